@@ -1,0 +1,68 @@
+"""ludwig_nb: train Ludwig-config models from a notebook cell and watch the GPU while they train.
+
+Importing this package is cheap on purpose: no torch, no NVML, no threads. The public API
+(``train``, ``load_model``, ``estimate``, ``load_config``) is resolved lazily on first use.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "__version__",
+    "estimate",
+    "load_config",
+    "load_ipython_extension",
+    "load_model",
+    "train",
+    "unload_ipython_extension",
+]
+
+# public name -> "module:attribute", imported on first access (PEP 562)
+_LAZY = {
+    "load_config": "ludwig_nb.config:load_config",
+    "train": "ludwig_nb.runs:train",
+    "load_model": "ludwig_nb.runs:load_model",
+    "estimate": "ludwig_nb.runs:estimate",
+}
+
+
+def __getattr__(name: str) -> Any:
+    target = _LAZY.get(name)
+    if target is None:
+        raise AttributeError(f"module 'ludwig_nb' has no attribute {name!r}")
+    module_name, attr = target.split(":")
+    value = getattr(importlib.import_module(module_name), attr)
+    globals()[name] = value
+    return value
+
+
+def load_ipython_extension(ipython: Any) -> None:
+    """``%load_ext ludwig_nb``: register the magics."""
+    from ludwig_nb.ipython.extension import load
+
+    load(ipython)
+
+
+def unload_ipython_extension(ipython: Any) -> None:
+    """``%unload_ext ludwig_nb``: stop the pump and the sampler; runs stay recoverable."""
+    from ludwig_nb.ipython.extension import unload
+
+    unload(ipython)
+
+
+def _jupyter_labextension_paths() -> list[dict[str, str]]:
+    return [{"src": "labextension", "dest": "ludwig-nb"}]
+
+
+def _jupyter_server_extension_points() -> list[dict[str, str]]:
+    return [{"module": "ludwig_nb"}]
+
+
+def _load_jupyter_server_extension(server_app: Any) -> None:
+    from ludwig_nb.server.extension import load
+
+    load(server_app)

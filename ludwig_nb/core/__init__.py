@@ -1,0 +1,1 @@
+"""Pure logic on the standard library only: events, run state, ETA, alarm policy, series."""

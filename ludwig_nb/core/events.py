@@ -1,0 +1,254 @@
+"""The typed events of a training run: the one stream every view reads.
+
+Events are frozen dataclasses, JSON-serialisable, tagged with ``type`` and versioned with
+``v``. The worker thread creates them; the recorder writes them to ``events.ndjson``; the
+UI pump, the ETA estimator and the sidebar read them. ``labextension/src/events.ts``
+mirrors these shapes for the sidebar.
+
+All times are seconds on the wall clock (``time.time()``), so that another process (the
+Jupyter server) can read them. Durations are derived from start/end pairs.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from collections.abc import Mapping
+from typing import Any, ClassVar
+
+__all__ = [
+    "EVENT_TYPES",
+    "EVENT_VERSION",
+    "AlarmCleared",
+    "AlarmRaised",
+    "CheckpointSaved",
+    "EvaluationFinished",
+    "Event",
+    "Metrics",
+    "Paused",
+    "PhaseChanged",
+    "Resumed",
+    "RunFailed",
+    "RunFinished",
+    "RunStarted",
+    "ScheduleChanged",
+    "ScheduleInfo",
+    "StepFinished",
+    "event_from_dict",
+    "event_from_json",
+]
+
+EVENT_VERSION = 1
+
+#: ``{split: {output feature or "combined": {metric name: value}}}``
+Metrics = Mapping[str, Mapping[str, Mapping[str, float]]]
+
+
+@dataclasses.dataclass(frozen=True)
+class ScheduleInfo:
+    """Where the steps, evaluations and checkpoints of a run fall (0-based step indices).
+
+    ``evaluations_after`` / ``checkpoints_after`` list the steps after which an evaluation
+    or a checkpoint happens; ``max_total_steps`` is the plan without early stopping.
+    """
+
+    total_steps: int
+    steps_per_epoch: int
+    epochs: int
+    epoch_starts: tuple[int, ...] = ()
+    evaluations_after: tuple[int, ...] = ()
+    checkpoints_after: tuple[int, ...] = ()
+    batch_size: int = 0
+
+    def to_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> ScheduleInfo:
+        kwargs = dict(data)
+        for key in ("epoch_starts", "evaluations_after", "checkpoints_after"):
+            kwargs[key] = tuple(kwargs.get(key, ()))
+        return cls(**kwargs)
+
+
+@dataclasses.dataclass(frozen=True)
+class Event:
+    """Base class: every event has a wall-clock ``time`` (seconds)."""
+
+    type: ClassVar[str] = "event"
+    time: float
+
+    def to_dict(self) -> dict[str, Any]:
+        data: dict[str, Any] = {"type": self.type, "v": EVENT_VERSION}
+        for field in dataclasses.fields(self):
+            value = getattr(self, field.name)
+            data[field.name] = value.to_dict() if isinstance(value, ScheduleInfo) else value
+        return data
+
+    def to_json(self) -> str:
+        return json.dumps(self.to_dict(), separators=(",", ":"), default=_json_default)
+
+
+def _json_default(value: Any) -> Any:
+    if isinstance(value, tuple | set | frozenset):
+        return list(value)
+    if hasattr(value, "item"):  # numpy scalars that slipped through
+        return value.item()
+    raise TypeError(f"not JSON-serialisable: {type(value).__name__}")
+
+
+@dataclasses.dataclass(frozen=True)
+class RunStarted(Event):
+    """The run has its plan: name, engine, device and the schedule the ETA needs."""
+
+    type: ClassVar[str] = "run_started"
+    run_id: str
+    name: str
+    engine: str
+    device: str
+    schedule: ScheduleInfo
+    start_step: int = 0  # > 0 when resumed from a checkpoint
+
+
+@dataclasses.dataclass(frozen=True)
+class ScheduleChanged(Event):
+    """The plan changed mid-run (batch size change, early-stop bound, resume)."""
+
+    type: ClassVar[str] = "schedule_changed"
+    schedule: ScheduleInfo
+    reason: str = ""
+
+
+@dataclasses.dataclass(frozen=True)
+class PhaseChanged(Event):
+    """``phase`` is a run status: queued, preprocessing, training, paused, evaluating, stopping."""
+
+    type: ClassVar[str] = "phase_changed"
+    phase: str
+    detail: str = ""
+
+
+@dataclasses.dataclass(frozen=True)
+class StepFinished(Event):
+    """One optimizer step; ``start_time``/``time`` bracket it (data wait included)."""
+
+    type: ClassVar[str] = "step_finished"
+    step: int  # 0-based index of the step just finished
+    epoch: int  # 0-based epoch the step belongs to
+    start_time: float
+    batch_size: int
+    loss: float
+    learning_rate: float | None = None
+
+
+@dataclasses.dataclass(frozen=True)
+class EvaluationFinished(Event):
+    """An evaluation after ``step``; metrics per split, output feature and metric name."""
+
+    type: ClassVar[str] = "evaluation_finished"
+    step: int
+    epoch: int
+    start_time: float
+    metrics: Mapping[str, Any]
+    improved: bool = False
+
+
+@dataclasses.dataclass(frozen=True)
+class CheckpointSaved(Event):
+    type: ClassVar[str] = "checkpoint_saved"
+    step: int
+    start_time: float
+    path: str
+    best: bool = False
+
+
+@dataclasses.dataclass(frozen=True)
+class Paused(Event):
+    """``reason``: "user", "alarm", "control_file"."""
+
+    type: ClassVar[str] = "paused"
+    step: int
+    reason: str = "user"
+
+
+@dataclasses.dataclass(frozen=True)
+class Resumed(Event):
+    type: ClassVar[str] = "resumed"
+    step: int
+    paused_at: float  # wall time the pause began, so the gap can be costed
+    reason: str = "user"
+
+
+@dataclasses.dataclass(frozen=True)
+class AlarmRaised(Event):
+    type: ClassVar[str] = "alarm_raised"
+    rule: str
+    device: int
+    value: float
+    threshold: float
+    action: str  # warn | pause | stop
+    message: str = ""
+
+
+@dataclasses.dataclass(frozen=True)
+class AlarmCleared(Event):
+    type: ClassVar[str] = "alarm_cleared"
+    rule: str
+    device: int
+    value: float
+
+
+@dataclasses.dataclass(frozen=True)
+class RunFinished(Event):
+    """``status`` is "completed" or "stopped"; ``reason`` says why it ended."""
+
+    type: ClassVar[str] = "run_finished"
+    status: str
+    step: int
+    reason: str = ""
+    best_metrics: Mapping[str, Any] = dataclasses.field(default_factory=dict)
+
+
+@dataclasses.dataclass(frozen=True)
+class RunFailed(Event):
+    type: ClassVar[str] = "run_failed"
+    step: int
+    error_type: str
+    message: str
+    traceback: str = ""
+
+
+EVENT_TYPES: dict[str, type[Event]] = {
+    cls.type: cls
+    for cls in (
+        RunStarted,
+        ScheduleChanged,
+        PhaseChanged,
+        StepFinished,
+        EvaluationFinished,
+        CheckpointSaved,
+        Paused,
+        Resumed,
+        AlarmRaised,
+        AlarmCleared,
+        RunFinished,
+        RunFailed,
+    )
+}
+
+
+def event_from_dict(data: Mapping[str, Any]) -> Event:
+    """Rebuild an event from its ``to_dict`` form; raises ``ValueError`` on unknown types."""
+    kind = data.get("type")
+    cls = EVENT_TYPES.get(str(kind))
+    if cls is None:
+        raise ValueError(f"unknown event type {kind!r}")
+    names = {f.name for f in dataclasses.fields(cls)}
+    kwargs = {k: v for k, v in data.items() if k in names}
+    if "schedule" in kwargs:
+        kwargs["schedule"] = ScheduleInfo.from_dict(kwargs["schedule"])
+    return cls(**kwargs)
+
+
+def event_from_json(line: str) -> Event:
+    return event_from_dict(json.loads(line))

@@ -1,0 +1,189 @@
+"""The run directory and the run registry: file names, atomic writes, control requests.
+
+Layout of one run (see ARCHITECTURE.md)::
+
+    <results root>/<run id>/
+      config.yaml  events.ndjson  status.json  control.json
+      checkpoints/  model/  training_statistics.json  system_resource_usage.json
+
+The registry is one small JSON pointer file per run, ``<registry dir>/<run id>.json``,
+holding ``{"run_id", "name", "directory", "pid", "kernel", "notebook", "started_at"}``.
+The registry directory is ``<jupyter runtime dir>/ludwig_nb/runs``; callers resolve it
+(``jupyter_core`` is not imported here, to keep ``core`` on the standard library).
+
+Everything here is plain file I/O, shared by the kernel (writer) and the Jupyter
+server (reader), so it never imports anything heavy.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import re
+import tempfile
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+from typing import Any
+
+__all__ = [
+    "CONFIG_FILE",
+    "CONTROL_ACTIONS",
+    "CONTROL_FILE",
+    "EVENTS_FILE",
+    "RUN_ID_PATTERN",
+    "STATUS_FILE",
+    "consume_control",
+    "is_valid_run_id",
+    "iter_registry",
+    "pid_alive",
+    "read_events",
+    "read_json",
+    "register_run",
+    "registry_entry",
+    "request_control",
+    "unregister_run",
+    "write_json_atomic",
+]
+
+CONFIG_FILE = "config.yaml"
+EVENTS_FILE = "events.ndjson"
+STATUS_FILE = "status.json"
+CONTROL_FILE = "control.json"
+CHECKPOINTS_DIR = "checkpoints"
+MODEL_DIR = "model"
+CONTROL_ACTIONS = ("stop", "pause", "resume")
+
+#: run ids are ``<name>-<yyyymmdd-hhmmss>-<hex>``: letters, digits, ``-``, ``_``, ``.``
+RUN_ID_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$")
+
+
+def is_valid_run_id(run_id: str) -> bool:
+    """True for ids that cannot escape a directory (no ``/``, no ``..``)."""
+    return bool(RUN_ID_PATTERN.match(run_id)) and ".." not in run_id
+
+
+def write_json_atomic(path: Path, data: Mapping[str, Any]) -> None:
+    """Write JSON so that a reader sees the old file or the new one, never half of one."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            json.dump(data, handle, default=str)
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+
+
+def read_json(path: Path) -> dict[str, Any] | None:
+    """The JSON object in ``path``, or None if it is missing or unreadable."""
+    try:
+        with open(path, encoding="utf-8") as handle:
+            data = json.load(handle)
+    except (OSError, ValueError):
+        return None
+    return data if isinstance(data, dict) else None
+
+
+def read_events(path: Path, offset: int = 0) -> tuple[list[dict[str, Any]], int]:
+    """Complete event lines from byte ``offset`` on, and the offset after the last one.
+
+    A half-written last line (the writer is mid-flush) is left for the next call.
+    """
+    try:
+        with open(path, "rb") as handle:
+            handle.seek(offset)
+            chunk = handle.read()
+    except OSError:
+        return [], offset
+    end = chunk.rfind(b"\n")
+    if end < 0:
+        return [], offset
+    out: list[dict[str, Any]] = []
+    for raw in chunk[: end + 1].splitlines():
+        with contextlib.suppress(ValueError):
+            item = json.loads(raw)
+            if isinstance(item, dict):
+                out.append(item)
+    return out, offset + end + 1
+
+
+# -- control requests ---------------------------------------------------------------------
+def request_control(run_dir: Path, action: str, source: str = "sidebar") -> None:
+    """Ask the process training ``run_dir`` to stop, pause or resume (it polls the file)."""
+    if action not in CONTROL_ACTIONS:
+        raise ValueError(f"action must be one of {CONTROL_ACTIONS}, not {action!r}")
+    write_json_atomic(run_dir / CONTROL_FILE, {"action": action, "source": source})
+
+
+def consume_control(run_dir: Path) -> dict[str, Any] | None:
+    """Read and remove a pending control request; None when there is none."""
+    path = run_dir / CONTROL_FILE
+    data = read_json(path)
+    if data is None:
+        return None
+    with contextlib.suppress(OSError):
+        path.unlink()
+    return data if data.get("action") in CONTROL_ACTIONS else None
+
+
+# -- registry -----------------------------------------------------------------------------
+def registry_entry(
+    run_id: str,
+    name: str,
+    directory: Path,
+    pid: int,
+    started_at: float,
+    kernel: str | None = None,
+    notebook: str | None = None,
+) -> dict[str, Any]:
+    return {
+        "run_id": run_id,
+        "name": name,
+        "directory": str(directory),
+        "pid": pid,
+        "kernel": kernel,
+        "notebook": notebook,
+        "started_at": started_at,
+    }
+
+
+def register_run(registry_dir: Path, entry: Mapping[str, Any]) -> Path:
+    run_id = str(entry["run_id"])
+    if not is_valid_run_id(run_id):
+        raise ValueError(f"invalid run id {run_id!r}")
+    path = registry_dir / f"{run_id}.json"
+    write_json_atomic(path, entry)
+    return path
+
+
+def unregister_run(registry_dir: Path, run_id: str) -> None:
+    if is_valid_run_id(run_id):
+        with contextlib.suppress(OSError):
+            (registry_dir / f"{run_id}.json").unlink()
+
+
+def iter_registry(registry_dir: Path) -> Iterator[dict[str, Any]]:
+    """Every readable registry entry, newest first."""
+    try:
+        paths = list(registry_dir.glob("*.json"))
+    except OSError:
+        return
+    entries = [e for e in (read_json(p) for p in paths) if e and is_valid_run_id(str(e.get("run_id", "")))]
+    entries.sort(key=lambda e: float(e.get("started_at") or 0.0), reverse=True)
+    yield from entries
+
+
+def pid_alive(pid: int) -> bool:
+    """True if a process with ``pid`` exists (on this host)."""
+    if pid <= 0:
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True

@@ -1,0 +1,179 @@
+"""``RunState``: the summary of a run that every view shows, and the pure reducer over events.
+
+``reduce_state(state, event) -> RunState`` never mutates; the UI pump, the recorder's
+``status.json`` and the sidebar all show the same fields. Curves (every loss value) are
+not kept here: they live in bounded series next to the views that draw them.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from ludwig_nb.core import events as ev
+
+__all__ = ["ACTIVE_STATUSES", "FINAL_STATUSES", "RunState", "reduce_all", "reduce_state"]
+
+FINAL_STATUSES = frozenset({"completed", "stopped", "failed", "interrupted"})
+ACTIVE_STATUSES = frozenset(
+    {"queued", "preprocessing", "training", "paused", "evaluating", "stopping"}
+)
+
+
+@dataclasses.dataclass(frozen=True)
+class RunState:
+    run_id: str = ""
+    name: str = ""
+    engine: str = ""
+    device: str = ""
+    status: str = "queued"
+    step: int = 0  # steps finished
+    total_steps: int = 0
+    epoch: int = 0  # 0-based epoch of the last step
+    epochs: int = 0
+    steps_per_epoch: int = 0
+    batch_size: int = 0
+    started_at: float | None = None
+    updated_at: float | None = None
+    finished_at: float | None = None
+    paused_seconds: float = 0.0
+    last_loss: float | None = None
+    samples_seen: int = 0
+    latest_metrics: Mapping[str, Any] = dataclasses.field(default_factory=dict)
+    best_metrics: Mapping[str, Any] = dataclasses.field(default_factory=dict)
+    evaluations: int = 0
+    checkpoints: int = 0
+    alarms: tuple[Mapping[str, Any], ...] = ()
+    pause_reason: str = ""
+    reason: str = ""  # why it ended (stopped/failed)
+    error: str = ""
+
+    @property
+    def progress(self) -> float:
+        """Fraction of steps done, in [0, 1]; 1.0 once completed."""
+        if self.status == "completed":
+            return 1.0
+        if self.total_steps <= 0:
+            return 0.0
+        return min(1.0, self.step / self.total_steps)
+
+    @property
+    def is_final(self) -> bool:
+        return self.status in FINAL_STATUSES
+
+    def to_dict(self) -> dict[str, Any]:
+        data = dataclasses.asdict(self)
+        data["progress"] = self.progress
+        data["alarms"] = [dict(a) for a in self.alarms]
+        return data
+
+
+def _alarm_key(alarm: Mapping[str, Any]) -> tuple[str, int]:
+    return (str(alarm.get("rule", "")), int(alarm.get("device", -1)))
+
+
+def reduce_state(state: RunState, event: ev.Event) -> RunState:  # noqa: C901 - one case per type
+    """Return the state after ``event``."""
+    replace = dataclasses.replace
+    state = replace(state, updated_at=event.time)
+    if isinstance(event, ev.RunStarted):
+        sched = event.schedule
+        return replace(
+            state,
+            run_id=event.run_id,
+            name=event.name,
+            engine=event.engine,
+            device=event.device,
+            status="training",
+            step=event.start_step,
+            total_steps=sched.total_steps,
+            epochs=sched.epochs,
+            steps_per_epoch=sched.steps_per_epoch,
+            batch_size=sched.batch_size,
+            started_at=state.started_at if state.started_at is not None else event.time,
+        )
+    if isinstance(event, ev.ScheduleChanged):
+        sched = event.schedule
+        return replace(
+            state,
+            total_steps=sched.total_steps,
+            epochs=sched.epochs,
+            steps_per_epoch=sched.steps_per_epoch,
+            batch_size=sched.batch_size or state.batch_size,
+        )
+    if isinstance(event, ev.PhaseChanged):
+        if state.is_final:
+            return state
+        return replace(state, status=event.phase)
+    if isinstance(event, ev.StepFinished):
+        return replace(
+            state,
+            step=event.step + 1,
+            epoch=event.epoch,
+            last_loss=event.loss,
+            batch_size=event.batch_size,
+            samples_seen=state.samples_seen + event.batch_size,
+            status="training" if state.status in ("evaluating", "queued") else state.status,
+        )
+    if isinstance(event, ev.EvaluationFinished):
+        return replace(
+            state,
+            latest_metrics=event.metrics,
+            best_metrics=event.metrics if event.improved or not state.best_metrics
+            else state.best_metrics,
+            evaluations=state.evaluations + 1,
+        )
+    if isinstance(event, ev.CheckpointSaved):
+        return replace(state, checkpoints=state.checkpoints + 1)
+    if isinstance(event, ev.Paused):
+        return replace(state, status="paused", pause_reason=event.reason)
+    if isinstance(event, ev.Resumed):
+        return replace(
+            state,
+            status="training",
+            pause_reason="",
+            paused_seconds=state.paused_seconds + max(0.0, event.time - event.paused_at),
+        )
+    if isinstance(event, ev.AlarmRaised):
+        alarm = {
+            "rule": event.rule,
+            "device": event.device,
+            "value": event.value,
+            "threshold": event.threshold,
+            "action": event.action,
+            "message": event.message,
+            "time": event.time,
+        }
+        kept = tuple(a for a in state.alarms if _alarm_key(a) != _alarm_key(alarm))
+        return replace(state, alarms=(*kept, alarm))
+    if isinstance(event, ev.AlarmCleared):
+        key = (event.rule, event.device)
+        return replace(state, alarms=tuple(a for a in state.alarms if _alarm_key(a) != key))
+    if isinstance(event, ev.RunFinished):
+        return replace(
+            state,
+            status=event.status,
+            step=event.step,
+            reason=event.reason,
+            finished_at=event.time,
+            best_metrics=event.best_metrics or state.best_metrics,
+        )
+    if isinstance(event, ev.RunFailed):
+        return replace(
+            state,
+            status="failed",
+            step=event.step,
+            finished_at=event.time,
+            error=f"{event.error_type}: {event.message}",
+            reason=event.message,
+        )
+    return state
+
+
+def reduce_all(events: Iterable[ev.Event], state: RunState | None = None) -> RunState:
+    """Fold a sequence of events into a state."""
+    current = state if state is not None else RunState()
+    for event in events:
+        current = reduce_state(current, event)
+    return current

@@ -1,0 +1,1 @@
+"""ludwig_nb.ipython."""
