@@ -40,6 +40,7 @@ __all__ = [
     "read_events",
     "read_json",
     "register_run",
+    "registry_dir",
     "registry_entry",
     "request_control",
     "unregister_run",
@@ -130,6 +131,15 @@ def consume_control(run_dir: Path) -> dict[str, Any] | None:
 
 
 # -- registry -----------------------------------------------------------------------------
+def registry_dir(runtime_dir: Path) -> Path:
+    """The run registry under a Jupyter runtime directory: ``<runtime_dir>/ludwig_nb/runs``.
+
+    Callers pass ``jupyter_core.paths.jupyter_runtime_dir()`` (which honours
+    ``JUPYTER_RUNTIME_DIR``); ``core`` stays on the standard library.
+    """
+    return Path(runtime_dir) / "ludwig_nb" / "runs"
+
+
 def registry_entry(
     run_id: str,
     name: str,

@@ -1,1 +1,13 @@
-"""ludwig_nb.runs."""
+"""Runs: the ``Run`` handle, its worker thread, its run directory, and saved models."""
+
+from ludwig_nb.runs.api import load_model, train
+from ludwig_nb.runs.run import EventSubscription, Run
+
+__all__ = ["EventSubscription", "Run", "estimate", "load_model", "train"]
+
+
+def estimate(config, dataset, **kwargs):  # type: ignore[no-untyped-def]
+    """Pre-flight prediction of a run's total time: see ``ludwig_nb.runs.preflight``."""
+    from ludwig_nb.runs.preflight import estimate as _estimate
+
+    return _estimate(config, dataset, **kwargs)

@@ -1,0 +1,171 @@
+"""``train()`` and ``load_model()``: the public entry points of the run layer.
+
+Everything that can be checked before a thread starts is checked here, on the caller's
+thread: the config (``ConfigError``), the dataset and its columns (``DataError``), the
+checkpoint to resume from. Only then does the worker thread start.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import secrets
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import yaml
+
+from ludwig_nb.core import rundir
+from ludwig_nb.engines.base import TrainJob
+from ludwig_nb.engines.registry import get_engine
+from ludwig_nb.runs import live
+from ludwig_nb.runs.recorder import RunRecorder
+from ludwig_nb.runs.run import Run
+
+if TYPE_CHECKING:
+    from ludwig_nb.config import Config
+    from ludwig_nb.engines.base import TrainedModel
+
+__all__ = ["default_registry_dir", "load_model", "make_run_id", "train"]
+
+
+def default_registry_dir() -> Path:
+    """``<jupyter runtime dir>/ludwig_nb/runs`` (honours ``JUPYTER_RUNTIME_DIR``)."""
+    from jupyter_core.paths import jupyter_runtime_dir
+
+    return rundir.registry_dir(Path(jupyter_runtime_dir()))
+
+
+def make_run_id(name: str, now: float) -> str:
+    """``<name>-<yyyymmdd-hhmmss>-<4 hex>``; the name is reduced to safe characters."""
+    slug = re.sub(r"[^A-Za-z0-9_.-]+", "-", name).strip("-.")[:60] or "run"
+    stamp = time.strftime("%Y%m%d-%H%M%S", time.localtime(now))
+    return f"{slug}-{stamp}-{secrets.token_hex(2)}"
+
+
+def _load(config: Any, engine: str) -> Config:
+    from ludwig_nb.config import Config, load_config
+
+    if isinstance(config, Config):
+        return config
+    return load_config(config, engine=engine)
+
+
+def _origin() -> dict[str, str | None]:
+    """Which kernel and notebook this process is, when it is a Jupyter kernel."""
+    kernel = None
+    if "ipykernel" in sys.modules:
+        try:
+            from ipykernel import get_connection_file
+
+            kernel = Path(get_connection_file()).stem.removeprefix("kernel-")
+        except Exception:  # not inside a running kernel app
+            kernel = None
+    return {"kernel": kernel, "notebook": os.environ.get("JPY_SESSION_NAME")}
+
+
+def train(
+    config: Any,
+    dataset: Any,
+    name: str | None = None,
+    results_dir: str | os.PathLike[str] = "results",
+    wait: bool = False,
+    resume_from: str | os.PathLike[str] | None = None,
+    device: str | None = None,
+    engine: str = "builtin",
+    *,
+    clock: Callable[[], float] = time.time,
+    registry_dir: Path | None = None,
+) -> Run:
+    """Validate, then train in a daemon thread; returns the :class:`Run` at once.
+
+    ``config``: YAML text, a dict or a ``Config``. ``dataset``: a DataFrame, a path (CSV,
+    TSV, Parquet, JSON, JSONL) or ``{"training": ..., "validation": ..., "test": ...}``.
+    ``wait=True`` returns after the run ends. Raises ``ConfigError`` / ``DataError`` before
+    any thread starts.
+    """
+    from ludwig_nb.data import check_dataset
+
+    cfg = _load(config, engine)
+    rendered = cfg.to_dict()
+    data = check_dataset(rendered, dataset)
+    resume_dir = _check_resume(resume_from)
+    engine_impl = get_engine(engine)
+
+    now = clock()
+    name = name or "run"
+    run_id = make_run_id(name, now)
+    directory = Path(results_dir).resolve() / run_id
+    directory.mkdir(parents=True, exist_ok=False)
+    (directory / rundir.CONFIG_FILE).write_text(
+        yaml.safe_dump(rendered, sort_keys=False), encoding="utf-8"
+    )
+
+    job = TrainJob(
+        config=rendered,
+        dataset=data,
+        run_dir=directory,
+        run_id=run_id,
+        name=name,
+        device=device,
+        resume_from=resume_dir,
+        clock=clock,
+    )
+    holder: dict[str, Run] = {}
+    recorder = RunRecorder(directory, eta=lambda t: holder["run"]._eta_status(t))
+    run = Run(
+        run_id=run_id,
+        name=name,
+        directory=directory,
+        engine=engine_impl,
+        job=job,
+        recorder=recorder,
+        clock=clock,
+    )
+    holder["run"] = run
+    registry = registry_dir if registry_dir is not None else default_registry_dir()
+    rundir.register_run(
+        registry,
+        rundir.registry_entry(run_id, name, directory, os.getpid(), now, **_origin()),
+    )
+    live.add_run(run)
+    _attach_monitoring(run, cfg)
+    run.start()
+    if wait:
+        run.wait()
+    return run
+
+
+def _check_resume(resume_from: str | os.PathLike[str] | None) -> Path | None:
+    if resume_from is None:
+        return None
+    path = Path(resume_from)
+    if not (path / "checkpoints").is_dir():
+        raise FileNotFoundError(
+            f"cannot resume from {str(path)!r}: it has no checkpoints/ folder "
+            "(pass the run directory of a stopped or crashed run)"
+        )
+    return path
+
+
+def _attach_monitoring(run: Run, cfg: Config) -> None:
+    """Start GPU watching and alarms for this run when its config asks for them."""
+    from ludwig_nb.runs.monitoring import attach
+
+    attach(run, cfg)
+
+
+def load_model(path: str | os.PathLike[str]) -> TrainedModel:
+    """Load a saved model (a ``model/`` folder or a run directory) in any process."""
+    from ludwig_nb.engines.builtin import load_model as builtin_load
+
+    folder = Path(path)
+    if (folder / rundir.MODEL_DIR).is_dir():
+        folder = folder / rundir.MODEL_DIR
+    if not folder.exists():
+        raise FileNotFoundError(f"no saved model at {str(folder)!r}")
+    model: TrainedModel = builtin_load(folder)
+    return model

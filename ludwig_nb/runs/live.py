@@ -1,0 +1,36 @@
+"""The runs of this process: what ``%ludwig_runs``, ``%ludwig_stop --all`` and the alarms see."""
+
+from __future__ import annotations
+
+import threading
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from ludwig_nb.runs.run import Run
+
+__all__ = ["active_runs", "add_run", "all_runs", "find_run"]
+
+_lock = threading.Lock()
+_runs: list[Run] = []
+
+
+def add_run(run: Run) -> None:
+    with _lock:
+        _runs.append(run)
+
+
+def all_runs() -> list[Run]:
+    with _lock:
+        return list(_runs)
+
+
+def active_runs() -> list[Run]:
+    return [r for r in all_runs() if r.is_active]
+
+
+def find_run(name_or_id: str) -> Run | None:
+    """The newest run of this process whose name or id matches."""
+    for run in reversed(all_runs()):
+        if name_or_id in (run.name, run.id):
+            return run
+    return None

@@ -1,0 +1,287 @@
+"""``Run``: the handle a user holds while a model trains in a kernel thread.
+
+The worker thread runs ``engine.fit(job, emit, control)``; every event it emits goes,
+under one lock, into the run's event list, its reduced ``RunState``, its ETA tracker and
+the recorder (events.ndjson / status.json). Views read events through
+:meth:`Run.subscribe`; nothing reaches into the engine except through ``RunControl``.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+import traceback
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ludwig_nb.core import events as ev
+from ludwig_nb.core import rundir
+from ludwig_nb.core.control import RunControl
+from ludwig_nb.core.state import RunState, reduce_state
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from ludwig_nb.engines.base import Engine, TrainedModel, TrainJob
+    from ludwig_nb.runs.recorder import RunRecorder
+
+__all__ = ["EventSubscription", "Run"]
+
+log = logging.getLogger(__name__)
+
+
+class EventSubscription:
+    """A reader's position in a run's event list: ``drain()`` returns what is new."""
+
+    def __init__(self, run: Run) -> None:
+        self._run = run
+        self._position = 0
+        self.closed = False
+
+    def drain(self) -> list[ev.Event]:
+        if self.closed:
+            return []
+        with self._run._lock:
+            new = self._run._events[self._position :]
+            self._position += len(new)
+        return new
+
+    def close(self) -> None:
+        self.closed = True
+
+
+class Run:
+    """A training run. Create it with :func:`ludwig_nb.train`, not directly."""
+
+    def __init__(
+        self,
+        *,
+        run_id: str,
+        name: str,
+        directory: Path,
+        engine: Engine,
+        job: TrainJob,
+        recorder: RunRecorder,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        self.id = run_id
+        self.name = name
+        self.directory = Path(directory)
+        self.engine_name = engine.name
+        self.control = RunControl()
+        self.model: TrainedModel | None = None
+        self.error: BaseException | None = None
+        self.traceback_text = ""
+        self.device_index: int | None = None  # the GPU it trains on (alarms act on it)
+        self.sampler: Any = None  # the GPU sampler watching it, when one runs
+        self._engine = engine
+        self._job = job
+        self._recorder = recorder
+        self._finish_callbacks: list[Callable[[Run], None]] = []
+        self._clock = clock
+        self._lock = threading.RLock()
+        self._events: list[ev.Event] = []
+        self._state = RunState(run_id=run_id, name=name, engine=engine.name)
+        self._eta = _new_eta_tracker()
+        self._done = threading.Event()
+        self._thread: threading.Thread | None = None
+        job.poll = self._poll_control
+
+    # -- lifecycle -------------------------------------------------------------------
+    def start(self) -> Run:
+        self.emit(ev.PhaseChanged(time=self._clock(), phase="queued"))
+        self._thread = threading.Thread(
+            target=self._work, name=f"ludwig_nb-run-{self.id}", daemon=True
+        )
+        self._thread.start()
+        return self
+
+    def _work(self) -> None:
+        try:
+            self.model = self._engine.fit(self._job, self.emit, self.control)
+            if not self.state.is_final:  # an engine that forgot to say so
+                status = "stopped" if self.control.stop_requested else "completed"
+                self.emit(ev.RunFinished(time=self._clock(), status=status, step=self.step))
+        except BaseException as exc:  # noqa: BLE001 - every failure is captured and shown
+            self.error = exc
+            self.traceback_text = "".join(traceback.format_exception(exc))
+            log.error("ludwig_nb run %s failed: %s", self.id, exc)
+            self.emit(
+                ev.RunFailed(
+                    time=self._clock(),
+                    step=self.step,
+                    error_type=type(exc).__name__,
+                    message=str(exc) or type(exc).__name__,
+                    traceback=self.traceback_text,
+                )
+            )
+        finally:
+            self._recorder.close()
+            self._done.set()
+            for callback in self._finish_callbacks:
+                try:
+                    callback(self)
+                except Exception:
+                    log.exception("ludwig_nb: a finish callback of run %s failed", self.id)
+
+    def add_finish_callback(self, callback: Callable[[Run], None]) -> None:
+        """Call ``callback(run)`` once the run has ended (at once if it already has)."""
+        with self._lock:
+            if not self._done.is_set():
+                self._finish_callbacks.append(callback)
+                return
+        callback(self)
+
+    # -- events ----------------------------------------------------------------------
+    def emit(self, event: ev.Event) -> None:
+        """Record an event (any thread): state, ETA, subscribers, run directory."""
+        with self._lock:
+            self._events.append(event)
+            self._state = reduce_state(self._state, event)
+            if self._eta is not None:
+                self._eta.observe(event)
+            if isinstance(event, ev.RunStarted) and event.device.startswith("cuda"):
+                _, _, index = event.device.partition(":")
+                self.device_index = int(index or 0)
+            state = self._state
+        try:
+            self._recorder.record(event, state)
+        except OSError:  # a full disk must not kill training; the events stay in memory
+            log.exception("ludwig_nb: could not write the event log of run %s", self.id)
+
+    def subscribe(self) -> EventSubscription:
+        """A reader that gets every event from the start, then only new ones."""
+        return EventSubscription(self)
+
+    def _eta_status(self, now: float) -> dict[str, Any] | None:
+        with self._lock:
+            estimate = self._eta.estimate(now) if self._eta is not None else None
+        if estimate is None:
+            return None
+        return {
+            "remaining_s": estimate.remaining_s,
+            "low_s": estimate.low_s,
+            "high_s": estimate.high_s,
+            "state": estimate.state,
+            "finish_time": now + estimate.remaining_s,
+        }
+
+    def eta(self, now: float | None = None) -> Any:
+        """The current ETA estimate (``core.eta.Estimate``) or None before any basis."""
+        with self._lock:
+            if self._eta is None:
+                return None
+            return self._eta.estimate(self._clock() if now is None else now)
+
+    # -- control ---------------------------------------------------------------------
+    def stop(self, reason: str = "user") -> None:
+        """Stop gracefully at the next step boundary; the model and best checkpoint stay."""
+        if not self.is_done:
+            self.control.stop(reason)
+
+    def pause(self, reason: str = "user") -> None:
+        if not self.is_done:
+            self.control.pause(reason)
+
+    def resume(self, reason: str | None = None) -> None:
+        self.control.resume(reason)
+
+    def _poll_control(self) -> None:
+        request = rundir.consume_control(self.directory)
+        if request is None:
+            return
+        action = request["action"]
+        source = str(request.get("source", "control_file"))
+        if action == "stop":
+            self.control.stop(source)
+        elif action == "pause":
+            self.control.pause(source)
+        else:
+            self.control.resume()
+
+    def wait(self, timeout: float | None = None) -> Run:
+        """Block until the run ends (or ``timeout`` seconds); returns the run."""
+        self._done.wait(timeout)
+        return self
+
+    # -- read-only views ---------------------------------------------------------------
+    @property
+    def is_done(self) -> bool:
+        return self._done.is_set()
+
+    @property
+    def is_active(self) -> bool:
+        return not self._done.is_set()
+
+    @property
+    def state(self) -> RunState:
+        with self._lock:
+            return self._state
+
+    @property
+    def status(self) -> str:
+        return self.state.status
+
+    @property
+    def step(self) -> int:
+        return self.state.step
+
+    @property
+    def total_steps(self) -> int:
+        return self.state.total_steps
+
+    @property
+    def epoch(self) -> int:
+        return self.state.epoch
+
+    @property
+    def device(self) -> str:
+        return self.state.device
+
+    @property
+    def events(self) -> list[ev.Event]:
+        with self._lock:
+            return list(self._events)
+
+    @property
+    def history(self) -> pd.DataFrame:
+        """One row per evaluation: step, epoch, and ``<split>.<feature>.<metric>`` columns."""
+        import pandas as pd
+
+        rows = []
+        for event in self.events:
+            if isinstance(event, ev.EvaluationFinished):
+                row: dict[str, Any] = {"step": event.step, "epoch": event.epoch}
+                for split, features in event.metrics.items():
+                    for feature, metrics in features.items():
+                        for metric, value in metrics.items():
+                            row[f"{split}.{feature}.{metric}"] = value
+                rows.append(row)
+        return pd.DataFrame(rows)
+
+    def __repr__(self) -> str:
+        state = self.state
+        return (
+            f"<Run {self.name!r} {state.status} step {state.step}/{state.total_steps} "
+            f"dir={str(self.directory)!r}>"
+        )
+
+    def _repr_html_(self) -> str:
+        import html
+
+        state = self.state
+        return (
+            f"<code>ludwig_nb</code> run <b>{html.escape(self.name)}</b>: "
+            f"{html.escape(state.status)}, step {state.step}/{state.total_steps} "
+            f"<small>({html.escape(str(self.directory))})</small>"
+        )
+
+
+def _new_eta_tracker() -> Any:
+    try:
+        from ludwig_nb.core.eta import EtaTracker
+    except ImportError:  # the estimator is optional for the run itself
+        return None
+    return EtaTracker()

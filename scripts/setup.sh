@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Set up ludwig_nb on a fresh Debian machine: system packages, a venv with CPU torch,
+# the package with its test/dev extras (this builds the JupyterLab sidebar from source),
+# and the Jupyter kernel spec. Idempotent: a second run only checks.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+VENV=${VENV:-.venv}
+PY=${PYTHON:-python3.11}
+command -v "$PY" >/dev/null || PY=python3
+
+# Debian's Chromium drives the browser tests (Playwright never downloads a browser here);
+# gcc builds the fake libnvidia-ml.so.1 the GPU tests load through the real bindings.
+need_apt=()
+[ -x /usr/bin/chromium ] || need_apt+=(chromium)
+command -v gcc >/dev/null || need_apt+=(gcc)
+if [ ${#need_apt[@]} -gt 0 ]; then
+  echo "setup: apt-get install ${need_apt[*]}"
+  apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need_apt[@]}" >/dev/null
+fi
+
+[ -x "$VENV/bin/python" ] || "$PY" -m venv "$VENV"
+# shellcheck disable=SC1091
+. "$VENV/bin/activate"
+python -m pip install -q --upgrade pip
+# CPU torch first: an unpinned torch pulls a multi-GB CUDA build.
+python -c "import torch" 2>/dev/null || python -m pip install -q "torch==2.13.0"
+# Build requirements in the venv, then an editable install without isolation: the
+# labextension is built once by hatch-jupyter-builder (jlpm) from labextension/.
+python -m pip install -q hatchling hatch-jupyter-builder editables "jupyterlab>=4.6,<5"
+python -m pip install -q --no-build-isolation -e ".[dev]"
+python -m ipykernel install --sys-prefix --name python3 --display-name "Python 3 (ludwig_nb)" >/dev/null
+echo "setup: ok ($(python -c 'import torch, ludwig_nb; print("torch", torch.__version__, "ludwig_nb", ludwig_nb.__version__)'))"

@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# Run every check: lint, types, import layers, the test suite (unit, server, notebooks,
+# browser), and the widget tests again under ipywidgets 7 (what Colab ships).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+# shellcheck disable=SC1091
+. "${VENV:-.venv}/bin/activate"
+export UI_ARTIFACTS=${UI_ARTIFACTS:-$PWD/artifacts/screenshots}
+mkdir -p "$UI_ARTIFACTS"
+
+echo "== ruff";   ruff check ludwig_nb tests benchmarks
+echo "== format"; ruff format --check ludwig_nb tests benchmarks
+echo "== mypy";   mypy ludwig_nb
+echo "== layers"; lint-imports
+echo "== pytest"; python -m pytest -q -p no:cacheprovider
+if [ -f scripts/test_widgets7.sh ]; then
+  echo "== ipywidgets 7"; bash scripts/test_widgets7.sh
+fi

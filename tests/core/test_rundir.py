@@ -1,0 +1,60 @@
+import os
+
+import pytest
+
+from ludwig_nb.core import rundir
+
+
+@pytest.mark.parametrize("bad", ["", "../x", "a/b", "..", "a..b", ".hidden", "x" * 200, "a b"])
+def test_run_ids_that_could_escape_are_invalid(bad):
+    assert not rundir.is_valid_run_id(bad)
+
+
+def test_a_generated_style_id_is_valid():
+    assert rundir.is_valid_run_id("churn-20261130-081500-a1b2")
+
+
+def test_atomic_json_and_unreadable_files(tmp_path):
+    path = tmp_path / "s.json"
+    rundir.write_json_atomic(path, {"a": 1})
+    assert rundir.read_json(path) == {"a": 1}
+    path.write_text("{half")
+    assert rundir.read_json(path) is None
+    assert rundir.read_json(tmp_path / "missing.json") is None
+    assert [p.name for p in tmp_path.iterdir()] == ["s.json"]  # no temp files left
+
+
+def test_read_events_leaves_a_half_written_line(tmp_path):
+    path = tmp_path / rundir.EVENTS_FILE
+    path.write_text('{"type":"a"}\n{"type":"b"}\n{"type":')
+    events, offset = rundir.read_events(path)
+    assert [e["type"] for e in events] == ["a", "b"]
+    with open(path, "a") as handle:
+        handle.write('"c"}\n')
+    more, offset2 = rundir.read_events(path, offset)
+    assert [e["type"] for e in more] == ["c"] and offset2 == path.stat().st_size
+
+
+def test_control_request_is_consumed_once(tmp_path):
+    rundir.request_control(tmp_path, "pause")
+    assert rundir.consume_control(tmp_path)["action"] == "pause"
+    assert rundir.consume_control(tmp_path) is None
+    with pytest.raises(ValueError, match="action must be one of"):
+        rundir.request_control(tmp_path, "explode")
+
+
+def test_registry_lists_newest_first_and_rejects_bad_ids(tmp_path):
+    for i, rid in enumerate(["a-1", "b-2"]):
+        rundir.register_run(tmp_path, rundir.registry_entry(rid, rid, tmp_path / rid, 1, float(i)))
+    (tmp_path / "evil.json").write_text('{"run_id": "../../etc"}')
+    assert [e["run_id"] for e in rundir.iter_registry(tmp_path)] == ["b-2", "a-1"]
+    with pytest.raises(ValueError):
+        rundir.register_run(tmp_path, {"run_id": "../x"})
+    rundir.unregister_run(tmp_path, "a-1")
+    assert [e["run_id"] for e in rundir.iter_registry(tmp_path)] == ["b-2"]
+
+
+def test_pid_alive():
+    assert rundir.pid_alive(os.getpid())
+    assert not rundir.pid_alive(0)
+    assert not rundir.pid_alive(2**22 + 12345)

@@ -1,0 +1,81 @@
+"""A scripted engine: the engine seam of the run layer, driven step by step by the test."""
+
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from ludwig_nb.core import events as ev
+from ludwig_nb.core.control import StopRequested
+from ludwig_nb.engines.base import TrainJob
+from ludwig_nb.runs.recorder import RunRecorder
+from ludwig_nb.runs.run import Run
+
+
+def until(predicate, timeout=10.0):
+    """Wait for another thread to reach a state (synchronisation, not timing)."""
+    deadline = time.monotonic() + timeout
+    while not predicate():
+        assert time.monotonic() < deadline, "condition not reached"
+        time.sleep(0.001)
+
+
+class ScriptedEngine:
+    """Runs ``steps`` steps; each waits for the test to ``release()`` it (no sleeps)."""
+
+    name = "scripted"
+
+    def __init__(self, steps=5, fail_at=None, gated=False):
+        self.steps = steps
+        self.fail_at = fail_at
+        self.gate = threading.Semaphore(0) if gated else None
+        self.clock = iter(float(t) for t in range(1000))
+
+    def release(self, n=1):
+        for _ in range(n):
+            self.gate.release()
+
+    def fit(self, job, emit, control):
+        now = lambda: next(self.clock)  # noqa: E731
+        schedule = ev.ScheduleInfo(total_steps=self.steps, steps_per_epoch=self.steps, epochs=1,
+                                   batch_size=4)
+        emit(ev.RunStarted(time=now(), run_id=job.run_id, name=job.name, engine=self.name,
+                           device="cpu", schedule=schedule))
+        step = 0
+        try:
+            for step in range(self.steps):
+                if self.gate is not None:
+                    self.gate.acquire()
+                job.poll()
+                control.wait_while_paused(
+                    on_pause=lambda r, s=step: emit(ev.Paused(time=now(), step=s, reason=r)),
+                    on_resume=lambda r, s=step: emit(ev.Resumed(time=now(), step=s, paused_at=0)),
+                    poll=job.poll, poll_interval=0.01)
+                control.checkpoint()
+                if step == self.fail_at:
+                    raise RuntimeError(f"boom at step {step}")
+                t = now()
+                emit(ev.StepFinished(time=t, step=step, epoch=0, start_time=t - 0.5, batch_size=4,
+                                     loss=1.0 / (step + 1)))
+        except StopRequested as stop:
+            emit(ev.RunFinished(time=now(), status="stopped", step=step, reason=str(stop)))
+            return "model"
+        emit(ev.RunFinished(time=now(), status="completed", step=self.steps))
+        return "model"
+
+
+def make_run(tmp_path: Path, engine: ScriptedEngine, name="r") -> Run:
+    directory = tmp_path / f"{name}-1"
+    job = TrainJob(config={}, dataset=None, run_dir=directory, run_id=f"{name}-1", name=name)
+    holder = {}
+    recorder = RunRecorder(directory, eta=lambda t: holder["run"]._eta_status(t))
+    run = Run(run_id=f"{name}-1", name=name, directory=directory, engine=engine, job=job,
+              recorder=recorder)
+    holder["run"] = run
+    return run
+
+
+@pytest.fixture
+def scripted():
+    return ScriptedEngine

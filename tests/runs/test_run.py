@@ -1,0 +1,94 @@
+import json
+
+from ludwig_nb.core import rundir
+from tests.runs.conftest import ScriptedEngine, make_run, until
+
+
+def _types(run):
+    return [e.type for e in run.events]
+
+
+def test_a_run_completes_and_its_directory_tells_the_story(tmp_path):
+    run = make_run(tmp_path, ScriptedEngine(steps=3)).start().wait(10)
+    assert run.is_done and run.status == "completed" and run.model == "model"
+    assert _types(run) == ["phase_changed", "run_started", "step_finished", "step_finished",
+                           "step_finished", "run_finished"]
+    lines = (run.directory / rundir.EVENTS_FILE).read_text().splitlines()
+    assert [json.loads(line)["type"] for line in lines] == _types(run)
+    status = rundir.read_json(run.directory / rundir.STATUS_FILE)
+    assert status["status"] == "completed" and status["step"] == 3 and status["eta"] is None
+
+
+def test_an_exception_is_captured_logged_and_shown(tmp_path):
+    run = make_run(tmp_path, ScriptedEngine(steps=5, fail_at=2)).start().wait(10)
+    assert run.status == "failed" and isinstance(run.error, RuntimeError)
+    assert "boom at step 2" in run.traceback_text and "Traceback" in run.traceback_text
+    status = rundir.read_json(run.directory / rundir.STATUS_FILE)
+    assert status["error"] == "RuntimeError: boom at step 2"
+    assert run.events[-1].type == "run_failed" and run.events[-1].step == 2
+
+
+def test_stop_lands_within_one_step(tmp_path):
+    engine = ScriptedEngine(steps=50, gated=True)
+    run = make_run(tmp_path, engine).start()
+    engine.release(3)
+    until(lambda: run.step == 3)
+    run.stop()
+    engine.release(1)
+    run.wait(10)
+    assert run.status == "stopped" and run.step == 3
+
+
+def test_a_control_file_from_another_process_stops_the_run(tmp_path):
+    engine = ScriptedEngine(steps=50, gated=True)
+    run = make_run(tmp_path, engine).start()
+    engine.release(2)
+    until(lambda: run.step == 2)
+    rundir.request_control(run.directory, "stop")
+    engine.release(1)
+    run.wait(10)
+    assert run.status == "stopped" and run.state.reason == "sidebar"
+
+
+def test_pause_holds_the_step_count_and_resume_continues(tmp_path):
+    engine = ScriptedEngine(steps=4, gated=True)
+    run = make_run(tmp_path, engine).start()
+    engine.release(1)
+    until(lambda: run.step == 1)
+    run.pause()
+    engine.release(1)
+    until(lambda: run.status == "paused")
+    assert run.step == 1
+    run.resume()
+    engine.release(2)
+    run.wait(10)
+    assert run.status == "completed" and run.step == 4
+    assert run.state.paused_seconds >= 0
+
+
+def test_subscriptions_replay_then_stream(tmp_path):
+    run = make_run(tmp_path, ScriptedEngine(steps=2)).start().wait(10)
+    sub = run.subscribe()
+    assert len(sub.drain()) == len(run.events)
+    assert sub.drain() == []
+    sub.close()
+    assert sub.drain() == []
+
+
+def test_history_has_one_row_per_evaluation(tmp_path):
+    from ludwig_nb.core import events as ev
+
+    run = make_run(tmp_path, ScriptedEngine(steps=1)).start().wait(10)
+    run.emit(ev.EvaluationFinished(time=99, step=0, epoch=0, start_time=98,
+                                   metrics={"validation": {"y": {"accuracy": 0.5}}}))
+    assert run.history.to_dict("records") == [
+        {"step": 0, "epoch": 0, "validation.y.accuracy": 0.5}]
+
+
+def test_finish_callbacks_run_once_even_when_added_late(tmp_path):
+    run = make_run(tmp_path, ScriptedEngine(steps=1))
+    seen = []
+    run.add_finish_callback(lambda r: seen.append("early"))
+    run.start().wait(10)
+    run.add_finish_callback(lambda r: seen.append("late"))
+    assert seen == ["early", "late"]

@@ -1,0 +1,65 @@
+"""The package itself: cheap import, stdlib-only core, the Jupyter entry points."""
+
+import ast
+import subprocess
+import sys
+from pathlib import Path
+
+import ludwig_nb
+
+PACKAGE = Path(ludwig_nb.__file__).parent
+
+
+def test_import_is_cheap_no_torch_no_nvml_no_threads():
+    code = (
+        "import sys, threading; before = threading.active_count(); import ludwig_nb; "
+        "import ludwig_nb.core.events, ludwig_nb.core.state, ludwig_nb.config; "
+        "heavy = [m for m in ('torch', 'pynvml', 'ipywidgets', 'bqplot', 'pandas') "
+        "if m in sys.modules]; "
+        "print(heavy, threading.active_count() - before)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[] 0"
+
+
+def _imports(path: Path) -> set[str]:
+    names = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import):
+            names.update(alias.name.split(".")[0] for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            names.add(node.module.split(".")[0])
+    return names
+
+
+def test_core_uses_only_the_standard_library():
+    allowed = set(sys.stdlib_module_names) | {"ludwig_nb", "__future__"}
+    offenders = {
+        str(path.relative_to(PACKAGE)): sorted(_imports(path) - allowed)
+        for path in (PACKAGE / "core").glob("*.py")
+        if _imports(path) - allowed
+    }
+    assert offenders == {}
+
+
+def test_core_never_imports_upper_layers():
+    offenders = []
+    for path in (PACKAGE / "core").glob("*.py"):
+        tree = ast.parse(path.read_text())
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("ludwig_nb."):
+                if not node.module.startswith("ludwig_nb.core"):
+                    offenders.append(f"{path.name}: {node.module}")
+    assert offenders == []
+
+
+def test_jupyter_entry_points():
+    assert ludwig_nb._jupyter_labextension_paths() == [{"src": "labextension", "dest": "ludwig-nb"}]
+    assert ludwig_nb._jupyter_server_extension_points() == [{"module": "ludwig_nb"}]
+
+
+def test_unknown_attribute_is_an_attribute_error():
+    import pytest
+
+    with pytest.raises(AttributeError, match="no attribute 'nope'"):
+        ludwig_nb.nope  # noqa: B018
