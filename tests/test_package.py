@@ -47,9 +47,9 @@ def test_core_never_imports_upper_layers():
     for path in (PACKAGE / "core").glob("*.py"):
         tree = ast.parse(path.read_text())
         for node in ast.walk(tree):
-            if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("ludwig_nb."):
-                if not node.module.startswith("ludwig_nb.core"):
-                    offenders.append(f"{path.name}: {node.module}")
+            module = (node.module or "") if isinstance(node, ast.ImportFrom) else ""
+            if module.startswith("ludwig_nb.") and not module.startswith("ludwig_nb.core"):
+                offenders.append(f"{path.name}: {module}")
     assert offenders == []
 
 
@@ -62,4 +62,4 @@ def test_unknown_attribute_is_an_attribute_error():
     import pytest
 
     with pytest.raises(AttributeError, match="no attribute 'nope'"):
-        ludwig_nb.nope  # noqa: B018
+        ludwig_nb.nope

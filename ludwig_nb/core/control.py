@@ -14,7 +14,7 @@ from collections.abc import Callable
 __all__ = ["RunControl", "StopRequested"]
 
 
-class StopRequested(Exception):  # noqa: N818 - a signal, not an error
+class StopRequested(Exception):
     """Raised inside the engine by :meth:`RunControl.checkpoint` when a stop was asked for."""
 
 

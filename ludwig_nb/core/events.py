@@ -50,6 +50,8 @@ class ScheduleInfo:
 
     ``evaluations_after`` / ``checkpoints_after`` list the steps after which an evaluation
     or a checkpoint happens; ``max_total_steps`` is the plan without early stopping.
+    ``evaluation_batches``: batches one evaluation runs (all splits; 0 = unknown), which
+    sizes the ETA's evaluation cost before the first evaluation has been timed.
     """
 
     total_steps: int
@@ -59,6 +61,7 @@ class ScheduleInfo:
     evaluations_after: tuple[int, ...] = ()
     checkpoints_after: tuple[int, ...] = ()
     batch_size: int = 0
+    evaluation_batches: int = 0
 
     def to_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)

@@ -181,7 +181,9 @@ def iter_registry(registry_dir: Path) -> Iterator[dict[str, Any]]:
         paths = list(registry_dir.glob("*.json"))
     except OSError:
         return
-    entries = [e for e in (read_json(p) for p in paths) if e and is_valid_run_id(str(e.get("run_id", "")))]
+    entries = [
+        e for e in (read_json(p) for p in paths) if e and is_valid_run_id(str(e.get("run_id", "")))
+    ]
     entries.sort(key=lambda e: float(e.get("started_at") or 0.0), reverse=True)
     yield from entries
 

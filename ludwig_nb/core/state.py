@@ -73,7 +73,7 @@ def _alarm_key(alarm: Mapping[str, Any]) -> tuple[str, int]:
     return (str(alarm.get("rule", "")), int(alarm.get("device", -1)))
 
 
-def reduce_state(state: RunState, event: ev.Event) -> RunState:  # noqa: C901 - one case per type
+def reduce_state(state: RunState, event: ev.Event) -> RunState:
     """Return the state after ``event``."""
     replace = dataclasses.replace
     state = replace(state, updated_at=event.time)
@@ -120,7 +120,8 @@ def reduce_state(state: RunState, event: ev.Event) -> RunState:  # noqa: C901 - 
         return replace(
             state,
             latest_metrics=event.metrics,
-            best_metrics=event.metrics if event.improved or not state.best_metrics
+            best_metrics=event.metrics
+            if event.improved or not state.best_metrics
             else state.best_metrics,
             evaluations=state.evaluations + 1,
         )

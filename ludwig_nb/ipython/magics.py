@@ -54,7 +54,9 @@ class LudwigMagics(Magics):
         engine = args.engine or self.engine
         config = _load_cell_config(cell, engine)
         if not args.dataset:
-            raise UsageError("--dataset is required: a DataFrame variable, a file path or demo:<name>")
+            raise UsageError(
+                "--dataset is required: a DataFrame variable, a file path or demo:<name>"
+            )
         dataset = self._resolve_dataset(args.dataset)
         if args.estimate:
             self._estimate(config, dataset, args)
@@ -113,7 +115,7 @@ class LudwigMagics(Magics):
         if Path(unquoted).expanduser().exists():
             return str(Path(unquoted).expanduser())
         try:
-            return eval(spec, self.shell.user_ns)  # noqa: S307 - the user's own expression
+            return eval(spec, self.shell.user_ns)
         except Exception:
             pass
         raise UsageError(
@@ -185,4 +187,4 @@ def _load_cell_config(cell: str, engine: str) -> Any:
     try:
         return load_config(cell, engine=engine)
     except ConfigError as err:
-        raise UsageError(err.shifted(1).format_short()) from None
+        raise UsageError(str(err.shifted(1))) from None

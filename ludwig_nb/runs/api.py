@@ -22,7 +22,6 @@ from ludwig_nb.core import rundir
 from ludwig_nb.engines.base import TrainJob
 from ludwig_nb.engines.registry import get_engine
 from ludwig_nb.runs import live
-from ludwig_nb.runs.recorder import RunRecorder
 from ludwig_nb.runs.run import Run
 
 if TYPE_CHECKING:
@@ -114,18 +113,9 @@ def train(
         resume_from=resume_dir,
         clock=clock,
     )
-    holder: dict[str, Run] = {}
-    recorder = RunRecorder(directory, eta=lambda t: holder["run"]._eta_status(t))
     run = Run(
-        run_id=run_id,
-        name=name,
-        directory=directory,
-        engine=engine_impl,
-        job=job,
-        recorder=recorder,
-        clock=clock,
+        run_id=run_id, name=name, directory=directory, engine=engine_impl, job=job, clock=clock
     )
-    holder["run"] = run
     registry = registry_dir if registry_dir is not None else default_registry_dir()
     rundir.register_run(
         registry,

@@ -20,12 +20,12 @@ from ludwig_nb.core import events as ev
 from ludwig_nb.core import rundir
 from ludwig_nb.core.control import RunControl
 from ludwig_nb.core.state import RunState, reduce_state
+from ludwig_nb.runs.recorder import RunRecorder
 
 if TYPE_CHECKING:
     import pandas as pd
 
     from ludwig_nb.engines.base import Engine, TrainedModel, TrainJob
-    from ludwig_nb.runs.recorder import RunRecorder
 
 __all__ = ["EventSubscription", "Run"]
 
@@ -63,7 +63,6 @@ class Run:
         directory: Path,
         engine: Engine,
         job: TrainJob,
-        recorder: RunRecorder,
         clock: Callable[[], float] = time.time,
     ) -> None:
         self.id = run_id
@@ -78,7 +77,7 @@ class Run:
         self.sampler: Any = None  # the GPU sampler watching it, when one runs
         self._engine = engine
         self._job = job
-        self._recorder = recorder
+        self._recorder = RunRecorder(self.directory, eta=self._eta_status)
         self._finish_callbacks: list[Callable[[Run], None]] = []
         self._clock = clock
         self._lock = threading.RLock()
@@ -104,7 +103,7 @@ class Run:
             if not self.state.is_final:  # an engine that forgot to say so
                 status = "stopped" if self.control.stop_requested else "completed"
                 self.emit(ev.RunFinished(time=self._clock(), status=status, step=self.step))
-        except BaseException as exc:  # noqa: BLE001 - every failure is captured and shown
+        except BaseException as exc:
             self.error = exc
             self.traceback_text = "".join(traceback.format_exception(exc))
             log.error("ludwig_nb run %s failed: %s", self.id, exc)

@@ -36,8 +36,12 @@ def test_wait_while_paused_blocks_until_resumed_and_reports_both_edges():
 
     worker = threading.Thread(
         target=control.wait_while_paused,
-        kwargs={"on_pause": seen.append, "on_resume": lambda r: seen.append("resumed:" + r),
-                "poll": poll, "poll_interval": 0.01},
+        kwargs={
+            "on_pause": seen.append,
+            "on_resume": lambda r: seen.append("resumed:" + r),
+            "poll": poll,
+            "poll_interval": 0.01,
+        },
     )
     worker.start()
     assert polls.wait(5), "poll() must run while paused"

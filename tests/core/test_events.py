@@ -5,19 +5,36 @@ import pytest
 from ludwig_nb.core import events as ev
 
 SCHEDULE = ev.ScheduleInfo(
-    total_steps=20, steps_per_epoch=10, epochs=2, epoch_starts=(0, 10),
-    evaluations_after=(9, 19), checkpoints_after=(9, 19), batch_size=32,
+    total_steps=20,
+    steps_per_epoch=10,
+    epochs=2,
+    epoch_starts=(0, 10),
+    evaluations_after=(9, 19),
+    checkpoints_after=(9, 19),
+    batch_size=32,
 )
 SAMPLES = [
-    ev.RunStarted(time=1.0, run_id="r-1", name="r", engine="builtin", device="cpu", schedule=SCHEDULE),
+    ev.RunStarted(
+        time=1.0, run_id="r-1", name="r", engine="builtin", device="cpu", schedule=SCHEDULE
+    ),
     ev.PhaseChanged(time=1.5, phase="training"),
-    ev.StepFinished(time=2.0, step=0, epoch=0, start_time=1.9, batch_size=32, loss=0.7, learning_rate=1e-3),
-    ev.EvaluationFinished(time=3.0, step=9, epoch=0, start_time=2.5,
-                          metrics={"validation": {"y": {"accuracy": 0.9}}}, improved=True),
+    ev.StepFinished(
+        time=2.0, step=0, epoch=0, start_time=1.9, batch_size=32, loss=0.7, learning_rate=1e-3
+    ),
+    ev.EvaluationFinished(
+        time=3.0,
+        step=9,
+        epoch=0,
+        start_time=2.5,
+        metrics={"validation": {"y": {"accuracy": 0.9}}},
+        improved=True,
+    ),
     ev.CheckpointSaved(time=3.2, step=9, start_time=3.1, path="/tmp/c", best=True),
     ev.Paused(time=4.0, step=10, reason="alarm:temperature"),
     ev.Resumed(time=6.0, step=10, paused_at=4.0),
-    ev.AlarmRaised(time=4.0, rule="temperature", device=0, value=86.0, threshold=85.0, action="pause"),
+    ev.AlarmRaised(
+        time=4.0, rule="temperature", device=0, value=86.0, threshold=85.0, action="pause"
+    ),
     ev.AlarmCleared(time=6.0, rule="temperature", device=0, value=79.0),
     ev.ScheduleChanged(time=7.0, schedule=SCHEDULE, reason="early stopping"),
     ev.RunFinished(time=8.0, status="completed", step=20, best_metrics={"validation": {}}),

@@ -5,16 +5,19 @@ SCHEDULE = ev.ScheduleInfo(total_steps=4, steps_per_epoch=2, epochs=2, batch_siz
 
 
 def _started(t=0.0):
-    return ev.RunStarted(time=t, run_id="a-1", name="a", engine="builtin", device="cpu",
-                         schedule=SCHEDULE)
+    return ev.RunStarted(
+        time=t, run_id="a-1", name="a", engine="builtin", device="cpu", schedule=SCHEDULE
+    )
 
 
 def test_steps_advance_progress_and_samples():
-    state = reduce_all([
-        _started(),
-        ev.StepFinished(time=1, step=0, epoch=0, start_time=0.5, batch_size=8, loss=0.9),
-        ev.StepFinished(time=2, step=1, epoch=0, start_time=1.5, batch_size=8, loss=0.8),
-    ])
+    state = reduce_all(
+        [
+            _started(),
+            ev.StepFinished(time=1, step=0, epoch=0, start_time=0.5, batch_size=8, loss=0.9),
+            ev.StepFinished(time=2, step=1, epoch=0, start_time=1.5, batch_size=8, loss=0.8),
+        ]
+    )
     assert (state.status, state.step, state.total_steps) == ("training", 2, 4)
     assert state.progress == 0.5 and state.samples_seen == 16 and state.last_loss == 0.8
 
@@ -29,11 +32,17 @@ def test_pause_and_resume_account_paused_time():
 def test_best_metrics_follow_improvement_only():
     first = {"validation": {"y": {"accuracy": 0.8}}}
     worse = {"validation": {"y": {"accuracy": 0.7}}}
-    state = reduce_all([
-        _started(),
-        ev.EvaluationFinished(time=1, step=1, epoch=0, start_time=0.9, metrics=first, improved=True),
-        ev.EvaluationFinished(time=2, step=3, epoch=1, start_time=1.9, metrics=worse, improved=False),
-    ])
+    state = reduce_all(
+        [
+            _started(),
+            ev.EvaluationFinished(
+                time=1, step=1, epoch=0, start_time=0.9, metrics=first, improved=True
+            ),
+            ev.EvaluationFinished(
+                time=2, step=3, epoch=1, start_time=1.9, metrics=worse, improved=False
+            ),
+        ]
+    )
     assert state.best_metrics == first and state.latest_metrics == worse and state.evaluations == 2
 
 
@@ -53,8 +62,9 @@ def test_final_status_is_sticky_and_complete_means_full_progress():
 
 
 def test_failure_keeps_the_message():
-    state = reduce_all([_started(), ev.RunFailed(time=3, step=1, error_type="KeyError",
-                                                 message="'x'")])
+    state = reduce_all(
+        [_started(), ev.RunFailed(time=3, step=1, error_type="KeyError", message="'x'")]
+    )
     assert state.status == "failed" and state.error == "KeyError: 'x'" and state.finished_at == 3
 
 

@@ -9,7 +9,6 @@ import pytest
 from ludwig_nb.core import events as ev
 from ludwig_nb.core.control import StopRequested
 from ludwig_nb.engines.base import TrainJob
-from ludwig_nb.runs.recorder import RunRecorder
 from ludwig_nb.runs.run import Run
 
 
@@ -38,10 +37,19 @@ class ScriptedEngine:
 
     def fit(self, job, emit, control):
         now = lambda: next(self.clock)  # noqa: E731
-        schedule = ev.ScheduleInfo(total_steps=self.steps, steps_per_epoch=self.steps, epochs=1,
-                                   batch_size=4)
-        emit(ev.RunStarted(time=now(), run_id=job.run_id, name=job.name, engine=self.name,
-                           device="cpu", schedule=schedule))
+        schedule = ev.ScheduleInfo(
+            total_steps=self.steps, steps_per_epoch=self.steps, epochs=1, batch_size=4
+        )
+        emit(
+            ev.RunStarted(
+                time=now(),
+                run_id=job.run_id,
+                name=job.name,
+                engine=self.name,
+                device="cpu",
+                schedule=schedule,
+            )
+        )
         step = 0
         try:
             for step in range(self.steps):
@@ -51,13 +59,23 @@ class ScriptedEngine:
                 control.wait_while_paused(
                     on_pause=lambda r, s=step: emit(ev.Paused(time=now(), step=s, reason=r)),
                     on_resume=lambda r, s=step: emit(ev.Resumed(time=now(), step=s, paused_at=0)),
-                    poll=job.poll, poll_interval=0.01)
+                    poll=job.poll,
+                    poll_interval=0.01,
+                )
                 control.checkpoint()
                 if step == self.fail_at:
                     raise RuntimeError(f"boom at step {step}")
                 t = now()
-                emit(ev.StepFinished(time=t, step=step, epoch=0, start_time=t - 0.5, batch_size=4,
-                                     loss=1.0 / (step + 1)))
+                emit(
+                    ev.StepFinished(
+                        time=t,
+                        step=step,
+                        epoch=0,
+                        start_time=t - 0.5,
+                        batch_size=4,
+                        loss=1.0 / (step + 1),
+                    )
+                )
         except StopRequested as stop:
             emit(ev.RunFinished(time=now(), status="stopped", step=step, reason=str(stop)))
             return "model"
@@ -68,12 +86,7 @@ class ScriptedEngine:
 def make_run(tmp_path: Path, engine: ScriptedEngine, name="r") -> Run:
     directory = tmp_path / f"{name}-1"
     job = TrainJob(config={}, dataset=None, run_dir=directory, run_id=f"{name}-1", name=name)
-    holder = {}
-    recorder = RunRecorder(directory, eta=lambda t: holder["run"]._eta_status(t))
-    run = Run(run_id=f"{name}-1", name=name, directory=directory, engine=engine, job=job,
-              recorder=recorder)
-    holder["run"] = run
-    return run
+    return Run(run_id=f"{name}-1", name=name, directory=directory, engine=engine, job=job)
 
 
 @pytest.fixture

@@ -11,8 +11,14 @@ def _types(run):
 def test_a_run_completes_and_its_directory_tells_the_story(tmp_path):
     run = make_run(tmp_path, ScriptedEngine(steps=3)).start().wait(10)
     assert run.is_done and run.status == "completed" and run.model == "model"
-    assert _types(run) == ["phase_changed", "run_started", "step_finished", "step_finished",
-                           "step_finished", "run_finished"]
+    assert _types(run) == [
+        "phase_changed",
+        "run_started",
+        "step_finished",
+        "step_finished",
+        "step_finished",
+        "run_finished",
+    ]
     lines = (run.directory / rundir.EVENTS_FILE).read_text().splitlines()
     assert [json.loads(line)["type"] for line in lines] == _types(run)
     status = rundir.read_json(run.directory / rundir.STATUS_FILE)
@@ -79,10 +85,16 @@ def test_history_has_one_row_per_evaluation(tmp_path):
     from ludwig_nb.core import events as ev
 
     run = make_run(tmp_path, ScriptedEngine(steps=1)).start().wait(10)
-    run.emit(ev.EvaluationFinished(time=99, step=0, epoch=0, start_time=98,
-                                   metrics={"validation": {"y": {"accuracy": 0.5}}}))
-    assert run.history.to_dict("records") == [
-        {"step": 0, "epoch": 0, "validation.y.accuracy": 0.5}]
+    run.emit(
+        ev.EvaluationFinished(
+            time=99,
+            step=0,
+            epoch=0,
+            start_time=98,
+            metrics={"validation": {"y": {"accuracy": 0.5}}},
+        )
+    )
+    assert run.history.to_dict("records") == [{"step": 0, "epoch": 0, "validation.y.accuracy": 0.5}]
 
 
 def test_finish_callbacks_run_once_even_when_added_late(tmp_path):

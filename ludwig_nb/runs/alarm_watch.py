@@ -1,0 +1,198 @@
+"""``AlarmWatch``: turns the alarm policy's transitions into actions on the running runs.
+
+It subscribes to a :class:`~ludwig_nb.gpu.Sampler`; on every snapshot it feeds the GPUs to
+the :class:`~ludwig_nb.core.alarms.AlarmPolicy` and, for each raised or cleared alarm, acts
+on the runs using that GPU (a run with ``device_index`` None is affected by every GPU):
+
+* ``warn``: an ``AlarmRaised`` / ``AlarmCleared`` event only;
+* ``pause``: ``control.pause("alarm:<rule>")`` until the alarm clears on every GPU that
+  raised it for that run, then ``control.resume("alarm:<rule>")``;
+* ``stop``: ``control.stop("alarm: <message>")`` (a graceful stop; checkpoints are kept).
+
+A run that starts while a pausing alarm is up is paused at the next snapshot. Everything
+runs on the sampler thread; ``RunControl`` and ``emit`` are thread-safe.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Callable, Iterable
+from typing import Protocol
+
+from ludwig_nb.core.alarms import AlarmPolicy, AlarmRule, AlarmTransition
+from ludwig_nb.core.control import RunControl
+from ludwig_nb.core.events import AlarmCleared, AlarmRaised, Event
+from ludwig_nb.core.gpu_sample import Snapshot
+
+__all__ = ["AlarmTarget", "AlarmWatch", "pause_reason"]
+
+log = logging.getLogger(__name__)
+
+
+class AlarmTarget(Protocol):
+    """What the watch needs from a run (the ``Run`` handle implements it)."""
+
+    @property
+    def control(self) -> RunControl: ...
+
+    @property
+    def device_index(self) -> int | None:
+        """The GPU the run trains on; None: unknown or several (every alarm applies)."""
+
+    @property
+    def is_active(self) -> bool:
+        """True while the run can still train (not finished, failed or stopped)."""
+
+    def emit(self, event: Event) -> None: ...
+
+
+class _Sampler(Protocol):
+    def subscribe(self, callback: Callable[[Snapshot], object]) -> Callable[[], None]: ...
+
+
+def pause_reason(rule_name: str) -> str:
+    """The ``RunControl`` pause reason an alarm uses: ``alarm:<rule>``."""
+    return f"alarm:{rule_name}"
+
+
+class AlarmWatch:
+    """Applies ``policy`` to ``sampler``'s snapshots and acts on ``targets()``.
+
+    ``clock``: wall-clock seconds for the events (default ``time.time``). ``log`` keeps the
+    last transitions (newest last, at most ``log_size``) for views.
+    """
+
+    def __init__(
+        self,
+        sampler: _Sampler,
+        policy: AlarmPolicy,
+        targets: Callable[[], Iterable[AlarmTarget]],
+        clock: Callable[[], float] = time.time,
+        log_size: int = 50,
+    ) -> None:
+        self.sampler = sampler
+        self.policy = policy
+        self._targets = targets
+        self._clock = clock
+        self._lock = threading.Lock()
+        self._unsubscribe: Callable[[], None] | None = None
+        # (rule name, device) -> the targets this alarm paused
+        self._paused: dict[tuple[str, int], list[AlarmTarget]] = {}
+        self._log: list[AlarmTransition] = []
+        self._log_size = log_size
+
+    def start(self) -> AlarmWatch:
+        """Subscribe to the sampler (idempotent); returns self."""
+        with self._lock:
+            if self._unsubscribe is None:
+                self._unsubscribe = self.sampler.subscribe(self.on_snapshot)
+        return self
+
+    def stop(self, release: bool = True) -> None:
+        """Unsubscribe; with ``release`` resume every run an alarm of this watch paused."""
+        with self._lock:
+            unsubscribe, self._unsubscribe = self._unsubscribe, None
+            paused, self._paused = self._paused, {}
+        if unsubscribe is not None:
+            unsubscribe()
+        if release:
+            for (rule, _), targets in paused.items():
+                for target in targets:
+                    target.control.resume(pause_reason(rule))
+
+    @property
+    def log(self) -> list[AlarmTransition]:
+        with self._lock:
+            return list(self._log)
+
+    def on_snapshot(self, snapshot: Snapshot) -> list[AlarmTransition]:
+        """Feed one snapshot; apply and return the transitions (the sampler calls this)."""
+        with self._lock:
+            transitions = self.policy.update(snapshot.gpus, snapshot.time)
+            targets = [t for t in self._targets() if t.is_active]
+            for change in transitions:
+                self._apply(change, targets)
+                self._log.append(change)
+            del self._log[: max(0, len(self._log) - self._log_size)]
+            self._catch_up(targets, snapshot)
+        return transitions
+
+    # -- actions ---------------------------------------------------------------------
+    def _apply(self, change: AlarmTransition, targets: list[AlarmTarget]) -> None:
+        affected = [t for t in targets if _uses(t, change.device)]
+        key = (change.rule.name, change.device)
+        if change.raised:
+            for target in affected:
+                self._raise(change, target)
+            return
+        paused = self._paused.pop(key, [])
+        for target in {id(t): t for t in [*affected, *paused]}.values():
+            self._emit(target, self._cleared_event(change))
+        for target in paused:
+            if not any(target in ts for (rule, _), ts in self._paused.items() if rule == key[0]):
+                target.control.resume(pause_reason(change.rule.name))
+
+    def _raise(self, change: AlarmTransition, target: AlarmTarget) -> None:
+        action = change.rule.action
+        if action == "pause":
+            target.control.pause(pause_reason(change.rule.name))
+            self._paused.setdefault((change.rule.name, change.device), []).append(target)
+        elif action == "stop":
+            target.control.stop(f"alarm: {change.message}")
+        self._emit(target, self._raised_event(change))
+
+    def _catch_up(self, targets: list[AlarmTarget], snapshot: Snapshot) -> None:
+        """Pause runs that started while a pausing alarm was already up."""
+        for rule, device in self.policy.active():
+            if rule.action != "pause":
+                continue
+            paused = self._paused.setdefault((rule.name, device), [])
+            for target in targets:
+                if _uses(target, device) and target not in paused:
+                    target.control.pause(pause_reason(rule.name))
+                    paused.append(target)
+                    self._emit(target, self._late_event(rule, device, snapshot))
+
+    # -- events ----------------------------------------------------------------------
+    def _raised_event(self, change: AlarmTransition) -> AlarmRaised:
+        return AlarmRaised(
+            time=self._clock(),
+            rule=change.rule.name,
+            device=change.device,
+            value=change.value,
+            threshold=change.threshold,
+            action=change.rule.action,
+            message=change.message,
+        )
+
+    def _late_event(self, rule: AlarmRule, device: int, snapshot: Snapshot) -> AlarmRaised:
+        sample = snapshot.gpu(device)
+        value = rule.value(sample) if sample is not None else None
+        levels = rule.levels(sample) if sample is not None else None
+        return AlarmRaised(
+            time=self._clock(),
+            rule=rule.name,
+            device=device,
+            value=0.0 if value is None else value,
+            threshold=0.0 if levels is None else levels[0],
+            action=rule.action,
+            message=f"GPU {device}: {rule.name} alarm already up when the run started",
+        )
+
+    def _cleared_event(self, change: AlarmTransition) -> AlarmCleared:
+        return AlarmCleared(
+            time=self._clock(), rule=change.rule.name, device=change.device, value=change.value
+        )
+
+    @staticmethod
+    def _emit(target: AlarmTarget, event: Event) -> None:
+        try:
+            target.emit(event)
+        except Exception:  # one broken run must not stop the alarms for the others
+            log.exception("ludwig_nb: could not deliver %s to a run", event.type)
+
+
+def _uses(target: AlarmTarget, device: int) -> bool:
+    return target.device_index is None or target.device_index == device
