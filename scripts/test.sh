@@ -13,6 +13,14 @@ echo "== format"; ruff format --check ludwig_nb tests benchmarks
 echo "== mypy";   mypy ludwig_nb
 echo "== layers"; lint-imports
 echo "== pytest"; python -m pytest -q -p no:cacheprovider
+# nbval compares the notebooks' outputs with the stored ones (notebooks/nbval.cfg masks
+# what legitimately varies); runs go to a scratch results dir and runtime registry.
+echo "== nbval"
+scratch=$(mktemp -d)
+JUPYTER_RUNTIME_DIR="$scratch/runtime" python -m pytest -q -p no:cacheprovider \
+  --nbval --nbval-current-env --nbval-sanitize-with notebooks/nbval.cfg \
+  -o testpaths=notebooks -o addopts="" notebooks
+rm -rf "$scratch" notebooks/results
 if [ -f scripts/test_widgets7.sh ]; then
   echo "== ipywidgets 7"; bash scripts/test_widgets7.sh
 fi

@@ -1,0 +1,182 @@
+"""Pre-flight: predict how long a run will take before starting it.
+
+A short pilot trains the same model on the same data (``pilot_steps`` steps, then one
+evaluation and one checkpoint) in a throw-away directory. Its events give the stable step
+time (the ETA estimator's warm-up detection), the cost of an evaluation, of a checkpoint,
+of preprocessing and of saving the model; ``EtaEstimator.predict_total`` then costs the
+full run's schedule (epochs, steps per epoch, where evaluations and checkpoints fall).
+"""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+import html
+import statistics
+import tempfile
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from ludwig_nb.core import events as ev
+from ludwig_nb.core.eta import Costs, EtaEstimator, Schedule
+from ludwig_nb.core.eta_events import EtaTracker
+from ludwig_nb.core.eta_format import format_duration
+
+__all__ = ["Prediction", "estimate"]
+
+_DEFAULT_PILOT_STEPS = 60
+
+
+@dataclasses.dataclass(frozen=True)
+class Prediction:
+    """The predicted wall time of a whole run (seconds), with an 80 % interval.
+
+    ``breakdown``: seconds of preprocessing, training steps, warm-up, evaluations,
+    checkpoints and the final model save. ``schedule``: the plan that was costed.
+    """
+
+    total_s: float
+    low_s: float
+    high_s: float
+    breakdown: Mapping[str, float]
+    schedule: ev.ScheduleInfo
+    step_s: float
+    pilot_steps: int
+    pilot_s: float
+
+    def __str__(self) -> str:
+        parts = ", ".join(
+            f"{name.replace('_', ' ')} {format_duration(seconds)}"
+            for name, seconds in self.breakdown.items()
+            if seconds >= 0.05
+        )
+        return (
+            f"≈ {format_duration(self.total_s)} ({format_duration(self.low_s)} – "
+            f"{format_duration(self.high_s)}) for {self.schedule.total_steps} steps "
+            f"({self.schedule.epochs} epochs): {parts}"
+        )
+
+    def _repr_html_(self) -> str:
+        rows = "".join(
+            f"<tr><td>{html.escape(name.replace('_', ' '))}</td>"
+            f"<td style='text-align:right'>{html.escape(format_duration(s))}</td></tr>"
+            for name, s in self.breakdown.items()
+        )
+        return (
+            f"<b>Predicted run time ≈ {html.escape(format_duration(self.total_s))}</b> "
+            f"(80% interval {html.escape(format_duration(self.low_s))} – "
+            f"{html.escape(format_duration(self.high_s))}), "
+            f"{self.schedule.total_steps} steps, {self.schedule.epochs} epochs, "
+            f"{self.step_s * 1000:.1f} ms/step"
+            f"<table>{rows}</table><small>from a {self.pilot_steps}-step pilot that took "
+            f"{html.escape(format_duration(self.pilot_s))}</small>"
+        )
+
+
+def _pilot_config(rendered: Mapping[str, Any], steps: int) -> dict[str, Any]:
+    config = copy.deepcopy(dict(rendered))
+    trainer = config["trainer"]
+    trainer.update(
+        train_steps=steps, steps_per_checkpoint=steps, checkpoints_per_epoch=0, early_stop=-1
+    )
+    config.get("gpu_watch", {})["enabled"] = False
+    return config
+
+
+def _durations(events: list[ev.Event], kind: type[ev.Event]) -> list[float]:
+    return [e.time - e.start_time for e in events if isinstance(e, kind)]  # type: ignore[attr-defined]
+
+
+def _phase_time(events: list[ev.Event], phase: str) -> float | None:
+    return next(
+        (e.time for e in events if isinstance(e, ev.PhaseChanged) and e.phase == phase), None
+    )
+
+
+def _full_schedule(trainer: Mapping[str, Any], pilot: ev.ScheduleInfo) -> ev.ScheduleInfo:
+    from ludwig_nb.engines.builtin.schedule import plan_training
+
+    rows = pilot.steps_per_epoch * pilot.batch_size
+    return plan_training(trainer, rows, pilot.batch_size).info()
+
+
+def estimate(
+    config: Any,
+    dataset: Any,
+    *,
+    device: str | None = None,
+    pilot_steps: int | None = None,
+    engine: str = "builtin",
+) -> Prediction:
+    """Run a short pilot and predict the whole run's duration (see the module doc).
+
+    Raises ``ConfigError`` / ``DataError`` like :func:`ludwig_nb.train`, and
+    ``RuntimeError`` if the pilot itself fails.
+    """
+    from ludwig_nb.config import load_config
+    from ludwig_nb.runs.api import train
+
+    cfg = load_config(config, engine=engine) if not hasattr(config, "to_dict") else config
+    rendered = cfg.to_dict()
+    steps = pilot_steps or _DEFAULT_PILOT_STEPS
+    with tempfile.TemporaryDirectory(prefix="ludwig_nb-pilot-") as tmp:
+        run = train(
+            _pilot_config(rendered, steps),
+            dataset,
+            name="pilot",
+            results_dir=tmp,
+            device=device,
+            engine=engine,
+            registry_dir=Path(tmp) / "registry",
+            wait=True,
+        )
+    if run.status != "completed":
+        raise RuntimeError(f"the pilot run did not complete: {run.state.error or run.status}")
+    return _predict(run.events, rendered["trainer"], steps)
+
+
+def _predict(events: list[ev.Event], trainer: Mapping[str, Any], steps: int) -> Prediction:
+    started = next(e for e in events if isinstance(e, ev.RunStarted))
+    step_events = [e for e in events if isinstance(e, ev.StepFinished)]
+    tracker = EtaTracker()
+    for event in events:
+        tracker.observe(event)
+    live = tracker.estimate(step_events[-1].time)
+    durations = [b.time - a.time for a, b in zip(step_events, step_events[1:], strict=False)]
+    step_s = live.step_s if live is not None else statistics.median(durations)
+    warmup_s = max(0.0, sum(durations) - step_s * len(durations))
+    spread = statistics.pstdev(durations) if len(durations) > 1 else 0.0
+    evaluations = _durations(events, ev.EvaluationFinished)
+    checkpoints = _durations(events, ev.CheckpointSaved)
+    full = _full_schedule(trainer, started.schedule)
+    schedule = Schedule(
+        total_steps=full.total_steps,
+        epoch_starts=full.epoch_starts,
+        evaluations_after=full.evaluations_after,
+        checkpoints_after=full.checkpoints_after,
+        batch_size=full.batch_size,
+    )
+    costs = Costs(
+        step_s=step_s,
+        evaluation_s=statistics.median(evaluations) if evaluations else None,
+        checkpoint_s=statistics.median(checkpoints) if checkpoints else None,
+    )
+    body = EtaEstimator.predict_total(schedule, costs, step_sd_s=spread, warmup_s=warmup_s)
+    first = events[0].time
+    preprocessing = started.time - (_phase_time(events, "preprocessing") or first)
+    last_checkpoint = max((e.time for e in events if isinstance(e, ev.CheckpointSaved)), default=0)
+    finished = events[-1].time
+    finalize = max(0.0, finished - last_checkpoint) if last_checkpoint else 0.0
+    breakdown = {"preprocessing": preprocessing, **body.breakdown, "final_save": finalize}
+    extra = preprocessing + finalize
+    return Prediction(
+        total_s=body.remaining_s + extra,
+        low_s=body.low_s + extra,
+        high_s=body.high_s + extra,
+        breakdown=breakdown,
+        schedule=full,
+        step_s=step_s,
+        pilot_steps=len(step_events),
+        pilot_s=finished - first,
+    )

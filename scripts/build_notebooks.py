@@ -1,0 +1,260 @@
+"""Write the example notebooks in notebooks/ from the cell sources below.
+
+    python scripts/build_notebooks.py            # write the .ipynb files (no outputs)
+    python scripts/execute_notebooks.py          # run them and store reference outputs
+
+The notebooks are tested twice (tests/notebooks/): with nbclient, which fails on a magic's
+UsageError, and with nbval against their stored outputs (notebooks/nbval.cfg sanitises
+what legitimately varies; cells whose output is a measurement carry the
+``nbval-ignore-output`` tag).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import nbformat
+from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
+
+ROOT = Path(__file__).resolve().parents[1] / "notebooks"
+
+
+def md(text: str) -> nbformat.NotebookNode:
+    return new_markdown_cell(text.strip())
+
+
+def code(text: str, ignore: bool = False, raises: bool = False) -> nbformat.NotebookNode:
+    tags = (["nbval-ignore-output"] if ignore else []) + (["raises-exception"] if raises else [])
+    return new_code_cell(text.strip(), metadata={"tags": tags} if tags else {})
+
+
+QUICKSTART = [
+    md("""
+# ludwig_nb quickstart: telecom churn
+
+Train a Ludwig config from a cell. The cell returns at once; the dashboard below it shows
+progress, the time-to-completion estimate, loss and metric curves, and GPU (or host) gauges,
+while the kernel stays free for other cells.
+"""),
+    code("%load_ext ludwig_nb"),
+    code("""
+import pandas as pd
+from ludwig_nb.data import demo_dataset
+
+churn_df = pd.read_csv(demo_dataset("churn"))
+churn_df.shape
+"""),
+    md("A config error is reported at the cell's own line, with a suggestion (no traceback):"),
+    code(
+        """
+%%ludwig_config --dataset churn_df --name broken
+input_features:
+  - {name: total_day_minutes, type: number}
+output_features:
+  - {name: churn, type: binary}
+trainer: {epochs: 2, batch_sise: 64}
+""",
+        raises=True,
+    ),
+    md("The real run (a small one, so that the notebook runs in CI in a few seconds):"),
+    code(
+        """
+%%ludwig_config --dataset churn_df --name churn
+input_features:
+  - {name: state, type: category}
+  - {name: international_plan, type: binary}
+  - {name: voice_mail_plan, type: binary}
+  - {name: total_day_minutes, type: number}
+  - {name: total_eve_minutes, type: number}
+  - {name: total_night_minutes, type: number}
+  - {name: total_intl_minutes, type: number}
+  - {name: total_intl_calls, type: number}
+  - {name: number_customer_service_calls, type: number}
+output_features:
+  - {name: churn, type: binary}
+combiner: {type: concat, num_fc_layers: 2, output_size: 64}
+trainer: {epochs: 8, batch_size: 64, learning_rate: 0.003, eval_batch_size: 1024}
+preprocessing:
+  split: {type: stratify, column: churn, probabilities: [0.7, 0.1, 0.2]}
+""",
+        ignore=True,
+    ),
+    md("The kernel is free while it trains. Wait for the end, then look at the results:"),
+    code("churn.wait().status"),
+    code("churn.history.tail(3)", ignore=True),
+    code("""
+test_metrics = churn.model.evaluate(churn_df.sample(1000, random_state=0))
+round(test_metrics["churn"]["accuracy"], 2) > 0.85
+"""),
+    code("""
+predictions = churn.model.predict(churn_df.head(5))
+list(predictions.columns)
+"""),
+    code("%ludwig_runs", ignore=True),
+]
+
+TEXT = [
+    md("""
+# Text classification: food reviews
+
+A `text` input with Ludwig's default `parallel_cnn` encoder against a bag-of-embeddings
+`embed` encoder, on 2,500 Amazon fine-food reviews (is the review "great"?).
+"""),
+    code("%load_ext ludwig_nb"),
+    code("""
+import pandas as pd
+from ludwig_nb.data import demo_dataset
+
+reviews = pd.read_csv(demo_dataset("reviews"))
+reviews.score.value_counts().to_dict()
+"""),
+    code(
+        """
+%%ludwig_config --dataset reviews --name cnn --wait
+input_features:
+  - name: review
+    type: text
+    encoder: {type: parallel_cnn, embedding_size: 32, num_filters: 32, output_size: 64}
+    preprocessing: {max_sequence_length: 128, most_common: 5000}
+output_features:
+  - {name: score, type: category}
+trainer: {epochs: 3, batch_size: 64, learning_rate: 0.002, eval_batch_size: 512}
+""",
+        ignore=True,
+    ),
+    code(
+        """
+%%ludwig_config --dataset reviews --name bag --wait
+input_features:
+  - name: review
+    type: text
+    encoder: {type: embed, embedding_size: 64}
+    preprocessing: {max_sequence_length: 128, most_common: 5000}
+output_features:
+  - {name: score, type: category}
+trainer: {epochs: 3, batch_size: 64, learning_rate: 0.005, eval_batch_size: 512}
+""",
+        ignore=True,
+    ),
+    code("cnn.status, bag.status"),
+    code("""
+held_out = reviews.sample(500, random_state=1)
+{name: round(run.model.evaluate(held_out)["score"]["accuracy"], 3) for name, run in [("parallel_cnn", cnn), ("embed", bag)]}
+""", ignore=True),
+    code("""
+cnn.model.predict(pd.DataFrame({"review": ["Delicious, I will buy it again!", "Stale and awful."]}))["score_predictions"].tolist()
+""", ignore=True),
+]
+
+GPU = [
+    md("""
+# GPU watch and temperature alarms
+
+`%gpu_watch` shows the GPUs on their own: utilisation, memory, temperature against the card's
+own slowdown threshold, power against its limit, throttle reasons, a timeline and an alarm log.
+On a machine without an NVIDIA driver it says why and shows the host CPU/RAM instead.
+
+Below, a **simulated GPU** (its temperature follows the load the run puts on it) lets an alarm
+pause a real training run when the card gets hot and resume it once it has cooled, on any machine.
+"""),
+    code("%load_ext ludwig_nb"),
+    code("watch = %gpu_watch --simulate --interval 0.5 --alarm slowdown-5 --action warn", ignore=True),
+    code("""
+import pandas as pd
+from ludwig_nb.data import demo_dataset
+
+cars = pd.read_csv(demo_dataset("cars"))
+"""),
+    code(
+        """
+%%ludwig_config --dataset cars --name hot --wait
+input_features:
+  - {name: Cylinders, type: number}
+  - {name: Displacement, type: number}
+  - {name: Horsepower, type: number}
+  - {name: Weight_in_lbs, type: number}
+  - {name: Acceleration, type: number}
+  - {name: Year, type: number}
+  - {name: Origin, type: category}
+output_features:
+  - {name: Miles_per_Gallon, type: number}
+combiner: {type: concat, num_fc_layers: 2, output_size: 64}
+trainer: {epochs: 400, batch_size: 16, learning_rate: 0.001, eval_batch_size: 512}
+gpu_watch:
+  simulate: demo
+  interval: 0.25
+  alarms:
+    - {metric: temperature, threshold: slowdown-5, clear_below: slowdown-10, consecutive: 2, action: pause}
+""",
+        ignore=True,
+    ),
+    md("The alarm paused the run when the card crossed 82 °C and resumed it below 77 °C:"),
+    code("""
+kinds = [e.type for e in hot.events]
+[k for k in kinds if k in ("alarm_raised", "paused", "alarm_cleared", "resumed")][:4]
+"""),
+    code("hot.status"),
+    code("watch.close()", ignore=True),
+]
+
+ETA = [
+    md("""
+# Time to completion, and a pre-flight estimate
+
+`--estimate` runs a short pilot (past warm-up, one evaluation, one checkpoint) and predicts the
+whole run's time with an interval and a breakdown, without starting the run.
+"""),
+    code("%load_ext ludwig_nb"),
+    code("""
+import pandas as pd
+from ludwig_nb.data import demo_dataset
+
+churn_df = pd.read_csv(demo_dataset("churn"))
+CONFIG = '''
+input_features:
+  - {name: state, type: category}
+  - {name: total_day_minutes, type: number}
+  - {name: total_eve_minutes, type: number}
+  - {name: number_customer_service_calls, type: number}
+  - {name: international_plan, type: binary}
+output_features:
+  - {name: churn, type: binary}
+combiner: {type: concat, num_fc_layers: 2, output_size: 64}
+trainer: {epochs: 6, batch_size: 32, eval_batch_size: 1024}
+'''
+"""),
+    code("""
+import ludwig_nb
+
+prediction = ludwig_nb.estimate(CONFIG, churn_df)
+prediction
+""", ignore=True),
+    code("""
+run = ludwig_nb.train(CONFIG, churn_df, name="timed", wait=True)
+elapsed = run.state.finished_at - run.state.started_at
+error = abs(prediction.total_s - elapsed) / elapsed
+print(f"predicted {prediction.total_s:.1f} s, took {elapsed:.1f} s, error {error:.0%}")
+""", ignore=True),
+    code("run.status"),
+]
+
+NOTEBOOKS = {
+    "01_quickstart.ipynb": QUICKSTART,
+    "02_text_classification.ipynb": TEXT,
+    "03_gpu_watch_and_alarms.ipynb": GPU,
+    "04_eta_and_preflight.ipynb": ETA,
+}
+
+
+def main() -> None:
+    ROOT.mkdir(exist_ok=True)
+    for name, cells in NOTEBOOKS.items():
+        nb = new_notebook(cells=cells)
+        nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+        nb.metadata["language_info"] = {"name": "python"}
+        nbformat.write(nb, ROOT / name)
+        print("wrote", ROOT / name)
+
+
+if __name__ == "__main__":
+    main()
