@@ -98,7 +98,7 @@ def _follow(run: Any, show: bool) -> None:
     """A terminal progress bar fed by the run's events, with our ETA (not tqdm's)."""
     from tqdm import tqdm
 
-    from ludwig_nb.core.eta_format import format_eta
+    from ludwig_nb.core.eta_format import format_estimate
 
     bar = tqdm(
         total=0,
@@ -116,7 +116,7 @@ def _follow(run: Any, show: bool) -> None:
             bar.total = max(state.total_steps, state.step)
             bar.n = state.step
             loss = f"loss={state.last_loss:.4g} " if state.last_loss is not None else ""
-            bar.set_postfix_str(f"{loss}{state.status} · {format_eta(run.eta(), time.time())}")
+            bar.set_postfix_str(f"{loss}{state.status} · {format_estimate(run.eta(), time.time())}")
             subscription.drain()
             if done:
                 break

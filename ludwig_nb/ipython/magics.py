@@ -67,7 +67,7 @@ class LudwigMagics(Magics):
         self.shell.user_ns["_ludwig_run"] = run
         from ludwig_nb.ui import show_run
 
-        show_run(run, fps=self.frame_rate, block=args.wait)
+        show_run(run, fps=self.frame_rate, block=args.wait, sampler=run.sampler)
         if args.wait:
             run.wait()
 

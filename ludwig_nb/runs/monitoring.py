@@ -27,35 +27,44 @@ def _section(cfg: Config) -> Mapping[str, Any]:
     return section if isinstance(section, Mapping) else {}
 
 
+def _profile(simulate: Any) -> Any:
+    """``simulate: true`` -> a realistic card; ``"demo"`` -> fast time constants (a pause
+    and a resume within half a minute); a mapping -> ``ThermalProfile`` fields."""
+    from ludwig_nb.gpu import ThermalProfile
+
+    if simulate == "demo":
+        return ThermalProfile.demo()
+    if isinstance(simulate, Mapping):
+        return ThermalProfile(**simulate)
+    return ThermalProfile()
+
+
 def attach(run: Run, cfg: Config) -> None:
     """Give ``run`` a sampler and an alarm watch when its config asks for them."""
     section = _section(cfg)
     enabled = section.get("enabled", "auto")
     if enabled is False:
         return
-    from ludwig_nb.core.alarms import AlarmPolicy, AlarmRule
+    from ludwig_nb.core.alarms import AlarmPolicy
     from ludwig_nb.gpu import HostSource, Sampler, SimulatedGpu, kernel_sampler
     from ludwig_nb.runs.alarm_watch import AlarmWatch
 
-    interval = float(section.get("interval", 1.0))
-    if section.get("simulate"):
-        source = SimulatedGpu(load=lambda: 1.0 if run.status in _LOADED_STATUSES else 0.0)
-        sampler = Sampler(source, HostSource(), interval=interval)
+    simulate = section.get("simulate") or False
+    owned = bool(simulate)
+    if simulate:
+        source = SimulatedGpu(
+            load=lambda: 1.0 if run.status in _LOADED_STATUSES else 0.0,
+            profile=_profile(simulate),
+        )
+        sampler = Sampler(source, HostSource(), interval=float(section.get("interval", 1.0)))
         sampler.start()
         run.device_index = 0
-        owned = True
     else:
         sampler = kernel_sampler()
-        if enabled == "auto" and not sampler.gpu_available:
-            run.sampler = sampler  # host CPU/RAM for the dashboard; nothing to alarm on
-            return
-        sampler.start()
-        owned = False
     run.sampler = sampler
-    rules = [AlarmRule.from_config(rule) for rule in section.get("alarms") or ()]
-    if not rules:
-        return
-    watch = AlarmWatch(sampler, AlarmPolicy(rules), targets=lambda: [run] if run.is_active else [])
+    if not simulate and enabled == "auto" and not sampler.gpu_available:
+        return  # host CPU/RAM for the dashboard; no GPU to raise alarms on
+    watch = AlarmWatch(sampler, AlarmPolicy.from_config(section), targets=lambda: [run]).start()
 
     def _detach(_: Run) -> None:
         watch.close()
