@@ -12,6 +12,7 @@ echo "== ruff";   ruff check ludwig_nb tests benchmarks
 echo "== format"; ruff format --check ludwig_nb tests benchmarks
 echo "== mypy";   mypy ludwig_nb
 echo "== layers"; lint-imports
+echo "== sidebar unit tests"; (cd labextension && jlpm test)
 echo "== pytest"; python -m pytest -q -p no:cacheprovider
 # nbval compares the notebooks' outputs with the stored ones (notebooks/nbval.cfg masks
 # what legitimately varies); runs go to a scratch results dir and runtime registry.

@@ -1,0 +1,43 @@
+/**
+ * Plain text formatting for the sidebar: durations, sizes, numbers. Pure functions.
+ */
+
+/** "2h 05m", "3m 12s", "45s"; seconds in, never negative. */
+export function formatDuration(seconds: number): string {
+  const s = Math.max(0, Math.round(seconds));
+  const h = Math.floor(s / 3600);
+  const m = Math.floor((s % 3600) / 60);
+  const rest = s % 60;
+  if (h > 0) {
+    return `${h}h ${String(m).padStart(2, '0')}m`;
+  }
+  if (m > 0) {
+    return `${m}m ${String(rest).padStart(2, '0')}s`;
+  }
+  return `${rest}s`;
+}
+
+/** Bytes as GiB with one decimal: "3.2". */
+export function gib(bytes: number): string {
+  return (bytes / 1024 ** 3).toFixed(1);
+}
+
+/** A metric value with four significant digits, "N/A" when missing. */
+export function formatNumber(value: number | null | undefined): string {
+  if (value === null || value === undefined || !Number.isFinite(value)) {
+    return 'N/A';
+  }
+  const abs = Math.abs(value);
+  if (abs !== 0 && (abs >= 1e5 || abs < 1e-3)) {
+    return value.toExponential(2);
+  }
+  return Number(value.toPrecision(4)).toString();
+}
+
+/** Clamp to [0, 1]; null stays null. */
+export function fraction(value: number | null | undefined): number | null {
+  if (value === null || value === undefined || !Number.isFinite(value)) {
+    return null;
+  }
+  return Math.min(1, Math.max(0, value));
+}

@@ -1,0 +1,61 @@
+/**
+ * ludwig-nb: a left-area JupyterLab panel with GPU cards and every kernel's training runs.
+ */
+
+import { ILayoutRestorer, JupyterFrontEnd, JupyterFrontEndPlugin } from '@jupyterlab/application';
+import { ISettingRegistry } from '@jupyterlab/settingregistry';
+import { LabIcon } from '@jupyterlab/ui-components';
+
+import { serverApi } from './api';
+import { SidebarModel } from './model';
+import { PANEL_ID, SidebarPanel } from './panel';
+
+const PLUGIN_ID = 'ludwig-nb:plugin';
+
+const ICON_SVG =
+  '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 24 24" width="16"><g class="jp-icon3" fill="#616161">' +
+  '<path d="M3 5h18v14H3zM5 7v10h14V7zm2 8h2v-5H7zm4 0h2V9h-2zm4 0h2v-3h-2z"/></g></svg>';
+
+export const ludwigIcon = new LabIcon({ name: 'ludwig-nb:gpu', svgstr: ICON_SVG });
+
+const plugin: JupyterFrontEndPlugin<void> = {
+  id: PLUGIN_ID,
+  description: 'GPU cards and the training runs of every kernel, with Stop / Pause / Resume.',
+  autoStart: true,
+  optional: [ISettingRegistry, ILayoutRestorer],
+  activate: (
+    app: JupyterFrontEnd,
+    settingRegistry: ISettingRegistry | null,
+    restorer: ILayoutRestorer | null
+  ) => {
+    const model = new SidebarModel({ api: serverApi });
+    const panel = new SidebarPanel(model);
+    panel.title.icon = ludwigIcon;
+    app.shell.add(panel, 'left', { rank: 900 });
+    restorer?.add(panel, PANEL_ID);
+
+    let interval = 2000;
+    const start = () =>
+      model.startPolling({ interval, isHidden: () => !panel.isVisible });
+    start();
+
+    if (settingRegistry) {
+      settingRegistry
+        .load(PLUGIN_ID)
+        .then(settings => {
+          const apply = () => {
+            interval = Math.max(250, 1000 * (settings.get('refreshInterval').composite as number));
+            model.viewOptions = {
+              temperatureWarnMargin: settings.get('temperatureWarnMargin').composite as number
+            };
+            start();
+          };
+          apply();
+          settings.changed.connect(apply);
+        })
+        .catch(reason => console.warn('ludwig-nb: settings not loaded, using defaults', reason));
+    }
+  }
+};
+
+export default plugin;

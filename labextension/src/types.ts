@@ -1,0 +1,247 @@
+/**
+ * TypeScript mirrors of the shapes defined in Python (the Python code is the authority):
+ * events (ludwig_nb/core/events.py), run status (core/state.py + status.json, see
+ * docs/CONTRACTS.md), GPU samples (core/gpu_sample.py) and the server's REST replies
+ * (ludwig_nb/server/handlers.py).
+ */
+
+/** Every status a run can have; "interrupted" is a registry entry whose process is gone. */
+export type RunStatus =
+  | 'queued'
+  | 'preprocessing'
+  | 'training'
+  | 'paused'
+  | 'evaluating'
+  | 'stopping'
+  | 'completed'
+  | 'stopped'
+  | 'failed'
+  | 'interrupted';
+
+export const FINAL_STATUSES: ReadonlySet<RunStatus> = new Set<RunStatus>([
+  'completed',
+  'stopped',
+  'failed',
+  'interrupted'
+]);
+
+export type ControlAction = 'stop' | 'pause' | 'resume';
+
+/** `{split: {output feature | "combined": {metric name: value}}}` */
+export type Metrics = Record<string, Record<string, Record<string, number>>>;
+
+export interface ScheduleInfo {
+  total_steps: number;
+  steps_per_epoch: number;
+  epochs: number;
+  epoch_starts: number[];
+  evaluations_after: number[];
+  checkpoints_after: number[];
+  batch_size: number;
+}
+
+interface EventBase {
+  v: number;
+  /** wall-clock seconds */
+  time: number;
+}
+
+export interface RunStarted extends EventBase {
+  type: 'run_started';
+  run_id: string;
+  name: string;
+  engine: string;
+  device: string;
+  schedule: ScheduleInfo;
+  start_step: number;
+}
+export interface ScheduleChanged extends EventBase {
+  type: 'schedule_changed';
+  schedule: ScheduleInfo;
+  reason: string;
+}
+export interface PhaseChanged extends EventBase {
+  type: 'phase_changed';
+  phase: RunStatus;
+  detail: string;
+}
+export interface StepFinished extends EventBase {
+  type: 'step_finished';
+  step: number;
+  epoch: number;
+  start_time: number;
+  batch_size: number;
+  loss: number;
+  learning_rate: number | null;
+}
+export interface EvaluationFinished extends EventBase {
+  type: 'evaluation_finished';
+  step: number;
+  epoch: number;
+  start_time: number;
+  metrics: Metrics;
+  improved: boolean;
+}
+export interface CheckpointSaved extends EventBase {
+  type: 'checkpoint_saved';
+  step: number;
+  start_time: number;
+  path: string;
+  best: boolean;
+}
+export interface Paused extends EventBase {
+  type: 'paused';
+  step: number;
+  reason: string;
+}
+export interface Resumed extends EventBase {
+  type: 'resumed';
+  step: number;
+  paused_at: number;
+  reason: string;
+}
+export interface AlarmRaised extends EventBase {
+  type: 'alarm_raised';
+  rule: string;
+  device: number;
+  value: number;
+  threshold: number;
+  action: 'warn' | 'pause' | 'stop';
+  message: string;
+}
+export interface AlarmCleared extends EventBase {
+  type: 'alarm_cleared';
+  rule: string;
+  device: number;
+  value: number;
+}
+export interface RunFinished extends EventBase {
+  type: 'run_finished';
+  status: 'completed' | 'stopped';
+  step: number;
+  reason: string;
+  best_metrics: Metrics;
+}
+export interface RunFailed extends EventBase {
+  type: 'run_failed';
+  step: number;
+  error_type: string;
+  message: string;
+  traceback: string;
+}
+
+export type RunEvent =
+  | RunStarted
+  | ScheduleChanged
+  | PhaseChanged
+  | StepFinished
+  | EvaluationFinished
+  | CheckpointSaved
+  | Paused
+  | Resumed
+  | AlarmRaised
+  | AlarmCleared
+  | RunFinished
+  | RunFailed;
+
+/** An active alarm as kept in RunState.alarms. */
+export interface ActiveAlarm {
+  rule: string;
+  device: number;
+  value: number;
+  threshold: number;
+  action: string;
+  message: string;
+  time: number;
+}
+
+/** status.json's "eta" (seconds; finish_time is wall-clock seconds). */
+export interface EtaInfo {
+  remaining_s: number | null;
+  low_s: number | null;
+  high_s: number | null;
+  state: string;
+  finish_time: number | null;
+}
+
+/** One entry of GET /ludwig-nb/runs (registry entry joined with status.json). */
+export interface RunSummary {
+  run_id: string;
+  name: string;
+  notebook: string | null;
+  kernel: string | null;
+  pid: number;
+  alive: boolean;
+  directory: string;
+  started_at: number | null;
+  status: RunStatus;
+  step: number | null;
+  total_steps: number | null;
+  epoch: number | null;
+  epochs: number | null;
+  progress: number | null;
+  last_loss: number | null;
+  latest_metrics: Metrics;
+  best_metrics: Metrics;
+  alarms: ActiveAlarm[];
+  updated_at: number | null;
+  finished_at: number | null;
+  written_at: number | null;
+  pause_reason: string | null;
+  reason: string | null;
+  error: string | null;
+  eta: EtaInfo | null;
+}
+
+export interface RunsReply {
+  runs: RunSummary[];
+}
+
+export interface RunReply {
+  run: RunSummary;
+  events: RunEvent[];
+  /** byte offset to pass back as ?offset= */
+  offset: number;
+}
+
+/** core/gpu_sample.py GpuSample.to_dict(); null where the device cannot report it. */
+export interface GpuSample {
+  index: number;
+  name: string | null;
+  uuid: string | null;
+  utilization_gpu: number | null;
+  utilization_memory: number | null;
+  memory_used: number | null;
+  memory_total: number | null;
+  temperature: number | null;
+  temperature_slowdown: number | null;
+  temperature_shutdown: number | null;
+  temperature_max: number | null;
+  power_draw: number | null;
+  power_limit: number | null;
+  fan: number | null;
+  clock_sm: number | null;
+  clock_memory: number | null;
+  pstate: number | null;
+  clock_reasons: string[];
+  process_memory: number | null;
+  lost: boolean;
+  time: number;
+  mig_index?: number | null;
+}
+
+export interface HostSample {
+  time: number;
+  cpu_percent: number | null;
+  memory_used: number | null;
+  memory_total: number | null;
+}
+
+/** GET /ludwig-nb/gpus */
+export interface GpusReply {
+  gpus: GpuSample[];
+  host: HostSample | null;
+  available: boolean;
+  reason: string | null;
+  time: number | null;
+}

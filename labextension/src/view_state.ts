@@ -1,0 +1,303 @@
+/**
+ * Derived view state: what each GPU card and run row shows, computed from the server's
+ * replies. Pure functions of (data, now, options); the panel only copies these fields
+ * into the DOM as text.
+ */
+
+import { formatDuration, formatNumber, fraction, gib } from './format';
+import {
+  ControlAction,
+  FINAL_STATUSES,
+  GpuSample,
+  GpusReply,
+  HostSample,
+  Metrics,
+  RunSummary
+} from './types';
+
+/** Alarm colours, mildest first. */
+export type Level = 'ok' | 'warn' | 'alarm';
+
+const LEVEL_ORDER: Level[] = ['ok', 'warn', 'alarm'];
+
+export interface Meter {
+  label: string;
+  text: string;
+  /** bar fill in [0, 1]; null hides the bar */
+  fraction: number | null;
+  level: Level;
+}
+
+export interface Card {
+  key: string;
+  title: string;
+  subtitle: string;
+  meters: Meter[];
+  /** active clock-throttle reasons, human-readable */
+  throttle: string[];
+  level: Level;
+}
+
+export interface RunRow {
+  id: string;
+  name: string;
+  /** the notebook's file name (or the kernel id) */
+  where: string;
+  /** the notebook's full path, for the tooltip */
+  whereTitle: string;
+  status: string;
+  progress: number | null;
+  progressText: string;
+  etaText: string;
+  bestMetricText: string;
+  alarmText: string;
+  level: Level;
+  actions: Record<ControlAction, boolean>;
+}
+
+export interface ViewState {
+  gpuCards: Card[];
+  /** the host card, shown when there is no GPU */
+  hostCard: Card | null;
+  gpuMessage: string;
+  runs: RunRow[];
+  error: string;
+}
+
+export interface ViewOptions {
+  /** °C below the slowdown threshold where a card turns to "warn" */
+  temperatureWarnMargin: number;
+}
+
+export const DEFAULT_VIEW_OPTIONS: ViewOptions = { temperatureWarnMargin: 5 };
+
+/** Clock reasons that are not a slowdown worth showing. */
+const BENIGN_REASONS = new Set([
+  'gpu_idle',
+  'applications_clocks_setting',
+  'display_clock_setting',
+  'sync_boost'
+]);
+const THERMAL_REASONS = new Set(['sw_thermal_slowdown', 'hw_thermal_slowdown', 'hw_slowdown']);
+
+export function worst(levels: Level[]): Level {
+  return levels.reduce<Level>(
+    (a, b) => (LEVEL_ORDER.indexOf(b) > LEVEL_ORDER.indexOf(a) ? b : a),
+    'ok'
+  );
+}
+
+export function temperatureLevel(
+  temperature: number | null,
+  slowdown: number | null,
+  margin: number
+): Level {
+  if (temperature === null || slowdown === null) {
+    return 'ok';
+  }
+  if (temperature >= slowdown) {
+    return 'alarm';
+  }
+  return temperature >= slowdown - margin ? 'warn' : 'ok';
+}
+
+function percentMeter(label: string, value: number | null): Meter {
+  return {
+    label,
+    text: value === null ? 'N/A' : `${Math.round(value)} %`,
+    fraction: fraction(value === null ? null : value / 100),
+    level: 'ok'
+  };
+}
+
+function memoryMeter(used: number | null, total: number | null): Meter {
+  if (used === null || !total) {
+    return { label: 'Memory', text: 'N/A', fraction: null, level: 'ok' };
+  }
+  const share = used / total;
+  return {
+    label: 'Memory',
+    text: `${gib(used)} / ${gib(total)} GiB`,
+    fraction: fraction(share),
+    level: share >= 0.95 ? 'warn' : 'ok'
+  };
+}
+
+function temperatureMeter(gpu: GpuSample, margin: number): Meter {
+  const t = gpu.temperature;
+  const slowdown = gpu.temperature_slowdown;
+  if (t === null) {
+    return { label: 'Temperature', text: 'N/A', fraction: null, level: 'ok' };
+  }
+  const limit = slowdown === null ? '' : ` / slowdown ${Math.round(slowdown)} °C`;
+  return {
+    label: 'Temperature',
+    text: `${Math.round(t)} °C${limit}`,
+    fraction: slowdown ? fraction(t / slowdown) : null,
+    level: temperatureLevel(t, slowdown, margin)
+  };
+}
+
+function powerMeter(draw: number | null, limit: number | null): Meter {
+  if (draw === null) {
+    return { label: 'Power', text: 'N/A', fraction: null, level: 'ok' };
+  }
+  return {
+    label: 'Power',
+    text: limit ? `${Math.round(draw)} / ${Math.round(limit)} W` : `${Math.round(draw)} W`,
+    fraction: limit ? fraction(draw / limit) : null,
+    level: 'ok'
+  };
+}
+
+/** Active slowdown reasons ("sw_thermal_slowdown" -> "sw thermal slowdown"), benign ones dropped. */
+export function throttleReasons(reasons: string[]): string[] {
+  return reasons.filter(r => !BENIGN_REASONS.has(r)).map(r => r.replace(/_/g, ' '));
+}
+
+function throttleLevel(reasons: string[]): Level {
+  const active = reasons.filter(r => !BENIGN_REASONS.has(r));
+  if (active.some(r => THERMAL_REASONS.has(r))) {
+    return 'alarm';
+  }
+  return active.length > 0 ? 'warn' : 'ok';
+}
+
+export function gpuCard(gpu: GpuSample, options: ViewOptions = DEFAULT_VIEW_OPTIONS): Card {
+  const label =
+    gpu.mig_index === null || gpu.mig_index === undefined
+      ? `GPU ${gpu.index}`
+      : `GPU ${gpu.index} MIG ${gpu.mig_index}`;
+  const key = gpu.uuid ?? label;
+  if (gpu.lost) {
+    return { key, title: label, subtitle: 'lost: the device stopped answering', meters: [], throttle: [], level: 'alarm' };
+  }
+  const meters = [
+    percentMeter('Utilisation', gpu.utilization_gpu),
+    memoryMeter(gpu.memory_used, gpu.memory_total),
+    temperatureMeter(gpu, options.temperatureWarnMargin),
+    powerMeter(gpu.power_draw, gpu.power_limit)
+  ];
+  const reasons = gpu.clock_reasons ?? [];
+  return {
+    key,
+    title: label,
+    subtitle: gpu.name ?? '',
+    meters,
+    throttle: throttleReasons(reasons),
+    level: worst([...meters.map(m => m.level), throttleLevel(reasons)])
+  };
+}
+
+export function hostCard(host: HostSample): Card {
+  const cpu = percentMeter('CPU', host.cpu_percent);
+  const ram = memoryMeter(host.memory_used, host.memory_total);
+  ram.label = 'RAM';
+  return { key: 'host', title: 'Host', subtitle: 'no GPU: CPU and RAM', meters: [cpu, ram], throttle: [], level: 'ok' };
+}
+
+/** The metric a person cares about: validation > test > training, "combined" first, loss first. */
+export function bestMetric(metrics: Metrics): { text: string } | null {
+  const pick = <T>(obj: Record<string, T>, preferred: string[]): [string, T] | null => {
+    for (const name of preferred) {
+      if (name in obj) {
+        return [name, obj[name]];
+      }
+    }
+    const first = Object.keys(obj)[0];
+    return first === undefined ? null : [first, obj[first]];
+  };
+  const split = pick(metrics ?? {}, ['validation', 'test', 'training']);
+  const feature = split && pick(split[1] ?? {}, ['combined']);
+  const metric = feature && pick(feature[1] ?? {}, ['loss']);
+  if (!split || !feature || !metric) {
+    return null;
+  }
+  const [splitName] = split;
+  const [featureName] = feature;
+  const [metricName, value] = metric;
+  return { text: `best ${splitName} ${featureName} ${metricName} ${formatNumber(value)}` };
+}
+
+/** "ETA 3m 12s (2m 50s – 3m 40s)", counting down from status.json's written_at to ``now``. */
+export function etaText(run: RunSummary, now: number): string {
+  const status = run.status;
+  if (status === 'paused') {
+    return run.pause_reason ? `paused (${run.pause_reason})` : 'paused';
+  }
+  if (FINAL_STATUSES.has(status)) {
+    const when = run.finished_at ? ` after ${formatDuration(run.finished_at - (run.started_at ?? run.finished_at))}` : '';
+    return `${status}${when}`;
+  }
+  const eta = run.eta;
+  if (!eta || eta.remaining_s === null) {
+    return 'ETA: estimating…';
+  }
+  const elapsed = run.written_at ? Math.max(0, now - run.written_at) : 0;
+  const remaining =
+    eta.finish_time !== null ? eta.finish_time - now : eta.remaining_s - elapsed;
+  let text = `ETA ${formatDuration(remaining)}`;
+  if (eta.low_s !== null && eta.high_s !== null) {
+    text += ` (${formatDuration(eta.low_s - elapsed)} – ${formatDuration(eta.high_s - elapsed)})`;
+  }
+  return text;
+}
+
+function progressText(run: RunSummary): string {
+  const step = run.step ?? 0;
+  if (!run.total_steps) {
+    return `step ${step}`;
+  }
+  const pct = Math.floor((100 * step) / run.total_steps);
+  return `${step} / ${run.total_steps} steps (${pct} %)`;
+}
+
+function basename(path: string): string {
+  return path.split(/[\\/]/).pop() || path;
+}
+
+const PAUSABLE = new Set(['training', 'evaluating', 'preprocessing', 'queued']);
+
+export function runRow(run: RunSummary, now: number, pending: ReadonlySet<ControlAction> = new Set()): RunRow {
+  const final = FINAL_STATUSES.has(run.status) || !run.alive;
+  // an ended run shows how it ended, not the alarms that were active at that moment
+  const alarms = final ? [] : (run.alarms ?? []);
+  const best = bestMetric(run.best_metrics);
+  const level: Level =
+    run.status === 'failed' || run.status === 'interrupted'
+      ? 'alarm'
+      : alarms.length > 0
+        ? 'warn'
+        : 'ok';
+  return {
+    id: run.run_id,
+    name: run.name,
+    where: run.notebook ? basename(run.notebook) : run.kernel ? `kernel ${run.kernel}` : '',
+    whereTitle: run.notebook ?? '',
+    status: run.status,
+    progress: run.status === 'completed' ? 1 : fraction(run.progress),
+    progressText: progressText(run),
+    etaText: etaText(run, now),
+    bestMetricText: best ? best.text : '',
+    alarmText: alarms.map(a => a.message || `${a.rule} on GPU ${a.device}`).join('; '),
+    level,
+    actions: {
+      stop: !final && run.status !== 'stopping' && !pending.has('stop'),
+      pause: !final && PAUSABLE.has(run.status) && !pending.has('pause'),
+      resume: !final && run.status === 'paused' && !pending.has('resume')
+    }
+  };
+}
+
+export function gpuSection(
+  reply: GpusReply | null,
+  options: ViewOptions = DEFAULT_VIEW_OPTIONS
+): Pick<ViewState, 'gpuCards' | 'hostCard' | 'gpuMessage'> {
+  if (!reply) {
+    return { gpuCards: [], hostCard: null, gpuMessage: 'loading…' };
+  }
+  const gpuCards = reply.gpus.map(g => gpuCard(g, options));
+  const hostCardValue = gpuCards.length === 0 && reply.host ? hostCard(reply.host) : null;
+  const gpuMessage = gpuCards.length === 0 ? (reply.reason ? `No GPU: ${reply.reason}` : 'No GPU') : '';
+  return { gpuCards, hostCard: hostCardValue, gpuMessage };
+}

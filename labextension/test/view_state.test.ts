@@ -1,0 +1,185 @@
+import { describe, expect, it } from 'vitest';
+
+import { formatDuration, formatNumber } from '../src/format';
+import {
+  bestMetric,
+  etaText,
+  gpuCard,
+  gpuSection,
+  runRow,
+  temperatureLevel
+} from '../src/view_state';
+import { gpu, gpusReply, run } from './fixtures';
+
+describe('GPU cards', () => {
+  it('shows utilisation, memory, temperature against slowdown, and power', () => {
+    const card = gpuCard(gpu());
+    const text = Object.fromEntries(card.meters.map(m => [m.label, m.text]));
+    expect(text).toEqual({
+      Utilisation: '87 %',
+      Memory: '40.0 / 80.0 GiB',
+      Temperature: '60 °C / slowdown 87 °C',
+      Power: '350 / 700 W'
+    });
+    expect(card.level).toBe('ok');
+    expect(card.title).toBe('GPU 0');
+  });
+
+  it.each([
+    [60, 'ok'],
+    [82, 'warn'],
+    [87, 'alarm'],
+    [95, 'alarm']
+  ] as const)('temperature %d °C against slowdown 87 °C is %s', (t, level) => {
+    expect(temperatureLevel(t, 87, 5)).toBe(level);
+    expect(gpuCard(gpu({ temperature: t })).level).toBe(level);
+  });
+
+  it('missing metrics read N/A, one at a time', () => {
+    const card = gpuCard(gpu({ power_draw: null, temperature_slowdown: null }));
+    const power = card.meters.find(m => m.label === 'Power')!;
+    const temp = card.meters.find(m => m.label === 'Temperature')!;
+    expect(power.text).toBe('N/A');
+    expect(temp.text).toBe('60 °C');
+    expect(card.meters.find(m => m.label === 'Utilisation')!.text).toBe('87 %');
+  });
+
+  it('lists active throttle reasons and colours thermal ones as alarms', () => {
+    const idle = gpuCard(gpu({ clock_reasons: ['gpu_idle'] }));
+    expect(idle.throttle).toEqual([]);
+    const power = gpuCard(gpu({ clock_reasons: ['sw_power_cap'] }));
+    expect(power.throttle).toEqual(['sw power cap']);
+    expect(power.level).toBe('warn');
+    const hot = gpuCard(gpu({ clock_reasons: ['gpu_idle', 'hw_thermal_slowdown'] }));
+    expect(hot.throttle).toEqual(['hw thermal slowdown']);
+    expect(hot.level).toBe('alarm');
+  });
+
+  it('a lost GPU is an alarm with no meters', () => {
+    const card = gpuCard(gpu({ lost: true }));
+    expect(card.level).toBe('alarm');
+    expect(card.meters).toEqual([]);
+  });
+
+  it('falls back to a host card when there is no GPU', () => {
+    const section = gpuSection(
+      gpusReply({
+        gpus: [],
+        available: false,
+        reason: 'NVML library not found',
+        host: { time: 1, cpu_percent: 12.4, memory_used: 8 * 1024 ** 3, memory_total: 32 * 1024 ** 3 }
+      })
+    );
+    expect(section.gpuCards).toEqual([]);
+    expect(section.gpuMessage).toBe('No GPU: NVML library not found');
+    expect(section.hostCard!.meters.map(m => m.text)).toEqual(['12 %', '8.0 / 32.0 GiB']);
+  });
+
+  it('does not show the host card when GPUs are present', () => {
+    const section = gpuSection(gpusReply({ host: { time: 1, cpu_percent: 5, memory_used: 1, memory_total: 2 } }));
+    expect(section.hostCard).toBeNull();
+    expect(section.gpuCards).toHaveLength(1);
+  });
+});
+
+describe('run rows', () => {
+  it('shows progress and counts the ETA down from written_at', () => {
+    const row = runRow(run(), 1000);
+    expect(row.progressText).toBe('25 / 100 steps (25 %)');
+    expect(row.progress).toBe(0.25);
+    expect(row.etaText).toBe('ETA 5m 00s (4m 00s – 6m 00s)');
+    expect(runRow(run(), 1030).etaText).toBe('ETA 4m 30s (3m 30s – 5m 30s)');
+  });
+
+  it('prefers finish_time when the estimator gave one', () => {
+    const eta = { remaining_s: 300, low_s: null, high_s: null, state: 'stable', finish_time: 1100 };
+    expect(etaText(run({ eta }), 1040)).toBe('ETA 1m 00s');
+  });
+
+  it('says "estimating" before the first estimate', () => {
+    expect(runRow(run({ eta: null }), 1000).etaText).toBe('ETA: estimating…');
+  });
+
+  it('offers Stop and Pause while training, Resume while paused, nothing when final', () => {
+    expect(runRow(run(), 0).actions).toEqual({ stop: true, pause: true, resume: false });
+    expect(runRow(run({ status: 'paused', pause_reason: 'user' }), 0).actions).toEqual({
+      stop: true,
+      pause: false,
+      resume: true
+    });
+    expect(runRow(run({ status: 'stopped', finished_at: 1000 }), 0).actions).toEqual({
+      stop: false,
+      pause: false,
+      resume: false
+    });
+    expect(runRow(run({ status: 'interrupted', alive: false }), 0).level).toBe('alarm');
+  });
+
+  it('disables a button while its request is pending', () => {
+    expect(runRow(run(), 0, new Set(['stop'])).actions.stop).toBe(false);
+  });
+
+  it('names a finished run and how long it took', () => {
+    const row = runRow(run({ status: 'stopped', finished_at: 1020, started_at: 900 }), 2000);
+    expect(row.etaText).toBe('stopped after 2m 00s');
+  });
+
+  it('keeps the run name as given (the panel sets it as text)', () => {
+    expect(runRow(run({ name: '<img src=x onerror=alert(1)>' }), 0).name).toBe('<img src=x onerror=alert(1)>');
+  });
+
+  it('shows alarms by message', () => {
+    const alarm = { rule: 'temperature', device: 0, value: 84, threshold: 82, action: 'warn', message: 'GPU 0 at 84 °C', time: 1 };
+    const row = runRow(run({ alarms: [alarm] }), 0);
+    expect(row.alarmText).toBe('GPU 0 at 84 °C');
+    expect(row.level).toBe('warn');
+    const ended = runRow(run({ alarms: [alarm], status: 'stopped' }), 0);
+    expect(ended.alarmText).toBe('');
+    expect(ended.level).toBe('ok');
+  });
+});
+
+describe('best metric', () => {
+  it('prefers validation, combined, loss', () => {
+    const metrics = {
+      training: { combined: { loss: 0.1 } },
+      validation: { label: { accuracy: 0.91 }, combined: { loss: 0.3125 } }
+    };
+    expect(bestMetric(metrics)!.text).toBe('best validation combined loss 0.3125');
+  });
+
+  it('falls back to the first feature and metric', () => {
+    expect(bestMetric({ test: { label: { accuracy: 0.9 } } })!.text).toBe('best test label accuracy 0.9');
+    expect(bestMetric({})).toBeNull();
+  });
+});
+
+describe('formatting', () => {
+  it.each([
+    [0, '0s'],
+    [59.4, '59s'],
+    [61, '1m 01s'],
+    [3600 * 2 + 300, '2h 05m'],
+    [-5, '0s']
+  ])('formatDuration(%d) = %s', (s, text) => {
+    expect(formatDuration(s)).toBe(text);
+  });
+
+  it('formats numbers with 4 significant digits', () => {
+    expect(formatNumber(0.123456)).toBe('0.1235');
+    expect(formatNumber(null)).toBe('N/A');
+    expect(formatNumber(1234567)).toBe('1.23e+6');
+  });
+});
+
+describe('where a run comes from', () => {
+  it('shows the notebook file name and keeps the full path for the tooltip', () => {
+    const row = runRow(run({ notebook: '/home/me/projects/train.ipynb' }), 0);
+    expect(row.where).toBe('train.ipynb');
+    expect(row.whereTitle).toBe('/home/me/projects/train.ipynb');
+  });
+
+  it('falls back to the kernel id', () => {
+    expect(runRow(run({ notebook: null, kernel: 'abc' }), 0).where).toBe('kernel abc');
+  });
+});

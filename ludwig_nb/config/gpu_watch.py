@@ -1,0 +1,208 @@
+"""The ``gpu_watch:`` section (ours, not Ludwig's): GPU monitoring and temperature alarms.
+
+Shape and defaults are in docs/CONTRACTS.md. ``check_gpu_watch`` validates and renders the
+section; ``GpuWatchConfig.from_dict`` gives the typed form the run layer uses.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import difflib
+import re
+from collections.abc import Mapping
+from typing import Any, Literal
+
+from ludwig_nb.config.schema.fields import Ctx, ListOf, Param, Section, Spec
+from ludwig_nb.config.yaml_positions import KeyPath
+
+__all__ = [
+    "ALARM_ACTIONS",
+    "ALARM_METRICS",
+    "DEFAULT_ALARM",
+    "AlarmRuleConfig",
+    "GpuWatchConfig",
+    "check_gpu_watch",
+]
+
+ALARM_METRICS = ("temperature", "memory", "throttle")
+ALARM_ACTIONS = ("warn", "pause", "stop")
+#: the one alarm a config gets when it names none
+DEFAULT_ALARM: dict[str, Any] = {
+    "metric": "temperature",
+    "threshold": "slowdown-5",
+    "clear_below": None,
+    "name": None,
+    "consecutive": 3,
+    "action": "warn",
+}
+_DEFAULT_THRESHOLD = {"temperature": "slowdown-5", "memory": 90.0, "throttle": None}
+_SLOWDOWN_RE = re.compile(r"^slowdown(?:\s*([+-])\s*(\d+(?:\.\d+)?))?$")
+
+
+@dataclasses.dataclass(frozen=True)
+class AlarmRuleConfig:
+    """One alarm rule. ``threshold``: °C (temperature), % used (memory), or a string
+    ``"slowdown"``, ``"slowdown-N"``, ``"slowdown+N"`` relative to the GPU's slowdown
+    temperature; None for ``throttle``. ``clear_below``: None means threshold - 5."""
+
+    metric: Literal["temperature", "memory", "throttle"]
+    threshold: float | str | None
+    clear_below: float | str | None
+    consecutive: int
+    action: Literal["warn", "pause", "stop"]
+    name: str | None = None
+
+    def slowdown_offset(self) -> float | None:
+        """For a ``"slowdown±N"`` threshold, the signed offset in °C; else None."""
+        if not isinstance(self.threshold, str):
+            return None
+        match = _SLOWDOWN_RE.match(self.threshold)
+        if match is None or match.group(1) is None:
+            return 0.0 if match else None
+        value = float(match.group(2))
+        return -value if match.group(1) == "-" else value
+
+
+@dataclasses.dataclass(frozen=True)
+class GpuWatchConfig:
+    """Typed ``gpu_watch`` section. ``enabled``: "auto" (on when a GPU is present) or a bool;
+    ``interval`` and ``history`` in seconds; ``devices``: GPU indices or None for all."""
+
+    enabled: bool | Literal["auto"] = "auto"
+    simulate: bool | str | Mapping[str, float] = False
+    interval: float = 1.0
+    devices: tuple[int, ...] | None = None
+    history: float = 600.0
+    alarms: tuple[AlarmRuleConfig, ...] = (AlarmRuleConfig(**DEFAULT_ALARM),)
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> GpuWatchConfig:
+        """From a rendered (already validated) section."""
+        devices = data.get("devices")
+        return cls(
+            enabled=data.get("enabled", "auto"),
+            simulate=data.get("simulate", False),
+            interval=float(data.get("interval", 1.0)),
+            devices=tuple(devices) if devices is not None else None,
+            history=float(data.get("history", 600.0)),
+            alarms=tuple(AlarmRuleConfig(**a) for a in data.get("alarms", [DEFAULT_ALARM])),
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        out = dataclasses.asdict(self)
+        out["devices"] = list(self.devices) if self.devices is not None else None
+        out["alarms"] = [dataclasses.asdict(a) for a in self.alarms]
+        return out
+
+
+class _Threshold(Spec):
+    """A number or a ``slowdown±N`` string; the metric-specific check comes after."""
+
+    def default(self) -> Any:
+        return None
+
+    def describe(self) -> str:
+        return "a number, 'slowdown', 'slowdown-N', 'slowdown+N' or null"
+
+    def check(self, value: Any, path: KeyPath, ctx: Ctx) -> Any:
+        if value is None or (isinstance(value, int | float) and not isinstance(value, bool)):
+            return float(value) if value is not None else None
+        if isinstance(value, str) and _SLOWDOWN_RE.match(value.strip()):
+            return value.strip().replace(" ", "")
+        ctx.problem(path, f"must be {self.describe()}", hint="e.g. 83 or 'slowdown-5'")
+        return value
+
+
+#: ``ThermalProfile`` fields a ``simulate:`` mapping may set (°C, seconds, W)
+SIMULATE_FIELDS = ("ambient", "hot", "heat_tau", "cool_tau", "slowdown", "shutdown",
+                   "max_operating", "idle_power", "power_limit")  # fmt: skip
+
+
+class _Simulate(Spec):
+    """``false``, ``true`` (a realistic card), ``demo`` (fast time constants) or a mapping
+    of thermal-profile fields (numbers)."""
+
+    def default(self) -> Any:
+        return False
+
+    def describe(self) -> str:
+        return "true, false, 'demo' or a mapping of " + ", ".join(SIMULATE_FIELDS)
+
+    def check(self, value: Any, path: KeyPath, ctx: Ctx) -> Any:
+        if isinstance(value, bool) or value == "demo":
+            return value
+        if isinstance(value, Mapping):
+            out: dict[str, float] = {}
+            for key, item in value.items():
+                if key not in SIMULATE_FIELDS:
+                    close = difflib.get_close_matches(str(key), SIMULATE_FIELDS, n=1)
+                    hint = f"did you mean {close[0]!r}?" if close else None
+                    ctx.problem((*path, key), f"unknown key {key!r}", hint=hint)
+                elif isinstance(item, bool) or not isinstance(item, int | float) or item < 0:
+                    ctx.problem((*path, key), "must be a non-negative number")
+                else:
+                    out[str(key)] = float(item)
+            return out
+        ctx.problem(path, f"must be {self.describe()}", hint="e.g. simulate: demo")
+        return False
+
+
+_ALARM = Section(
+    {
+        "metric": Param("temperature", choices=ALARM_METRICS),
+        "threshold": _Threshold(),
+        "clear_below": _Threshold(),
+        "name": Param(None, "str", "null"),
+        "consecutive": Param(3, "int", ge=1),
+        "action": Param("warn", choices=ALARM_ACTIONS),
+    }
+)
+
+_SECTION = Section(
+    {
+        "enabled": Param("auto", "bool", literals=("auto",)),
+        "simulate": _Simulate(),
+        "interval": Param(1.0, "float", ge=0.25),
+        "devices": ListOf(Param(0, "int", ge=0), None),
+        "history": Param(600, "float", gt=0.0),
+        "alarms": ListOf(_ALARM, [DEFAULT_ALARM], nullable=False),
+    }
+)
+
+
+def check_gpu_watch(raw: Any, path: KeyPath, ctx: Ctx) -> dict[str, Any]:
+    """Validate and render ``gpu_watch`` (None -> every default)."""
+    rendered: dict[str, Any] = _SECTION.check(raw, path, ctx)
+    alarms = rendered.get("alarms")
+    if isinstance(alarms, list):
+        for i, alarm in enumerate(alarms):
+            if isinstance(alarm, dict):
+                _check_alarm(alarm, (*path, "alarms", i), ctx)
+    return rendered
+
+
+def _check_alarm(alarm: dict[str, Any], path: KeyPath, ctx: Ctx) -> None:
+    metric, threshold = alarm.get("metric"), alarm.get("threshold")
+    if metric not in ALARM_METRICS:
+        return
+    if threshold is None:
+        alarm["threshold"] = _DEFAULT_THRESHOLD[metric]
+    elif metric == "throttle":
+        ctx.problem(
+            (*path, "threshold"),
+            "a throttle alarm has no threshold",
+            hint="remove 'threshold' (it fires on any thermal/power throttle reason)",
+        )
+    elif metric == "memory" and isinstance(threshold, str):
+        ctx.problem(
+            (*path, "threshold"),
+            "a memory threshold is a percentage of memory used",
+            hint="e.g. threshold: 90",
+        )
+    elif metric == "memory" and isinstance(threshold, float) and not 0 < threshold <= 100:
+        ctx.problem((*path, "threshold"), f"must be a percentage in (0, 100], got {threshold:g}")
+    clear = alarm.get("clear_below")
+    if isinstance(clear, int | float) and not isinstance(clear, bool):
+        alarm["clear_below"] = float(clear)
+        if isinstance(alarm["threshold"], float) and clear > alarm["threshold"]:
+            ctx.problem((*path, "clear_below"), "must not be above the threshold (hysteresis)")

@@ -1,0 +1,1 @@
+"""Ludwig 0.11's config schema as data: one module per section, built from ``fields`` specs."""

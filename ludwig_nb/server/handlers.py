@@ -1,0 +1,134 @@
+"""The REST routes of the sidebar, all under the server's ``base_url``.
+
+``GET  /ludwig-nb/gpus``                       latest GPU + host sample (cached, never NVML here)
+``GET  /ludwig-nb/runs``                       every run in the registry
+``GET  /ludwig-nb/runs/<id>?offset=N``         one run plus its events from byte offset N
+``POST /ludwig-nb/runs/<id>/(stop|pause|resume)``  a control request into the run directory
+
+Every handler requires an authenticated, authorized user (401 / 403 otherwise); POSTs go
+through Jupyter's XSRF check. File I/O runs in the executor, off the event loop.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, TypeVar
+
+from jupyter_server.auth.decorator import authorized
+from jupyter_server.base.handlers import APIHandler
+from jupyter_server.utils import url_path_join
+from tornado import web
+from tornado.ioloop import IOLoop
+
+from ludwig_nb.core import rundir
+from ludwig_nb.server import runs_view
+from ludwig_nb.server.gpu_feed import GpuFeed
+
+__all__ = [
+    "AUTH_RESOURCE",
+    "FEED_KEY",
+    "REGISTRY_KEY",
+    "ControlHandler",
+    "GpusHandler",
+    "RunHandler",
+    "RunsHandler",
+    "route_table",
+]
+
+#: the resource name Jupyter's authorizer sees (actions: read for GET, write for POST)
+AUTH_RESOURCE = "ludwig_nb"
+#: keys in ``web_app.settings``
+REGISTRY_KEY = "ludwig_nb_registry_dir"
+FEED_KEY = "ludwig_nb_gpu_feed"
+
+_T = TypeVar("_T")
+
+
+class _LudwigHandler(APIHandler):
+    auth_resource = AUTH_RESOURCE
+
+    @property
+    def registry_dir(self) -> Path:
+        return Path(self.settings[REGISTRY_KEY])
+
+    async def _off_loop(self, fn: Callable[..., _T], *args: Any) -> _T:
+        return await IOLoop.current().run_in_executor(None, fn, *args)
+
+    def _reply(self, data: Any) -> None:
+        self.set_header("Content-Type", "application/json")
+        self.set_header("Cache-Control", "no-store")
+        self.finish(json.dumps(data, default=str))
+
+    async def _entry_or_error(self, run_id: str) -> dict[str, Any]:
+        if not rundir.is_valid_run_id(run_id):
+            raise web.HTTPError(400, "invalid run id")
+        entry = await self._off_loop(runs_view.find_run, self.registry_dir, run_id)
+        if entry is None:
+            raise web.HTTPError(404, "no such run")
+        return entry
+
+
+class GpusHandler(_LudwigHandler):
+    """The latest GPU and host sample; the first request starts the sampler thread."""
+
+    @web.authenticated
+    @authorized
+    async def get(self) -> None:
+        feed: GpuFeed = self.settings[FEED_KEY]
+        if not feed.started:
+            await self._off_loop(feed.start)
+        self._reply(feed.snapshot())
+
+
+class RunsHandler(_LudwigHandler):
+    @web.authenticated
+    @authorized
+    async def get(self) -> None:
+        runs = await self._off_loop(runs_view.list_runs, self.registry_dir)
+        self._reply({"runs": runs})
+
+
+class RunHandler(_LudwigHandler):
+    """One run and its events from byte ``offset`` (pass the returned offset back)."""
+
+    @web.authenticated
+    @authorized
+    async def get(self, run_id: str) -> None:
+        entry = await self._entry_or_error(run_id)
+        try:
+            offset = max(0, int(self.get_query_argument("offset", "0")))
+        except ValueError as exc:
+            raise web.HTTPError(400, "offset must be an integer") from exc
+        summary = await self._off_loop(runs_view.run_summary, entry)
+        events_path = Path(str(entry["directory"])) / rundir.EVENTS_FILE
+        events, new_offset = await self._off_loop(rundir.read_events, events_path, offset)
+        self._reply({"run": summary, "events": events, "offset": new_offset})
+
+
+class ControlHandler(_LudwigHandler):
+    """Writes ``control.json`` into the run directory; the run polls it (<= 1 s)."""
+
+    @web.authenticated
+    @authorized
+    async def post(self, run_id: str, action: str) -> None:
+        entry = await self._entry_or_error(run_id)
+        summary = await self._off_loop(runs_view.run_summary, entry)
+        if not summary["alive"]:
+            raise web.HTTPError(409, f"run is not running (status {summary['status']})")
+        await self._off_loop(rundir.request_control, Path(str(entry["directory"])), action)
+        self.set_status(202)
+        self._reply({"run_id": run_id, "action": action, "requested": True})
+
+
+def route_table(base_url: str) -> list[tuple[str, type[APIHandler]]]:
+    """The (pattern, handler) pairs, prefixed with ``base_url``."""
+    run = r"/runs/(?P<run_id>[^/]+)"
+    actions = "|".join(rundir.CONTROL_ACTIONS)
+    return [
+        (url_path_join(base_url, "ludwig-nb", "gpus"), GpusHandler),
+        (url_path_join(base_url, "ludwig-nb", "runs"), RunsHandler),
+        (url_path_join(base_url, "ludwig-nb") + run, RunHandler),
+        (url_path_join(base_url, "ludwig-nb") + run + rf"/(?P<action>{actions})", ControlHandler),
+    ]

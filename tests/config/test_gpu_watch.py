@@ -1,0 +1,93 @@
+"""The gpu_watch section: defaults per docs/CONTRACTS.md, typed view, located mistakes."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import pytest
+
+from ludwig_nb.config import AlarmRuleConfig, ConfigError, GpuWatchConfig, load_config
+
+
+def test_defaults(minimal: str) -> None:
+    cfg = load_config(minimal)
+    assert cfg.to_dict()["gpu_watch"] == {
+        "enabled": "auto",
+        "simulate": False,
+        "interval": 1.0,
+        "devices": None,
+        "history": 600,
+        "alarms": [
+            {
+                "metric": "temperature",
+                "threshold": "slowdown-5",
+                "clear_below": None,
+                "name": None,
+                "consecutive": 3,
+                "action": "warn",
+            }
+        ],
+    }
+    assert cfg.gpu_watch == GpuWatchConfig()
+
+
+def test_typed_view(minimal: str) -> None:
+    cfg = load_config(
+        minimal + "gpu_watch:\n  enabled: true\n  simulate: true\n  devices: [0, 2]\n"
+        "  alarms:\n    - {metric: temperature, threshold: 80, action: stop, clear_below: 70}\n"
+        "    - {metric: memory}\n    - {metric: throttle, action: pause}\n"
+    )
+    watch = cfg.gpu_watch
+    assert (watch.enabled, watch.simulate, watch.devices) == (True, True, (0, 2))
+    assert watch.alarms == (
+        AlarmRuleConfig("temperature", 80.0, 70.0, 3, "stop"),
+        AlarmRuleConfig("memory", 90.0, None, 3, "warn"),
+        AlarmRuleConfig("throttle", None, None, 3, "pause"),
+    )
+    assert GpuWatchConfig.from_dict(watch.to_dict()) == watch
+
+
+@pytest.mark.parametrize(
+    ("threshold", "offset"),
+    [("slowdown", 0.0), ("slowdown-5", -5.0), ("slowdown+2.5", 2.5), (80, None)],
+)
+def test_slowdown_offsets(minimal: str, threshold: object, offset: float | None) -> None:
+    cfg = load_config(minimal + f"gpu_watch:\n  alarms:\n    - threshold: {threshold}\n")
+    assert cfg.gpu_watch.alarms[0].slowdown_offset() == offset
+
+
+def test_no_gpu_watch_in_the_ludwig_dict(minimal: str) -> None:
+    assert (
+        "gpu_watch" not in load_config(minimal + "gpu_watch:\n  simulate: true\n").to_ludwig_dict()
+    )
+
+
+@pytest.mark.parametrize(
+    ("section", "line", "path"),
+    [
+        ("  enabled: maybe\n", 8, "gpu_watch.enabled"),
+        ("  devices: [-1]\n", 8, "gpu_watch.devices[0]"),
+        ("  intervall: 2\n", 8, "gpu_watch.intervall"),
+        ("  alarms:\n    - {metric: temprature}\n", 9, "gpu_watch.alarms[0].metric"),
+        ("  alarms:\n    - {threshold: hot}\n", 9, "gpu_watch.alarms[0].threshold"),
+        (
+            "  alarms:\n    - {metric: memory, threshold: slowdown-5}\n",
+            9,
+            "gpu_watch.alarms[0].threshold",
+        ),
+        ("  alarms:\n    - {metric: memory, threshold: 120}\n", 9, "gpu_watch.alarms[0].threshold"),
+        ("  alarms:\n    - {metric: throttle, threshold: 3}\n", 9, "gpu_watch.alarms[0].threshold"),
+        (
+            "  alarms:\n    - {threshold: 80, clear_below: 85}\n",
+            9,
+            "gpu_watch.alarms[0].clear_below",
+        ),
+        ("  alarms:\n    - {action: reboot}\n", 9, "gpu_watch.alarms[0].action"),
+        ("  alarms:\n    - {consecutive: 0}\n", 9, "gpu_watch.alarms[0].consecutive"),
+    ],
+)
+def test_mistakes_are_located(
+    fail: Callable[..., ConfigError], minimal: str, section: str, line: int, path: str
+) -> None:
+    err = fail(minimal + "gpu_watch:\n" + section)
+    assert (err.line, err.path) == (line, path)

@@ -1,0 +1,269 @@
+"""load_config end to end: sources, engines, line offsets, and each mistake located."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import pytest
+import yaml
+
+from ludwig_nb.config import Config, ConfigError, UnsupportedByEngine, load_config
+
+EXAMPLES = ["titanic", "adult_census", "text_classification", "multi_output"]
+
+
+@pytest.mark.parametrize("stem", EXAMPLES)
+def test_ludwig_examples_load_and_render_stably(
+    stem: str, example_text: Callable[[str], str]
+) -> None:
+    cfg = load_config(example_text(stem))
+    rendered = cfg.to_dict()
+    assert load_config(rendered).to_dict() == rendered
+    assert load_config(cfg.to_yaml()).to_dict() == rendered
+    assert load_config(cfg) == cfg
+
+
+def test_valid_ludwig_config_outside_the_engine(example_text: Callable[[str], str]) -> None:
+    text = example_text("mnist_image")
+    with pytest.raises(UnsupportedByEngine) as info:
+        load_config(text)
+    assert (info.value.line, info.value.path) == (4, "input_features[0].type")
+    for engine in (None, "ludwig"):
+        cfg = load_config(text, engine=engine)
+        assert cfg.input_features[0]["encoder"]["conv_layers"][1]["dropout"] == 0.4
+
+
+def test_config_source_is_rechecked_for_a_stricter_engine(
+    example_text: Callable[[str], str],
+) -> None:
+    cfg = load_config(example_text("mnist_image"), engine=None)
+    with pytest.raises(UnsupportedByEngine):
+        load_config(cfg, engine="builtin")
+
+
+def test_dict_source_has_no_positions(fail: Callable[..., ConfigError], minimal: str) -> None:
+    data = yaml.safe_load(minimal)
+    data["trainer"] = {"epochs": 0}
+    err = fail(data)
+    assert (err.line, err.column, err.path) == (None, None, "trainer.epochs")
+
+
+@pytest.mark.parametrize("source", [42, None, ["a"], b"input_features: []"])
+def test_wrong_source_kind(fail: Callable[..., ConfigError], source: object) -> None:
+    assert "YAML text, a dict or a Config" in fail(source).message
+
+
+def test_non_string_keys_in_a_dict(fail: Callable[..., ConfigError]) -> None:
+    assert "keys must be strings" in fail({1: "a"}).message
+
+
+def test_unknown_engine_is_a_value_error(minimal: str) -> None:
+    with pytest.raises(ValueError, match="unknown engine"):
+        load_config(minimal, engine="tensorflow")
+
+
+def test_line_offset_for_a_cell_magic(fail: Callable[..., ConfigError], minimal: str) -> None:
+    err = fail(minimal + "trainer:\n  epochs: -1\n", line_offset=1)
+    assert (err.line, err.path) == (9, "trainer.epochs")
+    assert str(err).startswith("line 9, trainer.epochs")
+
+
+def test_line_offset_applies_to_yaml_errors(fail: Callable[..., ConfigError]) -> None:
+    assert fail("a: 1\na: 2\n", line_offset=1).line == 3
+
+
+# --------------------------------------------------------------- each mistake, located
+CASES = [
+    # (appended YAML, line, path, words in message, words in hint)
+    ("trainer:\n  batch_sze: 8\n", 8, "trainer.batch_sze", "unknown key", "batch_size"),
+    ("trainer:\n  epochs: five\n", 8, "trainer.epochs", "must be an integer", None),
+    ("trainer:\n  epochs: 0\n", 8, "trainer.epochs", "must be >= 1", None),
+    ("trainer:\n  learning_rate: 2\n", 8, "trainer.learning_rate", "<= 1", None),
+    ("trainer:\n  optimizer:\n    type: adamz\n", 9, "trainer.optimizer.type", "adamz", "adam"),
+    (
+        "trainer:\n  optimizer:\n    type: sgd\n    momentun: 0.9\n",
+        10,
+        "trainer.optimizer.momentun",
+        "unknown key",
+        "momentum",
+    ),
+    (
+        "trainer:\n  learning_rate_scheduler:\n    decay: cosin\n",
+        9,
+        "trainer.learning_rate_scheduler.decay",
+        "cosin",
+        "cosine",
+    ),
+    ("combiner:\n  type: concatz\n", 8, "combiner.type", "unknown combiner", "concat"),
+    ("combiner:\n  num_fc_layers: two\n", 8, "combiner.num_fc_layers", "integer", None),
+    (
+        "preprocessing:\n  split:\n    type: randm\n",
+        9,
+        "preprocessing.split.type",
+        "randm",
+        "random",
+    ),
+    ("preprocessing:\n  sample_ratio: 1.5\n", 8, "preprocessing.sample_ratio", "<= 1", None),
+    ("trainr:\n  epochs: 3\n", 7, "trainr", "unknown top-level key", "trainer"),
+    ("training:\n  epochs: 3\n", 7, "training", "unknown top-level key", "old name"),
+    ("gpu_watch:\n  interval: 0.1\n", 8, "gpu_watch.interval", ">= 0.25", None),
+    (
+        "trainer:\n  use_mixed_precision: 'yes'\n",
+        8,
+        "trainer.use_mixed_precision",
+        "true or false",
+        None,
+    ),
+]
+
+
+@pytest.mark.parametrize(("extra", "line", "path", "message", "hint"), CASES)
+def test_mistake_is_located(
+    fail: Callable[..., ConfigError],
+    minimal: str,
+    extra: str,
+    line: int,
+    path: str,
+    message: str,
+    hint: str | None,
+) -> None:
+    err = fail(minimal + extra)
+    assert (err.line, err.path) == (line, path)
+    assert message in err.message
+    if hint is not None:
+        assert err.hint is not None and hint in err.hint
+    assert f"line {line}, {path}" in str(err)
+
+
+FEATURE_CASES = [
+    ("  - name: z\n    type: numbr\n", 8, "input_features[1].type", "numbr", "number"),
+    ("  - name: z\n    typ: number\n", 8, "input_features[1].typ", "unknown key", "type"),
+    ("  - type: number\n", 7, "input_features[1]", "missing required key 'name'", None),
+    (
+        "  - name: z\n    type: number\n    encoder:\n      type: bert\n",
+        10,
+        "input_features[1].encoder.type",
+        "unknown number encoder 'bert'",
+        "dense",
+    ),
+    (
+        "  - name: z\n    type: text\n    encoder:\n      type: rnn\n      cell: lstm\n",
+        11,
+        "input_features[1].encoder.cell",
+        "unknown key",
+        "cell_type",
+    ),
+    (
+        "  - name: z\n    type: number\n    preprocessing:\n      normalization: z-score\n",
+        10,
+        "input_features[1].preprocessing.normalization",
+        "z-score",
+        "zscore",
+    ),
+    (
+        "  - name: z\n    type: category\n    preprocessing:\n"
+        "      missing_value_strategy: fill_with_mean\n",
+        10,
+        "input_features[1].preprocessing.missing_value_strategy",
+        "fill_with_mean",
+        None,
+    ),
+    (
+        "  - name: z\n    type: number\n    colum: zz\n",
+        9,
+        "input_features[1].colum",
+        "unknown key",
+        "column",
+    ),
+    ("  - just a string\n", 7, "input_features[1]", "must be a mapping", None),
+]
+
+
+@pytest.mark.parametrize(("feature", "line", "path", "message", "hint"), FEATURE_CASES)
+def test_feature_mistake_is_located(
+    fail: Callable[..., ConfigError],
+    feature: str,
+    line: int,
+    path: str,
+    message: str,
+    hint: str | None,
+) -> None:
+    text = (
+        "output_features:\n  - name: y\n    type: binary\n"
+        "input_features:\n  - name: x\n    type: number\n" + feature
+    )
+    err = fail(text)
+    assert (err.line, err.path) == (line, path)
+    assert any(message in e.message for e in err.errors)
+    if hint is not None:
+        assert err.hint is not None and hint in err.hint
+
+
+def test_misspelt_required_key_is_one_problem_with_the_fix(
+    fail: Callable[..., ConfigError],
+) -> None:
+    err = fail(
+        "input_features:\n  - name: x\n    typ: number\n"
+        "output_features:\n  - {name: y, type: binary}\n"
+    )
+    assert [(e.line, e.path, e.hint) for e in err.errors] == [
+        (3, "input_features[0].typ", "did you mean 'type'?"),
+    ]
+
+
+def test_missing_sections_have_no_line(fail: Callable[..., ConfigError]) -> None:
+    err = fail("trainer:\n  epochs: 3\n")
+    assert [(e.path, e.line) for e in err.errors] == [
+        ("input_features", None),
+        ("output_features", None),
+    ]
+
+
+def test_empty_feature_list_is_located(fail: Callable[..., ConfigError], minimal: str) -> None:
+    err = fail("input_features: []\noutput_features:\n  - {name: y, type: binary}\n")
+    assert (err.line, err.path) == (1, "input_features")
+    assert "empty" in err.message
+
+
+def test_three_mistakes_report_three(fail: Callable[..., ConfigError], minimal: str) -> None:
+    err = fail(minimal + "trainer:\n  epochs: 0\n  batch_sze: 4\n  optimizer: {type: adamz}\n")
+    assert [(e.line, e.path) for e in err.errors] == [
+        (8, "trainer.epochs"),
+        (9, "trainer.batch_sze"),
+        (10, "trainer.optimizer.type"),
+    ]
+    assert str(err).startswith("3 problems in the config:")
+
+
+def test_error_message_is_short_and_has_no_schema_dump(
+    fail: Callable[..., ConfigError], minimal: str
+) -> None:
+    text = str(fail(minimal + "trainer:\n  batch_sze: 8\n"))
+    assert "Traceback" not in text
+    assert len(text.splitlines()) == 4
+    assert "    batch_sze: 8" in text
+    assert text.splitlines()[2] == "      ^"
+
+
+def test_returns_a_config(minimal: str) -> None:
+    assert isinstance(load_config(minimal), Config)
+
+
+def test_old_flat_encoder_parameters_say_where_they_go(fail: Callable[..., ConfigError]) -> None:
+    err = fail(
+        "input_features:\n  - name: t\n    type: text\n    encoder: rnn\n    cell_type: lstm\n"
+        "output_features:\n  - name: y\n    type: category\n    num_fc_layers: 2\n"
+    )
+    assert [(e.line, e.path, e.message) for e in err.errors] == [
+        (5, "input_features[0].cell_type", "'cell_type' is an encoder parameter"),
+        (9, "output_features[0].num_fc_layers", "'num_fc_layers' is a decoder parameter"),
+    ]
+    assert err.errors[0].hint == "move it under 'encoder:' (Ludwig 0.6+ nests encoder parameters)"
+
+
+def test_old_split_options_say_what_to_write(
+    fail: Callable[..., ConfigError], minimal: str
+) -> None:
+    err = fail(minimal + "preprocessing:\n  split_probabilities: [0.8, 0.1, 0.1]\n")
+    assert (err.line, err.path) == (8, "preprocessing.split_probabilities")
+    assert err.hint == "write split: {type: random, probabilities: [...]}"

@@ -1,0 +1,200 @@
+"""The sidebar's REST routes, through a real jupyter server with authentication on."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+from jupyter_server.auth import Authorizer
+from tornado.httpclient import HTTPClientError
+from tornado.routing import PathMatches, Router
+
+from ludwig_nb.core import rundir
+from ludwig_nb.server.handlers import AUTH_RESOURCE
+
+RUN_ID = "demo-20261130-080000-abc123"
+
+
+def _routes(router: Any) -> list[str]:
+    """Every path pattern registered under ``router``, nested routers included."""
+    found: list[str] = []
+    for rule in getattr(router, "rules", []):
+        if isinstance(rule.target, Router):
+            found += _routes(rule.target)
+        elif isinstance(rule.matcher, PathMatches):
+            found.append(rule.matcher.regex.pattern)
+    return found
+
+
+def _concrete(pattern: str) -> str:
+    """A request path for a route pattern: the named groups filled with real values."""
+    path = pattern.rstrip("$")
+    path = re.sub(r"\(\?P<run_id>[^)]*\)", RUN_ID, path)
+    return re.sub(r"\(\?P<action>[^)]*\)", "stop", path)
+
+
+async def _status(jp_fetch: Any, *parts: str, **kwargs: Any) -> int:
+    try:
+        response = await jp_fetch(*parts, **kwargs)
+    except HTTPClientError as err:
+        return err.code
+    return int(response.code)
+
+
+def _json(response: Any) -> Any:
+    return json.loads(response.body.decode())
+
+
+async def test_every_route_requires_authentication(jp_fetch, jp_serverapp, make_run, jp_base_url):
+    make_run(RUN_ID)
+    patterns = [p for p in _routes(jp_serverapp.web_app.default_router) if "ludwig-nb" in p]
+    assert len(patterns) == 4, patterns
+    anonymous = {"Authorization": ""}
+    for pattern in patterns:
+        path = _concrete(pattern)[len(jp_base_url) :]
+        method = "POST" if path.endswith("/stop") else "GET"
+        body = b"" if method == "POST" else None
+        assert await _status(jp_fetch, path, method=method, body=body) in (200, 202), path
+        code = await _status(jp_fetch, path, method=method, body=body, headers=anonymous)
+        assert code in (401, 403), f"{method} {path} answered {code} without authentication"
+
+
+class _DenyLudwig(Authorizer):
+    def is_authorized(self, handler: Any, user: Any, action: str, resource: str) -> bool:
+        return resource != AUTH_RESOURCE
+
+
+@pytest.mark.parametrize("extra_server_config", [{"ServerApp": {"authorizer_class": _DenyLudwig}}])
+async def test_authorizer_can_deny_every_route(jp_fetch, make_run):
+    make_run(RUN_ID)
+    assert await _status(jp_fetch, "api", "status") == 200  # the user is authenticated
+    assert await _status(jp_fetch, "ludwig-nb", "runs") == 403
+    assert await _status(jp_fetch, "ludwig-nb", "gpus") == 403
+    assert (
+        await _status(jp_fetch, "ludwig-nb", "runs", RUN_ID, "stop", method="POST", body=b"") == 403
+    )
+
+
+async def test_post_with_cookie_but_no_xsrf_is_refused(jp_fetch, jp_serverapp, make_run):
+    run = make_run(RUN_ID)
+    token = jp_serverapp.identity_provider.token
+    login = await jp_fetch(
+        "ludwig-nb", "runs", params={"token": token}, headers={"Authorization": ""}
+    )
+    cookies = [c.split(";")[0] for c in login.headers.get_list("Set-Cookie")]
+    assert cookies, "logging in with ?token= should set a login cookie"
+    headers = {"Authorization": "", "Cookie": "; ".join(cookies)}
+    assert await _status(jp_fetch, "ludwig-nb", "runs", headers=headers) == 200  # cookie works
+    code = await _status(
+        jp_fetch, "ludwig-nb", "runs", RUN_ID, "stop", method="POST", body=b"", headers=headers
+    )
+    assert code == 403
+    assert not (run.directory / rundir.CONTROL_FILE).exists()
+
+
+async def test_runs_lists_registered_runs(jp_fetch, make_run):
+    make_run(RUN_ID, name="<img src=x onerror=alert(1)>")
+    body = _json(await jp_fetch("ludwig-nb", "runs"))
+    [run] = body["runs"]
+    assert run["run_id"] == RUN_ID
+    assert (
+        run["name"] == "<img src=x onerror=alert(1)>"
+    )  # data, not markup: escaping is the view's job
+    assert run["status"] == "training" and run["alive"] is True
+    assert run["notebook"] == "nb.ipynb" and run["total_steps"] == 100
+
+
+async def test_stale_pid_shows_interrupted(jp_fetch, make_run, dead_pid):
+    make_run(RUN_ID, pid=dead_pid)
+    [run] = _json(await jp_fetch("ludwig-nb", "runs"))["runs"]
+    assert run["status"] == "interrupted" and run["alive"] is False
+    assert (
+        await _status(jp_fetch, "ludwig-nb", "runs", RUN_ID, "stop", method="POST", body=b"") == 409
+    )
+
+
+async def test_run_events_since_offset(jp_fetch, make_run):
+    run = make_run(RUN_ID)
+    run.step(0)
+    run.step(1)
+    first = _json(await jp_fetch("ludwig-nb", "runs", RUN_ID))
+    assert [e["step"] for e in first["events"]] == [0, 1]
+    assert first["run"]["step"] == 2
+    run.step(2)
+    later = _json(await jp_fetch("ludwig-nb", "runs", RUN_ID, params={"offset": first["offset"]}))
+    assert [e["step"] for e in later["events"]] == [2]
+    assert later["offset"] > first["offset"]
+
+
+async def test_stop_request_reaches_the_run(jp_fetch, make_run):
+    run = make_run(RUN_ID)
+    run.step(0)
+    response = await jp_fetch("ludwig-nb", "runs", RUN_ID, "stop", method="POST", body=b"")
+    assert response.code == 202
+    assert run.poll() == "stop"  # what the training process does within a second
+    body = _json(await jp_fetch("ludwig-nb", "runs", RUN_ID))
+    assert body["run"]["status"] == "stopped"
+    assert body["events"][-1]["type"] == "run_finished"
+    assert body["events"][-1]["status"] == "stopped"
+
+
+@pytest.mark.parametrize("action", ["pause", "resume"])
+async def test_pause_and_resume_reach_the_run(jp_fetch, make_run, action):
+    run = make_run(RUN_ID)
+    await jp_fetch("ludwig-nb", "runs", RUN_ID, action, method="POST", body=b"")
+    assert run.poll() == action
+
+
+@pytest.mark.parametrize(
+    "raw_id",
+    ["..%2F..%2Fetc%2Fpasswd", "..", "%2E%2E", ".hidden", "a%00b", "a%20b", "x" * 200],
+)
+async def test_bad_run_ids_are_rejected(
+    http_server_client, jp_auth_header, jp_base_url, make_run, raw_id
+):
+    """Sent verbatim (not re-quoted), so encoded separators reach tornado's decoder."""
+    make_run(RUN_ID)
+    base = f"{jp_base_url}ludwig-nb/runs/{raw_id}"
+    for url, method in ((base, "GET"), (f"{base}/stop", "POST")):
+        body = b"" if method == "POST" else None
+        response = await http_server_client.fetch(
+            url, method=method, body=body, headers=jp_auth_header, raise_error=False
+        )
+        assert response.code in (400, 404), (url, response.code)
+
+
+async def test_traversal_never_reads_outside_the_registry(jp_fetch, registry, tmp_path):
+    # a run directory that exists on disk but is not registered is invisible
+    outside = tmp_path / "elsewhere" / "secret-run"
+    outside.mkdir(parents=True)
+    rundir.write_json_atomic(outside / rundir.STATUS_FILE, {"status": "training"})
+    assert await _status(jp_fetch, "ludwig-nb", "runs", "secret-run") == 404
+    assert (
+        await _status(jp_fetch, "ludwig-nb", "runs", "secret-run", "stop", method="POST", body=b"")
+        == 404
+    )
+    assert not (outside / rundir.CONTROL_FILE).exists()
+
+
+async def test_unknown_action_is_not_routed(jp_fetch, make_run):
+    make_run(RUN_ID)
+    assert (
+        await _status(jp_fetch, "ludwig-nb", "runs", RUN_ID, "delete", method="POST", body=b"")
+        == 404
+    )
+
+
+async def test_bad_offset_is_a_client_error(jp_fetch, make_run):
+    make_run(RUN_ID)
+    assert await _status(jp_fetch, "ludwig-nb", "runs", RUN_ID, params={"offset": "x"}) == 400
+
+
+def test_registry_dir_follows_jupyter_runtime_dir(jp_serverapp, jp_runtime_dir):
+    from ludwig_nb.server.handlers import REGISTRY_KEY
+
+    assert (
+        Path(jp_serverapp.web_app.settings[REGISTRY_KEY]) == jp_runtime_dir / "ludwig_nb" / "runs"
+    )
