@@ -29,7 +29,10 @@ python -c "import torch" 2>/dev/null || python -m pip install -q "torch==2.13.0"
 # labextension is built once by hatch-jupyter-builder (jlpm) from labextension/.
 python -m pip install -q hatchling hatch-jupyter-builder jupyter-builder editables "jupyterlab>=4.6,<5"
 python -m pip install -q --no-build-isolation -e ".[dev]"
-jupyter labextension list 2>&1 | grep -qE "ludwig-nb.*enabled.*OK" || { echo "setup: the sidebar extension is not enabled"; exit 1; }
-jupyter server extension list 2>&1 | grep -qE "ludwig_nb.*enabled" || { echo "setup: the server extension is not enabled"; exit 1; }
+# (read the whole listing first: grep -q closing the pipe early would fail under pipefail)
+labext=$(jupyter labextension list 2>&1)
+grep -qE "ludwig-nb.*enabled.*OK" <<<"$labext" || { echo "setup: sidebar not enabled:"; echo "$labext"; exit 1; }
+serverext=$(jupyter server extension list 2>&1)
+grep -qE "ludwig_nb.*enabled" <<<"$serverext" || { echo "setup: server extension not enabled:"; echo "$serverext"; exit 1; }
 python -m ipykernel install --sys-prefix --name python3 --display-name "Python 3 (ludwig_nb)" >/dev/null
 echo "setup: ok ($(python -c 'import torch, ludwig_nb; print("torch", torch.__version__, "ludwig_nb", ludwig_nb.__version__)'))"

@@ -102,6 +102,10 @@ class AlarmWatch:
                 for target in targets:
                     target.control.resume(pause_reason(rule))
 
+    def close(self) -> None:
+        """``stop(release=True)``: unsubscribe and resume what this watch paused."""
+        self.stop(release=True)
+
     @property
     def log(self) -> list[AlarmTransition]:
         with self._lock:

@@ -1,0 +1,174 @@
+"""What one reading of a GPU or of the host looks like: plain frozen data, no driver.
+
+``GpuSample`` and ``HostSample`` cross threads (sampler -> pump, sampler -> alarm watch)
+and processes (kernel -> server -> sidebar as JSON), so they are immutable and carry only
+numbers, strings and tuples. A field the device or the driver cannot report is ``None``.
+
+Units: bytes for memory, °C for temperatures, W for power, % for utilisation and fan, MHz
+for clocks, wall-clock seconds (``time.time()``) for ``time``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping
+from typing import Any
+
+__all__ = [
+    "CLOCK_REASON_BITS",
+    "POWER_REASONS",
+    "THERMAL_REASONS",
+    "GpuSample",
+    "HostSample",
+    "Snapshot",
+    "decode_clock_reasons",
+]
+
+#: NVML clock event (formerly "throttle") reason bits -> our names.
+CLOCK_REASON_BITS: tuple[tuple[int, str], ...] = (
+    (0x1, "gpu_idle"),
+    (0x2, "applications_clocks_setting"),
+    (0x4, "sw_power_cap"),
+    (0x8, "hw_slowdown"),
+    (0x10, "sync_boost"),
+    (0x20, "sw_thermal_slowdown"),
+    (0x40, "hw_thermal_slowdown"),
+    (0x80, "hw_power_brake_slowdown"),
+    (0x100, "display_clock_setting"),
+    (0x200, "board_limit"),
+    (0x400, "reliability"),
+)
+
+#: Reasons that mean "the card is too hot" / "the card hit its power budget".
+THERMAL_REASONS: tuple[str, ...] = ("sw_thermal_slowdown", "hw_thermal_slowdown", "hw_slowdown")
+POWER_REASONS: tuple[str, ...] = ("sw_power_cap", "hw_power_brake_slowdown")
+
+
+def decode_clock_reasons(mask: int) -> tuple[str, ...]:
+    """Names of the bits set in an NVML clock event reasons bitmask, in bit order.
+
+    Unknown bits are reported as ``"0x<hex>"`` rather than dropped.
+    """
+    names = [name for bit, name in CLOCK_REASON_BITS if mask & bit]
+    known = 0
+    for bit, _ in CLOCK_REASON_BITS:
+        known |= bit
+    unknown = mask & ~known
+    if unknown:
+        names.append(f"{unknown:#x}")
+    return tuple(names)
+
+
+@dataclasses.dataclass(frozen=True)
+class GpuSample:
+    """One reading of one GPU (or one MIG instance: ``mig_index`` is set, ``index`` is its
+    parent). ``lost`` is True once the device stopped answering (NVML ``GPU_IS_LOST``)."""
+
+    index: int
+    name: str | None = None
+    uuid: str | None = None
+    utilization_gpu: float | None = None  # %
+    utilization_memory: float | None = None  # % of time the memory was read or written
+    memory_used: int | None = None  # bytes
+    memory_total: int | None = None  # bytes
+    temperature: float | None = None  # °C
+    temperature_slowdown: float | None = None  # °C, the device's own threshold
+    temperature_shutdown: float | None = None  # °C
+    temperature_max: float | None = None  # °C, the maximum operating temperature
+    power_draw: float | None = None  # W
+    power_limit: float | None = None  # W
+    fan: float | None = None  # %
+    clock_sm: float | None = None  # MHz
+    clock_memory: float | None = None  # MHz
+    pstate: int | None = None  # 0 (max performance) .. 15
+    clock_reasons: tuple[str, ...] = ()
+    process_memory: int | None = None  # bytes used by this process
+    lost: bool = False
+    time: float = 0.0  # wall-clock seconds
+    mig_index: int | None = None  # set for a MIG instance
+
+    @property
+    def memory_percent(self) -> float | None:
+        """Memory used as a percentage of the total, or None when either is unknown."""
+        if self.memory_used is None or not self.memory_total:
+            return None
+        return 100.0 * self.memory_used / self.memory_total
+
+    @property
+    def label(self) -> str:
+        """``"GPU 0"`` or ``"GPU 0 MIG 1"``."""
+        base = f"GPU {self.index}"
+        return base if self.mig_index is None else f"{base} MIG {self.mig_index}"
+
+    def to_dict(self) -> dict[str, Any]:
+        data = dataclasses.asdict(self)
+        data["clock_reasons"] = list(self.clock_reasons)
+        return data
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> GpuSample:
+        """Rebuild from ``to_dict`` output; unknown keys are ignored (newer writers)."""
+        names = {f.name for f in dataclasses.fields(cls)}
+        kwargs = {k: v for k, v in data.items() if k in names}
+        kwargs["clock_reasons"] = tuple(kwargs.get("clock_reasons") or ())
+        return cls(**kwargs)
+
+
+@dataclasses.dataclass(frozen=True)
+class HostSample:
+    """One reading of the host: CPU % (all cores, 0..100) and RAM in bytes."""
+
+    time: float
+    cpu_percent: float | None = None
+    memory_used: int | None = None
+    memory_total: int | None = None
+
+    @property
+    def memory_percent(self) -> float | None:
+        if self.memory_used is None or not self.memory_total:
+            return None
+        return 100.0 * self.memory_used / self.memory_total
+
+    def to_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> HostSample:
+        names = {f.name for f in dataclasses.fields(cls)}
+        return cls(**{k: v for k, v in data.items() if k in names})
+
+
+@dataclasses.dataclass(frozen=True)
+class Snapshot:
+    """Everything one sampler tick read: the GPUs (index order), the host, and, when there
+    is no GPU source, ``reason`` saying why (e.g. "no NVIDIA driver found: ...")."""
+
+    time: float
+    gpus: tuple[GpuSample, ...] = ()
+    host: HostSample | None = None
+    reason: str = ""
+
+    def gpu(self, index: int) -> GpuSample | None:
+        """The physical GPU ``index`` (not one of its MIG instances), or None."""
+        for sample in self.gpus:
+            if sample.index == index and sample.mig_index is None:
+                return sample
+        return None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "time": self.time,
+            "gpus": [g.to_dict() for g in self.gpus],
+            "host": None if self.host is None else self.host.to_dict(),
+            "reason": self.reason,
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Snapshot:
+        host = data.get("host")
+        return cls(
+            time=float(data["time"]),
+            gpus=tuple(GpuSample.from_dict(g) for g in data.get("gpus", ())),
+            host=None if host is None else HostSample.from_dict(host),
+            reason=str(data.get("reason", "")),
+        )

@@ -1,0 +1,348 @@
+"""``NvmlSource``: GPU readings through NVIDIA's NVML binding (``nvidia-ml-py``).
+
+Nothing happens at import or construction: NVML is initialised on the first ``available``
+or ``sample()``, under a lock, and shut down by ``close()``. Each metric degrades on its
+own (House style 1):
+
+* NotSupported / FunctionNotFound / NoPermission / ArgumentVersionMismatch: that metric
+  (that call variant) is recorded as unsupported for that device and never asked again;
+  the next variant, if any, is tried (memory v2 -> v1, temperature ``V`` -> legacy call,
+  clock event reasons -> deprecated throttle reasons).
+* GpuIsLost / ResetRequired: the device is marked ``lost`` and not called again; the
+  others go on.
+* anything else (Timeout, Unknown, ...): that metric is ``None`` for this sample only.
+
+Thresholds (slowdown, shutdown, max °C), name, UUID and the power limit are read once.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import threading
+import time
+from collections.abc import Callable
+from types import ModuleType
+from typing import Any
+
+from ludwig_nb.core.gpu_sample import GpuSample, decode_clock_reasons
+
+__all__ = ["NvmlSource"]
+
+log = logging.getLogger(__name__)
+
+_UNSUPPORTED = {3, 4, 13, 25}  # NOT_SUPPORTED, NO_PERMISSION, FUNCTION_NOT_FOUND, ARG_VERSION
+_LOST = {15, 16}  # GPU_IS_LOST, RESET_REQUIRED
+_NOT_FOUND = 6
+_NO_DRIVER_HINT = "install the NVIDIA driver, or use %gpu_watch --simulate"
+
+
+class _DeviceLost(Exception):
+    pass
+
+
+class _Device:
+    """One physical GPU or MIG instance: its handle, static info and capability map."""
+
+    def __init__(self, index: int, handle: Any, mig_index: int | None = None) -> None:
+        self.index = index
+        self.handle = handle
+        self.mig_index = mig_index
+        self.unsupported: set[str] = set()
+        self.lost = False
+        self.static: dict[str, Any] = {}
+
+
+class NvmlSource:
+    """Reads every NVIDIA GPU (and MIG instance) of this machine. Thread-safe.
+
+    ``nvml``: the ``pynvml`` module to use (default: import it lazily); ``clock``:
+    wall-clock seconds for the sample times; ``pid``: whose GPU memory is
+    ``process_memory`` (default: this process).
+    """
+
+    def __init__(
+        self,
+        nvml: ModuleType | None = None,
+        clock: Callable[[], float] = time.time,
+        pid: int | None = None,
+    ) -> None:
+        self._nvml = nvml
+        self._clock = clock
+        self._pid = os.getpid() if pid is None else pid
+        self._lock = threading.RLock()
+        self._started = False
+        self._initialised = False
+        self._reason = ""
+        self._devices: list[_Device] = []
+
+    # -- lifecycle -------------------------------------------------------------------
+    @property
+    def available(self) -> bool:
+        """True when NVML initialised and found at least one GPU (initialises it)."""
+        self._ensure()
+        return self._initialised and bool(self._devices)
+
+    @property
+    def reason(self) -> str:
+        """Why there is nothing to read, in one line ("" when available)."""
+        self._ensure()
+        return self._reason
+
+    @property
+    def device_count(self) -> int:
+        """Physical GPUs plus MIG instances found."""
+        self._ensure()
+        return len(self._devices)
+
+    def close(self) -> None:
+        """Shut NVML down (idempotent); a later ``sample()`` initialises it again."""
+        with self._lock:
+            if self._initialised and self._nvml is not None:
+                try:
+                    self._nvml.nvmlShutdown()
+                except Exception as exc:  # a dying driver at exit is not worth a traceback
+                    log.debug("nvmlShutdown failed: %s", exc)
+            self._started = self._initialised = False
+            self._devices = []
+
+    def _ensure(self) -> None:
+        with self._lock:
+            if self._started:
+                return
+            self._started = True
+            try:
+                self._init()
+            except Exception as exc:
+                self._reason = _init_failure(exc)
+                self._initialised = False
+                self._devices = []
+
+    def _init(self) -> None:
+        if self._nvml is None:
+            try:
+                import pynvml
+            except ImportError:
+                self._reason = "no NVIDIA driver found: nvidia-ml-py is not installed"
+                return
+            self._nvml = pynvml
+        # The one place NVML is initialised (pyproject bans pynvml.nvmlInit elsewhere).
+        self._nvml.nvmlInitWithFlags(0)
+        self._initialised = True
+        count = self._nvml.nvmlDeviceGetCount()
+        for index in range(count):
+            device = _Device(index, self._nvml.nvmlDeviceGetHandleByIndex(index))
+            self._devices.append(device)
+            self._devices.extend(self._mig_devices(device))
+        self._reason = "" if self._devices else "no NVIDIA GPU found: the driver reports 0 devices"
+
+    def _mig_devices(self, parent: _Device) -> list[_Device]:
+        nvml = self._nvml
+        assert nvml is not None
+        try:
+            current, _ = nvml.nvmlDeviceGetMigMode(parent.handle)
+            if current != 1:
+                return []
+            slots = nvml.nvmlDeviceGetMaxMigDeviceCount(parent.handle)
+        except nvml.NVMLError:
+            return []  # no MIG on this board or driver
+        found: list[_Device] = []
+        for slot in range(slots):
+            try:
+                handle = nvml.nvmlDeviceGetMigDeviceHandleByIndex(parent.handle, slot)
+            except nvml.NVMLError:
+                continue  # an empty slot answers NOT_FOUND
+            found.append(_Device(parent.index, handle, mig_index=len(found)))
+        return found
+
+    # -- sampling --------------------------------------------------------------------
+    def sample(self) -> list[GpuSample]:
+        """One :class:`GpuSample` per device in index order; ``[]`` when unavailable.
+
+        Never raises: a failing metric is None, a lost device is ``lost=True``.
+        """
+        self._ensure()
+        with self._lock:
+            if not self._initialised:
+                return []
+            now = self._clock()
+            return [self._sample_device(d, now) for d in self._devices]
+
+    def _sample_device(self, dev: _Device, now: float) -> GpuSample:
+        if not dev.lost:
+            try:
+                fields = self._read_device(dev)
+                return GpuSample(index=dev.index, time=now, mig_index=dev.mig_index, **fields)
+            except _DeviceLost:
+                dev.lost = True
+                log.warning(
+                    "ludwig_nb: GPU %s is lost; the other GPUs are still sampled", dev.index
+                )
+            except Exception as exc:  # a broken binding must not stop the sampler
+                log.debug("sampling GPU %s failed: %s", dev.index, exc)
+                return GpuSample(index=dev.index, time=now, mig_index=dev.mig_index)
+        return GpuSample(
+            index=dev.index,
+            name=dev.static.get("name"),
+            uuid=dev.static.get("uuid"),
+            lost=True,
+            time=now,
+            mig_index=dev.mig_index,
+        )
+
+    def _read_device(self, dev: _Device) -> dict[str, Any]:
+        if not dev.static:
+            dev.static = self._read_static(dev)
+        nvml = self._nvml
+        assert nvml is not None
+        return {
+            **dev.static,
+            **self._read_activity(nvml, dev),
+            **self._read_memory(nvml, dev),
+            **self._read_thermal(nvml, dev),
+            "process_memory": self._process_memory(dev),
+        }
+
+    def _read_activity(self, nvml: ModuleType, dev: _Device) -> dict[str, Any]:
+        """Utilisation %, power W, fan %, clocks MHz and the P-state."""
+        h = dev.handle
+        fields: dict[str, Any] = {}
+        util = self._call(dev, "utilization", nvml.nvmlDeviceGetUtilizationRates, h)
+        if util is not None:
+            fields["utilization_gpu"] = float(util.gpu)
+            fields["utilization_memory"] = float(util.memory)
+        power = self._call(dev, "power", nvml.nvmlDeviceGetPowerUsage, h)
+        fields["power_draw"] = None if power is None else power / 1000.0  # mW -> W
+        fields["fan"] = _num(self._call(dev, "fan", nvml.nvmlDeviceGetFanSpeed, h))
+        get_clock = nvml.nvmlDeviceGetClockInfo
+        fields["clock_sm"] = _num(self._call(dev, "clock_sm", get_clock, h, 1))  # NVML_CLOCK_SM
+        fields["clock_memory"] = _num(self._call(dev, "clock_memory", get_clock, h, 2))
+        pstate = self._call(dev, "pstate", nvml.nvmlDeviceGetPerformanceState, h)
+        fields["pstate"] = None if pstate is None or not 0 <= pstate <= 15 else int(pstate)
+        return fields
+
+    def _read_memory(self, nvml: ModuleType, dev: _Device) -> dict[str, Any]:
+        """Used and total bytes: the v2 call (without driver-reserved memory), else v1."""
+        h = dev.handle
+        memory = self._first(
+            dev,
+            ("memory_v2", lambda: nvml.nvmlDeviceGetMemoryInfo(h, version=nvml.nvmlMemory_v2)),
+            ("memory_v1", lambda: nvml.nvmlDeviceGetMemoryInfo(h)),
+        )
+        if memory is None:
+            return {}
+        return {"memory_used": int(memory.used), "memory_total": int(memory.total)}
+
+    def _read_thermal(self, nvml: ModuleType, dev: _Device) -> dict[str, Any]:
+        """°C (the V call, else the legacy one) and the decoded clock event reasons (the
+        current call, else the deprecated throttle reasons)."""
+        h = dev.handle
+        temperature = self._first(
+            dev,
+            ("temperature_v", lambda: _temperature_v(nvml, h)),
+            ("temperature", lambda: nvml.nvmlDeviceGetTemperature(h, 0)),  # NVML_TEMPERATURE_GPU
+        )
+        reasons = self._first(
+            dev,
+            ("clock_events", lambda: _optional(nvml, "nvmlDeviceGetCurrentClocksEventReasons")(h)),
+            ("clock_throttle", lambda: nvml.nvmlDeviceGetCurrentClocksThrottleReasons(h)),
+        )
+        return {
+            "temperature": _num(temperature),
+            "clock_reasons": () if reasons is None else decode_clock_reasons(int(reasons)),
+        }
+
+    def _read_static(self, dev: _Device) -> dict[str, Any]:
+        nvml = self._nvml
+        assert nvml is not None
+        h = dev.handle
+        static: dict[str, Any] = {
+            "name": _text(self._call(dev, "name", nvml.nvmlDeviceGetName, h)),
+            "uuid": _text(self._call(dev, "uuid", nvml.nvmlDeviceGetUUID, h)),
+        }
+        for key, which in (
+            ("temperature_shutdown", 0),
+            ("temperature_slowdown", 1),
+            ("temperature_max", 3),
+        ):
+            get = nvml.nvmlDeviceGetTemperatureThreshold
+            static[key] = _num(self._call(dev, key, get, h, which))
+        limit = self._call(dev, "power_limit", nvml.nvmlDeviceGetEnforcedPowerLimit, h)
+        static["power_limit"] = None if limit is None else limit / 1000.0
+        return static
+
+    def _process_memory(self, dev: _Device) -> int | None:
+        nvml = self._nvml
+        assert nvml is not None
+        procs = self._call(dev, "processes", nvml.nvmlDeviceGetComputeRunningProcesses, dev.handle)
+        if procs is None:
+            return None
+        used = [p.usedGpuMemory for p in procs if p.pid == self._pid]
+        return sum(int(u) for u in used if u is not None)
+
+    # -- one metric, degrading on its own --------------------------------------------
+    def _first(self, dev: _Device, *variants: tuple[str, Callable[[], Any]]) -> Any:
+        """The first supported variant's value (later variants are fallbacks)."""
+        for metric, read in variants:
+            if metric in dev.unsupported:
+                continue
+            value = self._call(dev, metric, read)
+            if value is not None or metric not in dev.unsupported:
+                return value
+        return None
+
+    def _call(self, dev: _Device, metric: str, fn: Callable[..., Any], *args: Any) -> Any:
+        if metric in dev.unsupported:
+            return None
+        nvml = self._nvml
+        assert nvml is not None
+        try:
+            return fn(*args)
+        except nvml.NVMLError as exc:
+            code = getattr(exc, "value", None)
+            if code in _LOST:
+                raise _DeviceLost from exc
+            if code in _UNSUPPORTED:
+                dev.unsupported.add(metric)
+                log.debug("GPU %s: %s unsupported (%s); not asked again", dev.index, metric, exc)
+            return None
+        except _MissingFunction:
+            dev.unsupported.add(metric)
+            return None
+
+
+class _MissingFunction(Exception):
+    """The installed nvidia-ml-py predates a call (treated like FunctionNotFound)."""
+
+
+def _optional(nvml: ModuleType, name: str) -> Callable[..., Any]:
+    fn = getattr(nvml, name, None)
+    if fn is None:
+        raise _MissingFunction(name)
+    return fn  # type: ignore[no-any-return]
+
+
+def _temperature_v(nvml: ModuleType, handle: Any) -> Any:
+    return _optional(nvml, "nvmlDeviceGetTemperatureV")(handle, 0)  # NVML_TEMPERATURE_GPU
+
+
+def _num(value: Any) -> float | None:
+    return None if value is None else float(value)
+
+
+def _text(value: Any) -> str | None:
+    if value is None:
+        return None
+    return value.decode(errors="replace") if isinstance(value, bytes) else str(value)
+
+
+def _init_failure(exc: BaseException) -> str:
+    """One line for the user: why NVML gave us nothing."""
+    code = getattr(exc, "value", None)
+    if code == 12:  # LIBRARY_NOT_FOUND
+        return f"no NVIDIA driver found: libnvidia-ml.so.1 is not installed ({_NO_DRIVER_HINT})"
+    if code == 9:  # DRIVER_NOT_LOADED
+        return f"no NVIDIA driver found: the driver is not loaded ({_NO_DRIVER_HINT})"
+    if code == 18:  # LIB_RM_VERSION_MISMATCH
+        return "no NVIDIA driver found: driver/library version mismatch (reboot after an upgrade)"
+    return f"no NVIDIA driver found: NVML failed to start ({exc})"

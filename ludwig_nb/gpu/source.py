@@ -1,0 +1,27 @@
+"""``GpuSource``: what the sampler needs from anything that reads GPUs."""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+from ludwig_nb.core.gpu_sample import GpuSample
+
+__all__ = ["GpuSource"]
+
+
+class GpuSource(Protocol):
+    """NVML, a simulated GPU, or a test double.
+
+    ``available`` is False (and ``reason`` says why, in one line) when there is nothing to
+    read; ``sample()`` then returns ``[]``. ``sample()`` never raises.
+    """
+
+    @property
+    def available(self) -> bool: ...
+
+    @property
+    def reason(self) -> str: ...
+
+    def sample(self) -> list[GpuSample]: ...
+
+    def close(self) -> None: ...

@@ -1,0 +1,227 @@
+# IPython's magic decorators and display() carry no type hints.
+# mypy: disable-error-code="untyped-decorator,no-untyped-call"
+"""``%gpu_watch``: live GPU gauges, a timeline and temperature alarms in the notebook.
+
+The magic only parses its options and wires library pieces together: the kernel's shared
+sampler (or a simulated GPU), an ``AlarmWatch`` on the runs of this kernel, and a
+``GpuWatchView`` refreshed by the UI pump.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from typing import Any
+
+from IPython.core.error import UsageError
+from IPython.core.magic import Magics, line_magic, magics_class
+from IPython.core.magic_arguments import argument, magic_arguments, parse_argstring
+
+__all__ = ["GpuWatchMagics", "build_watch", "parse_devices", "parse_duration"]
+
+_DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([smh]?)\s*$", re.IGNORECASE)
+_UNIT = {"": 1.0, "s": 1.0, "m": 60.0, "h": 3600.0}
+
+
+def parse_duration(text: str) -> float:
+    """``"90"``/``"90s"``/``"10m"``/``"1h"`` -> seconds. Raises ``UsageError`` (one line)."""
+    match = _DURATION.match(text)
+    if not match or float(match.group(1)) <= 0:
+        raise UsageError(f"--history {text!r}: use a duration like 90s, 10m or 1h")
+    return float(match.group(1)) * _UNIT[match.group(2).lower()]
+
+
+def parse_devices(text: str) -> list[int]:
+    """``"0,1"`` -> ``[0, 1]``. Raises ``UsageError`` (one line)."""
+    try:
+        devices = [int(part) for part in text.split(",") if part.strip()]
+    except ValueError:
+        raise UsageError(f"--devices {text!r}: use GPU indices like 0,1") from None
+    if not devices or min(devices) < 0:
+        raise UsageError(f"--devices {text!r}: use GPU indices like 0,1")
+    return devices
+
+
+@magics_class
+class GpuWatchMagics(Magics):
+    """The ``%gpu_watch`` line magic; keeps the views it started so ``--stop`` ends them."""
+
+    def __init__(self, shell: Any = None) -> None:
+        super().__init__(shell)
+        self._watches: list[tuple[Any, Callable[[], None]]] = []
+
+    @magic_arguments()
+    @argument(
+        "--interval", type=float, default=None, help="seconds between samples (>= 0.25; default 1)"
+    )
+    @argument("--devices", default=None, help="GPU indices to show, e.g. 0,1 (default: all)")
+    @argument(
+        "--alarm",
+        default=None,
+        help="temperature alarm: °C (85) or relative to slowdown (slowdown-5)",
+    )
+    @argument(
+        "--resume-below", default=None, help="the alarm clears below this (default: alarm - 5)"
+    )
+    @argument(
+        "--action",
+        default="warn",
+        choices=("warn", "pause", "stop"),
+        help="what an alarm does to the runs on that GPU (default: warn)",
+    )
+    @argument("--history", default="10m", help="timeline length, e.g. 90s, 10m, 1h (default 10m)")
+    @argument(
+        "--simulate",
+        action="store_true",
+        help="watch a simulated GPU that heats with the runs' load",
+    )
+    @argument("--stop", action="store_true", help="stop every %%gpu_watch view of this kernel")
+    @line_magic
+    def gpu_watch(self, line: str = "") -> Any:
+        """Show live GPU gauges: utilisation, memory, temperature against the slowdown and
+        shutdown thresholds, power against its limit, throttle reasons, a timeline of the
+        last minutes and an alarm log. Without a GPU it says why and shows host CPU/RAM.
+
+        Examples::
+
+            %gpu_watch
+            w = %gpu_watch --devices 0 --history 5m
+            %gpu_watch --alarm slowdown-5 --action pause   # pause runs on a hot GPU
+            %gpu_watch --simulate --alarm slowdown-5 --action pause
+            %gpu_watch --stop
+        """
+        args = parse_argstring(self.gpu_watch, line)
+        if args.stop:
+            count = self.stop_all()
+            print(f"stopped {count} GPU watch{'es' if count != 1 else ''}")
+            return None
+        settings = _settings(args)
+        return self._start(settings)
+
+    def stop_all(self) -> int:
+        """Close every view this magic started; returns how many."""
+        watches, self._watches = self._watches, []
+        for view, _ in watches:
+            view.close()
+        return len(watches)
+
+    def _start(self, settings: dict[str, Any]) -> Any:
+        view, cleanup = build_watch(**settings)
+        self._watches.append((view, cleanup))
+        from IPython.display import display
+
+        display(view.widget)
+        view.mark_shown(getattr(self.shell, "execution_count", None))
+        return view
+
+
+def _settings(args: Any) -> dict[str, Any]:
+    """Validated options for ``build_watch``; raises ``UsageError`` with one line."""
+    from ludwig_nb.core.alarms import AlarmRule, parse_threshold
+    from ludwig_nb.gpu import MIN_INTERVAL
+
+    if args.interval is not None and args.interval < MIN_INTERVAL:
+        raise UsageError(f"--interval {args.interval}: the minimum is {MIN_INTERVAL} s")
+    rule = None
+    if args.alarm is None:
+        if args.resume_below is not None or args.action != "warn":
+            raise UsageError("--resume-below and --action need --alarm (e.g. --alarm slowdown-5)")
+    else:
+        try:
+            rule = AlarmRule(
+                "temperature",
+                parse_threshold(args.alarm),
+                clear_below=None
+                if args.resume_below is None
+                else parse_threshold(args.resume_below),
+                action=args.action,
+            )
+        except ValueError as exc:
+            raise UsageError(str(exc)) from None
+    return {
+        "interval": args.interval,
+        "devices": None if args.devices is None else parse_devices(args.devices),
+        "rule": rule,
+        "history": parse_duration(args.history),
+        "simulate": bool(args.simulate),
+    }
+
+
+_LOADED = frozenset({"training", "evaluating"})
+
+
+def _live_runs() -> list[Any]:
+    from ludwig_nb.runs.live import active_runs
+
+    return list(active_runs())
+
+
+def _live_load() -> float:
+    """1.0 while a run of this kernel trains (the simulated GPU's load), else 0.0."""
+    return 1.0 if any(getattr(r, "status", "") in _LOADED for r in _live_runs()) else 0.0
+
+
+def _shared_pump() -> Any:
+    try:
+        from ludwig_nb.ui.show import shared_pump
+    except ImportError:  # the dashboard module is optional for this magic
+        from ludwig_nb.ui.pump import Pump
+
+        return Pump()
+    return shared_pump()
+
+
+def build_watch(
+    *,
+    interval: float | None = None,
+    devices: list[int] | None = None,
+    rule: Any = None,
+    history: float = 600.0,
+    simulate: bool = False,
+    sampler: Any = None,
+    pump: Any = None,
+    targets: Callable[[], Any] | None = None,
+) -> tuple[Any, Callable[[], None]]:
+    """Wire a sampler, an optional alarm watch and a view; register the view with the pump.
+
+    Returns ``(view, cleanup)``; ``view.close()`` runs ``cleanup`` (stops the alarm watch
+    and a sampler started here). ``sampler``/``pump``/``targets`` are injectable for tests.
+    """
+    from ludwig_nb.core.alarms import AlarmPolicy
+    from ludwig_nb.gpu import HostSource, Sampler, SimulatedGpu, ThermalProfile, kernel_sampler
+    from ludwig_nb.runs.alarm_watch import AlarmWatch
+    from ludwig_nb.ui.gpu_watch_view import GpuWatchView
+
+    owned = sampler is None and simulate
+    if sampler is None:
+        if simulate:
+            source = SimulatedGpu(load=_live_load, profile=ThermalProfile.demo())
+            sampler = Sampler(source, HostSource(), interval=interval or 1.0)
+        else:
+            sampler = kernel_sampler(start=False)
+            if interval is not None:
+                sampler.interval = interval
+    if interval is not None:
+        sampler.interval = interval
+    watch = None
+    if rule is not None:
+        policy = AlarmPolicy([rule], devices=devices)
+        watch = AlarmWatch(sampler, policy, targets or _live_runs).start()
+
+    def cleanup() -> None:
+        if watch is not None:
+            watch.close()
+        if owned:
+            sampler.stop()
+
+    title = "GPU watch (simulated)" if simulate else "GPU watch"
+    if rule is not None:
+        title += f" · alarm {rule.name} → {rule.action}"
+    view = GpuWatchView(
+        sampler, devices=devices, history=history, alarms=watch, title=title, on_close=cleanup
+    )
+    sampler.start()
+    pump = pump or _shared_pump()
+    pump.add(view)
+    pump.start()
+    return view, cleanup

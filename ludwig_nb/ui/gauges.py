@@ -1,0 +1,277 @@
+"""GPU and host gauges as HTML: full cards for ``%gpu_watch``, a compact row for dashboards.
+
+The ``*_html`` functions are pure (a sample in, a string out), so they are tested without
+a front end. :class:`MiniGauges` wraps the compact row in one ``ipywidgets.HTML`` and
+returns its writes (``{widget: {trait: value}}``) only when the text changed, so a
+dashboard can apply them inside its own one-batch-per-frame update. HTML widgets behave
+the same in ipywidgets 7 and 8.
+
+Temperatures are drawn against the device's own thresholds: the bar's scale ends 5 °C
+above the shutdown temperature, with marks at slowdown (orange) and shutdown (red).
+"""
+
+from __future__ import annotations
+
+import html
+import time
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from ludwig_nb.core.gpu_sample import (
+    POWER_REASONS,
+    THERMAL_REASONS,
+    GpuSample,
+    HostSample,
+    Snapshot,
+)
+
+__all__ = [
+    "MiniGauges",
+    "bar_html",
+    "compact_gauges_html",
+    "gpu_card_html",
+    "host_html",
+    "no_gpu_html",
+    "temperature_color",
+    "temperature_html",
+]
+
+GREEN, ORANGE, RED, GREY, BLUE = "#2ca02c", "#ff7f0e", "#d62728", "#9e9e9e", "#1f77b4"
+_WARN_MARGIN = 5.0  # °C under slowdown where the bar turns orange
+_BAR = (
+    "display:inline-block;position:relative;vertical-align:middle;"
+    "width:{w}px;height:10px;background:#e6e6e6;border-radius:2px;overflow:hidden"
+)
+
+
+def _fmt_bytes(n: float | None) -> str:
+    if n is None:
+        return "N/A"
+    for unit, size in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if abs(n) >= size:
+            return f"{n / size:.1f} {unit}"
+    return f"{n:.0f} B"
+
+
+def _fmt(value: float | None, unit: str, digits: int = 0) -> str:
+    return "N/A" if value is None else f"{value:.{digits}f}{unit}"
+
+
+def _clip(fraction: float) -> float:
+    return min(1.0, max(0.0, fraction))
+
+
+def bar_html(
+    fraction: float | None,
+    text: str,
+    color: str = BLUE,
+    width: int = 90,
+    marks: Iterable[tuple[float, str]] = (),
+) -> str:
+    """A horizontal bar filled to ``fraction`` (0..1; None: empty, "N/A"), with vertical
+    ``marks`` at (fraction, colour), followed by ``text``."""
+    fill = (
+        ""
+        if fraction is None
+        else (
+            f'<span style="position:absolute;left:0;top:0;bottom:0;'
+            f'width:{100 * _clip(fraction):.1f}%;background:{color}"></span>'
+        )
+    )
+    ticks = "".join(
+        f'<span style="position:absolute;top:0;bottom:0;left:{100 * _clip(at):.1f}%;'
+        f'width:2px;background:{mark_color}"></span>'
+        for at, mark_color in marks
+    )
+    return (
+        f'<span style="{_BAR.format(w=width)}">{fill}{ticks}</span> '
+        f'<span style="font-size:90%">{html.escape(text)}</span>'
+    )
+
+
+def temperature_color(temperature: float | None, slowdown: float | None) -> str:
+    """Green, orange within 5 °C of slowdown (or above 80 °C when it is unknown), red at or
+    above slowdown; grey when unknown."""
+    if temperature is None:
+        return GREY
+    if slowdown is None:
+        return ORANGE if temperature >= 80.0 else GREEN
+    if temperature >= slowdown:
+        return RED
+    return ORANGE if temperature >= slowdown - _WARN_MARGIN else GREEN
+
+
+def temperature_html(gpu: GpuSample, width: int = 90) -> str:
+    """The temperature bar with the slowdown and shutdown marks and their values in °C."""
+    top = (gpu.temperature_shutdown or gpu.temperature_slowdown or 95.0) + 5.0
+    marks = [
+        (level / top, color)
+        for level, color in ((gpu.temperature_slowdown, ORANGE), (gpu.temperature_shutdown, RED))
+        if level is not None
+    ]
+    limits = " / ".join(
+        f"{name} {level:.0f}"
+        for name, level in (
+            ("slowdown", gpu.temperature_slowdown),
+            ("shutdown", gpu.temperature_shutdown),
+        )
+        if level is not None
+    )
+    text = _fmt(gpu.temperature, " °C") + (f" ({limits})" if limits else "")
+    fraction = None if gpu.temperature is None else gpu.temperature / top
+    return bar_html(
+        fraction, text, temperature_color(gpu.temperature, gpu.temperature_slowdown), width, marks
+    )
+
+
+def _memory_html(gpu: GpuSample, width: int) -> str:
+    fraction = None if gpu.memory_percent is None else gpu.memory_percent / 100.0
+    color = RED if fraction is not None and fraction >= 0.95 else BLUE
+    text = f"{_fmt_bytes(gpu.memory_used)} / {_fmt_bytes(gpu.memory_total)}"
+    if gpu.process_memory:
+        text += f" (this kernel {_fmt_bytes(gpu.process_memory)})"
+    return bar_html(fraction, text, color, width)
+
+
+def _power_html(gpu: GpuSample, width: int) -> str:
+    fraction = None
+    if gpu.power_draw is not None and gpu.power_limit:
+        fraction = gpu.power_draw / gpu.power_limit
+    text = _fmt(gpu.power_draw, " W") + (f" / {gpu.power_limit:.0f} W" if gpu.power_limit else "")
+    return bar_html(fraction, text, ORANGE if fraction and fraction >= 0.98 else BLUE, width)
+
+
+def _reasons_html(reasons: Sequence[str]) -> str:
+    chips = []
+    for reason in reasons:
+        color = RED if reason in THERMAL_REASONS else ORANGE if reason in POWER_REASONS else GREY
+        chips.append(
+            f'<span style="border:1px solid {color};color:{color};border-radius:3px;'
+            f'padding:0 3px;margin-right:3px;font-size:85%">{html.escape(reason)}</span>'
+        )
+    return "".join(chips)
+
+
+def _row(label: str, body: str) -> str:
+    return (
+        f'<div><span style="display:inline-block;width:6.5em;color:#666">{label}</span>{body}</div>'
+    )
+
+
+def gpu_card_html(gpu: GpuSample, selected: bool = False, width: int = 140) -> str:
+    """Everything ``%gpu_watch`` shows for one GPU (or MIG instance), as HTML."""
+    title = f"<b>{html.escape(gpu.label)}</b> {html.escape(gpu.name or '')}"
+    if selected:
+        title += " ◀"
+    if gpu.lost:
+        lost = f'<span style="color:{RED}">lost (the driver no longer answers)</span>'
+        return f"<div>{title}: {lost}</div>"
+    rows = [
+        _row(
+            "utilisation",
+            bar_html(
+                None if gpu.utilization_gpu is None else gpu.utilization_gpu / 100,
+                _fmt(gpu.utilization_gpu, " %"),
+                BLUE,
+                width,
+            ),
+        ),
+        _row("memory", _memory_html(gpu, width)),
+    ]
+    if gpu.mig_index is None:
+        rows += [
+            _row("temperature", temperature_html(gpu, width)),
+            _row("power", _power_html(gpu, width)),
+        ]
+        extras = [
+            f"fan {_fmt(gpu.fan, ' %')}" if gpu.fan is not None else "",
+            f"SM {_fmt(gpu.clock_sm, ' MHz')}" if gpu.clock_sm is not None else "",
+            f"P{gpu.pstate}" if gpu.pstate is not None else "",
+        ]
+        rows.append(_row("clocks", " · ".join(e for e in extras if e) or "N/A"))
+        rows.append(_row("throttling", _reasons_html(gpu.clock_reasons) or "none"))
+    return f'<div style="margin:2px 0 6px 0">{title}{"".join(rows)}</div>'
+
+
+def host_html(host: HostSample | None, width: int = 90) -> str:
+    """Host CPU % and RAM bars ("" when there is no host sample)."""
+    if host is None:
+        return ""
+    cpu = host.cpu_percent
+    memory = None if host.memory_percent is None else host.memory_percent / 100.0
+    return (
+        "<div><b>host</b> "
+        + bar_html(None if cpu is None else cpu / 100.0, f"CPU {_fmt(cpu, ' %')}", BLUE, width)
+        + " "
+        + bar_html(
+            memory,
+            f"RAM {_fmt_bytes(host.memory_used)} / {_fmt_bytes(host.memory_total)}",
+            BLUE,
+            width,
+        )
+        + "</div>"
+    )
+
+
+def no_gpu_html(reason: str, host: HostSample | None) -> str:
+    """The no-GPU state: one line saying why, then the host's CPU and RAM."""
+    line = f'<div style="color:#666">{html.escape(reason or "no GPU")}</div>'
+    return line + host_html(host)
+
+
+def compact_gauges_html(snapshot: Snapshot | None, device_index: int | None = None) -> str:
+    """One line per GPU (utilisation, memory, temperature with marks, power) for a training
+    dashboard; the GPU the run uses is marked. Host CPU/RAM when there is no GPU."""
+    if snapshot is None:
+        return ""
+    gpus = [g for g in snapshot.gpus if g.mig_index is None]
+    if not gpus:
+        return no_gpu_html(snapshot.reason, snapshot.host)
+    rows = []
+    for gpu in gpus:
+        mark = " ◀" if device_index is not None and gpu.index == device_index else ""
+        if gpu.lost:
+            rows.append(f"<div><b>GPU {gpu.index}</b>{mark} lost</div>")
+            continue
+        util = None if gpu.utilization_gpu is None else gpu.utilization_gpu / 100.0
+        memory = None if gpu.memory_percent is None else gpu.memory_percent / 100.0
+        rows.append(
+            f"<div><b>GPU {gpu.index}</b>{mark} "
+            + bar_html(util, f"{_fmt(gpu.utilization_gpu, ' %')}", BLUE, 50)
+            + " "
+            + bar_html(memory, _fmt_bytes(gpu.memory_used), BLUE, 50)
+            + " "
+            + temperature_html(gpu, 60)
+            + " "
+            + _power_html(gpu, 50)
+            + (" " + _reasons_html([r for r in gpu.clock_reasons if r != "gpu_idle"]))
+            + "</div>"
+        )
+    return "".join(rows)
+
+
+class MiniGauges:
+    """A compact gauge row widget for the training dashboard.
+
+    ``writes(snapshot)`` returns ``{self.widget: {"value": html}}`` when the row changed
+    and ``{}`` otherwise; the caller applies it (the pump stays the only writer).
+    """
+
+    def __init__(self, device_index: int | None = None) -> None:
+        import ipywidgets as widgets
+
+        self.device_index = device_index
+        self.widget = widgets.HTML("")
+        self._last = ""
+
+    def writes(self, snapshot: Snapshot | None) -> dict[Any, dict[str, Any]]:
+        text = compact_gauges_html(snapshot, self.device_index)
+        if text == self._last:
+            return {}
+        self._last = text
+        return {self.widget: {"value": text}}
+
+
+def clock_text(t: float) -> str:
+    """``HH:MM:SS`` local time of a wall-clock time (seconds)."""
+    return time.strftime("%H:%M:%S", time.localtime(t))
