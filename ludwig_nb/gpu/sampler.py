@@ -37,7 +37,7 @@ GPU_METRICS = (
 )
 HOST_METRICS = ("cpu_percent", "memory_percent")
 
-Subscriber = Callable[[Snapshot], None]
+Subscriber = Callable[[Snapshot], object]
 
 
 class Sampler:

@@ -1,3 +1,5 @@
+# mypy: disable-error-code="untyped-decorator,no-untyped-call"
+# (IPython's magic_arguments decorators are untyped; the rest of this module is typed.)
 """``%%ludwig_config`` and the run-control magics: thin, declarative, delegating.
 
 Every magic parses its declared arguments, calls library code, and turns a user mistake
@@ -26,6 +28,13 @@ class LudwigMagics(Magics):
     results_dir = Unicode("results", help="Where run directories are created.").tag(config=True)
     frame_rate = Float(4.0, help="Dashboard updates per second (at most).").tag(config=True)
     engine = Unicode("builtin", help="Default training engine.").tag(config=True)
+
+    @property
+    def _user_ns(self) -> dict[str, Any]:
+        if self.shell is None:  # only before registration; IPython always sets it
+            raise UsageError("ludwig_nb magics need an IPython shell")
+        namespace: dict[str, Any] = self.shell.user_ns
+        return namespace
 
     # -- %%ludwig_config -------------------------------------------------------------
     @magic_arguments()
@@ -63,8 +72,8 @@ class LudwigMagics(Magics):
             return
         run = self._train(config, dataset, args, engine)
         if args.name:
-            self.shell.user_ns[args.name] = run
-        self.shell.user_ns["_ludwig_run"] = run
+            self._user_ns[args.name] = run
+        self._user_ns["_ludwig_run"] = run
         from ludwig_nb.ui import show_run
 
         show_run(run, fps=self.frame_rate, block=args.wait, sampler=run.sampler)
@@ -109,13 +118,13 @@ class LudwigMagics(Magics):
                 return demo_dataset(spec.removeprefix("demo:"))
             except (KeyError, ValueError) as exc:
                 raise UsageError(str(exc).strip("'\"")) from None
-        if spec in self.shell.user_ns:
-            return self.shell.user_ns[spec]
+        if spec in self._user_ns:
+            return self._user_ns[spec]
         unquoted = shlex.split(spec)[0] if spec[:1] in "\"'" else spec
         if Path(unquoted).expanduser().exists():
             return str(Path(unquoted).expanduser())
         try:
-            return eval(spec, self.shell.user_ns)
+            return eval(spec, self._user_ns)
         except Exception:
             pass
         raise UsageError(

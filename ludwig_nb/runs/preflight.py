@@ -12,6 +12,7 @@ from __future__ import annotations
 import copy
 import dataclasses
 import html
+import itertools
 import statistics
 import tempfile
 from collections.abc import Mapping
@@ -119,6 +120,10 @@ def estimate(
 
     cfg = load_config(config, engine=engine) if not hasattr(config, "to_dict") else config
     rendered = cfg.to_dict()
+    # Import the engine's libraries (torch) before the pilot, so that its preprocessing time
+    # measures preprocessing, not a one-off import the full run will not pay again.
+    import torch  # noqa: F401
+
     steps = pilot_steps or _DEFAULT_PILOT_STEPS
     with tempfile.TemporaryDirectory(prefix="ludwig_nb-pilot-") as tmp:
         run = train(
@@ -143,7 +148,7 @@ def _predict(events: list[ev.Event], trainer: Mapping[str, Any], steps: int) -> 
     for event in events:
         tracker.observe(event)
     live = tracker.estimate(step_events[-1].time)
-    durations = [b.time - a.time for a, b in zip(step_events, step_events[1:], strict=False)]
+    durations = [b.time - a.time for a, b in itertools.pairwise(step_events)]
     step_s = live.step_s if live is not None else statistics.median(durations)
     warmup_s = max(0.0, sum(durations) - step_s * len(durations))
     spread = statistics.pstdev(durations) if len(durations) > 1 else 0.0

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 from ludwig_nb.core import events as ev
 from ludwig_nb.core import rundir
 from ludwig_nb.core.control import RunControl
+from ludwig_nb.core.eta_events import EtaTracker
 from ludwig_nb.core.state import RunState, reduce_state
 from ludwig_nb.runs.recorder import RunRecorder
 
@@ -83,7 +84,7 @@ class Run:
         self._lock = threading.RLock()
         self._events: list[ev.Event] = []
         self._state = RunState(run_id=run_id, name=name, engine=engine.name)
-        self._eta = _new_eta_tracker()
+        self._eta = EtaTracker()
         self._done = threading.Event()
         self._thread: threading.Thread | None = None
         job.poll = self._poll_control
@@ -139,8 +140,7 @@ class Run:
         with self._lock:
             self._events.append(event)
             self._state = reduce_state(self._state, event)
-            if self._eta is not None:
-                self._eta.observe(event)
+            self._eta.observe(event)
             if isinstance(event, ev.RunStarted) and event.device.startswith("cuda"):
                 _, _, index = event.device.partition(":")
                 self.device_index = int(index or 0)
@@ -156,7 +156,7 @@ class Run:
 
     def _eta_status(self, now: float) -> dict[str, Any] | None:
         with self._lock:
-            estimate = self._eta.estimate(now) if self._eta is not None else None
+            estimate = self._eta.estimate(now)
         if estimate is None:
             return None
         return {
@@ -170,8 +170,6 @@ class Run:
     def eta(self, now: float | None = None) -> Any:
         """The current ETA estimate (``core.eta.Estimate``) or None before any basis."""
         with self._lock:
-            if self._eta is None:
-                return None
             return self._eta.estimate(self._clock() if now is None else now)
 
     # -- control ---------------------------------------------------------------------
@@ -276,11 +274,3 @@ class Run:
             f"{html.escape(state.status)}, step {state.step}/{state.total_steps} "
             f"<small>({html.escape(str(self.directory))})</small>"
         )
-
-
-def _new_eta_tracker() -> Any:
-    try:
-        from ludwig_nb.core.eta import EtaTracker
-    except ImportError:  # the estimator is optional for the run itself
-        return None
-    return EtaTracker()

@@ -158,3 +158,45 @@ def test_dashboard_live_controls_and_summary(
     expect(reloaded).to_be_visible(timeout=60_000)
     expect(reloaded).to_contain_text("stopped")
     page.screenshot(path=str(artifacts_dir / "dashboard_reloaded.png"), full_page=True)
+
+
+QUICKSTART = Path(__file__).resolve().parents[2] / "notebooks" / "01_quickstart.ipynb"
+
+
+@pytest.mark.skipif(not QUICKSTART.exists(), reason="notebooks/01_quickstart.ipynb not written yet")
+def test_quickstart_dashboard_then_summary_survives_reload(
+    lab_server_factory: Any, lab_page: Any, artifacts_dir: Path, tmp_path: Path
+) -> None:
+    """01_quickstart, run all: the dashboard advances while it trains, then the cell holds
+    the summary, which the saved notebook shows again after a reload."""
+    from playwright.sync_api import expect
+
+    root = tmp_path / "quickstart"
+    root.mkdir()
+    (root / QUICKSTART.name).write_bytes(QUICKSTART.read_bytes())
+    server = lab_server_factory(root, name="quickstart")
+    page = lab_page
+    page.goto(f"{server.url}/lab/tree/{QUICKSTART.name}?reset")
+    page.wait_for_selector(".jp-Notebook", timeout=90_000)
+    wait_for_kernel_idle(page, 90_000)
+    page.evaluate("() => window.jupyterapp.commands.execute('notebook:run-all-cells')")
+    expect(page.locator(".lnb-dashboard")).to_be_visible(timeout=120_000)
+    first = _wait_step_above(page, 0, 120_000)
+    _wait_step_above(page, first)  # it advances
+    page.locator(".lnb-dashboard").scroll_into_view_if_needed()
+    page.screenshot(path=str(artifacts_dir / "quickstart_live.png"), full_page=True)
+    summary = page.locator('.ludwig-nb-summary[data-status="completed"]')
+    expect(summary).to_be_visible(timeout=240_000)
+    expect(summary).to_contain_text("accuracy")
+    wait_for_kernel_idle(page, 240_000)
+    page.evaluate("() => window.jupyterapp.commands.execute('docmanager:save')")
+    page.wait_for_function(
+        "() => !window.jupyterapp.shell.currentWidget.context.model.dirty", timeout=30_000
+    )
+    page.reload()
+    page.wait_for_selector(".jp-Notebook", timeout=90_000)
+    reloaded = page.locator('.ludwig-nb-summary[data-status="completed"]')
+    expect(reloaded).to_be_visible(timeout=60_000)
+    expect(reloaded.locator("svg").first).to_be_visible()
+    reloaded.scroll_into_view_if_needed()
+    page.screenshot(path=str(artifacts_dir / "quickstart_reloaded.png"), full_page=True)

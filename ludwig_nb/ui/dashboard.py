@@ -1,0 +1,275 @@
+"""The live training dashboard: a ``ui.pump.View`` over a run's event stream.
+
+Each :meth:`Dashboard.refresh` drains the run's new events, folds them into the
+``RunState``, the curves, the ETA and the throughput, then writes every changed widget
+trait inside one ``hold_sync`` batch: one comm message per changed widget per frame,
+however many steps happened. Button clicks only call ``run.stop()/pause()/resume()``;
+what the buttons then look like is the next frame's business. When the run ends the view
+draws its last frame, marks itself closed and calls its ``on_final`` callbacks (the cell
+then swaps the widget for a static summary, see ``ui/show.py``).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+import time
+from collections.abc import Callable
+from typing import Any
+
+import ipywidgets as widgets
+
+from ludwig_nb.core import events as ev
+from ludwig_nb.core.state import RunState, reduce_state
+from ludwig_nb.ui.charts import CurveChart, Writes
+from ludwig_nb.ui.curves import CurveData
+from ludwig_nb.ui.eta_text import EtaText
+from ludwig_nb.ui.formatting import (
+    STATUS_COLORS,
+    alarm_banner_html,
+    error_html,
+    format_throughput,
+    header_html,
+    progress_text,
+)
+from ludwig_nb.ui.gauges import MiniGauges
+from ludwig_nb.ui.summary import summary_html
+from ludwig_nb.ui.throughput import ThroughputMeter
+
+__all__ = ["Dashboard"]
+
+_ACTIVE = ("queued", "preprocessing", "training", "evaluating", "paused")
+_BAR_STYLES = {"completed": "success", "failed": "danger", "paused": "warning"}
+
+
+def _merge(into: Writes, more: Writes) -> None:
+    for widget, traits in more.items():
+        into.setdefault(widget, {}).update(traits)
+
+
+class Dashboard:
+    """Live view of one run. ``run`` follows the ``runs.Run`` handle interface.
+
+    ``sampler``: a GPU sampler with ``latest() -> Snapshot | None`` (gauges and host
+    CPU/RAM), or None to hide the gauges. ``clock``: wall-clock seconds (``time.time``),
+    used for the ETA; the pump's ``now`` (monotonic) only throttles text refreshes.
+    """
+
+    def __init__(
+        self,
+        run: Any,
+        sampler: Any = None,
+        clock: Callable[[], float] = time.time,
+        max_points: int = 1000,
+    ) -> None:
+        self.run = run
+        self._sampler = sampler
+        self._clock = clock
+        self._subscription = run.subscribe()
+        self._lock = threading.Lock()
+        self._closed = threading.Event()
+        self._final_callbacks: list[Callable[[Dashboard], None]] = []
+        self._log_requested = False
+        self._traceback = ""
+        self.state = RunState(run_id=run.id, name=run.name, engine=run.engine_name)
+        self.curves = CurveData(max_points)
+        self.eta = EtaText()
+        self.throughput = ThroughputMeter()
+        self.frames = 0
+        self._build_widgets()
+
+    # -- widgets ---------------------------------------------------------------------
+    def _build_widgets(self) -> None:
+        self.header = widgets.HTML(header_html(self.state))
+        self.progress = widgets.FloatProgress(value=0.0, min=0.0, max=1.0)
+        self.progress_label = widgets.HTML(progress_text(self.state))
+        self.eta_label = widgets.HTML(f"ETA {self.eta.text}")
+        self.throughput_label = widgets.HTML(
+            format_throughput(None), layout=widgets.Layout(margin="0 0 0 16px")
+        )
+        self.pause_button = widgets.Button(description="Pause", icon="pause")
+        self.resume_button = widgets.Button(description="Resume", icon="play", disabled=True)
+        self.stop_button = widgets.Button(description="Stop", icon="stop", button_style="danger")
+        self.log_toggle = widgets.ToggleButton(value=False, description="log scale")
+        self.pause_button.on_click(lambda _: self.run.pause())
+        self.resume_button.on_click(lambda _: self.run.resume())
+        self.stop_button.on_click(lambda _: self.run.stop())
+        self.log_toggle.observe(self._on_log_toggle, names="value")
+        self.alarms = widgets.HTML("")
+        self.mini_gauges = MiniGauges(getattr(self.run, "device_index", None))
+        self.gauges = self.mini_gauges.widget
+        self.error = widgets.HTML("")
+        self.loss_chart = CurveChart("loss", "loss")
+        self.metric_chart = CurveChart("validation metric", "metric")
+        self.widget = widgets.VBox(
+            [
+                self.header,
+                widgets.HBox([self.progress, self.progress_label]),
+                widgets.HBox([self.eta_label, self.throughput_label]),
+                widgets.HBox(
+                    [self.pause_button, self.resume_button, self.stop_button, self.log_toggle]
+                ),
+                self.alarms,
+                self.gauges,
+                widgets.HBox([self.loss_chart.figure, self.metric_chart.figure]),
+                self.error,
+            ],
+            layout=widgets.Layout(border="1px solid #ddd", padding="4px"),
+        )
+        self._add_classes()
+
+    def _add_classes(self) -> None:
+        """CSS classes (``lnb-*``) so that styles and browser tests find the parts."""
+        for widget, name in (
+            (self.widget, "lnb-dashboard"),
+            (self.header, "lnb-header"),
+            (self.progress, "lnb-progress"),
+            (self.progress_label, "lnb-steps"),
+            (self.eta_label, "lnb-eta"),
+            (self.throughput_label, "lnb-throughput"),
+            (self.pause_button, "lnb-pause"),
+            (self.resume_button, "lnb-resume"),
+            (self.stop_button, "lnb-stop"),
+            (self.log_toggle, "lnb-log"),
+            (self.alarms, "lnb-alarms"),
+            (self.gauges, "lnb-gauges"),
+            (self.error, "lnb-error-box"),
+        ):
+            widget.add_class(name)
+
+    def _on_log_toggle(self, change: dict[str, Any]) -> None:
+        # runs on the kernel's main thread: only record the wish; the next frame applies it
+        self._log_requested = bool(change["new"])
+
+    # -- view protocol ---------------------------------------------------------------
+    @property
+    def closed(self) -> bool:
+        return self._closed.is_set()
+
+    def on_final(self, callback: Callable[[Dashboard], None]) -> None:
+        """Call ``callback(dashboard)`` (on the refreshing thread) after the last frame."""
+        self._final_callbacks.append(callback)
+
+    def wait_closed(self, timeout: float | None = None) -> bool:
+        """Block until the last frame was drawn (or ``timeout`` seconds); True if it was."""
+        return self._closed.wait(timeout)
+
+    def refresh(self, now: float) -> None:
+        """Draw one frame: drain events, recompute, write changed traits in one batch."""
+        with self._lock:
+            if self._closed.is_set():
+                return
+            for event in self._subscription.drain():
+                self._observe(event)
+            final = self.state.is_final
+            self.eta.refresh(self._clock(), now, force=final)
+            self._apply(self._frame_writes(final))
+            self.frames += 1
+            if not final:
+                return
+            self._subscription.close()
+            self._closed.set()
+        for callback in self._final_callbacks:
+            callback(self)
+
+    def _observe(self, event: ev.Event) -> None:
+        self.state = reduce_state(self.state, event)
+        self.curves.observe(event)
+        self.eta.observe(event)
+        self.throughput.observe(event)
+        if isinstance(event, ev.RunFailed):
+            self._traceback = event.traceback
+
+    # -- one frame -------------------------------------------------------------------
+    def _frame_writes(self, final: bool) -> Writes:
+        state = self.state
+        color = STATUS_COLORS.get(state.status, "#757575")
+        writes: Writes = {
+            self.header: {"value": header_html(state)},
+            self.progress: {
+                "value": state.progress,
+                "bar_style": _BAR_STYLES.get(state.status, "info"),
+            },
+            self.progress_label: {"value": progress_text(state)},
+            self.eta_label: {"value": self._eta_html(state)},
+            self.throughput_label: {"value": format_throughput(self.throughput.samples_per_s)},
+            self.pause_button: {
+                "disabled": state.status not in _ACTIVE or state.status == "paused"
+            },
+            self.resume_button: {"disabled": state.status != "paused"},
+            self.stop_button: {"disabled": state.status not in _ACTIVE},
+            self.log_toggle: {"disabled": final},
+            self.alarms: {"value": alarm_banner_html(state.alarms)},
+        }
+        _merge(writes, self._gauge_writes())
+        if state.status == "failed":
+            traceback = self._traceback or getattr(self.run, "traceback_text", "")
+            writes[self.error] = {"value": error_html(state.error or state.reason, traceback)}
+            writes[self.widget.layout] = {"border": f"2px solid {color}"}
+        _merge(writes, self.loss_chart.scale_writes(self._log_requested))
+        _merge(writes, self.loss_chart.writes(self.curves.loss_curves()))
+        _merge(
+            writes,
+            self.metric_chart.writes(self.curves.metric_curves(), title=self.curves.metric_label),
+        )
+        return writes
+
+    def _eta_html(self, state: RunState) -> str:
+        if state.status == "completed":
+            return "done"
+        if state.is_final:
+            return state.status
+        if state.status == "paused":
+            return f"paused · ETA {self.eta.text}"
+        return f"ETA {self.eta.text}"
+
+    def _gauge_writes(self) -> Writes:
+        """The GPU (or host CPU/RAM) gauge row from the sampler's latest snapshot."""
+        if self._sampler is None:
+            return {}
+        try:
+            snapshot = self._sampler.latest()
+        except Exception:  # a sampler failure hides the gauges, never the dashboard
+            snapshot = None
+        return self.mini_gauges.writes(snapshot)
+
+    def _apply(self, writes: Writes) -> None:
+        """Set every changed trait; all widgets touched are held in one sync batch."""
+        changed = {
+            widget: {k: v for k, v in traits.items() if not _same(getattr(widget, k), v)}
+            for widget, traits in writes.items()
+        }
+        changed = {w: t for w, t in changed.items() if t}
+        with contextlib.ExitStack() as stack:
+            for widget in changed:
+                stack.enter_context(widget.hold_sync())
+            for widget, traits in changed.items():
+                for name, value in traits.items():
+                    setattr(widget, name, value)
+
+    # -- the static end state --------------------------------------------------------
+    def summary_html(self) -> str:
+        """The static HTML summary of the run as drawn so far (meant for the end)."""
+        traceback = self._traceback or getattr(self.run, "traceback_text", "")
+        return summary_html(
+            self.state,
+            self.curves,
+            first_finish=self.eta.first_finish,
+            traceback_text=traceback,
+            directory=str(getattr(self.run, "directory", "") or ""),
+        )
+
+
+def _same(current: Any, new: Any) -> bool:
+    """Trait equality that also works for numpy arrays (bqplot's x/y)."""
+    if isinstance(new, list):
+        try:
+            return len(current) == len(new) and bool(
+                all(a == b for a, b in zip(current, new, strict=True))
+            )
+        except TypeError:
+            return False
+    try:
+        return bool(current == new)
+    except (TypeError, ValueError):
+        return False

@@ -1,0 +1,196 @@
+"""Pure text and HTML formatting for the dashboard, the text fallback and the summary.
+
+Plain functions over :class:`~ludwig_nb.core.state.RunState`, numbers and snapshots; no
+widgets, no clock reads (times are parameters), so they are tested without a front end.
+"""
+
+from __future__ import annotations
+
+import html
+import math
+import time
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from ludwig_nb.core.state import RunState
+
+__all__ = [
+    "STATUS_COLORS",
+    "alarm_banner_html",
+    "error_html",
+    "format_bytes",
+    "format_clock",
+    "format_duration",
+    "format_metric",
+    "format_throughput",
+    "header_html",
+    "pick_metric",
+    "progress_text",
+    "state_text",
+]
+
+#: status -> CSS colour of the header badge and the progress bar
+STATUS_COLORS = {
+    "queued": "#757575",
+    "preprocessing": "#1976d2",
+    "training": "#1976d2",
+    "evaluating": "#6a1b9a",
+    "paused": "#ef6c00",
+    "stopping": "#ef6c00",
+    "completed": "#2e7d32",
+    "stopped": "#616161",
+    "failed": "#c62828",
+    "interrupted": "#c62828",
+}
+
+#: metrics that get higher as the model improves, in order of preference for the chart
+_PREFERRED_METRICS = (
+    "accuracy",
+    "roc_auc",
+    "r2",
+    "mean_absolute_error",
+    "root_mean_squared_error",
+    "mean_squared_error",
+    "hits_at_k",
+    "jaccard",
+)
+
+
+def format_duration(seconds: float | None) -> str:
+    """``"1 h 02 min"``, ``"12 min 30 s"``, ``"45 s"``; never negative, never ``"-0 s"``."""
+    if seconds is None or not math.isfinite(seconds):
+        return "–"
+    total = max(0, round(seconds))
+    hours, rest = divmod(total, 3600)
+    minutes, secs = divmod(rest, 60)
+    if hours >= 24:
+        days, hours = divmod(hours, 24)
+        return f"{days} d {hours} h"
+    if hours:
+        return f"{hours} h {minutes:02d} min"
+    if minutes:
+        return f"{minutes} min {secs:02d} s"
+    return f"{secs} s"
+
+
+def format_clock(wall_time: float) -> str:
+    """Wall-clock seconds as local ``HH:MM`` (time zone of the kernel)."""
+    return time.strftime("%H:%M", time.localtime(wall_time))
+
+
+def format_throughput(samples_per_s: float | None) -> str:
+    """``"1,234 samples/s"``, ``"12.5 samples/s"``; ``"–"`` when unknown."""
+    if samples_per_s is None or not math.isfinite(samples_per_s) or samples_per_s < 0:
+        return "–"
+    if samples_per_s >= 100:
+        return f"{samples_per_s:,.0f} samples/s"
+    return f"{samples_per_s:.1f} samples/s"
+
+
+def format_bytes(count: float | None) -> str:
+    """Bytes in binary units: ``"10.2 GiB"``."""
+    if count is None:
+        return "N/A"
+    value = float(count)
+    for unit in ("B", "KiB", "MiB", "GiB"):
+        if abs(value) < 1024:
+            return f"{value:.0f} {unit}" if unit == "B" else f"{value:.1f} {unit}"
+        value /= 1024
+    return f"{value:.1f} TiB"
+
+
+def format_metric(value: Any) -> str:
+    """A metric value with four significant digits; ``"–"`` for non-numbers."""
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+        return "–"
+    return f"{value:.4g}"
+
+
+def progress_text(state: RunState) -> str:
+    """``"step 1,200 / 3,000 · epoch 2 / 5"`` (epochs 1-based for people)."""
+    total = f"{state.total_steps:,}" if state.total_steps else "?"
+    text = f"step {state.step:,} / {total}"
+    if state.epochs:
+        epoch = min(state.epoch + 1, state.epochs) if state.step else 0
+        if state.status == "completed":
+            epoch = state.epochs
+        text += f" · epoch {epoch} / {state.epochs}"
+    return text
+
+
+def state_text(state: RunState) -> str:
+    """One-word state with the pause reason: ``"paused (alarm:temperature)"``."""
+    if state.status == "paused" and state.pause_reason:
+        return f"paused ({state.pause_reason})"
+    return state.status
+
+
+def header_html(state: RunState) -> str:
+    """Run name, a coloured state badge, engine and device."""
+    color = STATUS_COLORS.get(state.status, "#757575")
+    name = html.escape(state.name or state.run_id or "run")
+    badge = (
+        f'<span class="lnb-state" style="background:{color};color:white;border-radius:3px;'
+        f'padding:1px 6px;font-size:90%">{html.escape(state_text(state))}</span>'
+    )
+    details = " · ".join(html.escape(p) for p in (state.engine, state.device) if p)
+    return f"<b>{name}</b> {badge} <span style='color:#666'>{details}</span>"
+
+
+def error_html(message: str, traceback_text: str) -> str:
+    """The failure message in red with the traceback behind a disclosure."""
+    body = (
+        f'<div class="lnb-error" style="color:#c62828"><b>Training failed:</b> '
+        f"{html.escape(message)}</div>"
+    )
+    if traceback_text:
+        body += (
+            '<details class="lnb-traceback"><summary>traceback</summary>'
+            f'<pre style="font-size:85%;white-space:pre-wrap">{html.escape(traceback_text)}'
+            "</pre></details>"
+        )
+    return body
+
+
+def alarm_banner_html(alarms: Sequence[Mapping[str, Any]]) -> str:
+    """A banner per active alarm; empty string when none is active."""
+    parts = []
+    for alarm in alarms:
+        action = str(alarm.get("action", "warn"))
+        color = "#c62828" if action in ("pause", "stop") else "#ef6c00"
+        value, threshold = format_metric(alarm.get("value")), format_metric(alarm.get("threshold"))
+        text = alarm.get("message") or (
+            f"{alarm.get('rule', 'alarm')} on GPU {alarm.get('device', '?')}: "
+            f"{value} (threshold {threshold})"
+        )
+        parts.append(
+            f'<div class="lnb-alarm" style="background:{color};color:white;padding:2px 6px;'
+            f'border-radius:3px;margin:2px 0">⚠ {html.escape(str(text))} → {html.escape(action)}'
+            "</div>"
+        )
+    return "".join(parts)
+
+
+def pick_metric(metrics: Mapping[str, Any]) -> tuple[str, str] | None:
+    """``(output feature, metric)`` to chart from ``{split: {feature: {metric: value}}}``.
+
+    Prefers the first output feature over ``"combined"`` and a quality metric (accuracy,
+    ROC AUC, …) over loss; None when there is no non-loss metric.
+    """
+    split = (
+        metrics.get("validation") or metrics.get("training") or next(iter(metrics.values()), None)
+    )
+    if not isinstance(split, Mapping):
+        return None
+    features = [f for f in split if f != "combined"] + (["combined"] if "combined" in split else [])
+    for feature in features:
+        names = split.get(feature)
+        if not isinstance(names, Mapping):
+            continue
+        for preferred in _PREFERRED_METRICS:
+            if preferred in names:
+                return feature, preferred
+        others = [n for n in names if n != "loss"]
+        if others:
+            return feature, others[0]
+    return None

@@ -1,0 +1,266 @@
+"""``show_run``: put a run's live dashboard in the current cell; ``shutdown`` for unload.
+
+Modes (``mode="auto"`` picks one):
+
+* ``"widgets"`` (JupyterLab, Notebook 7, VS Code): the dashboard is displayed with a
+  display id and registered with the shared kernel :class:`~ludwig_nb.ui.pump.Pump`, whose
+  daemon thread draws at most ``fps`` frames a second while the kernel stays free. When
+  the run ends, the display is replaced by a static HTML summary (``update_display``),
+  so a saved notebook shows the result without a widget state.
+* ``"colab"`` (``google.colab`` imported): enables Colab's custom widget manager (bqplot
+  needs it) and, since Colab does not render widget updates made from other threads,
+  blocks (below).
+* ``"text"`` (plain IPython, terminal, no widget front end): the same state rendered as
+  text/HTML through a display handle, updated at most once a second (every 10 s in a
+  terminal, where each update prints a line).
+
+With ``block=True`` (``%%ludwig_config --wait``, and always in Colab) the view gets a pump
+of its own that runs on the calling thread until the run ends; a kernel interrupt
+(``KeyboardInterrupt``) stops the run gracefully and the pump draws its end.
+
+A ``post_execute`` hook makes a cell in which a run ends (``run.wait()``) wait briefly for
+the dashboard's last frame, so the summary is published while that cell still runs and
+tools that save the notebook (nbclient, ``jupyter execute``) keep it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import html
+import sys
+import threading
+import time
+from typing import Any
+
+from ludwig_nb.ui.pump import Pump
+
+__all__ = ["detect_mode", "shared_pump", "show_run", "show_view", "shutdown"]
+
+MODES = ("auto", "widgets", "colab", "text")
+
+_lock = threading.Lock()
+
+
+class _KernelUi:
+    """The kernel-wide UI state: the shared pump and the shell the hook is registered on."""
+
+    def __init__(self) -> None:
+        self.pump: Pump | None = None
+        self.hook_shell: Any = None
+        self.pending_finals: list[tuple[Any, dict[str, str]]] = []  # (handle, summary bundle)
+
+
+_ui = _KernelUi()
+_FINAL_WAIT_S = 2.0  # post_execute: how long a cell waits for a finished run's last frame
+
+
+def _shell() -> Any:
+    try:
+        from IPython import get_ipython
+    except ImportError:
+        return None
+    return get_ipython()
+
+
+def detect_mode(shell: Any = None, modules: Any = None) -> str:
+    """``"colab"``, ``"widgets"`` (a Jupyter kernel with a front end) or ``"text"``."""
+    modules = sys.modules if modules is None else modules
+    if "google.colab" in modules:
+        return "colab"
+    shell = _shell() if shell is None else shell
+    if shell is not None and getattr(shell, "kernel", None) is not None:
+        return "widgets"
+    return "text"
+
+
+def shared_pump(fps: float = 4.0) -> Pump:
+    """The kernel's one UI pump (created on first use; not started here)."""
+    with _lock:
+        if _ui.pump is None:
+            _ui.pump = Pump(fps=fps)
+        return _ui.pump
+
+
+def _default_sampler() -> Any:
+    """The kernel's shared GPU/host sampler (started), or None where there is none."""
+    try:
+        from ludwig_nb.gpu import kernel_sampler
+
+        return kernel_sampler()
+    except Exception:  # no sampler, no gauges; the dashboard still works
+        return None
+
+
+def show_run(
+    run: Any,
+    *,
+    mode: str = "auto",
+    sampler: Any = None,
+    fps: float = 4.0,
+    block: bool = False,
+) -> None:
+    """Display ``run``'s live dashboard in the current cell and keep it updated.
+
+    ``mode``: "auto", "widgets", "colab" or "text". ``sampler`` defaults to the kernel's
+    GPU sampler; ``fps`` bounds the frames per second. With ``block`` (always in Colab)
+    the call pumps on this thread until the run ends, and a kernel interrupt stops the
+    run gracefully. Returns None, so a cell ending with it echoes nothing (use
+    :func:`show_view` for the view object). Raises ``ValueError`` for an unknown ``mode``.
+    """
+    show_view(run, mode=mode, sampler=sampler, fps=fps, block=block)
+
+
+def show_view(
+    run: Any,
+    *,
+    mode: str = "auto",
+    sampler: Any = None,
+    fps: float = 4.0,
+    block: bool = False,
+) -> Any:
+    """:func:`show_run`, returning the view (a :class:`~ludwig_nb.ui.dashboard.Dashboard`
+    or a :class:`~ludwig_nb.ui.text_view.TextView`)."""
+    if mode not in MODES:
+        raise ValueError(f"mode must be one of {', '.join(MODES)}, not {mode!r}")
+    resolved = detect_mode() if mode == "auto" else mode
+    if resolved == "text":
+        view = _text_view(run)
+    else:
+        if resolved == "colab":
+            _enable_colab_widgets()
+            block = True  # Colab renders widget updates made on the main thread only
+        view = _dashboard(run, sampler if sampler is not None else _default_sampler())
+    if block:
+        pump = _blocking_pump(fps)
+        pump.add(view)
+        pump.run_until(lambda: view.closed, lambda: run.stop("interrupt"))
+    else:
+        pump = shared_pump(fps)
+        pump.add(view)
+        pump.start()
+        _install_hook()
+    return view
+
+
+def _display(obj: Any) -> Any:
+    """Display ``obj`` (a mimebundle dict or an object) with a new display id; its handle."""
+    from IPython import display as ipython_display
+
+    display: Any = ipython_display.display
+    if isinstance(obj, dict):
+        return display(obj, raw=True, display_id=True)
+    return display(obj, display_id=True)
+
+
+def _widget_bundle(widget: Any, label: str) -> dict[str, Any]:
+    """The display bundle of a widget, built by hand: ipywidgets 7 displays widgets through
+    ``_ipython_display_``, which drops the display id we need to replace it later. A
+    stable ``text/plain`` (not the widget repr) keeps nbval comparisons steady."""
+    return {
+        "text/plain": label,
+        "application/vnd.jupyter.widget-view+json": {
+            "version_major": 2,
+            "version_minor": 0,
+            "model_id": widget.model_id,
+        },
+    }
+
+
+def _publish_final(handle: Any, bundle: dict[str, str]) -> None:
+    """Replace the cell's display with ``bundle`` now (any thread), and once more from the
+    next ``post_execute`` (main thread, inside a running cell), so that a message sent
+    between two cells, which notebook savers ignore, is not the only copy."""
+    if handle is None:
+        return
+    handle.update(bundle, raw=True)
+    with _lock:
+        _ui.pending_finals.append((handle, bundle))
+
+
+def _final_summary(handle: Any) -> Any:
+    def publish(dashboard: Any) -> None:
+        from ludwig_nb.ui.summary import summary_mimebundle
+
+        _publish_final(handle, summary_mimebundle(dashboard.summary_html(), dashboard.state))
+
+    return publish
+
+
+def _dashboard(run: Any, sampler: Any) -> Any:
+    from ludwig_nb.ui.dashboard import Dashboard
+
+    dashboard = Dashboard(run, sampler=sampler)
+    handle = _display(_widget_bundle(dashboard.widget, f"ludwig_nb dashboard: {run.name}"))
+    dashboard.on_final(_final_summary(handle))
+    return dashboard
+
+
+def _enable_colab_widgets() -> None:
+    try:
+        from google.colab import output
+
+        output.enable_custom_widget_manager()
+    except Exception:  # an older Colab without it still shows the built-in widgets
+        return
+
+
+def _blocking_pump(fps: float) -> Pump:
+    """A pump of its own for one view, run on the calling thread."""
+    return Pump(fps=fps)
+
+
+def _text_view(run: Any) -> Any:
+    from ludwig_nb.ui.text_view import TextView
+
+    shell = _shell()
+    terminal = shell is None or getattr(shell, "kernel", None) is None
+    handle = _display(
+        {"text/plain": f"{run.name}: starting", "text/html": f"<i>{html.escape(run.name)}</i>"}
+    )
+    return TextView(
+        run,
+        update=lambda bundle: handle.update(bundle, raw=True) if handle is not None else None,
+        min_interval=10.0 if terminal else 1.0,
+        final=lambda bundle: _publish_final(handle, bundle),
+    )
+
+
+# -- post_execute: publish the summary while the cell that saw the run end still runs ----------
+def _await_final_frames() -> None:
+    pump = _ui.pump
+    if pump is not None and pump.running:
+        deadline = time.monotonic() + _FINAL_WAIT_S
+        for view in pump.views:
+            run = getattr(view, "run", None)
+            wait = getattr(view, "wait_closed", None)
+            if run is None or wait is None or not getattr(run, "is_done", False):
+                continue
+            wait(max(0.0, deadline - time.monotonic()))
+    with _lock:
+        finals = list(_ui.pending_finals)
+        _ui.pending_finals.clear()
+    for handle, bundle in finals:
+        handle.update(bundle, raw=True)
+
+
+def _install_hook() -> None:
+    shell = _shell()
+    if shell is None or _ui.hook_shell is shell:
+        return
+    shell.events.register("post_execute", _await_final_frames)
+    _ui.hook_shell = shell
+
+
+def shutdown() -> None:
+    """Stop the pump (for ``%unload_ext``); runs keep training and stay recoverable."""
+    with _lock:
+        pump, _ui.pump = _ui.pump, None
+        _ui.pending_finals.clear()
+    if pump is not None:
+        pump.stop()
+        for view in pump.views:
+            pump.remove(view)
+    if _ui.hook_shell is not None:
+        with contextlib.suppress(ValueError):
+            _ui.hook_shell.events.unregister("post_execute", _await_final_frames)
+        _ui.hook_shell = None

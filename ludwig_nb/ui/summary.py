@@ -1,0 +1,152 @@
+"""The static summary a cell keeps when its run ends: HTML with inline SVG, plus plain text.
+
+Displayed through a display handle (not a widget), so a saved notebook shows it on
+reopening, on GitHub and in nbviewer. Pure: everything it needs is passed in.
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Mapping
+from typing import Any
+
+from ludwig_nb.core.state import RunState
+from ludwig_nb.ui.curves import CurveData
+from ludwig_nb.ui.formatting import (
+    error_html,
+    format_duration,
+    format_metric,
+    header_html,
+    pick_metric,
+    progress_text,
+)
+from ludwig_nb.ui.svg import svg_line_chart
+
+__all__ = ["metrics_table_html", "summary_html", "summary_mimebundle", "summary_text"]
+
+SUMMARY_CLASS = "ludwig-nb-summary"
+
+
+def metrics_table_html(metrics: Mapping[str, Any]) -> str:
+    """``{split: {feature: {metric: value}}}`` as a table: one row per feature and metric."""
+    splits = [s for s in metrics if isinstance(metrics[s], Mapping)]
+    rows: dict[tuple[str, str], dict[str, Any]] = {}
+    for split in splits:
+        for feature, names in metrics[split].items():
+            if not isinstance(names, Mapping):
+                continue
+            for name, value in names.items():
+                rows.setdefault((feature, name), {})[split] = value
+    if not rows:
+        return ""
+    head = "".join(f"<th>{html.escape(s)}</th>" for s in splits)
+    body = "".join(
+        f"<tr><td>{html.escape(feature)}</td><td>{html.escape(name)}</td>"
+        + "".join(f"<td>{format_metric(values.get(s))}</td>" for s in splits)
+        + "</tr>"
+        for (feature, name), values in rows.items()
+    )
+    return (
+        '<table class="lnb-metrics" style="font-size:90%">'
+        f"<tr><th>feature</th><th>metric</th>{head}</tr>{body}</table>"
+    )
+
+
+def _timing_line(state: RunState, first_finish: float | None) -> str:
+    if state.started_at is None or state.finished_at is None:
+        return ""
+    took = state.finished_at - state.started_at
+    line = f"took {format_duration(took)}"
+    if state.paused_seconds > 0:
+        line += f" (paused {format_duration(state.paused_seconds)})"
+    if first_finish is not None and state.status == "completed":
+        predicted = first_finish - state.started_at
+        error = state.finished_at - first_finish
+        side = "later" if error > 0 else "earlier"
+        line += (
+            f" · first ETA said {format_duration(predicted)}: "
+            f"finished {format_duration(abs(error))} {side}"
+        )
+    return line
+
+
+def summary_html(
+    state: RunState,
+    curves: CurveData,
+    *,
+    first_finish: float | None = None,
+    traceback_text: str = "",
+    directory: str = "",
+) -> str:
+    """The final summary: header, progress, timing, metrics table, loss and metric SVGs.
+
+    ``first_finish`` is the wall time (seconds) of the first stable ETA prediction.
+    """
+    metrics = state.best_metrics or state.latest_metrics
+    border = "#c62828" if state.status == "failed" else "#ddd"
+    parts = [
+        f'<div class="{SUMMARY_CLASS}" data-status="{html.escape(state.status)}" '
+        f'style="border:1px solid {border};border-radius:4px;padding:6px 10px">',
+        f"<div>{header_html(state)}</div>",
+        f"<div>{html.escape(progress_text(state))}",
+    ]
+    timing = _timing_line(state, first_finish)
+    parts.append(f" · {html.escape(timing)}</div>" if timing else "</div>")
+    if state.reason and state.status == "stopped":
+        parts.append(f"<div>stopped: {html.escape(state.reason)}</div>")
+    if state.status == "failed":
+        parts.append(error_html(state.error or state.reason, traceback_text))
+    if metrics:
+        label = "best metrics" if state.best_metrics else "latest metrics"
+        parts.append(f"<div><b>{label}</b>{metrics_table_html(metrics)}</div>")
+    parts.append(
+        '<div style="display:flex;flex-wrap:wrap;gap:8px">'
+        + svg_line_chart(curves.loss_curves(), title="loss")
+        + (
+            svg_line_chart(curves.metric_curves(), title=curves.metric_label)
+            if curves.metric_curves()
+            else ""
+        )
+        + "</div>"
+    )
+    if directory:
+        parts.append(f"<div style='color:#666;font-size:85%'>{html.escape(directory)}</div>")
+    parts.append("</div>")
+    return "".join(parts)
+
+
+def _headline_metrics(metrics: Mapping[str, Any]) -> list[str]:
+    """``["validation churn accuracy=0.91", "validation combined loss=0.23"]``."""
+    picked = pick_metric(metrics)
+    shown = []
+    for split in ("validation", "test", "training"):
+        values = metrics.get(split)
+        if not isinstance(values, Mapping):
+            continue
+        if picked is not None:
+            value = values.get(picked[0], {}).get(picked[1])
+            if value is not None:
+                shown.append(f"{split} {picked[0]} {picked[1]}={format_metric(value)}")
+        loss = values.get("combined", {}).get("loss")
+        if loss is not None:
+            shown.append(f"{split} loss={format_metric(loss)}")
+        if shown:
+            break
+    return shown
+
+
+def summary_text(state: RunState) -> str:
+    """One plain-text line for terminals and ``text/plain``."""
+    shown = _headline_metrics(state.best_metrics or state.latest_metrics)
+    text = f"{state.name or state.run_id}: {state.status}, {progress_text(state)}"
+    if state.started_at is not None and state.finished_at is not None:
+        text += f", took {format_duration(state.finished_at - state.started_at)}"
+    if state.status == "failed":
+        text += f" — {state.error}"
+    if shown:
+        text += " — " + ", ".join(shown)
+    return text
+
+
+def summary_mimebundle(html_text: str, state: RunState) -> dict[str, str]:
+    return {"text/html": html_text, "text/plain": summary_text(state)}

@@ -1,0 +1,148 @@
+"""The dashboard without a widget front end: the same state as text/HTML via a display handle.
+
+For plain IPython, a terminal, or a front end without the widget manager. A
+:class:`TextView` is a ``ui.pump.View``: each frame it drains the run's events and, when
+the rendering changed and ``min_interval`` seconds passed (or the run ended), updates
+its display handle with a ``text/plain`` + ``text/html`` bundle. The renderers are pure.
+"""
+
+from __future__ import annotations
+
+import html
+import threading
+import time
+from collections.abc import Callable
+from typing import Any
+
+from ludwig_nb.core.state import RunState, reduce_state
+from ludwig_nb.ui.curves import CurveData
+from ludwig_nb.ui.eta_text import EtaText
+from ludwig_nb.ui.formatting import (
+    STATUS_COLORS,
+    alarm_banner_html,
+    error_html,
+    format_throughput,
+    header_html,
+    progress_text,
+    state_text,
+)
+from ludwig_nb.ui.summary import summary_html, summary_text
+from ludwig_nb.ui.throughput import ThroughputMeter
+
+__all__ = ["TextView", "render_html", "render_text"]
+
+
+def render_text(state: RunState, eta: str, samples_per_s: float | None) -> str:
+    """One line: ``"name [training] step 12 / 100 · epoch 1 / 2 · ETA … · 512 samples/s"``."""
+    text = f"{state.name or state.run_id} [{state_text(state)}] {progress_text(state)}"
+    if not state.is_final:
+        text += f" · ETA {eta} · {format_throughput(samples_per_s)}"
+    if state.last_loss is not None:
+        text += f" · loss {state.last_loss:.4g}"
+    if state.status == "failed":
+        text += f" · {state.error}"
+    for alarm in state.alarms:
+        text += f" · ALARM {alarm.get('rule', '')} GPU {alarm.get('device', '?')}"
+    return text
+
+
+def render_html(state: RunState, eta: str, samples_per_s: float | None) -> str:
+    """The live state as HTML with an HTML ``<progress>`` bar (no widgets needed)."""
+    color = STATUS_COLORS.get(state.status, "#757575")
+    body = (
+        f'<div class="ludwig-nb-live" style="border:1px solid {color};padding:4px 8px">'
+        f"<div>{header_html(state)}</div>"
+        f'<progress value="{state.progress:.4f}" max="1" style="width:60%"></progress> '
+        f"{html.escape(progress_text(state))}"
+    )
+    if not state.is_final:
+        body += (
+            f"<div>ETA {html.escape(eta)} · {html.escape(format_throughput(samples_per_s))}</div>"
+        )
+    body += alarm_banner_html(state.alarms)
+    if state.status == "failed":
+        body += error_html(state.error or state.reason, "")
+    return body + "</div>"
+
+
+class TextView:
+    """Pump view that renders a run through ``update(bundle)`` (an IPython display handle).
+
+    ``update`` takes a mimebundle dict (``final`` takes the last one, default ``update``);
+    ``min_interval`` is in seconds of the pump's
+    monotonic ``now``; ``clock`` is wall-clock seconds for the ETA.
+    """
+
+    def __init__(
+        self,
+        run: Any,
+        update: Callable[[dict[str, str]], None],
+        clock: Callable[[], float] = time.time,
+        min_interval: float = 1.0,
+        final: Callable[[dict[str, str]], None] | None = None,
+    ) -> None:
+        self.run = run
+        self._update = update
+        self._final = final or update
+        self._clock = clock
+        self.min_interval = min_interval
+        self._subscription = run.subscribe()
+        self.state = RunState(run_id=run.id, name=run.name, engine=run.engine_name)
+        self.curves = CurveData()
+        self.eta = EtaText(min_interval)
+        self.throughput = ThroughputMeter()
+        self._closed = threading.Event()
+        self._last_text = ""
+        self._last_time: float | None = None
+        self.updates = 0
+
+    @property
+    def closed(self) -> bool:
+        return self._closed.is_set()
+
+    def wait_closed(self, timeout: float | None = None) -> bool:
+        return self._closed.wait(timeout)
+
+    def refresh(self, now: float) -> None:
+        if self._closed.is_set():
+            return
+        for event in self._subscription.drain():
+            self.state = reduce_state(self.state, event)
+            self.curves.observe(event)
+            self.eta.observe(event)
+            self.throughput.observe(event)
+        final = self.state.is_final
+        self.eta.refresh(self._clock(), now, force=final)
+        if final:
+            self._finish()
+            return
+        text = render_text(self.state, self.eta.text, self.throughput.samples_per_s)
+        due = self._last_time is None or now - self._last_time >= self.min_interval
+        if text != self._last_text and due:
+            self._last_text, self._last_time = text, now
+            self._update(
+                {
+                    "text/plain": text,
+                    "text/html": render_html(
+                        self.state, self.eta.text, self.throughput.samples_per_s
+                    ),
+                }
+            )
+            self.updates += 1
+
+    def _finish(self) -> None:
+        self._subscription.close()
+        self._final(
+            {
+                "text/plain": summary_text(self.state),
+                "text/html": summary_html(
+                    self.state,
+                    self.curves,
+                    first_finish=self.eta.first_finish,
+                    traceback_text=getattr(self.run, "traceback_text", ""),
+                    directory=str(getattr(self.run, "directory", "") or ""),
+                ),
+            }
+        )
+        self.updates += 1
+        self._closed.set()

@@ -1,0 +1,48 @@
+"""Training throughput (samples per second) over the most recent steps.
+
+Counts only time spent inside steps (``StepFinished.start_time`` to ``time``), so pauses,
+evaluations and checkpoints do not drag the rate down. Pure: times come from the events.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+
+from ludwig_nb.core import events as ev
+
+__all__ = ["ThroughputMeter"]
+
+
+class ThroughputMeter:
+    """Samples/s over the steps that ended in the last ``window_s`` seconds (event time)."""
+
+    def __init__(self, window_s: float = 10.0) -> None:
+        self.window_s = window_s
+        self._steps: deque[tuple[float, float, int]] = deque()  # (end, duration s, samples)
+        self._busy = 0.0
+        self._samples = 0
+
+    def observe(self, event: ev.Event) -> None:
+        if not isinstance(event, ev.StepFinished):
+            return
+        duration = max(0.0, event.time - event.start_time)
+        self._steps.append((event.time, duration, event.batch_size))
+        self._busy += duration
+        self._samples += event.batch_size
+        while self._steps and self._steps[0][0] < event.time - self.window_s:
+            _, old_duration, old_samples = self._steps.popleft()
+            self._busy -= old_duration
+            self._samples -= old_samples
+
+    @property
+    def samples_per_s(self) -> float | None:
+        """None before the first step with a measurable duration."""
+        if not self._steps or self._busy <= 1e-9:
+            return None
+        return self._samples / self._busy
+
+    @property
+    def steps_per_s(self) -> float | None:
+        if not self._steps or self._busy <= 1e-9:
+            return None
+        return len(self._steps) / self._busy

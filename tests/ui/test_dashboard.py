@@ -1,0 +1,204 @@
+"""The live dashboard on synthetic events: progress, ETA, curves, failure, buttons, batching."""
+
+from __future__ import annotations
+
+import pytest
+
+from ludwig_nb.core import events as ev
+from ludwig_nb.core.gpu_sample import Snapshot
+from ludwig_nb.ui.dashboard import Dashboard
+from tests.ui.conftest import (
+    T0,
+    FakeClock,
+    FakeRun,
+    FakeSampler,
+    SyncSpy,
+    evaluation,
+    gpu_sample,
+    host_sample,
+    started,
+    steps,
+)
+
+
+def test_refresh_updates_progress_curves_and_throughput(run: FakeRun, clock: FakeClock) -> None:
+    dash = Dashboard(run, clock=clock)
+    run.emit(started(run), *steps(0, 30, T0))
+    clock.now = T0 + 3.0
+    dash.refresh(now=10.0)
+    assert dash.progress.value == 0.3
+    assert "step 30 / 100" in dash.progress_label.value
+    assert "epoch 1 / 2" in dash.progress_label.value
+    assert "demo" in dash.header.value and "training" in dash.header.value
+    assert "320 samples/s" in dash.throughput_label.value  # 32 samples per 0.1 s
+    train = dash.loss_chart.lines["train"]
+    assert len(train.x) == 30 and train.x[-1] == 30
+    assert train.y[0] == 2.0
+
+    run.emit(*steps(30, 20, T0 + 3.0), evaluation(49, T0 + 5.5, accuracy=0.8, loss=0.6))
+    dash.refresh(now=10.25)
+    assert "step 50 / 100" in dash.progress_label.value
+    assert set(dash.loss_chart.lines) == {"train", "validation"}
+    assert list(dash.loss_chart.lines["validation"].y) == [0.6]
+    metric_lines = dash.metric_chart.lines
+    assert list(metric_lines["validation"].y) == [0.8]
+    assert list(metric_lines["training"].y) == pytest.approx([0.85])
+    assert dash.metric_chart.figure.title == "label accuracy"
+
+
+def test_completion_fills_the_bar_and_closes(run: FakeRun, clock: FakeClock) -> None:
+    dash = Dashboard(run, clock=clock)
+    finals: list[Dashboard] = []
+    dash.on_final(finals.append)
+    run.emit(started(run), *steps(0, 100, T0))
+    dash.refresh(now=1.0)
+    assert not dash.closed
+    run.emit(ev.RunFinished(time=T0 + 11, status="completed", step=100))
+    dash.refresh(now=1.25)
+    assert dash.progress.value == 1.0
+    assert dash.progress.bar_style == "success"
+    assert dash.eta_label.value == "done"
+    assert dash.closed and finals == [dash]
+    assert dash.stop_button.disabled and dash.pause_button.disabled
+    frames = dash.frames
+    dash.refresh(now=2.0)  # a closed view draws nothing more
+    assert dash.frames == frames
+
+
+def test_failure_turns_red_and_stays(run: FakeRun, clock: FakeClock) -> None:
+    dash = Dashboard(run, clock=clock)
+    run.emit(started(run), *steps(0, 5, T0))
+    run.emit(
+        ev.RunFailed(
+            time=T0 + 1,
+            step=5,
+            error_type="RuntimeError",
+            message="CUDA out of memory",
+            traceback='Traceback (most recent call last):\n  File "x.py"\nRuntimeError: boom',
+        )
+    )
+    dash.refresh(now=1.0)
+    assert "#c62828" in dash.widget.layout.border
+    assert "CUDA out of memory" in dash.error.value
+    assert "<details" in dash.error.value and "RuntimeError: boom" in dash.error.value
+    assert dash.progress.bar_style == "danger"
+    assert "failed" in dash.header.value
+    assert dash.closed
+    run.emit(*steps(5, 3, T0 + 2))  # nothing after the end changes the view
+    dash.refresh(now=2.0)
+    assert "step 5 /" in dash.progress_label.value and "#c62828" in dash.widget.layout.border
+
+
+def test_buttons_reach_the_run(run: FakeRun, clock: FakeClock) -> None:
+    dash = Dashboard(run, clock=clock)
+    run.emit(started(run), *steps(0, 3, T0))
+    dash.refresh(now=1.0)
+    assert not dash.pause_button.disabled and dash.resume_button.disabled
+    dash.pause_button.click()
+    assert run.calls == ["pause"]
+    run.emit(ev.Paused(time=T0 + 1, step=3))
+    dash.refresh(now=1.25)
+    assert dash.pause_button.disabled and not dash.resume_button.disabled
+    assert dash.eta_label.value.startswith("paused")
+    dash.resume_button.click()
+    dash.stop_button.click()
+    assert run.calls == ["pause", "resume", "stop:user"]
+
+
+def test_log_toggle_switches_the_scale_on_the_next_frame(run: FakeRun, clock: FakeClock) -> None:
+    dash = Dashboard(run, clock=clock)
+    run.emit(started(run), *steps(0, 10, T0))
+    dash.refresh(now=1.0)
+    dash.log_toggle.value = True
+    assert dash.loss_chart.y_axis.scale is dash.loss_chart.linear  # not written by the click
+    dash.refresh(now=1.25)
+    assert dash.loss_chart.y_axis.scale is dash.loss_chart.log
+    assert dash.loss_chart.lines["train"].scales["y"] is dash.loss_chart.log
+
+
+def test_many_events_make_one_batch_and_message_per_widget(
+    run: FakeRun, clock: FakeClock, sync_spy: SyncSpy
+) -> None:
+    import ipywidgets
+
+    dash = Dashboard(run, clock=clock)
+    run.emit(started(run), *steps(0, 1, T0))
+    dash.refresh(now=0.0)
+    sync_spy.reset()
+    run.emit(*steps(1, 2000, T0 + 0.1, step_s=0.001))  # a burst of steps
+    dash.refresh(now=0.25)
+    batches = sync_spy.batches_per_widget()
+    assert len(batches) >= 4  # progress, its label, throughput, the loss line at least
+    assert max(batches.values()) == 1
+    assert sync_spy.unbatched == []
+    messages = sync_spy.messages_per_widget()
+    if ipywidgets.__version__.startswith("8"):  # 7 sends nothing without a kernel
+        assert set(messages) == set(batches)
+        assert max(messages.values()) == 1
+    sync_spy.reset()
+    dash.refresh(now=0.5)  # nothing new: nothing held, nothing sent
+    assert sync_spy.batches == [] and sync_spy.messages == []
+
+
+def test_million_points_stay_bounded(run: FakeRun, clock: FakeClock) -> None:
+    dash = Dashboard(run, clock=clock, max_points=200)
+    run.emit(started(run), *steps(0, 5_000, T0, step_s=0.001))
+    dash.refresh(now=1.0)
+    assert len(dash.loss_chart.lines["train"].x) <= 200
+    assert dash.loss_chart.lines["train"].x[-1] == 5_000
+
+
+def test_gauges_show_gpu_and_fall_back_to_host(run: FakeRun, clock: FakeClock) -> None:
+    sampler = FakeSampler(
+        Snapshot(time=T0, gpus=(gpu_sample(0), gpu_sample(1)), host=host_sample())
+    )
+    dash = Dashboard(run, sampler=sampler, clock=clock)
+    run.emit(started(run))
+    dash.refresh(now=1.0)
+    assert "GPU 0</b> ◀" in dash.gauges.value  # the run's device is marked
+    assert "GPU 1</b> " in dash.gauges.value and "84 °C" in dash.gauges.value
+    sampler.snapshot = Snapshot(time=T0 + 1, host=host_sample(), reason="no NVIDIA driver")
+    dash.refresh(now=1.25)
+    assert "no NVIDIA driver" in dash.gauges.value and "CPU 42 %" in dash.gauges.value
+    assert "GPU 0" not in dash.gauges.value
+
+
+def test_without_sampler_no_gauges(run: FakeRun, clock: FakeClock) -> None:
+    dash = Dashboard(run, sampler=None, clock=clock)
+    run.emit(started(run))
+    dash.refresh(now=1.0)
+    assert dash.gauges.value == ""
+
+
+def test_alarm_banner_follows_alarm_events(run: FakeRun, clock: FakeClock) -> None:
+    dash = Dashboard(run, clock=clock)
+    run.emit(
+        started(run),
+        ev.AlarmRaised(
+            time=T0 + 1,
+            rule="temperature",
+            device=0,
+            value=88.0,
+            threshold=82.0,
+            action="pause",
+            message="GPU 0 at 88 °C (limit 82 °C)",
+        ),
+    )
+    dash.refresh(now=1.0)
+    assert "GPU 0 at 88 °C" in dash.alarms.value and "pause" in dash.alarms.value
+    run.emit(ev.AlarmCleared(time=T0 + 5, rule="temperature", device=0, value=75.0))
+    dash.refresh(now=1.25)
+    assert dash.alarms.value == ""
+
+
+def test_summary_html_after_completion(run: FakeRun, clock: FakeClock) -> None:
+    dash = Dashboard(run, clock=clock)
+    run.emit(started(run), *steps(0, 50, T0), evaluation(49, T0 + 5.5, 0.8, 0.6))
+    run.emit(*steps(50, 50, T0 + 6), evaluation(99, T0 + 11.5, 0.9, 0.4))
+    run.emit(ev.RunFinished(time=T0 + 12, status="completed", step=100))
+    dash.refresh(now=1.0)
+    html = dash.summary_html()
+    assert html.count("<svg") == 2
+    assert "0.9" in html and "accuracy" in html
+    assert "took 12 s" in html
+    assert str(run.directory) in html

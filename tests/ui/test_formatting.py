@@ -1,0 +1,82 @@
+"""Pure formatting: durations, throughput, progress text, gauges, alarms, metric choice."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+
+from ludwig_nb.core.state import RunState
+from ludwig_nb.ui import formatting as fmt
+
+
+@pytest.mark.parametrize(
+    ("seconds", "text"),
+    [
+        (0.0, "0 s"),
+        (-0.4, "0 s"),
+        (-30.0, "0 s"),
+        (45.4, "45 s"),
+        (750.0, "12 min 30 s"),
+        (3720.0, "1 h 02 min"),
+        (90000.0, "1 d 1 h"),
+        (None, "–"),
+        (float("nan"), "–"),
+    ],
+)
+def test_format_duration(seconds: float | None, text: str) -> None:
+    assert fmt.format_duration(seconds) == text
+
+
+def test_format_throughput_and_bytes() -> None:
+    assert fmt.format_throughput(1234.4) == "1,234 samples/s"
+    assert fmt.format_throughput(12.54) == "12.5 samples/s"
+    assert fmt.format_throughput(None) == "–"
+    assert fmt.format_bytes(10.2 * 2**30) == "10.2 GiB"
+    assert fmt.format_bytes(None) == "N/A"
+    assert fmt.format_metric(0.123456) == "0.1235"
+    assert fmt.format_metric(True) == "–"
+
+
+def test_progress_text_counts_epochs_from_one() -> None:
+    state = RunState(status="training", step=60, total_steps=100, epoch=1, epochs=2)
+    assert fmt.progress_text(state) == "step 60 / 100 · epoch 2 / 2"
+    assert fmt.progress_text(RunState()) == "step 0 / ?"
+    done = dataclasses.replace(state, status="completed", step=100)
+    assert fmt.progress_text(done).endswith("epoch 2 / 2")
+
+
+def test_header_escapes_and_shows_pause_reason() -> None:
+    state = RunState(name="<b>x</b>", status="paused", pause_reason="alarm:temp", engine="builtin")
+    html = fmt.header_html(state)
+    assert "&lt;b&gt;x&lt;/b&gt;" in html
+    assert "paused (alarm:temp)" in html
+    assert fmt.STATUS_COLORS["paused"] in html
+
+
+def test_alarm_banner() -> None:
+    assert fmt.alarm_banner_html(()) == ""
+    html = fmt.alarm_banner_html(
+        [{"rule": "temperature", "device": 0, "value": 88.0, "threshold": 82.0, "action": "warn"}]
+    )
+    assert "temperature on GPU 0: 88 (threshold 82)" in html and "warn" in html
+
+
+def test_error_html_has_a_traceback_disclosure() -> None:
+    html = fmt.error_html("bad <thing>", "Traceback\n  line")
+    assert "bad &lt;thing&gt;" in html and "<details" in html
+    assert "<details" not in fmt.error_html("x", "")
+
+
+@pytest.mark.parametrize(
+    ("metrics", "expected"),
+    [
+        ({"validation": {"label": {"loss": 1.0, "accuracy": 0.5}}}, ("label", "accuracy")),
+        ({"validation": {"y": {"loss": 1.0, "r2": 0.5, "mean_absolute_error": 2}}}, ("y", "r2")),
+        ({"training": {"combined": {"loss": 1.0}, "t": {"loss": 1, "hits": 3}}}, ("t", "hits")),
+        ({"validation": {"combined": {"loss": 1.0}}}, None),
+        ({}, None),
+    ],
+)
+def test_pick_metric(metrics: dict, expected: tuple[str, str] | None) -> None:
+    assert fmt.pick_metric(metrics) == expected

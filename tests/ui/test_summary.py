@@ -1,0 +1,82 @@
+"""The static summary: metrics, inline SVG curves, timing against the first ETA, failures."""
+
+from __future__ import annotations
+
+import dataclasses
+import xml.etree.ElementTree as ET
+
+from ludwig_nb.core import events as ev
+from ludwig_nb.core.state import reduce_all
+from ludwig_nb.ui.curves import CurveData
+from ludwig_nb.ui.summary import metrics_table_html, summary_html, summary_mimebundle, summary_text
+from ludwig_nb.ui.svg import svg_line_chart
+from tests.ui.conftest import T0, FakeRun, evaluation, started, steps
+
+
+def _finished_run() -> tuple[list[ev.Event], CurveData]:
+    run = FakeRun()
+    events: list[ev.Event] = [
+        started(run),
+        *steps(0, 50, T0),
+        evaluation(49, T0 + 5.5, 0.8, 0.6),
+        *steps(50, 50, T0 + 6),
+        evaluation(99, T0 + 11.5, 0.9123, 0.4),
+        ev.RunFinished(time=T0 + 12, status="completed", step=100),
+    ]
+    curves = CurveData()
+    for event in events:
+        curves.observe(event)
+    return events, curves
+
+
+def test_summary_has_metrics_svg_and_eta_comparison() -> None:
+    events, curves = _finished_run()
+    state = reduce_all(events)
+    html = summary_html(state, curves, first_finish=T0 + 10, directory="/r/demo")
+    assert 'data-status="completed"' in html
+    assert "0.9123" in html and "accuracy" in html and "validation" in html
+    assert html.count("<svg") == 2 and "polyline" in html
+    assert "took 12 s · first ETA said 10 s: finished 2 s later" in html
+    assert "/r/demo" in html
+    for svg in html.split("<svg")[1:]:  # each chart is well-formed XML
+        ET.fromstring("<svg" + svg.split("</svg>")[0] + "</svg>")
+
+
+def test_failed_summary_is_red_with_traceback() -> None:
+    events, curves = _finished_run()
+    failed = [
+        *events[:-1],
+        ev.RunFailed(time=T0 + 12, step=100, error_type="ValueError", message="bad label"),
+    ]
+    html = summary_html(reduce_all(failed), curves, traceback_text="Traceback: here")
+    assert "#c62828" in html and "ValueError: bad label" in html
+    assert "<details" in html and "Traceback: here" in html
+    assert "failed" in summary_text(reduce_all(failed))
+
+
+def test_summary_text_and_bundle() -> None:
+    events, _ = _finished_run()
+    state = reduce_all(events)
+    text = summary_text(state)
+    assert text.startswith("demo: completed, step 100 / 100")
+    assert "took 12 s" in text
+    assert text.endswith("validation label accuracy=0.9123, validation loss=0.4")
+    bundle = summary_mimebundle("<b>x</b>", state)
+    assert bundle == {"text/html": "<b>x</b>", "text/plain": text}
+
+
+def test_metrics_table() -> None:
+    html = metrics_table_html({"validation": {"y": {"loss": 0.5}}, "test": {"y": {"loss": 0.6}}})
+    assert "<th>validation</th><th>test</th>" in html
+    assert "<td>y</td><td>loss</td><td>0.5</td><td>0.6</td>" in html
+    assert metrics_table_html({}) == ""
+
+
+def test_svg_chart_log_scale_and_empty() -> None:
+    svg = svg_line_chart({"train": ([1, 2, 3], [10.0, 1.0, 0.1])}, title="loss", log=True)
+    assert "(log y)" in svg and ">10<" in svg and ">0.1<" in svg
+    assert "no data" in svg_line_chart({"train": ([], [])})
+    one = svg_line_chart({"validation": ([5], [0.3])})
+    assert "<circle" in one
+    state = dataclasses.replace(reduce_all(_finished_run()[0]), best_metrics={})
+    assert "latest metrics" in summary_html(state, CurveData())

@@ -1,0 +1,39 @@
+"""The no-widget fallback: pure renderers and a view that updates a display handle."""
+
+from __future__ import annotations
+
+from ludwig_nb.core import events as ev
+from ludwig_nb.core.state import reduce_all
+from ludwig_nb.ui.text_view import TextView, render_html, render_text
+from tests.ui.conftest import T0, FakeClock, FakeRun, started, steps
+
+
+def test_render_text_and_html() -> None:
+    run = FakeRun()
+    state = reduce_all([started(run), *steps(0, 30, T0)])
+    text = render_text(state, "≈ 5 s", 320.0)
+    assert text.startswith("demo [training] step 30 / 100 · epoch 1 / 2 · ETA ≈ 5 s")
+    assert "320 samples/s" in text and "loss 0.8" in text
+    html = render_html(state, "≈ 5 s", 320.0)
+    assert '<progress value="0.3000"' in html and "ETA ≈ 5 s" in html
+    alarm = ev.AlarmRaised(
+        time=T0, rule="temperature", device=1, value=90.0, threshold=85.0, action="pause"
+    )
+    assert "ALARM temperature GPU 1" in render_text(reduce_all([alarm], state), "", None)
+
+
+def test_failed_run_ends_with_a_red_summary(run: FakeRun, clock: FakeClock) -> None:
+    updates: list[dict[str, str]] = []
+    finals: list[dict[str, str]] = []
+    view = TextView(run, update=updates.append, final=finals.append, clock=clock)
+    run.emit(started(run), *steps(0, 3, T0))
+    view.refresh(0.0)
+    assert len(updates) == 1 and not view.closed
+    run.emit(ev.RunFailed(time=T0 + 1, step=3, error_type="KeyError", message="'label'"))
+    view.refresh(0.1)
+    assert view.closed and len(updates) == 1
+    [final] = finals
+    assert "KeyError: 'label'" in final["text/plain"]
+    assert 'data-status="failed"' in final["text/html"] and "#c62828" in final["text/html"]
+    view.refresh(5.0)
+    assert len(finals) == 1
