@@ -1,0 +1,1 @@
+"""ETA benchmark: synthetic and recorded traces replayed through ours and the peers'."""

@@ -1,0 +1,75 @@
+import math
+import random
+
+import pytest
+
+from ludwig_nb.core.eta_rate import StepRate
+
+
+def _noisy(n: int, level: float, seed: int, sd: float = 0.05) -> list[float]:
+    rng = random.Random(seed)
+    return [level * math.exp(rng.gauss(0.0, sd)) for _ in range(n)]
+
+
+def _fed(durations: list[float], prior: float | None = None) -> StepRate:
+    rate = StepRate(prior)
+    for d in durations:
+        rate.add(d)
+    return rate
+
+
+def test_prior_then_provisional_then_stable():
+    rate = StepRate(prior_s=0.7)
+    assert rate.step_s() == 0.7
+    assert rate.state == "warming_up"
+    for d in [4.0, 1.0, 1.0]:
+        rate.add(d)
+    assert rate.step_s() == pytest.approx(1.0)  # median of the last steps, spike ignored
+    for d in _noisy(100, 1.0, seed=1):
+        rate.add(d)
+    assert rate.state == "stable"
+    assert rate.count == 103
+
+
+def test_no_basis_without_prior():
+    rate = _fed([3.0, 1.0])
+    assert rate.step_s() is None
+
+
+def test_known_regime_change_scales_until_data():
+    rate = _fed(_noisy(200, 0.5, seed=2))
+    before = rate.step_s()
+    assert before is not None
+    rate.new_regime(scale=2.0)
+    assert rate.state == "adjusting"
+    assert rate.step_s() == pytest.approx(2 * before)
+    for d in _noisy(100, 0.8, seed=3):
+        rate.add(d)
+    assert rate.step_s() == pytest.approx(0.8, rel=0.05)
+
+
+def test_small_wander_keeps_the_history():
+    # A 5 % bump for 100 steps is below the 10 % that matters: one regime throughout.
+    durations = _noisy(300, 1.0, seed=4, sd=0.02) + _noisy(100, 1.05, seed=5, sd=0.02)
+    durations += _noisy(300, 1.0, seed=6, sd=0.02)
+    rate = _fed(durations)
+    assert rate.state == "stable"
+    assert rate.step_s() == pytest.approx(sum(durations[5:]) / len(durations[5:]), rel=0.01)
+
+
+def test_throttling_ramp_is_cut_off():
+    flat = _noisy(400, 1.0, seed=7, sd=0.03)
+    ramp = [1.0 + 0.3 * i / 80 for i in range(80)]
+    hot = _noisy(200, 1.3, seed=8, sd=0.03)
+    rate = _fed(flat + ramp + hot)
+    assert rate.step_s() == pytest.approx(1.3, rel=0.03)
+
+
+def test_variance_grows_with_noise():
+    quiet = _fed(_noisy(400, 1.0, seed=9, sd=0.01))
+    loud = _fed(_noisy(400, 1.0, seed=9, sd=0.2))
+    q_var, q_n, q_df = quiet.variance(1.0)
+    l_var, _, _ = loud.variance(1.0)
+    assert l_var > 50 * q_var
+    assert q_df >= 4
+    assert q_n > 300
