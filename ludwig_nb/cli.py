@@ -61,7 +61,8 @@ def _train_inputs(args: argparse.Namespace) -> tuple[Any, Any, str]:
     if args.demo:
         from ludwig_nb.data import demo_config, demo_dataset
 
-        return demo_config(args.demo), demo_dataset(args.demo), args.name or args.demo
+        text = demo_config(args.demo).read_text(encoding="utf-8")
+        return text, demo_dataset(args.demo), args.name or args.demo
     if not args.config or not args.dataset:
         raise FileNotFoundError("train needs --config and --dataset (or --demo NAME)")
     config_path = Path(args.config)
