@@ -33,6 +33,8 @@ def _parser() -> argparse.ArgumentParser:
     train.add_argument("--name", help="run name")
     train.add_argument("--device", help='"cpu", "cuda", "cuda:1"')
     train.add_argument("--resume-from", help="run directory of a stopped or crashed run")
+    train.add_argument("--seed", type=int, help="random seed (default 42, as in Ludwig)")
+    train.add_argument("--threads", type=int, help="CPU threads for training (default: cores-1)")
     train.add_argument("--no-progress", action="store_true", help="no progress bar")
     for name, text in (("evaluate", "evaluate a saved model"), ("predict", "predict")):
         cmd = sub.add_parser(name, help=text)
@@ -83,6 +85,8 @@ def _train(args: argparse.Namespace) -> int:
         results_dir=args.output_directory,
         device=args.device,
         resume_from=args.resume_from,
+        random_seed=args.seed,
+        threads=args.threads,
     )
     _follow(run, show=not args.no_progress)
     state = run.state

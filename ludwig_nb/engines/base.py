@@ -29,7 +29,9 @@ class TrainJob:
     ``dataset``: a DataFrame, a path, or ``{"training": ..., "validation": ..., "test": ...}``.
     ``run_dir``: where checkpoints/ and model/ go. ``resume_from``: a run directory whose
     ``checkpoints/`` to continue from. ``device``: "cpu", "cuda", "cuda:1" or None (auto).
-    ``clock``: wall-clock seconds (``time.time``), injectable for tests.
+    ``clock``: wall-clock seconds (``time.time``), injectable for tests. ``seed``: the
+    random seed (Ludwig's ``random_seed``; None: 42). ``threads``: CPU threads for the
+    engine's math (None: the engine's default, leaving a core for the kernel).
     """
 
     config: dict[str, Any]
@@ -41,6 +43,8 @@ class TrainJob:
     resume_from: Path | None = None
     clock: Callable[[], float] | None = None
     poll: Callable[[], None] | None = None  # called at step boundaries (control file reader)
+    seed: int | None = None
+    threads: int | None = None
 
 
 class TrainedModel(Protocol):

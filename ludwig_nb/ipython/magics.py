@@ -45,6 +45,8 @@ class LudwigMagics(Magics):
     @argument("--results-dir", help="Where the run directory goes (default: results).")
     @argument("--engine", help="Training engine (default: builtin).")
     @argument("--device", help='"cpu", "cuda", "cuda:1"; default: the first GPU, else CPU.')
+    @argument("--seed", type=int, help="Random seed (default 42, as in Ludwig).")
+    @argument("--threads", type=int, help="CPU threads for training (default: cores - 1).")
     @cell_magic
     def ludwig_config(self, line: str, cell: str) -> None:
         """Validate the Ludwig config in this cell and train it in the background.
@@ -92,6 +94,8 @@ class LudwigMagics(Magics):
                 results_dir=args.results_dir or self.results_dir,
                 device=args.device,
                 engine=engine,
+                random_seed=args.seed,
+                threads=args.threads,
             )
         except (DataError, FileNotFoundError, ValueError) as exc:
             raise UsageError(str(exc)) from None

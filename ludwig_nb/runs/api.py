@@ -76,6 +76,8 @@ def train(
     device: str | None = None,
     engine: str = "builtin",
     *,
+    random_seed: int | None = None,
+    threads: int | None = None,
     clock: Callable[[], float] = time.time,
     registry_dir: Path | None = None,
 ) -> Run:
@@ -83,8 +85,9 @@ def train(
 
     ``config``: YAML text, a dict or a ``Config``. ``dataset``: a DataFrame, a path (CSV,
     TSV, Parquet, JSON, JSONL) or ``{"training": ..., "validation": ..., "test": ...}``.
-    ``wait=True`` returns after the run ends. Raises ``ConfigError`` / ``DataError`` before
-    any thread starts.
+    ``wait=True`` returns after the run ends. ``random_seed`` (default 42, as in Ludwig)
+    makes runs reproducible; ``threads`` sets the CPU threads torch uses (default: all
+    cores but one). Raises ``ConfigError`` / ``DataError`` before any thread starts.
     """
     from ludwig_nb.data import check_dataset
 
@@ -112,6 +115,8 @@ def train(
         device=device,
         resume_from=resume_dir,
         clock=clock,
+        seed=random_seed,
+        threads=threads,
     )
     run = Run(
         run_id=run_id, name=name, directory=directory, engine=engine_impl, job=job, clock=clock

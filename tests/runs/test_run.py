@@ -104,3 +104,18 @@ def test_finish_callbacks_run_once_even_when_added_late(tmp_path):
     run.start().wait(10)
     run.add_finish_callback(lambda r: seen.append("late"))
     assert seen == ["early", "late"]
+
+
+def test_status_json_carries_the_eta_while_training(tmp_path):
+    engine = ScriptedEngine(steps=60, gated=True)
+    run = make_run(tmp_path, engine).start()
+    engine.release(30)
+    path = run.directory / rundir.STATUS_FILE
+    until(lambda: (rundir.read_json(path) or {}).get("step") == 30)
+    eta = rundir.read_json(path)["eta"]
+    assert eta is not None
+    assert 0 <= eta["low_s"] <= eta["remaining_s"] <= eta["high_s"]
+    assert eta["state"] in ("warming_up", "stable", "adjusting")
+    run.stop()
+    engine.release(1)
+    run.wait(10)

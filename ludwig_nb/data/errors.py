@@ -1,0 +1,13 @@
+"""``DataError``: a dataset that cannot be trained on, said in one line."""
+
+from __future__ import annotations
+
+__all__ = ["DataError"]
+
+
+class DataError(ValueError):
+    """The dataset is missing, unreadable or does not fit the config.
+
+    The message is one line that names the file, column or split at fault and, where it
+    can, what to do (e.g. the closest column name).
+    """

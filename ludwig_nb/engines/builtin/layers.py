@@ -1,0 +1,99 @@
+"""Building blocks shared by encoders, combiners and decoders: Ludwig's ``FCStack``,
+activations and sequence reduction."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import torch
+from torch import nn
+
+__all__ = ["FCStack", "activation", "fc_layer_specs", "reduce_sequence"]
+
+_ACTIVATIONS: dict[str, type[nn.Module]] = {
+    "relu": nn.ReLU, "tanh": nn.Tanh, "sigmoid": nn.Sigmoid, "elu": nn.ELU,
+    "leakyRelu": nn.LeakyReLU, "gelu": nn.GELU, "selu": nn.SELU, "softplus": nn.Softplus,
+}  # fmt: skip
+
+
+def activation(name: str | None) -> nn.Module:
+    """The activation module for a Ludwig activation name (``None``/"linear": identity)."""
+    if name in (None, "linear", "none"):
+        return nn.Identity()
+    if name not in _ACTIVATIONS:
+        raise ValueError(f"unknown activation {name!r}")
+    return _ACTIVATIONS[name]()
+
+
+def fc_layer_specs(
+    params: Mapping[str, Any], *, prefix: str = "", default_layers: int = 0, default_size: int = 256
+) -> list[dict[str, Any]]:
+    """Ludwig's ``fc_layers`` (list of dicts) or ``num_fc_layers`` x ``output_size``.
+
+    ``prefix`` is ``"fc_"`` for decoders (``fc_output_size``, ``fc_dropout``...).
+    """
+    defaults = {
+        "output_size": params.get(f"{prefix}output_size") or default_size,
+        "activation": params.get(f"{prefix}activation", "relu"),
+        "dropout": params.get(f"{prefix}dropout") or 0.0,
+        "norm": params.get(f"{prefix}norm"),
+        "use_bias": params.get(f"{prefix}use_bias", True),
+    }
+    layers = params.get("fc_layers")
+    if layers:
+        return [{**defaults, **layer} for layer in layers]
+    count = params.get("num_fc_layers")
+    count = default_layers if count is None else int(count)
+    return [dict(defaults) for _ in range(count)]
+
+
+class FCStack(nn.Module):
+    """Fully connected layers: linear -> norm -> activation -> dropout, per spec.
+
+    ``residual``: add the block input to its output where the sizes match.
+    """
+
+    def __init__(self, input_size: int, specs: Sequence[Mapping[str, Any]], residual: bool = False):
+        super().__init__()
+        self.blocks = nn.ModuleList()
+        self.residual = residual
+        size = input_size
+        for spec in specs:
+            out = int(spec["output_size"])
+            linear = nn.Linear(size, out, bias=bool(spec.get("use_bias", True)))
+            nn.init.xavier_uniform_(linear.weight)  # Ludwig's weights_initializer default
+            parts: list[nn.Module] = [linear]
+            norm = spec.get("norm")
+            if norm == "batch":
+                parts.append(nn.BatchNorm1d(out))
+            elif norm == "layer":
+                parts.append(nn.LayerNorm(out))
+            parts.append(activation(spec.get("activation", "relu")))
+            if spec.get("dropout"):
+                parts.append(nn.Dropout(float(spec["dropout"])))
+            self.blocks.append(nn.Sequential(*parts))
+            size = out
+        self.output_size = size
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        for block in self.blocks:
+            y: torch.Tensor = block(x)
+            x = x + y if self.residual and y.shape == x.shape else y
+        return x
+
+
+def reduce_sequence(hidden: torch.Tensor, mask: torch.Tensor, mode: str | None) -> torch.Tensor:
+    """Reduce ``[batch, time, dim]`` to ``[batch, dim]`` over the unpadded steps (``mask``
+    is True where a token is). Modes: sum, mean/avg, max, last, concat/null (flatten)."""
+    weights = mask.unsqueeze(-1).to(hidden.dtype)
+    if mode == "sum":
+        return (hidden * weights).sum(dim=1)
+    if mode in ("mean", "avg"):
+        return (hidden * weights).sum(dim=1) / weights.sum(dim=1).clamp(min=1.0)
+    if mode == "max":
+        return hidden.masked_fill(~mask.unsqueeze(-1), float("-inf")).amax(dim=1).clamp(min=-1e9)
+    if mode == "last":
+        last = (mask.long().sum(dim=1) - 1).clamp(min=0)
+        return hidden[torch.arange(hidden.shape[0], device=hidden.device), last]
+    return (hidden * weights).flatten(start_dim=1)

@@ -1,0 +1,157 @@
+"""The trained-model handle: predict, evaluate, save; and ``load_model`` for any process.
+
+A saved model is a directory (Ludwig's file names)::
+
+    model_weights.pt             the ECD state dict
+    model_hyperparameters.json   the rendered config it was trained with
+    training_set_metadata.json   the preprocessing metadata (applied again at predict time)
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import torch
+
+from ludwig_nb.data.loading import load_table
+from ludwig_nb.data.preprocessing import transform_frame
+from ludwig_nb.engines.builtin.device import Precision, TensorData, resolve_device
+from ludwig_nb.engines.builtin.evaluation import evaluate_split, forward_all
+from ludwig_nb.engines.builtin.model import ECD, Objective, to_data_space
+
+__all__ = ["CONFIG_FILE", "METADATA_FILE", "WEIGHTS_FILE", "BuiltinModel", "load_model"]
+
+WEIGHTS_FILE = "model_weights.pt"
+CONFIG_FILE = "model_hyperparameters.json"
+METADATA_FILE = "training_set_metadata.json"
+
+
+class BuiltinModel:
+    """A trained ECD model with the preprocessing it was trained with."""
+
+    def __init__(
+        self,
+        config: Mapping[str, Any],
+        metadata: Mapping[str, Any],
+        module: ECD,
+        timings: Mapping[str, float] | None = None,
+    ):
+        self.config = dict(config)
+        self.metadata = dict(metadata)
+        self.module = module
+        #: seconds spent per activity during fit (setup, data_wait, steps, evaluation, ...)
+        self.timings = dict(timings or {})
+
+    @property
+    def device(self) -> torch.device:
+        return next(self.module.parameters()).device
+
+    def _batch_size(self) -> int:
+        trainer = self.config.get("trainer") or {}
+        size = trainer.get("eval_batch_size")
+        return int(size) if isinstance(size, int) and size > 0 else 1024
+
+    def _prepare(self, data: Any, *, outputs: bool) -> tuple[pd.DataFrame, TensorData]:
+        frame = load_table(data)
+        arrays = transform_frame(self.metadata, frame, outputs=outputs)
+        return frame, TensorData(arrays).place(self.device)
+
+    def predict(self, data: Any) -> pd.DataFrame:
+        """Predictions for a DataFrame or a file, one row per input row, with Ludwig's
+        columns: ``<out>_predictions`` and, for binary/category/set outputs,
+        ``<out>_probabilities``, ``<out>_probability`` and ``<out>_probabilities_<label>``.
+        Raises ``DataError`` for missing columns or values that cannot be transformed."""
+        frame, tensors = self._prepare(data, outputs=False)
+        raw, _ = forward_all(
+            self.module, tensors, self._batch_size(), Precision(self.device, False)
+        )
+        columns: dict[str, Any] = {}
+        for feature in self.config["output_features"]:
+            name, kind = feature["name"], feature["type"]
+            meta = self.metadata["features"][name]
+            columns.update(
+                _columns(name, kind, to_data_space(kind, raw[name], meta), meta, feature)
+            )
+        return pd.DataFrame(columns, index=frame.index)
+
+    def evaluate(self, data: Any) -> dict[str, dict[str, float]]:
+        """Metrics per output feature (and ``combined`` loss) on labelled data."""
+        _, tensors = self._prepare(data, outputs=True)
+        objective = Objective(self.config, self.metadata)
+        return evaluate_split(
+            self.module, objective, tensors, self.config, self.metadata,
+            self._batch_size(), Precision(self.device, False),
+        )  # fmt: skip
+
+    def save(self, path: str | Path) -> Path:
+        """Write the model directory (see the module docstring); returns its path."""
+        target = Path(path)
+        target.mkdir(parents=True, exist_ok=True)
+        state = {k: v.detach().cpu() for k, v in _plain_module(self.module).state_dict().items()}
+        torch.save(state, target / WEIGHTS_FILE)
+        (target / CONFIG_FILE).write_text(json.dumps(self.config, indent=2, default=str))
+        (target / METADATA_FILE).write_text(json.dumps(self.metadata, indent=1, default=str))
+        return target
+
+
+def _plain_module(module: torch.nn.Module) -> torch.nn.Module:
+    """The module under ``torch.compile``'s wrapper, if any."""
+    return getattr(module, "_orig_mod", module)
+
+
+def _columns(
+    name: str, kind: str, output: np.ndarray, meta: Mapping[str, Any], feature: Mapping[str, Any]
+) -> dict[str, Any]:
+    if kind in ("number",):
+        return {f"{name}_predictions": output}
+    if kind == "vector":
+        return {f"{name}_predictions": list(output)}
+    if kind == "binary":
+        threshold = float(feature.get("threshold") or 0.5)
+        labels = meta.get("bool2str") or [False, True]
+        positive = output >= threshold
+        probs = np.stack([1.0 - output, output], axis=1)
+        return {
+            f"{name}_predictions": np.where(positive, labels[1], labels[0]),
+            f"{name}_probabilities_{labels[0]}": probs[:, 0],
+            f"{name}_probabilities_{labels[1]}": probs[:, 1],
+            f"{name}_probability": probs.max(axis=1),
+            f"{name}_probabilities": list(probs),
+        }
+    classes = list(meta["idx2str"])
+    if kind == "set":
+        threshold = float(feature.get("threshold") or 0.5)
+        picks = [[classes[i] for i in np.flatnonzero(row >= threshold)] for row in output]
+        return {
+            f"{name}_predictions": picks,
+            f"{name}_probabilities": list(output),
+            f"{name}_probability": output.max(axis=1) if output.size else output,
+        }
+    out: dict[str, Any] = {
+        f"{name}_predictions": np.asarray(classes, dtype=object)[output.argmax(axis=1)],
+        f"{name}_probability": output.max(axis=1),
+        f"{name}_probabilities": list(output),
+    }
+    for i, label in enumerate(classes):
+        out[f"{name}_probabilities_{label}"] = output[:, i]
+    return out
+
+
+def load_model(path: str | Path, device: str | None = None) -> BuiltinModel:
+    """Load a model saved by :meth:`BuiltinModel.save` (any process). ``device``: as for
+    training (default: first GPU if any, else CPU). Raises ``FileNotFoundError``."""
+    source = Path(path)
+    for name in (WEIGHTS_FILE, CONFIG_FILE, METADATA_FILE):
+        if not (source / name).is_file():
+            raise FileNotFoundError(f"{source}: not a saved model ({name} missing)")
+    config = json.loads((source / CONFIG_FILE).read_text())
+    metadata = json.loads((source / METADATA_FILE).read_text())
+    module = ECD(config, metadata)
+    module.load_state_dict(torch.load(source / WEIGHTS_FILE, map_location="cpu", weights_only=True))
+    module.to(resolve_device(device)).eval()
+    return BuiltinModel(config, metadata, module)

@@ -1,0 +1,150 @@
+"""The training plan (steps, epochs, where evaluations and checkpoints fall) and the
+learning-rate schedule (warm-up, decay, reduce on plateau), with Ludwig's names.
+
+A step is one batch (forward + backward); with ``gradient_accumulation_steps`` > 1 the
+optimizer steps every that many batches.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from collections.abc import Mapping
+from typing import Any
+
+from ludwig_nb.core.events import ScheduleInfo
+
+__all__ = ["LearningRate", "Plan", "plan_training"]
+
+
+@dataclasses.dataclass(frozen=True)
+class Plan:
+    batch_size: int
+    steps_per_epoch: int
+    total_steps: int
+    epochs: int
+    checkpoint_every: int  # steps
+    checkpoints_after: tuple[int, ...]
+    evaluations_after: tuple[int, ...]
+
+    def epoch_of(self, step: int) -> int:
+        return step // self.steps_per_epoch
+
+    def info(self) -> ScheduleInfo:
+        return ScheduleInfo(
+            total_steps=self.total_steps,
+            steps_per_epoch=self.steps_per_epoch,
+            epochs=self.epochs,
+            epoch_starts=tuple(e * self.steps_per_epoch for e in range(self.epochs)),
+            evaluations_after=self.evaluations_after,
+            checkpoints_after=self.checkpoints_after,
+            batch_size=self.batch_size,
+        )
+
+    def ending_after(self, step: int) -> Plan:
+        """The plan cut short after ``step`` (early stopping, a stop)."""
+        total = step + 1
+        return dataclasses.replace(
+            self,
+            total_steps=total,
+            epochs=math.ceil(total / self.steps_per_epoch),
+            checkpoints_after=tuple(s for s in self.checkpoints_after if s <= step),
+            evaluations_after=tuple(s for s in self.evaluations_after if s <= step),
+        )
+
+
+def plan_training(trainer: Mapping[str, Any], rows: int, batch_size: int) -> Plan:
+    """Plan a run over ``rows`` training rows (``epochs`` or ``train_steps``,
+    ``steps_per_checkpoint`` or ``checkpoints_per_epoch``, ``skip_all_evaluation``)."""
+    per_epoch = max(1, math.ceil(rows / batch_size))
+    steps = trainer.get("train_steps")
+    total = int(steps) if steps else int(trainer.get("epochs") or 100) * per_epoch
+    every = int(trainer.get("steps_per_checkpoint") or 0)
+    per = int(trainer.get("checkpoints_per_epoch") or 0)
+    if per:
+        every = max(1, per_epoch // per)
+    every = per_epoch if every <= 0 else min(every, per_epoch)
+    after = tuple(sorted(set(range(every - 1, total, every)) | {total - 1}))
+    evaluations = () if trainer.get("skip_all_evaluation") else after
+    return Plan(
+        batch_size=batch_size,
+        steps_per_epoch=per_epoch,
+        total_steps=total,
+        epochs=math.ceil(total / per_epoch),
+        checkpoint_every=every,
+        checkpoints_after=after,
+        evaluations_after=evaluations,
+    )
+
+
+class LearningRate:
+    """``learning_rate_scheduler``: warm-up (``warmup_fraction`` of the steps or
+    ``warmup_evaluations``), then ``decay`` linear / exponential / cosine, times a factor
+    that ``reduce_on_plateau`` lowers when the watched metric stops improving."""
+
+    def __init__(self, base: float, params: Mapping[str, Any], plan: Plan):
+        self.base = base
+        self.params = dict(params)
+        self.total = plan.total_steps
+        warm_evals = int(params.get("warmup_evaluations") or 0)
+        self.warmup = max(
+            int(float(params.get("warmup_fraction") or 0.0) * plan.total_steps),
+            warm_evals * plan.checkpoint_every,
+        )
+        self.every = plan.checkpoint_every
+        self.factor = 1.0
+        self.reductions = 0
+        self.best: float | None = None
+        self.stale = 0
+
+    def at(self, step: int) -> float:
+        """Learning rate for ``step`` (0-based)."""
+        if step < self.warmup:
+            return self.base * self.factor * (step + 1) / self.warmup
+        return self.base * self.factor * self._decay(step - self.warmup)
+
+    def _decay(self, step: int) -> float:
+        kind = self.params.get("decay")
+        if kind == "linear":
+            span = max(1, self.total - self.warmup)
+            return max(0.0, 1.0 - step / span)
+        if kind == "exponential":
+            rate = float(self.params.get("decay_rate", 0.96))
+            ratio = step / float(self.params.get("decay_steps") or 10000)
+            return rate ** (math.floor(ratio) if self.params.get("staircase") else ratio)
+        if kind == "cosine":
+            period = int(self.params.get("t_0") or self.every)
+            mult = int(self.params.get("t_mult") or 1)
+            while step >= period:
+                step -= period
+                period *= mult
+            floor = float(self.params.get("eta_min") or 0.0) / max(self.base, 1e-12)
+            return floor + (1 - floor) * (1 + math.cos(math.pi * step / period)) / 2
+        return 1.0
+
+    def observe(self, value: float, minimize: bool) -> bool:
+        """Feed the plateau metric after an evaluation; True when the rate was reduced."""
+        allowed = int(self.params.get("reduce_on_plateau") or 0)
+        if allowed <= 0 or math.isnan(value):
+            return False
+        better = self.best is None or (value < self.best if minimize else value > self.best)
+        if better:
+            self.best, self.stale = value, 0
+            return False
+        self.stale += 1
+        patience = int(self.params.get("reduce_on_plateau_patience") or 10)
+        if self.stale >= patience and self.reductions < allowed:
+            self.factor *= float(self.params.get("reduce_on_plateau_rate") or 0.1)
+            self.reductions, self.stale = self.reductions + 1, 0
+            return True
+        return False
+
+    def state_dict(self) -> dict[str, Any]:
+        return {"factor": self.factor, "reductions": self.reductions, "best": self.best,
+                "stale": self.stale}  # fmt: skip
+
+    def load_state_dict(self, state: Mapping[str, Any]) -> None:
+        self.factor = float(state["factor"])
+        self.reductions = int(state["reductions"])
+        self.best = state["best"]
+        self.stale = int(state["stale"])

@@ -1,0 +1,196 @@
+"""Everything a run needs before its first step (data, model, optimizer, plan), and the
+checkpoint state it saves and restores."""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+import json
+import logging
+import shutil
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import torch
+
+from ludwig_nb.engines.base import TrainJob
+from ludwig_nb.engines.builtin.batch_probe import candidate_sizes, probe_batch_size
+from ludwig_nb.engines.builtin.checkpoint import BEST, CHECKPOINTS_DIR, LATEST, load_checkpoint
+from ludwig_nb.engines.builtin.device import Precision, TensorData, resolve_device
+from ludwig_nb.engines.builtin.model import ECD, Objective
+from ludwig_nb.engines.builtin.optim import auto_learning_rate, build_optimizer
+from ludwig_nb.engines.builtin.schedule import LearningRate, Plan, plan_training
+from ludwig_nb.engines.builtin.splits import prepare_splits
+
+if TYPE_CHECKING:
+    from ludwig_nb.engines.builtin.trainer import Training
+
+__all__ = ["DEFAULT_SEED", "Setup", "build_setup", "checkpoint_state", "job_seed", "restore_state"]
+
+log = logging.getLogger(__name__)
+
+DEFAULT_SEED = 42  # Ludwig's default random_seed
+
+
+@dataclasses.dataclass
+class Setup:
+    seed: int
+    device: torch.device
+    precision: Precision
+    metadata: dict[str, Any]
+    splits: dict[str, TensorData]
+    train: TensorData
+    module: ECD
+    step_module: Any  # the module, or its torch.compile wrapper
+    objective: Objective
+    optimizer: torch.optim.Optimizer
+    lr: LearningRate
+    plan: Plan
+    eval_batch_size: int
+    checkpoints: Path
+    resume: dict[str, Any] | None
+    accumulate: int = 1  # gradient_accumulation_steps ("auto" is 1 with a fixed batch size)
+    trainable: list[torch.nn.Parameter] = dataclasses.field(default_factory=list)
+
+
+def job_seed(job: TrainJob) -> int:
+    """The run's random seed: ``job.seed`` if the run layer sets one, else the config's
+    ``random_seed`` (top level) or ``trainer.seed``, else 42 (Ludwig's default)."""
+    for value in (
+        job.seed,
+        job.config.get("random_seed"),
+        (job.config.get("trainer") or {}).get("seed"),
+    ):
+        if value is not None:
+            return int(value)
+    return DEFAULT_SEED
+
+
+def _resume_state(job: TrainJob) -> dict[str, Any] | None:
+    if job.resume_from is None:
+        return None
+    source = Path(job.resume_from) / CHECKPOINTS_DIR
+    state = load_checkpoint(source / LATEST)
+    target = Path(job.run_dir) / CHECKPOINTS_DIR
+    if source.resolve() != target.resolve() and (source / BEST).is_file():
+        target.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(source / BEST, target / BEST)
+    return state
+
+
+def _batch_size(trainer: dict[str, Any], job: TrainJob, s: dict[str, Any]) -> int:
+    size = trainer.get("batch_size", "auto")
+    if size not in (None, "auto"):
+        return int(size)
+    module, objective, train = s["module"], s["objective"], s["train"]
+    probe = copy.deepcopy(module)
+    optimizer = build_optimizer(probe.parameters(), trainer.get("optimizer") or {}, 1e-4)
+    rng = torch.get_rng_state()
+
+    def run_steps(rows: int, steps: int) -> None:
+        for _ in range(steps):
+            index = torch.randint(0, train.rows, (rows,))
+            batch = train.gather(index)
+            loss, _ = objective(probe(batch), batch)
+            loss.backward()
+            optimizer.step()
+            optimizer.zero_grad(set_to_none=True)
+
+    sizes = candidate_sizes(train.rows, s["device"].type == "cuda", trainer.get("max_batch_size"))
+    try:
+        return probe_batch_size(run_steps, sizes)
+    finally:
+        torch.set_rng_state(rng)
+
+
+def _accumulation(trainer: dict[str, Any]) -> int:
+    value = trainer.get("gradient_accumulation_steps")
+    return int(value) if isinstance(value, int) and value > 0 else 1
+
+
+def _eval_batch_size(trainer: dict[str, Any], batch_size: int) -> int:
+    size = trainer.get("eval_batch_size")
+    return int(size) if isinstance(size, int) and size > 0 else max(batch_size, 256)
+
+
+def build_setup(job: TrainJob, trainer: dict[str, Any]) -> Setup:
+    """Load and preprocess the data, build model, optimizer, schedule; restore nothing yet
+    (the caller restores ``Setup.resume``). Raises ``DataError`` / ``ValueError``."""
+    seed = job_seed(job)
+    resume = _resume_state(job)
+    saved_meta = json.loads(resume["metadata"]) if resume else None
+    metadata, splits = prepare_splits(job.config, job.dataset, seed, saved_meta)
+    device = resolve_device(job.device)
+    for data in splits.values():
+        data.place(device)
+    torch.manual_seed(seed)
+    module = ECD(job.config, metadata).to(device)
+    objective = Objective(job.config, metadata)
+    parts = {"module": module, "objective": objective, "train": splits["training"],
+             "device": device}  # fmt: skip
+    batch_size = int(resume["batch_size"]) if resume else _batch_size(trainer, job, parts)
+    plan = plan_training(trainer, splits["training"].rows, batch_size)
+    base_lr = trainer.get("learning_rate", 0.001)
+    base_lr = auto_learning_rate(job.config) if base_lr in (None, "auto") else float(base_lr)
+    optimizer = build_optimizer(module.parameters(), trainer.get("optimizer") or {}, base_lr)
+    step_module: Any = module
+    if trainer.get("compile"):
+        step_module = torch.compile(module)
+    return Setup(
+        seed=seed, device=device,
+        precision=Precision(device, bool(trainer.get("use_mixed_precision"))),
+        metadata=metadata, splits=splits, train=splits["training"], module=module,
+        step_module=step_module, objective=objective, optimizer=optimizer,
+        lr=LearningRate(base_lr, trainer.get("learning_rate_scheduler") or {}, plan), plan=plan,
+        eval_batch_size=_eval_batch_size(trainer, batch_size),
+        checkpoints=Path(job.run_dir) / CHECKPOINTS_DIR, resume=resume,
+        accumulate=_accumulation(trainer),
+        trainable=[p for p in module.parameters() if p.requires_grad],
+    )  # fmt: skip
+
+
+def checkpoint_state(training: Training, step: int) -> dict[str, Any]:
+    """What a checkpoint holds after ``step`` (0-based), see checkpoint.py."""
+    s = training.s
+    scaler = s.precision.scaler
+    return {
+        "format": 1,
+        "step": training.completed,
+        "last_step": step,
+        "epoch": s.plan.epoch_of(step),
+        "batch_size": s.plan.batch_size,
+        "model": s.module.state_dict(),
+        "optimizer": s.optimizer.state_dict(),
+        "scaler": scaler.state_dict() if scaler is not None else None,
+        "lr": s.lr.state_dict(),
+        "rng": torch.get_rng_state(),
+        "cuda_rng": torch.cuda.get_rng_state_all() if torch.cuda.is_available() else [],
+        "best": json.dumps(training.best),
+        "running_loss": list(training.running_loss),
+        "statistics": json.dumps(training.statistics),
+        "metadata": json.dumps(s.metadata),
+    }
+
+
+def restore_state(training: Training, state: dict[str, Any]) -> None:
+    """Continue from ``state``: weights, optimizer, scaler, learning rate, RNG, counters."""
+    s = training.s
+    s.module.load_state_dict(state["model"])
+    s.optimizer.load_state_dict(state["optimizer"])
+    if state.get("scaler") is not None and s.precision.scaler is not None:
+        s.precision.scaler.load_state_dict(state["scaler"])
+    s.lr.load_state_dict(state["lr"])
+    torch.set_rng_state(state["rng"])
+    if state.get("cuda_rng") and torch.cuda.is_available():
+        torch.cuda.set_rng_state_all(state["cuda_rng"])
+    training.completed = int(state["step"])
+    training.last_checkpoint_step = int(state["last_step"])
+    training.best = json.loads(state["best"])
+    training.running_loss = list(state.get("running_loss", []))
+    training.statistics = json.loads(state["statistics"])
+    best_file = s.checkpoints / BEST
+    if best_file.is_file():
+        training.best_weights = load_checkpoint(best_file)["model"]
+        for key, value in training.best_weights.items():
+            training.best_weights[key] = value.to(s.device)
+    log.info("resumed at step %d", training.completed)

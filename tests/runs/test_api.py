@@ -1,0 +1,94 @@
+"""``train()`` end to end with the built-in engine: what a user and the sidebar rely on."""
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from ludwig_nb.config import ConfigError
+from ludwig_nb.core import rundir
+from ludwig_nb.data import DataError
+from ludwig_nb.runs import train
+
+CONFIG = """\
+input_features:
+  - {name: a, type: number}
+  - {name: b, type: category}
+output_features:
+  - {name: y, type: binary}
+trainer: {epochs: 3, batch_size: 16, eval_batch_size: 256}
+"""
+
+
+@pytest.fixture
+def df():
+    rng = np.random.default_rng(0)
+    a = rng.normal(size=200)
+    return pd.DataFrame({"a": a, "b": rng.choice(["p", "q", "r"], 200), "y": a > 0})
+
+
+def _train(df, tmp_path, **kwargs):
+    return train(
+        CONFIG,
+        df,
+        results_dir=tmp_path / "results",
+        registry_dir=tmp_path / "registry",
+        threads=1,
+        **kwargs,
+    )
+
+
+def test_a_run_registers_writes_its_directory_and_completes(df, tmp_path):
+    run = _train(df, tmp_path, name="demo").wait(120)
+    assert run.status == "completed" and run.step == run.total_steps == 27
+    (entry,) = rundir.iter_registry(tmp_path / "registry")
+    assert (
+        entry["run_id"] == run.id
+        and entry["name"] == "demo"
+        and entry["directory"] == str(run.directory)
+    )
+    for name in (
+        "config.yaml",
+        "events.ndjson",
+        "status.json",
+        "model",
+        "checkpoints",
+        "training_statistics.json",
+    ):
+        assert (run.directory / name).exists(), name
+    lines = (run.directory / rundir.EVENTS_FILE).read_text().splitlines()
+    assert len(lines) == len(run.events)
+    assert len(run.history) == 3 and "validation.y.roc_auc" in run.history.columns
+    assert set(run.model.predict(df.head(3)).columns) >= {"y_predictions", "y_probability"}
+
+
+def test_seeded_runs_are_reproducible(df, tmp_path):
+    def losses(seed):
+        run = _train(df, tmp_path, random_seed=seed).wait(120)
+        return [e.loss for e in run.events if e.type == "step_finished"]
+
+    assert losses(7) == losses(7)
+    assert losses(7) != losses(8)
+
+
+def test_mistakes_are_raised_before_any_thread_or_directory(df, tmp_path):
+    with pytest.raises(ConfigError, match=r"trainer\.epoch"):
+        train(CONFIG.replace("epochs", "epoch"), df, results_dir=tmp_path / "results")
+    with pytest.raises(DataError):
+        train(CONFIG, df.drop(columns=["b"]), results_dir=tmp_path / "results")
+    with pytest.raises(FileNotFoundError, match="no checkpoints"):
+        train(CONFIG, df, results_dir=tmp_path / "results", resume_from=tmp_path)
+    assert not (tmp_path / "results").exists()
+
+
+def test_resume_continues_a_stopped_run_at_its_step(df, tmp_path):
+    first = _train(df, tmp_path, name="first")
+    sub = first.subscribe()
+    while not first.is_done:
+        if any(e.type == "checkpoint_saved" for e in sub.drain()):
+            first.stop()
+        first.wait(0.01)
+    assert first.status == "stopped"
+    resumed = _train(df, tmp_path, name="second", resume_from=first.directory).wait(120)
+    started = next(e for e in resumed.events if e.type == "run_started")
+    assert resumed.status == "completed" and 0 < started.start_step < 27
+    assert resumed.step == 27
