@@ -56,12 +56,12 @@ trainer: {epochs: 2, batch_sise: 64}
 """,
         raises=True,
     ),
-    md("The real run (a small one, so that the notebook runs in CI in a few seconds):"),
+    md("The real run: 40 epochs of a small MLP, with early stopping after 10 evaluations "
+       "without improvement on the validation split."),
     code(
         """
 %%ludwig_config --dataset churn_df --name churn
 input_features:
-  - {name: state, type: category}
   - {name: international_plan, type: binary}
   - {name: voice_mail_plan, type: binary}
   - {name: total_day_minutes, type: number}
@@ -72,8 +72,8 @@ input_features:
   - {name: number_customer_service_calls, type: number}
 output_features:
   - {name: churn, type: binary}
-combiner: {type: concat, num_fc_layers: 2, output_size: 64}
-trainer: {epochs: 8, batch_size: 64, learning_rate: 0.003, eval_batch_size: 1024}
+combiner: {type: concat, num_fc_layers: 2, output_size: 128, dropout: 0.1}
+trainer: {epochs: 40, batch_size: 64, learning_rate: 0.002, early_stop: 10, eval_batch_size: 1024}
 preprocessing:
   split: {type: stratify, column: churn, probabilities: [0.7, 0.1, 0.2]}
 """,
@@ -167,7 +167,7 @@ cars = pd.read_csv(demo_dataset("cars"))
 """),
     code(
         """
-%%ludwig_config --dataset cars --name hot --wait
+%%ludwig_config --dataset cars --name hot
 input_features:
   - {name: Cylinders, type: number}
   - {name: Displacement, type: number}
@@ -179,7 +179,7 @@ input_features:
 output_features:
   - {name: Miles_per_Gallon, type: number}
 combiner: {type: concat, num_fc_layers: 2, output_size: 64}
-trainer: {epochs: 400, batch_size: 16, learning_rate: 0.001, eval_batch_size: 512}
+trainer: {epochs: 100000, batch_size: 16, learning_rate: 0.001, early_stop: -1, eval_batch_size: 512}
 gpu_watch:
   simulate: demo
   interval: 0.25
@@ -188,9 +188,16 @@ gpu_watch:
 """,
         ignore=True,
     ),
-    md("The alarm paused the run when the card crossed 82 °C and resumed it below 77 °C:"),
+    md("The run trains until the card crosses 82 °C (slowdown - 5); the alarm pauses it, the "
+       "card cools below 77 °C (slowdown - 10) and the run resumes. Wait for that, then stop it:"),
     code("""
-kinds = [e.type for e in hot.events]
+import time
+
+deadline = time.monotonic() + 180
+while time.monotonic() < deadline and not any(e.type == "resumed" for e in hot.events):
+    time.sleep(0.5)
+hot.stop()
+kinds = [e.type for e in hot.wait().events]
 [k for k in kinds if k in ("alarm_raised", "paused", "alarm_cleared", "resumed")][:4]
 """),
     code("hot.status"),
@@ -220,7 +227,7 @@ input_features:
 output_features:
   - {name: churn, type: binary}
 combiner: {type: concat, num_fc_layers: 2, output_size: 64}
-trainer: {epochs: 6, batch_size: 32, eval_batch_size: 1024}
+trainer: {epochs: 30, batch_size: 32, early_stop: -1, eval_batch_size: 1024}
 '''
 """),
     code("""

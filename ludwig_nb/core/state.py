@@ -76,7 +76,9 @@ def _alarm_key(alarm: Mapping[str, Any]) -> tuple[str, int]:
 def reduce_state(state: RunState, event: ev.Event) -> RunState:
     """Return the state after ``event``."""
     replace = dataclasses.replace
-    state = replace(state, updated_at=event.time)
+    # a run's duration counts from its first event (queued), preprocessing included
+    started = state.started_at if state.started_at is not None else event.time
+    state = replace(state, updated_at=event.time, started_at=started)
     if isinstance(event, ev.RunStarted):
         sched = event.schedule
         return replace(
@@ -91,7 +93,6 @@ def reduce_state(state: RunState, event: ev.Event) -> RunState:
             epochs=sched.epochs,
             steps_per_epoch=sched.steps_per_epoch,
             batch_size=sched.batch_size,
-            started_at=state.started_at if state.started_at is not None else event.time,
         )
     if isinstance(event, ev.ScheduleChanged):
         sched = event.schedule

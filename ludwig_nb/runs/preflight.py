@@ -120,9 +120,7 @@ def estimate(
 
     cfg = load_config(config, engine=engine) if not hasattr(config, "to_dict") else config
     rendered = cfg.to_dict()
-    # Import the engine's libraries (torch) before the pilot, so that its preprocessing time
-    # measures preprocessing, not a one-off import the full run will not pay again.
-    import torch  # noqa: F401
+    _warm_up_imports()
 
     steps = pilot_steps or _DEFAULT_PILOT_STEPS
     with tempfile.TemporaryDirectory(prefix="ludwig_nb-pilot-") as tmp:
@@ -139,6 +137,15 @@ def estimate(
     if run.status != "completed":
         raise RuntimeError(f"the pilot run did not complete: {run.state.error or run.status}")
     return _predict(run.events, rendered["trainer"], steps)
+
+
+def _warm_up_imports() -> None:
+    """Pay the engine's one-off costs (importing torch, and the lazy imports the first
+    optimizer triggers) before the pilot, so that the pilot's preprocessing and first steps
+    measure the run, not a first use the full run in this process will not pay again."""
+    import torch
+
+    torch.optim.Adam([torch.zeros(1, requires_grad=True)]).step()
 
 
 def _predict(events: list[ev.Event], trainer: Mapping[str, Any], steps: int) -> Prediction:
