@@ -14,6 +14,7 @@ from typing import Any, Literal
 
 from ludwig_nb.config.schema.fields import Ctx, ListOf, Param, Section, Spec
 from ludwig_nb.config.yaml_positions import KeyPath
+from ludwig_nb.core.alarms import ACTIONS, METRICS
 
 __all__ = [
     "ALARM_ACTIONS",
@@ -24,8 +25,9 @@ __all__ = [
     "check_gpu_watch",
 ]
 
-ALARM_METRICS = ("temperature", "memory", "throttle")
-ALARM_ACTIONS = ("warn", "pause", "stop")
+# one definition of the alarm vocabulary: the policy's own (core/alarms.py)
+ALARM_METRICS = METRICS
+ALARM_ACTIONS = ACTIONS
 #: the one alarm a config gets when it names none
 DEFAULT_ALARM: dict[str, Any] = {
     "metric": "temperature",
