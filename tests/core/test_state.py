@@ -75,6 +75,11 @@ def test_to_dict_is_json_ready():
 
 
 def test_duration_counts_from_the_first_event_preprocessing_included():
-    state = reduce_all([ev.PhaseChanged(time=1.0, phase="queued"),
-                        ev.PhaseChanged(time=2.0, phase="preprocessing"), _started(t=5.0)])
+    state = reduce_all(
+        [
+            ev.PhaseChanged(time=1.0, phase="queued"),
+            ev.PhaseChanged(time=2.0, phase="preprocessing"),
+            _started(t=5.0),
+        ]
+    )
     assert state.started_at == 1.0
