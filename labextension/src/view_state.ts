@@ -236,11 +236,15 @@ export function etaText(run: RunSummary, now: number): string {
   const elapsed = run.written_at ? Math.max(0, now - run.written_at) : 0;
   const remaining =
     eta.finish_time !== null ? eta.finish_time - now : eta.remaining_s - elapsed;
+  if (eta.state === 'warming_up') {
+    // before the stable phase the number is provisional and its interval is not honest yet
+    return `warming up… ≈ ${formatDuration(remaining)}`;
+  }
   let text = `ETA ${formatDuration(remaining)}`;
   if (eta.low_s !== null && eta.high_s !== null) {
     text += ` (${formatDuration(eta.low_s - elapsed)} – ${formatDuration(eta.high_s - elapsed)})`;
   }
-  return text;
+  return eta.state === 'adjusting' ? `${text} · adjusting` : text;
 }
 
 function progressText(run: RunSummary): string {

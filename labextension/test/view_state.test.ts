@@ -96,6 +96,15 @@ describe('run rows', () => {
     expect(etaText(run({ eta }), 1040)).toBe('ETA 1m 00s');
   });
 
+  it('says "warming up" with a provisional number, and marks "adjusting"', () => {
+    const warm = { remaining_s: 300, low_s: 0, high_s: 900, state: 'warming_up', finish_time: 1300 };
+    expect(etaText(run({ eta: warm }), 1000)).toBe('warming up… ≈ 5m 00s');
+    const adjusting = { remaining_s: 300, low_s: 240, high_s: 360, state: 'adjusting', finish_time: null };
+    expect(etaText(run({ eta: adjusting, written_at: 1000 }), 1000)).toBe(
+      'ETA 5m 00s (4m 00s – 6m 00s) · adjusting'
+    );
+  });
+
   it('says "estimating" before the first estimate', () => {
     expect(runRow(run({ eta: null }), 1000).etaText).toBe('ETA: estimating…');
   });
