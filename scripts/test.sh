@@ -13,7 +13,10 @@ echo "== format"; ruff format --check ludwig_nb tests benchmarks
 echo "== mypy";   mypy ludwig_nb
 echo "== layers"; lint-imports
 echo "== sidebar unit tests"; (cd labextension && jlpm test)
-echo "== pytest"; python -m pytest -q -p no:cacheprovider
+# Playwright's sync API keeps an event loop running in the main thread for the whole
+# session, which breaks pytest-jupyter's loop fixtures: the browser tests get their own run.
+echo "== pytest";  python -m pytest -q -p no:cacheprovider -m "not browser"
+echo "== browser"; python -m pytest -q -p no:cacheprovider -m browser tests/browser
 # nbval compares the notebooks' outputs with the stored ones (notebooks/nbval.cfg masks
 # what legitimately varies); runs go to a scratch results dir and runtime registry.
 echo "== nbval"

@@ -69,7 +69,10 @@ def artifacts_dir() -> Path:
 def chromium_path() -> str:
     path = os.environ.get("CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
     if not Path(path).exists():
-        pytest.skip("Chromium not found: apt-get update && apt-get install -y chromium")
+        message = "Chromium not found: apt-get update && apt-get install -y chromium"
+        if os.environ.get("CI"):  # in CI a skipped browser test would hide a missing install
+            pytest.fail(message)
+        pytest.skip(message)
     return path
 
 
