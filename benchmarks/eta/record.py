@@ -2,13 +2,17 @@
 
 Trains the bundled demo datasets with short configs and copies each run's
 ``events.ndjson`` into ``benchmarks/eta/traces/`` (evaluation metrics stripped: the ETA
-needs only the times). Uses one torch thread so that a shared machine is not swamped.
+needs only the times). Uses one torch thread: on a small shared machine torch's default
+thread pool makes step times far slower and burstier. Next to each trace, ``NAME.meta.json``
+records the machine's load average before and after the run (step times under external
+load are a stress test, not GPU behaviour).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import tempfile
 import time
@@ -48,6 +52,7 @@ def record(name: str, out_dir: Path) -> Path:
     from ludwig_nb.data import demo_config, demo_dataset
 
     torch.set_num_threads(1)
+    load_before = os.getloadavg()
     dataset, trainer = RUNS[name]
     config = yaml.safe_load(Path(demo_config(dataset)).read_text(encoding="utf-8"))
     config["trainer"].update(trainer)
@@ -60,6 +65,14 @@ def record(name: str, out_dir: Path) -> Path:
         lines = (run.directory / "events.ndjson").read_text(encoding="utf-8").splitlines()
     out = out_dir / f"{name}.ndjson"
     out.write_text("".join(_strip(line) + "\n" for line in lines if line.strip()), "utf-8")
+    meta = {
+        "loadavg_before": [round(v, 2) for v in load_before],
+        "loadavg_after": [round(v, 2) for v in os.getloadavg()],
+        "cpus": os.cpu_count(),
+        "torch_threads": torch.get_num_threads(),
+        "torch": torch.__version__,
+    }
+    (out_dir / f"{name}.meta.json").write_text(json.dumps(meta, indent=1) + "\n", "utf-8")
     return out
 
 

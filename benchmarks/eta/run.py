@@ -16,9 +16,9 @@ import sys
 import time
 
 from benchmarks.eta.peers import PEERS
-from benchmarks.eta.replay import OURS, Scores, replay
+from benchmarks.eta.replay import AFTER_CHANGE, OURS, Scores, replay
 from benchmarks.eta.scenarios import SCENARIOS, STATIONARY, Trace, generate
-from benchmarks.eta.traces import TRACES_DIR, load_traces
+from benchmarks.eta.traces import LOADED_DIR, TRACES_DIR, load_traces
 
 NAMES = (OURS, *(cls.name for cls in PEERS))
 SHORT = {
@@ -56,6 +56,17 @@ def _header(title: str) -> None:
     print(f"{'scenario':14s} {names}  {'ratio':>6s}  {'post':>6s} {'p.best':>6s}  {'cov%':>5s}")
 
 
+def _post_detail(rows: list[tuple[str, Scores]]) -> None:
+    """Ours after a regime change, by offset from the change's first step; and, for
+    information only, pooled from the step where the change was complete (ramp end)."""
+    offsets = " ".join(f"{'+' + format(100 * f, '.0f') + '%':>6s}" for f in AFTER_CHANGE)
+    print("\npost-change error, ours (%), from the change's first step (the goal: <= 3)")
+    print(f"{'scenario':14s} {offsets}  {'pooled':>6s}  {'from end':>8s}")
+    for label, s in rows:
+        cells = " ".join(f"{_pct(s.post_at.get(f, [])):6.1f}" for f in AFTER_CHANGE)
+        print(f"{label:14s} {cells}  {_pct(s.post.get(OURS, [])):6.1f}  {_pct(s.settled):8.1f}")
+
+
 def _score_all(traces: list[Trace]) -> Scores:
     total = Scores()
     for trace in traces:
@@ -69,6 +80,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seeds", type=int, default=20)
     parser.add_argument("--first-seed", type=int, default=0)
     parser.add_argument("--traces", default=str(TRACES_DIR), help="folder of events.ndjson")
+    parser.add_argument(
+        "--stress",
+        default=str(LOADED_DIR),
+        help="folder of traces recorded under heavy external load, reported apart",
+    )
     args = parser.parse_args(argv)
     seeds = 5 if args.quick else args.seeds
     steps = 1000 if args.quick else 2000
@@ -79,6 +95,7 @@ def main(argv: list[str] | None = None) -> int:
     print("cov% = runs' truth inside our 80 % interval at 10..90 %")
     _header("synthetic")
     overall, stationary = Scores(), Scores()
+    changed: list[tuple[str, Scores]] = []
     for name in SCENARIOS:
         traces = [generate(name, args.first_seed + k, steps=steps) for k in range(seeds)]
         scores = _score_all(traces)
@@ -86,12 +103,17 @@ def main(argv: list[str] | None = None) -> int:
         overall.extend(scores)
         if name in STATIONARY:
             stationary.extend(scores)
+        if scores.post_at:
+            changed.append((name, scores))
     print("-" * 100)
     _row("stationary", stationary)
     _row("OVERALL", overall)
-    real = load_traces(args.traces)
-    if real:
-        _header(f"recorded traces ({args.traces})")
+    _post_detail([*changed, ("OVERALL", overall)])
+    for folder, label in ((args.traces, "recorded traces"), (args.stress, "stress: heavy load")):
+        real = load_traces(folder)
+        if not real:
+            continue
+        _header(f"{label} ({folder})")
         everything = Scores()
         for trace in real:
             scores = replay(trace)

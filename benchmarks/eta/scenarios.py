@@ -23,17 +23,24 @@ __all__ = ["SCENARIOS", "STATIONARY", "Trace", "generate"]
 
 T0 = 1_790_000_000.0  # a wall-clock origin, seconds
 _EVAL_BATCHES = 100
+_THROTTLE_RAMP = 80  # steps from the start of throttling to its full effect
 
 
 @dataclasses.dataclass(frozen=True)
 class Trace:
     """One run: its events, the steps where its regime changed, and whether it is
-    stationary (no regime change, so an honest interval should cover ~80 %)."""
+    stationary (no regime change, so an honest interval should cover ~80 %).
+
+    ``changes`` are the first steps of each change: a throttling ramp's start, a batch
+    size change's first step. ``settled`` (same length, or empty) are the steps where each
+    change is complete (a ramp's end); they feed an informational score only.
+    """
 
     name: str
     events: tuple[ev.Event, ...]
     changes: tuple[int, ...] = ()
     stationary: bool = False
+    settled: tuple[int, ...] = ()
 
 
 _FEATURES: dict[str, frozenset[str]] = {
@@ -89,7 +96,7 @@ def _step_factor(features: frozenset[str], i: int, total: int, throttle_at: int)
     if "ramp" in features:
         f *= 1.0 + 1.5 * math.exp(-i / 20.0)
     if "throttle" in features and i >= throttle_at:
-        f *= 1.0 + 0.3 * min(1.0, (i - throttle_at) / 80.0)
+        f *= 1.0 + 0.3 * min(1.0, (i - throttle_at) / _THROTTLE_RAMP)
     if "drift" in features:
         f *= 1.0 + 0.25 * i / total
     return f
@@ -102,9 +109,11 @@ def generate(scenario: str, seed: int, steps: int = 2000, step_s: float = 0.25) 
     per_epoch = 200
     plan = _Plan(total=steps, per_epoch=per_epoch, batch=32, features=features)
     changes: list[int] = []
+    settled: list[int] = []
     throttle_at = int(steps * (0.6 if scenario == "realistic" else 0.4))
     if "throttle" in features:
         changes.append(throttle_at)
+        settled.append(throttle_at + _THROTTLE_RAMP)
     pause_at = int(steps * 0.3) if "pause" in features else -1
     out: list[ev.Event] = [
         ev.RunStarted(T0, f"{scenario}-{seed}", scenario, "synthetic", "cpu", plan.info())
@@ -121,6 +130,7 @@ def generate(scenario: str, seed: int, steps: int = 2000, step_s: float = 0.25) 
             info = plan.info()
             slow = 1.8
             changes.append(i)
+            settled.append(i)
             out.append(ev.ScheduleChanged(t, info, reason="batch_size"))
         ar = 0.9 * ar + rng.gauss(0.0, 0.03)
         d = step_s * slow * math.exp(rng.gauss(0.0, 0.08) + ar)
@@ -157,4 +167,5 @@ def generate(scenario: str, seed: int, steps: int = 2000, step_s: float = 0.25) 
         events=tuple(out),
         changes=tuple(changes),
         stationary=scenario in STATIONARY,
+        settled=tuple(settled),
     )

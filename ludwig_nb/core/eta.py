@@ -13,8 +13,9 @@ The method (``shared/design/notes/ETA_METHODS.md``, section 3.7)::
               - the part of the item in progress already spent
 
 * **Step time, warm-up, regimes**: :class:`ludwig_nb.core.eta_rate.StepRate` (MSER-5,
-  robust bulk x straggler share, block CUSUM with new segments); its state is the
-  estimate's: ``"warming_up"`` (with a provisional number), ``"stable"``, ``"adjusting"``.
+  robust bulk x straggler share, block CUSUM with new segments; under load that comes
+  and goes, the long-run mean); its state is the estimate's: ``"warming_up"`` (with a
+  provisional number), ``"stable"``, ``"adjusting"``.
 * **Scheduled events**: each class is costed as the median of its last 3 occurrences
   excluding the first (which carries one-off warm-up). Before any occurrence a prior is
   used (a pilot's ``Costs``, or for evaluations ``evaluation_batches x 0.35 x step``);

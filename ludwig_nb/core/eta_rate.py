@@ -19,6 +19,13 @@ how the ETA uses it, and ``shared/design/notes/ETA_METHODS.md`` section 3 for th
   fresh regime gets its level from few steps. Each step counts at most 20 medians, so a
   one-off stall (a recompile) is not extrapolated. Before a stable part exists, the
   median of the last 20 steps gives a provisional number.
+* **Bursty load**: when an alarm's new level, once settled, differs from the level
+  before it by at least 35 %, the direction of that swing is remembered. A run that has
+  swung both up and down (external load that comes and goes) is "bursty": from then on
+  the step time is the plain mean of every regular step since the first stable cut
+  (stragglers capped), and its variance the batch-means variance of that history. A
+  known change (``new_regime``, e.g. a batch-size change) forgets the history and the
+  swings. A one-way change (throttling that stays) never makes a run bursty.
 
 O(1) amortised per step: MSER and the references are recomputed at geometrically growing
 lengths on bounded windows (at most ~2000 batch means, 4096 steps).
@@ -60,11 +67,20 @@ _REF_WINDOW = 4096  # steps used to fit the CUSUM reference
 _MSER_MAX_BATCHES = 2000
 _PROVISIONAL_WINDOW = 20
 _BULK_WINDOW = 1024  # steps behind the bulk median
-_TAIL_PRIOR_STEPS = 100  # weight of the pooled tail share against a new segment's own
+# Weight (steps) of the pooled tail share against a new segment's own. Stragglers are
+# mostly independent of the regime, and a few hundred heavy-tailed steps say little about
+# their share: 400 (was 100) cut the error after a change in the benchmark's heavy-tailed
+# "realistic" scenario by ~0.4 points (calibration seeds 1000-1099).
+_TAIL_PRIOR_STEPS = 400
+_POOLED_TAIL_MAX = 0.5
 _STABLE_MIN_STEPS = 40  # MSER must accept a cut on this many steps to leave warm-up
 _MIN_BASIS = 3  # steps before a first provisional number (without a prior)
 _SIGMA_FLOOR = 0.02  # log-seconds
 _MAX_RHO = 0.8
+_CUSUM_K = 0.5  # CUSUM slack, in (long-run) standard deviations of a block median
+_CUSUM_H = 8.0  # alarm threshold; h = 6 or 7 changed nothing beyond seed noise
+_CUSUM_CLIP = 3.0
+_SWING_LOG = math.log(1.35)  # a level shift this large, both ways, marks bursty load
 
 
 @dataclasses.dataclass(frozen=True)
@@ -100,7 +116,13 @@ class StepRate:
         self._segments = 0
         self._last_step_s: float | None = None
         self._provisional_s: float | None = None
-        self._cusum = Cusum(k=0.5, h=8.0, clip=3.0)
+        self._cusum = Cusum(k=_CUSUM_K, h=_CUSUM_H, clip=_CUSUM_CLIP)
+        # Bursty load: alarms whose new level differs from the old one by a swing
+        # (>= 35 %) are remembered by direction; once the run has swung both ways, its
+        # level comes and goes, and the long-run mean since ``_origin`` predicts best.
+        self._origin: int | None = None  # start of the stable history (first settled cut)
+        self._swings: set[int] = set()
+        self._pending_swing: float | None = None  # log level before the last alarm
         self._start_segment(0)
 
     @property
@@ -113,6 +135,9 @@ class StepRate:
         it has steps, the step time is the current one times ``scale``."""
         current = self.step_s()
         self._start_segment(len(self._x))
+        # A known change: the history before it says nothing about the new level.
+        self._origin = None
+        self._swings.clear()
         if current is not None and scale is not None:
             self._provisional_s = current * scale
 
@@ -129,7 +154,9 @@ class StepRate:
         return "stable"
 
     def _start_segment(self, index: int) -> None:
-        self._close_segment()
+        # Steps from ``index`` on belong to the new regime: a shifted level would pass
+        # for stragglers in the old one's tail share.
+        self._close_segment(index)
         self._seg = index
         self._segments += 1
         self._after_change = self._was_stable
@@ -142,6 +169,7 @@ class StepRate:
         self._reset_cusum(len(self._x))
         self._provisional_s = None
         self._undo: _Segment | None = None
+        self._pending_swing = None
 
     def _matters(self, at: int) -> bool:
         """Is the shift since step ``at`` big enough to change the ETA? Compares trimmed
@@ -181,6 +209,7 @@ class StepRate:
             self._after_change = undo.after_change
             self._tail_sum, self._tail_n = undo.tail_sum, undo.tail_n
             self._undo = None
+            self._pending_swing = None
         elif blocks >= _TRUSTED_REF_BLOCKS:
             self._undo = None
 
@@ -210,8 +239,10 @@ class StepRate:
                     # asks again, so a ramp is caught as soon as it has grown enough.
                     if self._matters(at):
                         undo = self._snapshot()
+                        before = self._level_before(at)
                         self._start_segment(at)
                         self._undo = undo
+                        self._pending_swing = before
         end = len(self._x)
         if end >= self._mser_next:
             self._run_mser()
@@ -237,9 +268,40 @@ class StepRate:
             self._cut = self._past_ramp(self._mser_settled_cut, end)
         if accepted and settled:
             self._mser_settled_cut = self._cut
+            if self._origin is None:
+                self._origin = self._cut
+            self._note_swing(self._cut, end)
         # Revisit at 10 % longer segments: O(1) amortised, and a cut taken inside a ramp
         # moves to its end soon.
         self._mser_next = end + max(5, n // 10)
+
+    def _level_before(self, at: int) -> float | None:
+        """Log trimmed mean of the current segment's stable steps before ``at``."""
+        lo = self._cut if self._cut is not None else self._seg
+        lo = max(lo, at - _BULK_WINDOW)
+        if at - lo < _STABLE_MIN_STEPS:
+            return None
+        level = trimmed_mean(self._x[lo:at])
+        return math.log(level) if level > 0 else None
+
+    def _note_swing(self, cut: int | None, end: int) -> None:
+        """Once the segment after an alarm is settled, record a swing if its level is far
+        from the level before the alarm."""
+        before = self._pending_swing
+        if before is None or cut is None or end - cut < _STABLE_MIN_STEPS:
+            return
+        self._pending_swing = None
+        level = trimmed_mean(self._x[max(cut, end - _BULK_WINDOW) : end])
+        if level <= 0:
+            return
+        shift = math.log(level) - before
+        if abs(shift) >= _SWING_LOG:
+            self._swings.add(1 if shift > 0 else -1)
+
+    @property
+    def bursty(self) -> bool:
+        """Has the level swung both up and down by a large factor (bursty load)?"""
+        return len(self._swings) == 2 and self._origin is not None
 
     def _past_ramp(self, cut: int, end: int) -> int:
         """MSER weighs bias against variance for a *mean*; we extrapolate the *end*
@@ -293,6 +355,10 @@ class StepRate:
         its stragglers from the long history.
         """
         end = len(self._x)
+        if self.bursty and self._origin is not None and end > self._origin:
+            # Load that comes and goes: the level now says little about the rest of the
+            # run; the mean over the whole stable history (stragglers capped) does.
+            return (self._cum[end] - self._cum[self._origin]) / (end - self._origin)
         if self._cut is not None and end - self._cut >= self._min_stable():
             lo = max(self._cut, end - _BULK_WINDOW)
             bulk = median(self._x[lo:end])
@@ -318,28 +384,35 @@ class StepRate:
 
     def _pooled_tail(self, own: float, n: int) -> float:
         """Tail share: the segment's own (``n`` steps) shrunk towards the history's,
-        which counts as at most ``_TAIL_PRIOR_STEPS`` steps so that the own wins soon."""
+        which counts as at most ``_TAIL_PRIOR_STEPS`` steps, so that the own wins in a
+        long regime."""
         if not self._tail_n:
             return own
         weight = min(self._tail_n, _TAIL_PRIOR_STEPS)
         history = self._tail_sum / self._tail_n
         return (history * weight + own * n) / (weight + n)
 
-    def _close_segment(self) -> None:
-        """Pool the ending segment's tail share (stable part only) into the history."""
-        end = len(self._x)
+    def _close_segment(self, end: int) -> None:
+        """Pool the ending segment's tail share (stable part only, up to ``end``, where
+        the next segment begins) into the history."""
         if self._cut is None or end - self._cut < _STABLE_MIN_STEPS:
             return
         lo = max(self._cut, end - _BULK_WINDOW)
         bulk = median(self._x[lo:end])
         if bulk > 0:
             n = end - lo
-            self._tail_sum += ((self._cum[end] - self._cum[lo]) / n / bulk - 1.0) * n
-            self._tail_n += n
+            share = (self._cum[end] - self._cum[lo]) / n / bulk - 1.0
+            if share <= _POOLED_TAIL_MAX:
+                self._tail_sum += share * n
+                self._tail_n += n
 
     def variance(self, step_s: float) -> tuple[float, float, int]:
         """(long-run variance per step, effective n behind the mean, df)."""
         end = len(self._x)
+        if self.bursty and self._origin is not None:
+            var, df = batch_means_variance(self._cum, self._origin, end)
+            if df > 0:
+                return var, float(end - self._origin), df
         if self._cut is not None:
             var, df = batch_means_variance(self._cum, self._cut, end)
             if df > 0:

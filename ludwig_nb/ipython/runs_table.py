@@ -9,6 +9,7 @@ from typing import Any
 
 from ludwig_nb.core import rundir
 from ludwig_nb.core.state import FINAL_STATUSES
+from ludwig_nb.ui.formatting import format_duration
 
 __all__ = ["collect_rows", "runs_table_html"]
 
@@ -31,9 +32,7 @@ def _duration(state: dict[str, Any], now: float) -> str:
     start = state.get("started_at")
     if not start:
         return ""
-    end = state.get("finished_at") or now
-    seconds = max(0, int(end - start))
-    return f"{seconds // 60} min {seconds % 60:02d} s" if seconds >= 60 else f"{seconds} s"
+    return format_duration((state.get("finished_at") or now) - start)
 
 
 def _row(state: dict[str, Any], directory: str, now: float) -> dict[str, str]:
