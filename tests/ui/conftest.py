@@ -282,4 +282,35 @@ def sync_spy(monkeypatch: pytest.MonkeyPatch) -> Iterator[SyncSpy]:
     monkeypatch.setattr(Widget, "_send", send)
     monkeypatch.setattr(Widget, "hold_sync", hold_sync)
     monkeypatch.setattr(Widget, "notify_change", notify_change)
+    _give_widgets_a_live_comm(monkeypatch)
     yield spy
+
+
+class _LiveComm:
+    """A comm that looks connected to a kernel. Which comm ipywidgets 8 gets otherwise
+    depends on what the test process imported before (once ipykernel is imported, comms
+    have ``kernel = None`` outside a kernel and widgets send nothing), so the message
+    counts would depend on test order."""
+
+    kernel = True
+
+    def __init__(self, comm_id: str | None = None, **_: Any) -> None:
+        import uuid
+
+        self.comm_id = comm_id or uuid.uuid4().hex
+
+    def send(self, *args: Any, **kwargs: Any) -> None:
+        pass
+
+    def on_msg(self, callback: Any) -> None:
+        pass
+
+    def close(self, *args: Any, **kwargs: Any) -> None:
+        pass
+
+
+def _give_widgets_a_live_comm(monkeypatch: pytest.MonkeyPatch) -> None:
+    import ipywidgets.widgets.widget as widget_module
+
+    if hasattr(widget_module, "comm"):  # ipywidgets 8; 7 sends nothing without a kernel
+        monkeypatch.setattr(widget_module.comm, "create_comm", _LiveComm)
