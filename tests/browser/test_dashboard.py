@@ -38,7 +38,7 @@ df["churned"] = (df.tenure < 20) & (rng.random(n) < 0.7)
 CONFIG = '''
 input_features: [{name: tenure, type: number}, {name: plan, type: category}]
 output_features: [{name: churned, type: binary}]
-trainer: {epochs: 100, batch_size: 16}
+trainer: {epochs: 1000, batch_size: 16, early_stop: -1}  # runs until the test stops it
 '''"""
 TRAIN = """\
 run = train(CONFIG, df, name="browser-demo", results_dir=tempfile.mkdtemp())

@@ -174,7 +174,7 @@ df["label"] = np.where(df.x + df.y > 0, "a", "b")
 cfg = '''
 input_features: [{{name: x, type: number}}, {{name: y, type: number}}]
 output_features: [{{name: label, type: category}}]
-trainer: {{epochs: 300, batch_size: 8}}
+trainer: {{epochs: 300, batch_size: 8, early_stop: -1}}
 '''
 run = ludwig_nb.train(cfg, df, name={XSS_NAME!r})
 """
