@@ -2,6 +2,9 @@
 
     python benchmarks/preflight.py [--quick]
 
+Early stopping is off in these configs: with it the prediction is an upper bound (the
+plan without early stopping) and the comparison would measure when the model converged.
+
 For each config: ``ludwig_nb.estimate`` (a short pilot), then the real run; prints the
 predicted total with its 80 % interval, the actual time, the error and whether the actual
 time fell inside the interval. The full runs train on the bundled demo datasets.
@@ -32,7 +35,7 @@ input_features:
 output_features:
   - {name: churn, type: binary}
 combiner: {type: concat, num_fc_layers: 2, output_size: 64}
-trainer: {epochs: EPOCHS, batch_size: 32, eval_batch_size: 1024}
+trainer: {epochs: EPOCHS, batch_size: 32, early_stop: -1, eval_batch_size: 1024}
 """,
     ),
     "reviews-cnn (text, category)": (
@@ -45,7 +48,7 @@ input_features:
     preprocessing: {max_sequence_length: 96, most_common: 4000}
 output_features:
   - {name: score, type: category}
-trainer: {epochs: EPOCHS, batch_size: 64, eval_batch_size: 512}
+trainer: {epochs: EPOCHS, batch_size: 64, early_stop: -1, eval_batch_size: 512}
 """,
     ),
     "cars-regression (small, many evals)": (
@@ -60,7 +63,8 @@ input_features:
 output_features:
   - {name: Miles_per_Gallon, type: number}
 combiner: {type: concat, num_fc_layers: 1, output_size: 32}
-trainer: {epochs: EPOCHS, batch_size: 8, checkpoints_per_epoch: 2, eval_batch_size: 256}
+trainer:
+  {epochs: EPOCHS, batch_size: 8, checkpoints_per_epoch: 2, early_stop: -1, eval_batch_size: 256}
 """,
     ),
 }

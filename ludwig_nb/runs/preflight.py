@@ -45,6 +45,13 @@ class Prediction:
     step_s: float
     pilot_steps: int
     pilot_s: float
+    early_stopping: bool = False  # True: the total is an upper bound
+
+    @property
+    def _bound_note(self) -> str:
+        if not self.early_stopping:
+            return ""
+        return " (an upper bound: early stopping may end the run sooner)"
 
     def __str__(self) -> str:
         parts = ", ".join(
@@ -55,7 +62,7 @@ class Prediction:
         return (
             f"≈ {format_duration(self.total_s)} ({format_duration(self.low_s)} – "
             f"{format_duration(self.high_s)}) for {self.schedule.total_steps} steps "
-            f"({self.schedule.epochs} epochs): {parts}"
+            f"({self.schedule.epochs} epochs){self._bound_note}: {parts}"
         )
 
     def _repr_html_(self) -> str:
@@ -69,7 +76,7 @@ class Prediction:
             f"(80% interval {html.escape(format_duration(self.low_s))} – "
             f"{html.escape(format_duration(self.high_s))}), "
             f"{self.schedule.total_steps} steps, {self.schedule.epochs} epochs, "
-            f"{self.step_s * 1000:.1f} ms/step"
+            f"{self.step_s * 1000:.1f} ms/step{html.escape(self._bound_note)}"
             f"<table>{rows}</table><small>from a {self.pilot_steps}-step pilot that took "
             f"{html.escape(format_duration(self.pilot_s))}</small>"
         )
@@ -191,4 +198,6 @@ def _predict(events: list[ev.Event], trainer: Mapping[str, Any], steps: int) -> 
         step_s=step_s,
         pilot_steps=len(step_events),
         pilot_s=finished - first,
+        early_stopping=int(trainer.get("early_stop", 5)) >= 0
+        and not trainer.get("skip_all_evaluation"),
     )
