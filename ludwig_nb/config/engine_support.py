@@ -30,8 +30,10 @@ __all__ = [
 ]
 
 ENGINES = ("builtin", "ludwig")
-LUDWIG_HINT = "the Ludwig engine runs it: `pip install ludwig` and --engine ludwig"
-RAY_HINT = "the Ray engine runs it (--engine ray)"
+# ludwig_nb has only the built-in engine so far: the hints name what runs the config today
+# (Ludwig itself, unchanged), not engines that do not exist yet.
+LUDWIG_HINT = "Ludwig runs this config unchanged: `pip install ludwig`, then `ludwig train`"
+RAY_HINT = "Ludwig's Ray backend runs it: `pip install 'ludwig[distributed]'`, then `ludwig train`"
 
 BUILTIN_INPUT_TYPES = (
     "binary",
@@ -149,8 +151,8 @@ def check_engine_support(cfg: dict[str, Any], engine: str, ctx: Ctx) -> None:
         report(
             ("hyperopt",),
             "hyperopt is not run by the built-in engine",
-            engine_hint="Ludwig's hyperopt runs it: `pip install ludwig[hyperopt]` and "
-            "--engine ludwig",
+            engine_hint="Ludwig's hyperopt runs it: `pip install 'ludwig[hyperopt]'`, then "
+            "`ludwig hyperopt`",
         )
     backend = cfg.get("backend") or {}
     if backend.get("type") not in (None, "local"):
