@@ -37,6 +37,7 @@ __all__ = [
     "is_valid_run_id",
     "iter_registry",
     "pid_alive",
+    "prune_registry",
     "read_events",
     "read_json",
     "register_run",
@@ -186,6 +187,25 @@ def iter_registry(registry_dir: Path) -> Iterator[dict[str, Any]]:
     ]
     entries.sort(key=lambda e: float(e.get("started_at") or 0.0), reverse=True)
     yield from entries
+
+
+def prune_registry(
+    registry_dir: Path, now: float, max_age_s: float = 7 * 86400.0, keep: int = 200
+) -> list[str]:
+    """Forget finished runs: drop entries whose process is gone and that started more than
+    ``max_age_s`` seconds before ``now``, then the oldest dead ones beyond ``keep``.
+    Entries of live processes stay; run directories are never touched. Returns the ids
+    removed."""
+    entries = list(iter_registry(registry_dir))  # newest first
+    dead = [e for e in entries if not pid_alive(int(e.get("pid") or 0))]
+    old = {e["run_id"] for e in dead if now - float(e.get("started_at") or 0.0) > max_age_s}
+    extra = max(0, len(entries) - len(old) - keep)
+    recent_dead = [e["run_id"] for e in dead if e["run_id"] not in old]
+    over = set(recent_dead[len(recent_dead) - extra :]) if extra else set()
+    removed = sorted(old | over)
+    for run_id in removed:
+        unregister_run(registry_dir, run_id)
+    return removed
 
 
 def pid_alive(pid: int) -> bool:

@@ -58,3 +58,17 @@ def test_pid_alive():
     assert rundir.pid_alive(os.getpid())
     assert not rundir.pid_alive(0)
     assert not rundir.pid_alive(2**22 + 12345)
+
+
+def test_prune_forgets_old_and_surplus_finished_runs_but_never_live_ones(tmp_path):
+    live, dead = os.getpid(), 2**22 + 12345
+    day = 86400.0
+    entries = [("live-old", live, 0.0), ("dead-old", dead, 0.0)]
+    entries += [(f"dead-{i}", dead, 10 * day + i) for i in range(5)]
+    for rid, pid, started in entries:
+        rundir.register_run(tmp_path, rundir.registry_entry(rid, rid, tmp_path, pid, started))
+    removed = rundir.prune_registry(tmp_path, now=10 * day + 10, max_age_s=7 * day, keep=4)
+    left = [e["run_id"] for e in rundir.iter_registry(tmp_path)]
+    assert "dead-old" in removed and "live-old" in left
+    assert left == ["dead-4", "dead-3", "dead-2", "live-old"]  # newest dead ones kept
+    assert (tmp_path).is_dir()  # run directories are not touched
