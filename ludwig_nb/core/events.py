@@ -83,13 +83,24 @@ class Event:
 
     def to_dict(self) -> dict[str, Any]:
         data: dict[str, Any] = {"type": self.type, "v": EVENT_VERSION}
-        for field in dataclasses.fields(self):
-            value = getattr(self, field.name)
-            data[field.name] = value.to_dict() if isinstance(value, ScheduleInfo) else value
+        for name in _field_names(type(self)):
+            value = getattr(self, name)
+            data[name] = value.to_dict() if isinstance(value, ScheduleInfo) else value
         return data
 
     def to_json(self) -> str:
         return json.dumps(self.to_dict(), separators=(",", ":"), default=_json_default)
+
+
+_FIELD_NAMES: dict[type, tuple[str, ...]] = {}
+
+
+def _field_names(cls: type[Event]) -> tuple[str, ...]:
+    """Field names per event class, computed once (``to_json`` runs at every step)."""
+    names = _FIELD_NAMES.get(cls)
+    if names is None:
+        names = _FIELD_NAMES[cls] = tuple(field.name for field in dataclasses.fields(cls))
+    return names
 
 
 def _json_default(value: Any) -> Any:

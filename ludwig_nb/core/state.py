@@ -74,69 +74,69 @@ def _alarm_key(alarm: Mapping[str, Any]) -> tuple[str, int]:
 
 
 def reduce_state(state: RunState, event: ev.Event) -> RunState:
-    """Return the state after ``event``."""
-    replace = dataclasses.replace
+    """Return the state after ``event`` (one ``replace`` per event: this runs every step)."""
     # a run's duration counts from its first event (queued), preprocessing included
     started = state.started_at if state.started_at is not None else event.time
-    state = replace(state, updated_at=event.time, started_at=started)
+    return dataclasses.replace(
+        state, updated_at=event.time, started_at=started, **_changes(state, event)
+    )
+
+
+def _changes(state: RunState, event: ev.Event) -> dict[str, Any]:
+    """The fields ``event`` changes."""
     if isinstance(event, ev.RunStarted):
         sched = event.schedule
-        return replace(
-            state,
-            run_id=event.run_id,
-            name=event.name,
-            engine=event.engine,
-            device=event.device,
-            status="training",
-            step=event.start_step,
-            total_steps=sched.total_steps,
-            epochs=sched.epochs,
-            steps_per_epoch=sched.steps_per_epoch,
-            batch_size=sched.batch_size,
-        )
+        return {
+            "run_id": event.run_id,
+            "name": event.name,
+            "engine": event.engine,
+            "device": event.device,
+            "status": "training",
+            "step": event.start_step,
+            "total_steps": sched.total_steps,
+            "epochs": sched.epochs,
+            "steps_per_epoch": sched.steps_per_epoch,
+            "batch_size": sched.batch_size,
+        }
     if isinstance(event, ev.ScheduleChanged):
         sched = event.schedule
-        return replace(
-            state,
-            total_steps=sched.total_steps,
-            epochs=sched.epochs,
-            steps_per_epoch=sched.steps_per_epoch,
-            batch_size=sched.batch_size or state.batch_size,
-        )
+        return {
+            "total_steps": sched.total_steps,
+            "epochs": sched.epochs,
+            "steps_per_epoch": sched.steps_per_epoch,
+            "batch_size": sched.batch_size or state.batch_size,
+        }
     if isinstance(event, ev.PhaseChanged):
         if state.is_final:
-            return state
-        return replace(state, status=event.phase)
+            return {}
+        return {"status": event.phase}
     if isinstance(event, ev.StepFinished):
-        return replace(
-            state,
-            step=event.step + 1,
-            epoch=event.epoch,
-            last_loss=event.loss,
-            batch_size=event.batch_size,
-            samples_seen=state.samples_seen + event.batch_size,
-            status="training" if state.status in ("evaluating", "queued") else state.status,
-        )
+        return {
+            "step": event.step + 1,
+            "epoch": event.epoch,
+            "last_loss": event.loss,
+            "batch_size": event.batch_size,
+            "samples_seen": state.samples_seen + event.batch_size,
+            "status": "training" if state.status in ("evaluating", "queued") else state.status,
+        }
     if isinstance(event, ev.EvaluationFinished):
-        return replace(
-            state,
-            latest_metrics=event.metrics,
-            best_metrics=event.metrics
+        return {
+            "latest_metrics": event.metrics,
+            "best_metrics": event.metrics
             if event.improved or not state.best_metrics
             else state.best_metrics,
-            evaluations=state.evaluations + 1,
-        )
+            "evaluations": state.evaluations + 1,
+        }
     if isinstance(event, ev.CheckpointSaved):
-        return replace(state, checkpoints=state.checkpoints + 1)
+        return {"checkpoints": state.checkpoints + 1}
     if isinstance(event, ev.Paused):
-        return replace(state, status="paused", pause_reason=event.reason)
+        return {"status": "paused", "pause_reason": event.reason}
     if isinstance(event, ev.Resumed):
-        return replace(
-            state,
-            status="training",
-            pause_reason="",
-            paused_seconds=state.paused_seconds + max(0.0, event.time - event.paused_at),
-        )
+        return {
+            "status": "training",
+            "pause_reason": "",
+            "paused_seconds": state.paused_seconds + max(0.0, event.time - event.paused_at),
+        }
     if isinstance(event, ev.AlarmRaised):
         alarm = {
             "rule": event.rule,
@@ -148,29 +148,27 @@ def reduce_state(state: RunState, event: ev.Event) -> RunState:
             "time": event.time,
         }
         kept = tuple(a for a in state.alarms if _alarm_key(a) != _alarm_key(alarm))
-        return replace(state, alarms=(*kept, alarm))
+        return {"alarms": (*kept, alarm)}
     if isinstance(event, ev.AlarmCleared):
         key = (event.rule, event.device)
-        return replace(state, alarms=tuple(a for a in state.alarms if _alarm_key(a) != key))
+        return {"alarms": tuple(a for a in state.alarms if _alarm_key(a) != key)}
     if isinstance(event, ev.RunFinished):
-        return replace(
-            state,
-            status=event.status,
-            step=event.step,
-            reason=event.reason,
-            finished_at=event.time,
-            best_metrics=event.best_metrics or state.best_metrics,
-        )
+        return {
+            "status": event.status,
+            "step": event.step,
+            "reason": event.reason,
+            "finished_at": event.time,
+            "best_metrics": event.best_metrics or state.best_metrics,
+        }
     if isinstance(event, ev.RunFailed):
-        return replace(
-            state,
-            status="failed",
-            step=event.step,
-            finished_at=event.time,
-            error=f"{event.error_type}: {event.message}",
-            reason=event.message,
-        )
-    return state
+        return {
+            "status": "failed",
+            "step": event.step,
+            "finished_at": event.time,
+            "error": f"{event.error_type}: {event.message}",
+            "reason": event.message,
+        }
+    return {}
 
 
 def reduce_all(events: Iterable[ev.Event], state: RunState | None = None) -> RunState:
