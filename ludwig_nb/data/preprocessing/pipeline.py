@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ludwig_nb.config.engine_support import BUILTIN_INPUT_TYPES, BUILTIN_OUTPUT_TYPES
 from ludwig_nb.data.errors import DataError
 from ludwig_nb.data.preprocessing import numeric, structured, vocab
 from ludwig_nb.data.preprocessing.missing import is_missing
@@ -32,8 +33,9 @@ __all__ = [
 ]
 
 METADATA_VERSION = 1
-INPUT_TYPES = ("binary", "number", "category", "text", "sequence", "set", "bag", "vector", "date")
-OUTPUT_TYPES = ("binary", "category", "number", "set", "vector")
+# one list of what the built-in engine runs: the config layer's, which rejects the rest
+INPUT_TYPES = BUILTIN_INPUT_TYPES
+OUTPUT_TYPES = BUILTIN_OUTPUT_TYPES
 _DEFAULT_TOKENIZER = {"text": "space_punct", "sequence": "space", "set": "space", "bag": "space"}
 
 #: Transformed columns: feature name -> one or more arrays with rows first.
