@@ -27,6 +27,11 @@ how the ETA uses it, and ``shared/design/notes/ETA_METHODS.md`` section 3 for th
   known change (``new_regime``, e.g. a batch-size change) forgets the history and the
   swings. A one-way change (throttling that stays) never makes a run bursty.
 
+* **Backtest**: once stable, the step time predicted is recorded at every 10 % of
+  growth (the last 64 kept); ``level_error`` compares each with the mean step time since
+  and keeps the squared log miss beyond the noise a stationary run would show. The ETA
+  adds it to the interval's variance.
+
 O(1) amortised per step: MSER and the references are recomputed at geometrically growing
 lengths on bounded windows (at most ~2000 batch means, 4096 steps).
 """
@@ -80,6 +85,8 @@ _MAX_RHO = 0.8
 _CUSUM_K = 0.5  # CUSUM slack, in (long-run) standard deviations of a block median
 _CUSUM_H = 8.0  # alarm threshold; h = 6 or 7 changed nothing beyond seed noise
 _CUSUM_CLIP = 3.0
+_BACKTEST_MIN_STEPS = 20  # a prediction is judged on at least this many later steps
+_BACKTEST_KEEP = 64  # predictions kept (the most recent)
 _SWING_LOG = math.log(1.35)  # a level shift this large, both ways, marks bursty load
 
 
@@ -123,6 +130,9 @@ class StepRate:
         self._origin: int | None = None  # start of the stable history (first settled cut)
         self._swings: set[int] = set()
         self._pending_swing: float | None = None  # log level before the last alarm
+        # Backtest: (steps seen, step time predicted then), at ~10 % intervals once stable.
+        self._predictions: list[tuple[int, float]] = []
+        self._predict_next = _BACKTEST_MIN_STEPS
         self._start_segment(0)
 
     @property
@@ -138,6 +148,8 @@ class StepRate:
         # A known change: the history before it says nothing about the new level.
         self._origin = None
         self._swings.clear()
+        # The backtest keeps its predictions: that they miss across a change is what
+        # it should learn (this run changes), whatever the cause.
         if current is not None and scale is not None:
             self._provisional_s = current * scale
 
@@ -248,6 +260,16 @@ class StepRate:
             self._run_mser()
         if end >= self._refit_next:
             self._fit_reference()
+        if end >= self._predict_next:
+            self._record_prediction(end)
+
+    def _record_prediction(self, end: int) -> None:
+        if self._was_stable:
+            predicted = self.step_s()
+            if predicted is not None and predicted > 0:
+                self._predictions.append((end, predicted))
+                del self._predictions[:-_BACKTEST_KEEP]
+        self._predict_next = end + max(_BACKTEST_MIN_STEPS // 2, end // 10)
 
     def _run_mser(self) -> None:
         start, end = self._seg, len(self._x)
@@ -405,6 +427,33 @@ class StepRate:
             if share <= _POOLED_TAIL_MAX:
                 self._tail_sum += share * n
                 self._tail_n += n
+
+    def level_error(self, var: float) -> float:
+        """How far this run's own past step-time predictions missed, beyond noise: the
+        mean over them of ``max(0, e² - noise)``, where ``e`` is the log ratio of the mean
+        step time since a prediction to the prediction, and ``noise`` what a stationary
+        run with long-run variance ``var`` (seconds² per step) would give (the error of
+        the mean the prediction rested on plus the noise of the mean since). A relative
+        variance; 0 with fewer than 3 predictions at least 20 steps old.
+
+        A stationary run scores about 0; a run whose level wanders (load, clocks) or
+        changed scores the square of its typical miss, which widens the interval: the
+        run calibrates its own interval against what it has done so far.
+        """
+        end = len(self._x)
+        misses = []
+        for at, predicted in self._predictions:
+            since = end - at
+            if since < _BACKTEST_MIN_STEPS:
+                continue
+            realized = (self._cum[end] - self._cum[at]) / since
+            if realized <= 0:
+                continue
+            base = self._cut if self._cut is not None and self._cut < at else self._seg
+            basis = max(1, at - base)
+            noise = var * (1.0 / since + 1.0 / basis) / (realized * realized)
+            misses.append(max(0.0, math.log(realized / predicted) ** 2 - noise))
+        return sum(misses) / len(misses) if len(misses) >= 3 else 0.0
 
     def variance(self, step_s: float) -> tuple[float, float, int]:
         """(long-run variance per step, effective n behind the mean, df)."""

@@ -301,3 +301,21 @@ def test_estimate_is_never_negative_and_ordered(ops, total, every):
         else:
             est.interval_finished(kind, t, t + value)
             t += value
+
+
+def test_interval_widens_when_the_run_has_missed_before():
+    # Both runs end with 1500 steps at the same level. One of them was 30 % faster
+    # before that: its earlier predictions missed, and its interval says so.
+    def width(changed: bool) -> float:
+        rng = random.Random(5)
+        est = EtaEstimator(Schedule(total_steps=6000), start_time=0.0)
+        t = 0.0
+        for i in range(3000):
+            level = 1.0 if changed and i < 1500 else 1.3
+            t += level * math.exp(rng.gauss(0.0, 0.03))
+            est.step_finished(i, t)
+        e = est.estimate(t)
+        assert e is not None and e.state == "stable"
+        return (e.high_s - e.low_s) / e.remaining_s
+
+    assert width(changed=True) > 2 * width(changed=False)

@@ -125,3 +125,25 @@ def test_load_dominated_tail_is_not_carried_into_the_next_regime():
     loaded = [1.0 if rng.random() < 0.7 else 6.0 for _ in range(400)]
     rate = _fed(loaded + _noisy(300, 3.0, seed=23, sd=0.03))
     assert rate.step_s() == pytest.approx(3.0, rel=0.03)
+
+
+def test_level_error_is_about_zero_on_a_stationary_run():
+    rate = _fed(_noisy(2000, 1.0, seed=11))
+    var, _, _ = rate.variance(1.0)
+    assert rate.level_error(var) < 0.01**2
+
+
+def test_level_error_learns_that_the_level_wanders():
+    # The level swings between 1.0 and 1.3 every 300 steps: the predictions made on one
+    # level miss on the next, and the run's own record says so.
+    durations: list[float] = []
+    for k in range(8):
+        durations += _noisy(300, 1.3 if k % 2 else 1.0, seed=20 + k, sd=0.03)
+    rate = _fed(durations)
+    var, _, _ = rate.variance(1.0)
+    assert rate.level_error(var) > 0.05**2
+
+
+def test_level_error_needs_three_judged_predictions():
+    rate = _fed(_noisy(60, 1.0, seed=12))
+    assert rate.level_error(0.0) == 0.0
