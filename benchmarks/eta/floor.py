@@ -23,7 +23,7 @@ import math
 import statistics
 import sys
 
-from benchmarks.eta.replay import AFTER_CHANGE
+from benchmarks.eta.replay import AFTER_CHANGE, final_total
 from benchmarks.eta.scenarios import Trace, generate
 from ludwig_nb.core import events as ev
 from ludwig_nb.core.eta_events import EtaTracker
@@ -32,17 +32,9 @@ SCENARIOS = ("throttle", "batch_change", "realistic")
 VARIANTS = ("ours", "told start", "told end", "mean since end")
 
 
-def _total(trace: Trace) -> int:
-    total = 0
-    for event in trace.events:
-        if isinstance(event, ev.RunStarted | ev.ScheduleChanged):
-            total = event.schedule.total_steps
-    return total
-
-
 def _score(trace: Trace, variant: str) -> dict[float, float]:
     """Absolute percentage error of the remaining time at each post-change offset."""
-    total, end = _total(trace), trace.events[-1].time
+    total, end = final_total(trace), trace.events[-1].time
     change, settled = trace.changes[0], trace.settled[0]
     queries = {
         change + math.ceil(f * total): f

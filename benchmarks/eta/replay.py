@@ -32,7 +32,7 @@ from benchmarks.eta.scenarios import Trace
 from ludwig_nb.core import events as ev
 from ludwig_nb.core.eta_events import EtaTracker
 
-__all__ = ["OURS", "PROGRESS", "Scores", "replay"]
+__all__ = ["OURS", "PROGRESS", "Scores", "final_total", "replay"]
 
 OURS = "ludwig_nb"
 PROGRESS = (0.10, 0.25, 0.50, 0.75)
@@ -60,7 +60,7 @@ class Scores:
         self.settled.extend(other.settled)
 
 
-def _final_total(trace: Trace) -> int:
+def final_total(trace: Trace) -> int:
     total = 0
     for event in trace.events:
         if isinstance(event, ev.RunStarted | ev.ScheduleChanged):
@@ -96,7 +96,7 @@ def _ape(value: float | None, truth: float) -> float:
 
 def replay(trace: Trace) -> Scores:
     """Replay ``trace`` through ``EtaTracker`` and every peer; return its scores."""
-    total = _final_total(trace)
+    total = final_total(trace)
     end = trace.events[-1].time
     queries, offsets = _query_steps(trace, total)
     pauses = [
