@@ -202,6 +202,8 @@ export interface RunReply {
   events: RunEvent[];
   /** byte offset to pass back as ?offset= */
   offset: number;
+  /** the page was full (1 MiB): more events are waiting past `offset` */
+  more: boolean;
 }
 
 /** core/gpu_sample.py GpuSample.to_dict(); null where the device cannot report it. */

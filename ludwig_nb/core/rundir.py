@@ -89,27 +89,42 @@ def read_json(path: Path) -> dict[str, Any] | None:
     return data if isinstance(data, dict) else None
 
 
-def read_events(path: Path, offset: int = 0) -> tuple[list[dict[str, Any]], int]:
-    """Complete event lines from byte ``offset`` on, and the offset after the last one.
+EVENTS_PAGE_BYTES = 1 << 20  # one reply of events reads at most this much (whole lines)
 
-    A half-written last line (the writer is mid-flush) is left for the next call.
+
+def read_events(
+    path: Path, offset: int = 0, max_bytes: int | None = None
+) -> tuple[list[dict[str, Any]], int, bool]:
+    """Complete event lines from byte ``offset`` on: ``(events, next_offset, more)``.
+
+    At most ``max_bytes`` are read (a single longer line is still returned whole, so a
+    reader always advances); ``more`` is true when the file holds bytes past those read:
+    call again at once rather than after a polling interval. A half-written last line
+    (the writer is mid-flush) is left for the next call.
     """
     try:
         with open(path, "rb") as handle:
             handle.seek(offset)
-            chunk = handle.read()
+            chunk = handle.read() if max_bytes is None else handle.read(max_bytes)
+            longer = max_bytes is not None and b"\n" not in chunk
+            while longer:  # one line longer than the page: read on to its end
+                extra = handle.read(max_bytes)
+                chunk += extra
+                if not extra or b"\n" in extra:
+                    break
+            rest = b"" if max_bytes is None else handle.read(1)
     except OSError:
-        return [], offset
-    end = chunk.rfind(b"\n")
+        return [], offset, False
+    end = chunk.find(b"\n") if longer else chunk.rfind(b"\n")
     if end < 0:
-        return [], offset
+        return [], offset, False
     out: list[dict[str, Any]] = []
     for raw in chunk[: end + 1].splitlines():
         with contextlib.suppress(ValueError):
             item = json.loads(raw)
             if isinstance(item, dict):
                 out.append(item)
-    return out, offset + end + 1
+    return out, offset + end + 1, bool(rest) or (longer and end + 1 < len(chunk))
 
 
 # -- control requests ---------------------------------------------------------------------

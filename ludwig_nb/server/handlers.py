@@ -2,7 +2,7 @@
 
 ``GET  /ludwig-nb/gpus``                       latest GPU + host sample (cached, never NVML here)
 ``GET  /ludwig-nb/runs``                       every run in the registry
-``GET  /ludwig-nb/runs/<id>?offset=N``         one run plus its events from byte offset N
+``GET  /ludwig-nb/runs/<id>?offset=N``         one run, events from byte N (<= 1 MiB a page)
 ``POST /ludwig-nb/runs/<id>/(stop|pause|resume)``  a control request into the run directory
 
 Every handler requires an authenticated, authorized user (401 / 403 otherwise); POSTs go
@@ -91,7 +91,9 @@ class RunsHandler(_LudwigHandler):
 
 
 class RunHandler(_LudwigHandler):
-    """One run and its events from byte ``offset`` (pass the returned offset back)."""
+    """One run and a page of its events from byte ``offset``: pass the returned offset
+    back; ``more`` says the page was cut at ``rundir.EVENTS_PAGE_BYTES`` (a long run's
+    log is never read into one reply)."""
 
     @web.authenticated
     @authorized
@@ -103,8 +105,10 @@ class RunHandler(_LudwigHandler):
             raise web.HTTPError(400, "offset must be an integer") from exc
         summary = await self._off_loop(runs_view.run_summary, entry)
         events_path = Path(str(entry["directory"])) / rundir.EVENTS_FILE
-        events, new_offset = await self._off_loop(rundir.read_events, events_path, offset)
-        self._reply({"run": summary, "events": events, "offset": new_offset})
+        events, new_offset, more = await self._off_loop(
+            rundir.read_events, events_path, offset, rundir.EVENTS_PAGE_BYTES
+        )
+        self._reply({"run": summary, "events": events, "offset": new_offset, "more": more})
 
 
 class ControlHandler(_LudwigHandler):

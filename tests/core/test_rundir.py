@@ -27,12 +27,38 @@ def test_atomic_json_and_unreadable_files(tmp_path):
 def test_read_events_leaves_a_half_written_line(tmp_path):
     path = tmp_path / rundir.EVENTS_FILE
     path.write_text('{"type":"a"}\n{"type":"b"}\n{"type":')
-    events, offset = rundir.read_events(path)
-    assert [e["type"] for e in events] == ["a", "b"]
+    events, offset, more = rundir.read_events(path)
+    assert [e["type"] for e in events] == ["a", "b"] and not more
     with open(path, "a") as handle:
         handle.write('"c"}\n')
-    more, offset2 = rundir.read_events(path, offset)
-    assert [e["type"] for e in more] == ["c"] and offset2 == path.stat().st_size
+    later, offset2, more = rundir.read_events(path, offset)
+    assert [e["type"] for e in later] == ["c"] and offset2 == path.stat().st_size
+    assert not more
+
+
+def test_read_events_pages_a_long_log(tmp_path):
+    path = tmp_path / rundir.EVENTS_FILE
+    lines = [f'{{"type":"step_finished","step":{i}}}\n' for i in range(1000)]
+    path.write_text("".join(lines))
+    seen: list[int] = []
+    offset, pages, more = 0, 0, True
+    while more:
+        events, offset, more = rundir.read_events(path, offset, max_bytes=4096)
+        assert sum(len(line) for line in lines[len(seen) : len(seen) + len(events)]) <= 4096
+        seen += [e["step"] for e in events]
+        pages += 1
+    assert seen == list(range(1000)) and offset == path.stat().st_size
+    assert pages > 5
+
+
+def test_read_events_returns_a_line_longer_than_the_page(tmp_path):
+    path = tmp_path / rundir.EVENTS_FILE
+    long = '{"type":"run_failed","traceback":"' + "x" * 10_000 + '"}\n'
+    path.write_text(long + '{"type":"b"}\n')
+    events, offset, more = rundir.read_events(path, 0, max_bytes=1024)
+    assert [e["type"] for e in events] == ["run_failed"] and more
+    events, offset, more = rundir.read_events(path, offset, max_bytes=1024)
+    assert [e["type"] for e in events] == ["b"] and not more
 
 
 def test_control_request_is_consumed_once(tmp_path):

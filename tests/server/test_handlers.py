@@ -126,7 +126,24 @@ async def test_run_events_since_offset(jp_fetch, make_run):
     run.step(2)
     later = _json(await jp_fetch("ludwig-nb", "runs", RUN_ID, params={"offset": first["offset"]}))
     assert [e["step"] for e in later["events"]] == [2]
-    assert later["offset"] > first["offset"]
+    assert later["offset"] > first["offset"] and later["more"] is False
+
+
+async def test_a_long_event_log_comes_in_pages(jp_fetch, make_run, monkeypatch):
+    from ludwig_nb.core import rundir
+
+    monkeypatch.setattr(rundir, "EVENTS_PAGE_BYTES", 512)
+    run = make_run(RUN_ID)
+    for step in range(100):
+        run.step(step)
+    steps: list[int] = []
+    offset, replies, more = 0, 0, True
+    while more:
+        reply = _json(await jp_fetch("ludwig-nb", "runs", RUN_ID, params={"offset": offset}))
+        steps += [e["step"] for e in reply["events"]]
+        offset, more = reply["offset"], reply["more"]
+        replies += 1
+    assert steps == list(range(100)) and replies > 3
 
 
 async def test_stop_request_reaches_the_run(jp_fetch, make_run):
