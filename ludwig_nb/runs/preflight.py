@@ -143,7 +143,7 @@ def estimate(
         )
     if run.status != "completed":
         raise RuntimeError(f"the pilot run did not complete: {run.state.error or run.status}")
-    return _predict(run.events, rendered["trainer"], steps)
+    return _predict(list(run.events), rendered["trainer"], steps)
 
 
 def _warm_up_imports() -> None:

@@ -20,6 +20,7 @@ from ludwig_nb.core import events as ev
 from ludwig_nb.core import rundir
 from ludwig_nb.core.control import RunControl
 from ludwig_nb.core.eta_events import EtaTracker
+from ludwig_nb.core.event_log import EventLog, EventView
 from ludwig_nb.core.state import RunState, reduce_state
 from ludwig_nb.runs.recorder import RunRecorder
 
@@ -45,7 +46,8 @@ class EventSubscription:
         if self.closed:
             return []
         with self._run._lock:
-            new = self._run._events[self._position :]
+            log = self._run._events
+            new = log.slice(self._position, len(log))
             self._position += len(new)
         return new
 
@@ -82,7 +84,7 @@ class Run:
         self._finish_callbacks: list[Callable[[Run], None]] = []
         self._clock = clock
         self._lock = threading.RLock()
-        self._events: list[ev.Event] = []
+        self._events = EventLog()  # steps in columns: a million of them is ~60 MB, not 250
         self._state = RunState(run_id=run_id, name=name, engine=engine.name)
         self._eta = EtaTracker()
         self._done = threading.Event()
@@ -238,9 +240,26 @@ class Run:
         return self.state.device
 
     @property
-    def events(self) -> list[ev.Event]:
+    def events(self) -> EventView:
+        """Every event so far, in order: a read-only sequence (index, slice, iterate,
+        ``list(...)``) that later events do not change. Steps are rebuilt as they are
+        read, so a long run's steps are never all in memory as objects at once."""
         with self._lock:
-            return list(self._events)
+            return self._events.view()
+
+    @property
+    def steps(self) -> pd.DataFrame:
+        """One row per training step: ``step``, ``epoch``, ``loss``, ``learning_rate``,
+        ``batch_size``, ``start_time``, ``time`` (wall-clock seconds) and ``duration_s``.
+        Built from the columns, without rebuilding any event."""
+        import pandas as pd
+
+        with self._lock:
+            columns = self._events.step_columns()
+        frame = pd.DataFrame(columns)
+        frame["duration_s"] = frame["time"] - frame["start_time"]
+        order = ["step", "epoch", "loss", "learning_rate", "batch_size", "start_time", "time"]
+        return frame[[*order, "duration_s"]]
 
     @property
     def history(self) -> pd.DataFrame:
@@ -248,7 +267,9 @@ class Run:
         import pandas as pd
 
         rows = []
-        for event in self.events:
+        with self._lock:
+            others = self._events.others()  # evaluations are never steps: skip the columns
+        for event in others:
             if isinstance(event, ev.EvaluationFinished):
                 row: dict[str, Any] = {"step": event.step, "epoch": event.epoch}
                 for split, features in event.metrics.items():

@@ -119,3 +119,16 @@ def test_status_json_carries_the_eta_while_training(tmp_path):
     run.stop()
     engine.release(1)
     run.wait(10)
+
+
+def test_steps_and_events_agree_with_the_event_log_on_disk(tmp_path):
+    run = make_run(tmp_path, ScriptedEngine(steps=5)).start().wait(10)
+    lines = [json.loads(x) for x in (run.directory / rundir.EVENTS_FILE).read_text().splitlines()]
+    on_disk = [x for x in lines if x["type"] == "step_finished"]
+    steps = run.steps
+    assert list(steps["step"]) == [x["step"] for x in on_disk] == [0, 1, 2, 3, 4]
+    assert list(steps["loss"]) == [x["loss"] for x in on_disk]
+    assert (steps["duration_s"] >= 0).all()
+    assert [json.loads(e.to_json()) for e in run.events] == lines
+    view = run.events
+    assert len(view) == len(lines) and view[-1].type == "run_finished"
