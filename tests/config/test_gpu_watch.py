@@ -25,6 +25,7 @@ def test_defaults(minimal: str) -> None:
                 "name": None,
                 "consecutive": 3,
                 "action": "warn",
+                "power_limit": False,
             }
         ],
     }

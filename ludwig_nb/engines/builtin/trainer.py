@@ -130,7 +130,9 @@ class Training:
         return lambda i: train.gather(order[i * size : (i + 1) * size])
 
     def _boundary(self) -> None:
-        """Poll the control file, honour a stop, wait out a pause."""
+        """Idle for the throttle's duty cycle, poll the control file, honour a stop,
+        wait out a pause."""
+        self.control.pace()
         if self.job.poll is not None:
             self.job.poll()
         self.control.checkpoint()
