@@ -2,11 +2,12 @@
 
 A rule watches one metric on every GPU: ``temperature`` (°C, absolute or relative to the
 device's own slowdown threshold, e.g. ``slowdown-5``), ``power`` (W drawn), ``memory``
-(% of the total used) or ``throttle`` (a thermal or power slowdown reason is active). It raises after
-``consecutive`` samples at or above the threshold and clears after ``consecutive`` samples
-below ``clear_below`` (hysteresis). :class:`AlarmPolicy` keeps that state per (rule,
-device) and returns the transitions; what to do with them (warn, pause, stop a run) is
-``ludwig_nb.runs.alarm_watch``'s business.
+(% of the total used) or ``throttle`` (a thermal or power slowdown reason is active). It
+raises after ``consecutive`` samples at or above the threshold and clears after
+``consecutive`` samples below ``clear_below`` (hysteresis). :class:`AlarmPolicy` keeps that
+state per (rule, device) and returns the transitions; what to do with them (warn, pause,
+stop a run, or ``throttle``: hold the metric at the threshold with ``core/throttle.py``'s
+controller) is ``ludwig_nb.runs.alarm_watch``'s business.
 
 No clock is read here: the caller passes ``now``.
 """
@@ -109,8 +110,10 @@ class AlarmRule:
             raise ValueError(f"consecutive must be at least 1, got {self.consecutive}")
         if self.metric != "throttle" and self.threshold is None:
             raise ValueError(f"a {self.metric} alarm needs a threshold")
-        if self.metric in ("memory", "power") and self.threshold is not None and (
-            self.threshold.relative
+        if (
+            self.metric in ("memory", "power")
+            and self.threshold is not None
+            and (self.threshold.relative)
         ):
             unit = "percentage" if self.metric == "memory" else "number of watts"
             raise ValueError(f"a {self.metric} threshold is a {unit}, not relative to slowdown")

@@ -2,7 +2,8 @@
 
 The Stop button, ``%ludwig_stop``, the sidebar's control file, a temperature alarm and
 ``%unload_ext`` all call these methods; the engine calls :meth:`RunControl.checkpoint` at
-every step boundary, and :meth:`RunControl.pace` there too (the throttle's idle time). It lives in ``core`` (not ``runs``) because the engines, which sit
+every step boundary, and :meth:`RunControl.pace` there too (the throttle's idle time).
+It lives in ``core`` (not ``runs``) because the engines, which sit
 below ``runs``, must know its type.
 """
 

@@ -92,8 +92,14 @@ def gains_for(metric: str, target: float) -> Gains:
                      floor=35.0)  # fmt: skip
     if metric == "power":
         scale = max(1.0, target)  # power errors are relative: 1 % of the target ~ 1 % duty
-        return Gains(kp=0.2 / scale, ki=0.6 / scale, engage_band=0.03 * scale,
-                     release_band=0.1 * scale, deadband=0.005 * scale, floor=0.2 * scale)  # fmt: skip
+        return Gains(
+            kp=0.2 / scale,
+            ki=0.6 / scale,
+            engage_band=0.03 * scale,
+            release_band=0.1 * scale,
+            deadband=0.005 * scale,
+            floor=0.2 * scale,
+        )
     raise ValueError(f"cannot throttle on {metric!r}: use temperature or power")
 
 
