@@ -81,6 +81,11 @@ class GpuWatchConfig:
     devices: tuple[int, ...] | None = None
     history: float = 600.0
     alarms: tuple[AlarmRuleConfig, ...] = (AlarmRuleConfig(**DEFAULT_ALARM),)
+    #: Ludwig's ``gpu_memory_limit``: a fraction of each GPU in (0, 1], or MiB when above 1
+    gpu_memory_limit: float | None = None
+    #: out-of-memory recovery (split batches, same effective batch): auto = on for
+    #: ``batch_size: auto``
+    oom_recovery: bool | Literal["auto"] = "auto"
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> GpuWatchConfig:
@@ -93,6 +98,8 @@ class GpuWatchConfig:
             devices=tuple(devices) if devices is not None else None,
             history=float(data.get("history", 600.0)),
             alarms=tuple(AlarmRuleConfig(**a) for a in data.get("alarms", [DEFAULT_ALARM])),
+            gpu_memory_limit=data.get("gpu_memory_limit"),
+            oom_recovery=data.get("oom_recovery", "auto"),
         )
 
     def to_dict(self) -> dict[str, Any]:
@@ -174,6 +181,8 @@ _SECTION = Section(
         "devices": ListOf(Param(0, "int", ge=0), None),
         "history": Param(600, "float", gt=0.0),
         "alarms": ListOf(_ALARM, [DEFAULT_ALARM], nullable=False),
+        "gpu_memory_limit": Param(None, "float", "null", gt=0.0),
+        "oom_recovery": Param("auto", "bool", literals=("auto",)),
     }
 )
 

@@ -28,6 +28,8 @@ def test_defaults(minimal: str) -> None:
                 "power_limit": False,
             }
         ],
+        "gpu_memory_limit": None,
+        "oom_recovery": "auto",
     }
     assert cfg.gpu_watch == GpuWatchConfig()
 

@@ -17,6 +17,7 @@ from ludwig_nb.engines.base import TrainJob
 from ludwig_nb.engines.builtin.batch_probe import candidate_sizes, probe_batch_size
 from ludwig_nb.engines.builtin.checkpoint import BEST, CHECKPOINTS_DIR, LATEST, load_checkpoint
 from ludwig_nb.engines.builtin.device import Precision, TensorData, resolve_device
+from ludwig_nb.engines.builtin.memory import apply_memory_limit
 from ludwig_nb.engines.builtin.model import ECD, Objective
 from ludwig_nb.engines.builtin.optim import auto_learning_rate, build_optimizer
 from ludwig_nb.engines.builtin.schedule import LearningRate, Plan, plan_training
@@ -121,6 +122,7 @@ def build_setup(job: TrainJob, trainer: dict[str, Any]) -> Setup:
     saved_meta = json.loads(resume["metadata"]) if resume else None
     metadata, splits = prepare_splits(job.config, job.dataset, seed, saved_meta)
     device = resolve_device(job.device)
+    apply_memory_limit(job.config, device)  # before the first allocation on the device
     for data in splits.values():
         data.place(device)
     torch.manual_seed(seed)
