@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import math
 from types import SimpleNamespace
 
@@ -75,7 +76,7 @@ def test_temperature_held_within_2c_at_lower_duty(heat_tau: float, quantise: boo
     assert abs(sum(duties) / len(duties) - ideal) < 0.03
     # hysteresis: engaged once, never released while hot
     engaged = [e for _, _, _, e in trace]
-    flips = sum(1 for a, b in zip(engaged, engaged[1:], strict=False) if a != b)
+    flips = sum(1 for a, b in itertools.pairwise(engaged) if a != b)
     assert flips == 1
 
 

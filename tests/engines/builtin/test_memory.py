@@ -102,7 +102,7 @@ def test_oom_without_recovery_fails_with_advice(run_engine, monkeypatch):
     config = make_config(*FEATURES, batch_size=32, epochs=2)  # fixed size: recovery off
     assert not oom_recovery_enabled(config)
     monkeypatch.setattr(memory, "fault_hook", oom_at(step=1, above_rows=0)[0])
-    with pytest.raises(memory.OutOfMemory, match="lower trainer.batch_size.*oom_recovery"):
+    with pytest.raises(memory.OutOfMemory, match=r"lower trainer\.batch_size.*oom_recovery"):
         run_engine(config, table(rows=96))
 
 
