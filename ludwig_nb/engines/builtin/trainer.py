@@ -84,7 +84,7 @@ class Training:
     def run(self) -> BuiltinModel:
         began = time.perf_counter()
         self._phase("preprocessing")
-        self.s = build_setup(self.job, self.trainer)
+        self.s = build_setup(self.job, self.trainer, self._phase)
         if self.s.resume is not None:
             self._restore(self.s.resume)
         self.timings["setup"] = time.perf_counter() - began
