@@ -16,8 +16,9 @@ not accumulated past the clamp (anti-windup by construction). Around it:
 * **release** (duty 1.0, controller idle) only after the duty has sat at 1.0 and the metric
   has stayed ``release_band`` below the target for ``release_after`` seconds: the card is
   cool. The gap between engage and release is the hysteresis.
-* a **deadband** of ``deadband`` units around the target stops the integral from chasing
-  the sensor's quantisation (NVML reports whole °C).
+* a **deadband**: readings in ``[target - 2 * deadband, target]`` count as on target, so
+  the integral does not chase the sensor's quantisation (NVML reports whole °C) and the
+  hold sits at or below the target.
 
 Gains are per unit of the metric; :func:`gains_for` gives defaults tuned on the simulated
 card (first-order, 6-120 s time constants) for temperature and for power.
@@ -88,7 +89,7 @@ def gains_for(metric: str, target: float) -> Gains:
 
     Raises ``ValueError`` for another metric."""
     if metric == "temperature":
-        return Gains(kp=0.06, ki=0.006, engage_band=2.0, release_band=4.0, deadband=0.5,
+        return Gains(kp=0.06, ki=0.006, engage_band=3.0, release_band=4.0, deadband=0.5,
                      floor=35.0)  # fmt: skip
     if metric == "power":
         scale = max(1.0, target)  # power errors are relative: 1 % of the target ~ 1 % duty
@@ -184,7 +185,9 @@ class ThrottleController:
             self.engaged, self._error, self._cool_since = False, None, None
 
     def _dead(self, error: float) -> float:
+        # The hold band is [target - 2 * deadband, target]: "hold at or below" the target.
         band = self.gains.deadband
+        error -= band
         if abs(error) <= band:
             return 0.0
         return error - math.copysign(band, error)
