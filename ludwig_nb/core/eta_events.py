@@ -97,7 +97,8 @@ class EtaTracker:
             self._paused_at = None
         elif isinstance(event, ev.Throttled):
             duty = min(1.0, max(1e-3, event.duty))
-            if duty != self._duty:  # steps take 1/duty as long: a new regime
+            crossed = (duty < 1.0) != (self._duty < 1.0)
+            if crossed or abs(duty / self._duty - 1.0) >= 0.1:  # steps take 1/duty as long
                 est.regime_changed(scale=self._duty / duty)
                 self._duty = duty
         elif isinstance(event, ev.OomRecovered):

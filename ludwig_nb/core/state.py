@@ -164,6 +164,8 @@ def _changes(state: RunState, event: ev.Event) -> dict[str, Any]:
         return {"micro_batch_size": event.micro_batch_size}
     if isinstance(event, ev.RunFinished):
         return {
+            "duty": 1.0,
+            "throttle": "",  # the run no longer trains; throttled_s stays as the record
             "status": event.status,
             "step": event.step,
             "reason": event.reason,

@@ -3,9 +3,10 @@
 For every throttle rule and GPU it keeps a :class:`~ludwig_nb.core.throttle.ThrottleController`
 fed with the sampler's readings; each run gets the lowest duty of the rules and GPUs it
 uses through ``RunControl.set_pace`` (the engine idles between steps; no step changes).
-It emits a ``Throttled`` event when the throttle engages or releases, and when the duty
-moved by ``report_step`` or more since the last event (at most one per ``report_every``
-seconds), so that the ETA sees a few regimes, not one per sample.
+It emits a ``Throttled`` event when the throttle engages or releases, when the duty moved
+by ``report_step`` or more since the last event (at most one per ``report_gap`` seconds),
+and every ``refresh_every`` seconds while throttled (fresh reading and idle time for the
+dashboard and status.json; the ETA starts a regime only on a real change of duty).
 
 A rule with ``power_limit: true`` first tries a board power cap (:class:`~ludwig_nb.gpu.
 power_cap.PowerCap`, root only); when refused it says why once and duty-cycles instead.
@@ -65,8 +66,8 @@ class _Limit:
 
 class ThrottleWatch:
     """Throttle rules of one alarm policy. ``power_capper``: makes the power capper on
-    first use (default ``PowerCap()``); ``report_step`` (duty) and ``report_every`` (s)
-    bound the ``Throttled`` events."""
+    first use (default ``PowerCap()``); ``report_step`` (duty), ``report_gap`` and
+    ``refresh_every`` (seconds) bound the ``Throttled`` events."""
 
     def __init__(
         self,
@@ -74,7 +75,8 @@ class ThrottleWatch:
         devices: Iterable[int] | None = None,
         power_capper: Callable[[], PowerCapper] | None = None,
         report_step: float = 0.1,
-        report_every: float = 30.0,
+        report_gap: float = 5.0,
+        refresh_every: float = 10.0,
     ) -> None:
         self.rules = tuple(r for r in rules if r.action == "throttle")
         self.devices = None if devices is None else frozenset(devices)
@@ -85,7 +87,8 @@ class ThrottleWatch:
         self._controllers: dict[tuple[str, int], ThrottleController] = {}
         self._decisions: dict[tuple[str, int], ThrottleDecision] = {}
         self._reported: dict[int, _Reported] = {}  # id(target) -> last event
-        self.report_step, self.report_every = report_step, report_every
+        self.report_step, self.report_gap = report_step, report_gap
+        self.refresh_every = refresh_every
 
     def __bool__(self) -> bool:
         return bool(self.rules)
@@ -160,8 +163,11 @@ class ThrottleWatch:
         last = self._reported.setdefault(id(target), _Reported())
         method = "duty" if limit is None else limit.method
         changed = (duty < 1.0) != (last.duty < 1.0) or method != last.method
-        drifted = abs(duty - last.duty) >= self.report_step
-        if not changed and not (drifted and now - last.time >= self.report_every):
+        since = now - last.time
+        drifted = abs(duty - last.duty) >= self.report_step and since >= self.report_gap
+        holding = duty < 1.0 or method == "power_limit"
+        refresh = limit is not None and holding and since >= self.refresh_every
+        if not (changed or drifted or refresh):
             return
         self._reported[id(target)] = _Reported(duty, now, method)
         _emit(target, self._event(target, limit, duty, now))

@@ -97,7 +97,7 @@ def test_temperature_throttle_holds_target_and_keeps_training() -> None:
     assert target.control.idle_seconds > 0.05 * 900
     throttled = [e for e in target.events if isinstance(e, Throttled)]
     assert throttled and throttled[0].metric == "temperature" and throttled[0].target == 82.0
-    assert len(throttled) < 20  # a few regimes for the ETA, not one per sample
+    assert len(throttled) <= 900 / 10 + 5  # about one per 10 s: never one per sample
     state = reduce_all(target.events, RunState(status="training"))
     assert state.throttle.startswith("throttled to ")
     assert "GPU 0 held at 8" in state.throttle and "target 82 °C" in state.throttle
