@@ -203,6 +203,7 @@ def checkpoint_state(training: Training, step: int) -> dict[str, Any]:
         "running_loss": list(training.running_loss),
         "statistics": json.dumps(training.statistics),
         "metadata": json.dumps(s.metadata),
+        "micro_batches": training.memory.parts,  # an out-of-memory split survives a resume
     }
 
 
@@ -222,6 +223,7 @@ def restore_state(training: Training, state: dict[str, Any]) -> None:
     training.best = json.loads(state["best"])
     training.running_loss = list(state.get("running_loss", []))
     training.statistics = json.loads(state["statistics"])
+    training.memory.parts = int(state.get("micro_batches", 1))
     best_file = s.checkpoints / BEST
     if best_file.is_file():
         training.best_weights = load_checkpoint(best_file)["model"]

@@ -142,3 +142,25 @@ def test_paced_run_is_identical_to_an_unpaced_one(run_engine):
         assert torch.equal(value, paced.model.module.state_dict()[key])
     assert len(idled) >= len(losses(plain)) - 1  # it idled at (nearly) every boundary
     assert control.idle_seconds == pytest.approx(sum(idled)) and sum(idled) > 0
+
+
+def test_split_survives_a_resume(run_engine, monkeypatch):
+    config = make_config(*FEATURES, batch_size=32, epochs=4, checkpoints_per_epoch=2,
+                         early_stop=-1)  # fmt: skip
+    config["gpu_watch"]["oom_recovery"] = True
+    data = table(rows=128)
+    hook, _ = oom_at(step=1, above_rows=16)
+    monkeypatch.setattr(memory, "fault_hook", hook)
+    control = RunControl()
+
+    def on_event(event):
+        if event.type == "checkpoint_saved" and event.step >= 3:
+            control.stop()
+
+    stopped = run_engine(config, data, control=control, on_event=on_event)
+    assert stopped.of("oom_recovered")
+    seen: list[int] = []
+    monkeypatch.setattr(memory, "fault_hook", lambda step, rows: seen.append(rows))
+    resumed = run_engine(config, data, resume_from=stopped.run_dir)
+    assert resumed.of("run_finished")[0].status == "completed"
+    assert seen and max(seen) <= 16  # resumed in micro-batches: no OOM to hit again
