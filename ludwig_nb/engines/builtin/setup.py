@@ -125,11 +125,14 @@ def _eval_batch_size(trainer: dict[str, Any], batch_size: int, s: dict[str, Any]
     was_training = module.training
     module.eval()
 
+    device = s["device"]
+
     @torch.no_grad()
     def run_forward(rows: int) -> None:
-        module(data.gather(torch.randint(0, data.rows, (rows,))))
+        batch = data.gather(torch.randint(0, data.rows, (rows,)))
+        module({k: tuple(t.to(device, non_blocking=True) for t in v) for k, v in batch.items()})
 
-    on_cuda = s["device"].type == "cuda"
+    on_cuda = device.type == "cuda"
     try:
         return probe_eval_batch_size(
             run_forward, eval_candidate_sizes(batch_size, data.rows, on_cuda)
