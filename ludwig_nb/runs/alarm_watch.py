@@ -104,7 +104,8 @@ class AlarmWatch:
         if unsubscribe is not None:
             unsubscribe()
         if self.throttle:
-            self.throttle.close(self._targets() if release else ())
+            with self._lock:  # after any snapshot still being handled
+                self.throttle.close(self._targets() if release else ())
         if release:
             for (rule, _), targets in paused.items():
                 for target in targets:
