@@ -106,7 +106,7 @@ export interface AlarmRaised extends EventBase {
   device: number;
   value: number;
   threshold: number;
-  action: 'warn' | 'pause' | 'stop';
+  action: 'warn' | 'pause' | 'stop' | 'throttle';
   message: string;
 }
 export interface AlarmCleared extends EventBase {
@@ -114,6 +114,25 @@ export interface AlarmCleared extends EventBase {
   rule: string;
   device: number;
   value: number;
+}
+export interface Throttled extends EventBase {
+  type: 'throttled';
+  duty: number; // fraction of the time the loop trains; 1.0 = released
+  reason: string;
+  device: number;
+  metric: string; // 'temperature' (°C) | 'power' (W)
+  value: number;
+  target: number;
+  idle_s: number; // idle seconds inserted so far
+  method: 'duty' | 'power_limit';
+}
+export interface OomRecovered extends EventBase {
+  type: 'oom_recovered';
+  step: number;
+  batch_size: number;
+  micro_batch_size: number;
+  accumulation: number;
+  message: string;
 }
 export interface RunFinished extends EventBase {
   type: 'run_finished';
@@ -141,6 +160,8 @@ export type RunEvent =
   | Resumed
   | AlarmRaised
   | AlarmCleared
+  | Throttled
+  | OomRecovered
   | RunFinished
   | RunFailed;
 

@@ -25,6 +25,7 @@ __all__ = [
     "EvaluationFinished",
     "Event",
     "Metrics",
+    "OomRecovered",
     "Paused",
     "PhaseChanged",
     "Resumed",
@@ -34,6 +35,7 @@ __all__ = [
     "ScheduleChanged",
     "ScheduleInfo",
     "StepFinished",
+    "Throttled",
     "event_from_dict",
     "event_from_json",
 ]
@@ -213,6 +215,38 @@ class AlarmCleared(Event):
 
 
 @dataclasses.dataclass(frozen=True)
+class Throttled(Event):
+    """The training loop's duty cycle changed: it trains ``duty`` of the time (1.0: the
+    throttle released). ``metric`` ("temperature" °C or "power" W) on GPU ``device`` read
+    ``value`` against ``target``; ``idle_s``: idle seconds inserted so far in the run;
+    ``method``: "duty" (idle time between steps) or "power_limit" (a board power cap)."""
+
+    type: ClassVar[str] = "throttled"
+    duty: float
+    reason: str = ""
+    device: int = -1
+    metric: str = ""
+    value: float = 0.0
+    target: float = 0.0
+    idle_s: float = 0.0
+    method: str = "duty"
+
+
+@dataclasses.dataclass(frozen=True)
+class OomRecovered(Event):
+    """Step ``step`` ran out of GPU memory and was redone in ``accumulation`` micro-batches
+    of at most ``micro_batch_size`` rows each; the step's ``batch_size`` (and so the
+    effective batch) is unchanged."""
+
+    type: ClassVar[str] = "oom_recovered"
+    step: int
+    batch_size: int
+    micro_batch_size: int
+    accumulation: int
+    message: str = ""
+
+
+@dataclasses.dataclass(frozen=True)
 class RunFinished(Event):
     """``status`` is "completed" or "stopped"; ``reason`` says why it ended."""
 
@@ -245,6 +279,8 @@ EVENT_TYPES: dict[str, type[Event]] = {
         Resumed,
         AlarmRaised,
         AlarmCleared,
+        Throttled,
+        OomRecovered,
         RunFinished,
         RunFailed,
     )

@@ -66,8 +66,9 @@ class GpuWatchMagics(Magics):
     @argument(
         "--action",
         default="warn",
-        choices=("warn", "pause", "stop"),
-        help="what an alarm does to the runs on that GPU (default: warn)",
+        choices=("warn", "pause", "stop", "throttle"),
+        help="what an alarm does to the runs on that GPU (default: warn); throttle holds "
+        "the GPU at the alarm temperature by spacing the training steps",
     )
     @argument("--history", default="10m", help="timeline length, e.g. 90s, 10m, 1h (default 10m)")
     @argument(
@@ -87,6 +88,7 @@ class GpuWatchMagics(Magics):
             %gpu_watch
             w = %gpu_watch --devices 0 --history 5m
             %gpu_watch --alarm slowdown-5 --action pause   # pause runs on a hot GPU
+            %gpu_watch --alarm slowdown-5 --action throttle   # hold it there instead
             %gpu_watch --simulate --alarm slowdown-5 --action pause
             %gpu_watch --stop
         """
@@ -157,8 +159,14 @@ def _live_runs() -> list[Any]:
 
 
 def _live_load() -> float:
-    """1.0 while a run of this kernel trains (the simulated GPU's load), else 0.0."""
-    return 1.0 if any(getattr(r, "status", "") in _LOADED for r in _live_runs()) else 0.0
+    """The simulated GPU's load: the highest duty cycle of this kernel's training runs
+    (1.0 unless throttled), 0.0 when none trains."""
+    duties = [
+        float(getattr(getattr(r, "control", None), "duty", 1.0))
+        for r in _live_runs()
+        if getattr(r, "status", "") in _LOADED
+    ]
+    return max(duties, default=0.0)
 
 
 def _shared_pump() -> Any:

@@ -30,6 +30,7 @@ from ludwig_nb.ui.formatting import (
     error_html,
     format_throughput,
     header_html,
+    pace_html,
     progress_text,
 )
 from ludwig_nb.ui.gauges import MiniGauges
@@ -199,7 +200,7 @@ class Dashboard:
             self.resume_button: {"disabled": state.status != "paused"},
             self.stop_button: {"disabled": state.status not in _ACTIVE},
             self.log_toggle: {"disabled": final},
-            self.alarms: {"value": alarm_banner_html(state.alarms)},
+            self.alarms: {"value": alarm_banner_html(state.alarms) + pace_html(state)},
         }
         _merge(writes, self._gauge_writes())
         if state.status == "failed":

@@ -37,6 +37,17 @@ SAMPLES = [
     ),
     ev.AlarmCleared(time=6.0, rule="temperature", device=0, value=79.0),
     ev.ScheduleChanged(time=7.0, schedule=SCHEDULE, reason="early stopping"),
+    ev.Throttled(
+        time=6.5,
+        duty=0.7,
+        reason="alarm:temperature",
+        device=0,
+        metric="temperature",
+        value=82.0,
+        target=82.0,
+        idle_s=3.5,
+    ),
+    ev.OomRecovered(time=6.8, step=12, batch_size=64, micro_batch_size=32, accumulation=2),
     ev.RunFinished(time=8.0, status="completed", step=20, best_metrics={"validation": {}}),
     ev.RunFailed(time=8.0, step=3, error_type="ValueError", message="bad", traceback="tb"),
 ]

@@ -23,6 +23,7 @@ from ludwig_nb.core.rundir import write_json_atomic
 from ludwig_nb.engines.base import Emit, TrainJob
 from ludwig_nb.engines.builtin.device import Batch, batch_order, prefetched
 from ludwig_nb.engines.builtin.evaluation import evaluate_split, finite_only
+from ludwig_nb.engines.builtin.memory import MicroBatcher
 from ludwig_nb.engines.builtin.metrics import DEFAULT_VALIDATION_METRIC, MINIMIZE, is_improvement
 from ludwig_nb.engines.builtin.model_io import BuiltinModel
 from ludwig_nb.engines.builtin.optim import clip_gradients, penalty
@@ -65,6 +66,10 @@ class Training:
         #: (type, lambda) when regularisation is on; None skips it at every step
         self.regularization = (kind, strength) if strength and kind else None
         self.clipping = self.trainer.get("gradient_clipping")
+        #: runs each step's batch, split into micro-batches after a CUDA out-of-memory error
+        self.memory = MicroBatcher.for_training(
+            job.config, self._emit, self.clock, lambda: self.s.optimizer.zero_grad(True)
+        )
 
     # -- events ----------------------------------------------------------------------
     def _emit(self, event: ev.Event) -> None:
@@ -79,7 +84,7 @@ class Training:
     def run(self) -> BuiltinModel:
         began = time.perf_counter()
         self._phase("preprocessing")
-        self.s = build_setup(self.job, self.trainer)
+        self.s = build_setup(self.job, self.trainer, self._phase)
         if self.s.resume is not None:
             self._restore(self.s.resume)
         self.timings["setup"] = time.perf_counter() - began
@@ -130,7 +135,9 @@ class Training:
         return lambda i: train.gather(order[i * size : (i + 1) * size])
 
     def _boundary(self) -> None:
-        """Poll the control file, honour a stop, wait out a pause."""
+        """Idle for the throttle's duty cycle, poll the control file, honour a stop,
+        wait out a pause."""
+        self.control.pace()
         if self.job.poll is not None:
             self.job.poll()
         self.control.checkpoint()
@@ -159,7 +166,7 @@ class Training:
             group["lr"] = lr
         accumulate = self.s.accumulate
         sync = (step + 1) % accumulate == 0 or step + 1 == s.plan.total_steps
-        loss = self._forward_backward(batch, accumulate, sync)
+        loss = self.memory.run(step, batch, accumulate, sync, self._forward_backward)
         if not math.isfinite(loss):
             raise TrainingDiverged(self._diverged_message(loss, step))
         self.completed = step + 1
@@ -171,7 +178,7 @@ class Training:
         self._emit(ev.StepFinished(time=self.clock(), step=step, epoch=epoch, start_time=start_time,
                                    batch_size=rows, loss=loss, learning_rate=lr))  # fmt: skip
 
-    def _forward_backward(self, batch: Batch, accumulate: int, sync: bool) -> float:
+    def _forward_backward(self, batch: Batch, accumulate: float, sync: bool) -> float:
         s = self.s
         with s.precision.autocast():
             outputs = s.step_module(batch)
