@@ -43,8 +43,25 @@ __all__ = [
 #: active, bqplot elsewhere), "svg" (core widgets only, everywhere) or "bqplot"
 CHARTS = ("auto", "svg", "bqplot")
 
-_notice_lock = threading.Lock()
-_notice_shown = False
+
+class _Once:
+    """A kernel-wide flag that is taken once (the blocking notice is shown once)."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._taken = False
+
+    def take(self) -> bool:
+        with self._lock:
+            first, self._taken = not self._taken, True
+        return first
+
+    def reset(self) -> None:
+        with self._lock:
+            self._taken = False
+
+
+_notice = _Once()
 
 
 def in_colab(modules: Mapping[str, Any] | None = None) -> bool:
@@ -79,7 +96,7 @@ def custom_widget_manager_active() -> bool:
 def enable_custom_widget_manager() -> bool:
     """Enable Colab's custom widget manager; False when this Colab has none (or no Colab)."""
     try:
-        from google.colab import output  # type: ignore[import-not-found]
+        from google.colab import output
 
         output.enable_custom_widget_manager()
     except Exception:  # an old Colab, or none: core widgets still render
@@ -109,17 +126,12 @@ def resolve_charts(charts: str = "auto", colab: bool | None = None) -> str:
 
 def take_notice() -> bool:
     """True the first time it is called in this kernel (the blocking notice is shown once)."""
-    global _notice_shown
-    with _notice_lock:
-        first, _notice_shown = not _notice_shown, True
-    return first
+    return _notice.take()
 
 
 def _reset_notice() -> None:
     """For tests: the next :func:`take_notice` is a first one again."""
-    global _notice_shown
-    with _notice_lock:
-        _notice_shown = False
+    _notice.reset()
 
 
 def blocking_notice_html(run_name: str) -> str:

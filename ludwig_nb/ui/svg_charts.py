@@ -72,8 +72,10 @@ class SvgCurveChart:
         key = (
             self.title,
             self.is_log,
-            tuple((name, len(xs), xs[-1] if xs else None, ys[-1] if ys else None)
-                  for name, (xs, ys) in curves.items()),
+            tuple(
+                (name, len(xs), xs[-1] if xs else None, ys[-1] if ys else None)
+                for name, (xs, ys) in curves.items()
+            ),
         )
         if key == self._drawn_key:
             return {}
