@@ -30,6 +30,7 @@ from typing import Any
 
 __all__ = [
     "CHARTS",
+    "blocking_notice_bundle",
     "blocking_notice_html",
     "custom_widget_manager_active",
     "enable_custom_widget_manager",
@@ -151,6 +152,19 @@ def blocking_notice_html(run_name: str) -> str:
         f"<code>ludwig_nb.show({name})</code> in any cell shows the live dashboard again, "
         "caught up from the start. (Shown once per session.)</div>"
     )
+
+
+def blocking_notice_bundle(run_name: str) -> dict[str, str]:
+    """The notice as a display bundle (HTML, and one plain-text line for text front ends)."""
+    return {
+        "text/plain": (
+            f"ludwig_nb: Colab draws widget updates only while a cell runs, so this cell stays "
+            f"busy until {run_name} ends; Interrupt stops it gracefully. --background returns "
+            f"at once; {run_name}.wait() returns the handle, ludwig_nb.show({run_name}) "
+            "shows the dashboard again."
+        ),
+        "text/html": blocking_notice_html(run_name),
+    }
 
 
 @contextlib.contextmanager

@@ -138,7 +138,7 @@ def show_view(
         view = _text_view(run)
     else:
         if in_colab and block and colab.take_notice():
-            _display({"text/plain": "", "text/html": colab.blocking_notice_html(run.name)})
+            _display(colab.blocking_notice_bundle(run.name))
         view = _dashboard(
             run, sampler if sampler is not None else _default_sampler(), _chart(chart_kind)
         )
