@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import os
 import signal
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -182,8 +181,9 @@ def test_in_a_real_kernel_colab_cell_pumps_frames_and_interrupt_ends_it_stopped(
     colab_kernel: Any,
 ) -> None:
     km, kc = colab_kernel
-    setup = execute(kc, "%load_ext ludwig_nb\nimport ludwig_nb, IPython, ipykernel, ipywidgets")
+    setup = execute(kc, "%load_ext ludwig_nb\nimport ludwig_nb")
     assert setup.reply["status"] == "ok", setup.outputs
+    _check_pins_in_the_kernel(kc)
     interrupted: list[int] = []
 
     def interrupt_after_three_frames(cell: Cell) -> None:
@@ -213,3 +213,50 @@ def test_in_a_real_kernel_colab_cell_pumps_frames_and_interrupt_ends_it_stopped(
     assert not any("Why this cell stays busy" in h for h in _html(later))  # once per kernel
     assert 'data-status="stopped"' in _html(later)[-2]  # a new dashboard, caught up, final
     assert later.outputs[-1]["text"].strip() == "True stopped"
+
+
+def _check_pins_in_the_kernel(kc: Any) -> None:
+    """Under scripts/test_colab.sh (``LUDWIG_NB_COLAB_PINS`` names the pins file) the kernel
+    runs exactly Colab's versions; elsewhere it only reports them."""
+    code = (
+        "from importlib.metadata import version\n"
+        "print(' '.join(f'{n}=={version(n)}' for n in "
+        "('ipython', 'ipykernel', 'ipywidgets', 'jupyter-server', 'tornado')))"
+    )
+    cell = execute(kc, code)
+    seen = set(cell.outputs[-1]["text"].split())
+    pins_file = os.environ.get("LUDWIG_NB_COLAB_PINS")
+    if pins_file:
+        lines = Path(pins_file).read_text().splitlines()
+        pins = {line.split("#")[0].strip() for line in lines} - {""}
+        assert seen == pins, f"the kernel runs {sorted(seen)}, Colab pins {sorted(pins)}"
+    else:
+        assert len(seen) == 5
+
+
+def test_the_colab_notebook_runs_under_nbclient_in_the_colab_profile(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import nbformat
+    from nbclient import NotebookClient
+
+    path = os.pathsep.join([str(FAKE_COLAB), str(REPO), os.environ.get("PYTHONPATH", "")])
+    monkeypatch.setenv("PYTHONPATH", path)
+    monkeypatch.setenv("JUPYTER_RUNTIME_DIR", str(tmp_path / "runtime"))
+    nb = nbformat.read(REPO / "notebooks" / "05_colab.ipynb", as_version=4)
+    NotebookClient(
+        nb, timeout=300, kernel_name="python3", resources={"metadata": {"path": str(tmp_path)}}
+    ).execute()
+    cells = {c.source.splitlines()[0]: c for c in nb.cells if c.cell_type == "code"}
+    install = cells[
+        "# Install ludwig_nb into Colab's kernel (skipped where it is already installed)."
+    ]
+    assert install.outputs == []  # importable here: no pip run
+    train = cells["%%ludwig_config --dataset demo:churn --name churn"]
+    texts = [o["data"]["text/plain"] for o in train.outputs]
+    assert texts[0].startswith("ludwig_nb: Colab draws widget updates only while a cell runs")
+    assert texts[-1].startswith("churn: completed")  # the blocking cell ended as the summary
+    assert cells["churn.wait().status"].outputs[0]["data"]["text/plain"] == "'completed'"
+    assert cells["churn_bg.wait().status"].outputs[0]["data"]["text/plain"] == "'completed'"
+    assert "stopped 1 GPU watch" in cells["%gpu_watch --stop"].outputs[0]["text"]
+    assert (tmp_path / "results").is_dir()
