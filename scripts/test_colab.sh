@@ -6,7 +6,7 @@
 # 1. pip's resolver: installing ludwig_nb's requirements there plans to move no pin (and
 #    the real, unconstrained install that built the venv moved none: versions are checked);
 # 2. the widget tests (tests/ui) under ipywidgets 7.7.1 + bqplot 0.12;
-# 3. the magics through a real IPython 7.34 shell and a real ipykernel 6.17.1 kernel with a
+# 3. every magic (tests/ipython) through a real IPython 7.34 shell and a real ipykernel 6.17.1 kernel with a
 #    fake google.colab (tests/fixtures/colab) on the path: core widgets only, frames from
 #    the main-thread pump while the cell runs, Interrupt -> stopped with the summary, and
 #    notebooks/05_colab.ipynb under nbclient.
@@ -34,6 +34,6 @@ cd "$repo"
 # (VIRTUAL_ENV unset: CI runs this with the main venv active, which IPython 7 warns about)
 env -u VIRTUAL_ENV PYTHONPATH="$repo" LUDWIG_NB_COLAB_PINS="$repo/scripts/colab/pins.txt" \
   JUPYTER_RUNTIME_DIR="$scratch/runtime" \
-  "$py" -m pytest -q -p no:cacheprovider tests/ui tests/ipython/test_colab.py "$@"
+  "$py" -m pytest -q -p no:cacheprovider tests/ui tests/ipython "$@"
 "$py" "$repo/scripts/colab/check_pins.py" "$repo/scripts/colab/pins.txt" >/dev/null
 echo "-- Colab pins: nothing moved"

@@ -30,6 +30,7 @@ from typing import Any
 
 __all__ = [
     "CHARTS",
+    "StopOnInterrupt",
     "blocking_notice_bundle",
     "blocking_notice_html",
     "custom_widget_manager_active",
@@ -167,26 +168,37 @@ def blocking_notice_bundle(run_name: str) -> dict[str, str]:
     }
 
 
+class StopOnInterrupt:
+    """An interrupt callback: the first call runs ``stop`` (a graceful stop), any later one
+    raises ``KeyboardInterrupt`` (the way out of a blocking cell if a run cannot stop).
+
+    ``stop`` must be thread-safe and quick (``run.stop``): it may run in a signal handler.
+    """
+
+    def __init__(self, stop: Callable[[], None]) -> None:
+        self._stop = stop
+        self.count = 0
+
+    def __call__(self) -> None:
+        self.count += 1
+        if self.count > 1:
+            raise KeyboardInterrupt
+        self._stop()
+
+
 @contextlib.contextmanager
 def graceful_interrupt(on_interrupt: Callable[[], None]) -> Iterator[None]:
-    """Turn the first SIGINT (Colab's Interrupt, Ctrl-C) into ``on_interrupt()``.
-
-    The handler only calls ``on_interrupt`` (which must be thread-safe and quick, e.g.
-    ``run.stop``), so an interrupt can never land in the middle of a frame. A second
-    SIGINT raises ``KeyboardInterrupt`` as usual (the way out if a run cannot stop). Off
-    the main thread, where signals cannot be handled, this does nothing and the caller's
-    own ``KeyboardInterrupt`` handling applies.
+    """While inside, SIGINT (Colab's Interrupt, Ctrl-C) calls ``on_interrupt()`` instead of
+    raising ``KeyboardInterrupt`` wherever the main thread happens to be, so an interrupt
+    can never land in the middle of a frame (``on_interrupt`` may still raise, see
+    :class:`StopOnInterrupt`). Off the main thread, where signals cannot be handled, this
+    does nothing and the caller's own ``KeyboardInterrupt`` handling applies.
     """
     if threading.current_thread() is not threading.main_thread():
         yield
         return
-    interrupted = False
 
     def handler(signum: int, frame: Any) -> None:
-        nonlocal interrupted
-        if interrupted:
-            raise KeyboardInterrupt
-        interrupted = True
         on_interrupt()
 
     previous = signal.signal(signal.SIGINT, handler)

@@ -145,8 +145,9 @@ def show_view(
     if block:
         pump = _blocking_pump(fps)
         pump.add(view)
-        with colab.graceful_interrupt(lambda: run.stop("interrupt")):
-            pump.run_until(lambda: view.closed, lambda: run.stop("interrupt"))
+        stop = colab.StopOnInterrupt(lambda: run.stop("interrupt"))
+        with colab.graceful_interrupt(stop):
+            pump.run_until(lambda: view.closed, stop)
     else:
         pump = shared_pump(fps)
         pump.add(view)

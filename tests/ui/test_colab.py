@@ -57,12 +57,38 @@ def test_the_notice_is_taken_once_and_says_how_to_get_the_notebook_back(fake_col
 def test_first_interrupt_stops_gracefully_second_raises() -> None:
     calls: list[str] = []
     before = signal.getsignal(signal.SIGINT)
-    with colab.graceful_interrupt(lambda: calls.append("stop")):
+    stop = colab.StopOnInterrupt(lambda: calls.append("stop"))
+    with colab.graceful_interrupt(stop):
         signal.raise_signal(signal.SIGINT)  # the kernel's interrupt, on the main thread
         assert calls == ["stop"]
         with pytest.raises(KeyboardInterrupt):
             signal.raise_signal(signal.SIGINT)
     assert signal.getsignal(signal.SIGINT) is before
+    assert calls == ["stop"] and stop.count == 2
+
+
+def test_a_second_interrupt_gets_the_cell_back_from_a_run_that_does_not_stop(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from ludwig_nb.ui import show
+    from ludwig_nb.ui.pump import Pump
+    from tests.ui.conftest import FakeRun, started, steps
+
+    monkeypatch.setattr(show, "_display", lambda obj: None)
+    interrupts = iter([1, 2])
+
+    def interrupting_sleep(seconds: float) -> None:  # the run ignores stop: never ends
+        if next(interrupts, None) is not None:
+            signal.raise_signal(signal.SIGINT)
+
+    monkeypatch.setattr(
+        show, "_blocking_pump", lambda fps: Pump(fps, clock=lambda: 0.0, sleep=interrupting_sleep)
+    )
+    run = FakeRun()
+    run.emit(started(run), *steps(0, 10, 0.0))
+    with pytest.raises(KeyboardInterrupt):
+        show.show_view(run, mode="widgets", sampler=None, block=True)
+    assert run.calls == ["stop:interrupt"]  # stopped once, then the cell was given back
 
 
 def test_off_the_main_thread_interrupts_are_left_alone() -> None:
