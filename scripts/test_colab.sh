@@ -6,13 +6,13 @@
 # 1. pip's resolver: installing ludwig_nb's requirements there plans to move no pin (and
 #    the real, unconstrained install that built the venv moved none: versions are checked);
 # 2. the widget tests (tests/ui) under ipywidgets 7.7.1 + bqplot 0.12;
-# 3. every magic (tests/ipython) through a real IPython 7.34 shell and a real ipykernel 6.17.1 kernel with a
-#    fake google.colab (tests/fixtures/colab) on the path: core widgets only, frames from
-#    the main-thread pump while the cell runs, Interrupt -> stopped with the summary, and
-#    notebooks/05_colab.ipynb under nbclient.
+# 3. every magic (tests/ipython) through a real IPython 7.34 shell, and the Colab profile in
+#    a real ipykernel 6.17.1 kernel with a fake google.colab (tests/fixtures/colab) on the
+#    path: core widgets only, frames from the main-thread pump while the cell runs,
+#    Interrupt -> stopped with the summary, and notebooks/05_colab.ipynb under nbclient.
 #
 # The venv is cached outside the clone (scripts/setup_colab_env.sh, keyed by the
-# requirements); the first run builds it (about 3 min), later runs take about 1-2 min.
+# requirements); the first run builds it (2 min 48 s here), later runs take about 2 min.
 #
 #   scripts/test_colab.sh                   # extra args go to pytest
 set -euo pipefail

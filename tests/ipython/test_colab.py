@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import signal
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -55,9 +56,11 @@ class InterruptAfterFrames:
         self.pump = pump
         self.frames = frames
         self.progress: list[float] = []
+        self.threads: set[str] = set()
         self.closed = False
 
     def refresh(self, now: float) -> None:
+        self.threads.add(threading.current_thread().name)
         dashboards = [v for v in self.pump.views if v is not self and hasattr(v, "progress")]
         if not dashboards:
             return
@@ -101,7 +104,8 @@ def test_ludwig_config_in_colab_blocks_pumps_and_interrupt_stops(
     run = colab_shell.user_ns["churn"]
     assert run.is_done and run.status == "stopped"  # graceful: no KeyboardInterrupt escaped
     assert 0 < run.step < run.total_steps
-    assert len(probes[0].progress) >= 3  # frames drawn on the main thread while the cell ran
+    assert len(probes[0].progress) >= 3  # frames drawn while the cell ran ...
+    assert probes[0].threads == {threading.main_thread().name}  # ... on the main thread
     shown = [o.data for o in captured.outputs]
     assert "Colab draws widget updates only while a cell runs" in shown[0]["text/plain"]
     assert WIDGET_MIME in shown[1]  # the dashboard
