@@ -189,16 +189,21 @@ def build_watch(
     sampler: Any = None,
     pump: Any = None,
     targets: Callable[[], Any] | None = None,
+    charts: str = "auto",
 ) -> tuple[Any, Callable[[], None]]:
     """Wire a sampler, an optional alarm watch and a view; register the view with the pump.
 
     Returns ``(view, cleanup)``; ``view.close()`` runs ``cleanup`` (stops the alarm watch
     and a sampler started here). ``sampler``/``pump``/``targets`` are injectable for tests.
+    ``charts``: the timelines' kind, as in ``ui.colab.resolve_charts`` (in Colab they are
+    SVG in core widgets unless its custom widget manager is on).
     """
     from ludwig_nb.core.alarms import AlarmPolicy
     from ludwig_nb.gpu import HostSource, Sampler, SimulatedGpu, ThermalProfile, kernel_sampler
     from ludwig_nb.runs.alarm_watch import AlarmWatch
+    from ludwig_nb.ui.colab import resolve_charts
     from ludwig_nb.ui.gpu_watch_view import GpuWatchView
+    from ludwig_nb.ui.svg_charts import SvgTimeline
 
     owned = sampler is None and simulate
     if sampler is None:
@@ -226,7 +231,13 @@ def build_watch(
     if rule is not None:
         title += f" · alarm {rule.name} → {rule.action}"
     view = GpuWatchView(
-        sampler, devices=devices, history=history, alarms=watch, title=title, on_close=cleanup
+        sampler,
+        devices=devices,
+        history=history,
+        alarms=watch,
+        title=title,
+        on_close=cleanup,
+        timeline=SvgTimeline if resolve_charts(charts) == "svg" else None,
     )
     sampler.start()
     pump = pump or _shared_pump()

@@ -16,7 +16,7 @@ from typing import Any
 from IPython.core.error import UsageError
 from IPython.core.magic import Magics, cell_magic, line_magic, magics_class
 from IPython.core.magic_arguments import argument, magic_arguments, parse_argstring
-from traitlets import Float, Unicode
+from traitlets import CaselessStrEnum, Float, Unicode
 
 __all__ = ["LudwigMagics"]
 
@@ -28,6 +28,12 @@ class LudwigMagics(Magics):
     results_dir = Unicode("results", help="Where run directories are created.").tag(config=True)
     frame_rate = Float(4.0, help="Dashboard updates per second (at most).").tag(config=True)
     engine = Unicode("builtin", help="Default training engine.").tag(config=True)
+    charts = CaselessStrEnum(
+        ["auto", "svg", "bqplot"],
+        default_value="auto",
+        help="Dashboard charts: auto (SVG in Colab unless its custom widget manager is on, "
+        "bqplot elsewhere), svg (core widgets only) or bqplot (in Colab: enables the manager).",
+    ).tag(config=True)
 
     @property
     def _user_ns(self) -> dict[str, Any]:
@@ -41,6 +47,11 @@ class LudwigMagics(Magics):
     @argument("--dataset", "-d", help="A variable, an expression, a file path or demo:<name>.")
     @argument("--name", "-n", help="Variable to bind the run handle to (also the run's name).")
     @argument("--wait", action="store_true", help="Block until the run ends.")
+    @argument(
+        "--background",
+        action="store_true",
+        help="Return at once even in Colab (whose cells otherwise block to keep it live).",
+    )
     @argument("--estimate", action="store_true", help="Pre-flight time estimate; no full run.")
     @argument("--results-dir", help="Where the run directory goes (default: results).")
     @argument("--engine", help="Training engine (default: builtin).")
@@ -52,7 +63,9 @@ class LudwigMagics(Magics):
         """Validate the Ludwig config in this cell and train it in the background.
 
         The cell returns at once; a live dashboard shows progress, ETA, curves and GPU
-        gauges while the kernel stays free. The run handle is bound to ``--name``.
+        gauges while the kernel stays free. The run handle is bound to ``--name``. In
+        Colab the cell blocks while the run trains (Colab draws widget updates only while
+        a cell runs); Interrupt stops the run gracefully, ``--background`` returns at once.
         Config mistakes are reported at this cell's line numbers (the magic line is 1).
 
         Example::
@@ -62,6 +75,8 @@ class LudwigMagics(Magics):
             output_features: [{name: churned, type: binary}]
         """
         args = parse_argstring(self.ludwig_config, line)
+        if args.wait and args.background:
+            raise UsageError("--wait and --background exclude each other: pick one")
         engine = args.engine or self.engine
         config = _load_cell_config(cell, engine)
         if not args.dataset:
@@ -78,7 +93,8 @@ class LudwigMagics(Magics):
         self._user_ns["_ludwig_run"] = run
         from ludwig_nb.ui import show_run
 
-        show_run(run, fps=self.frame_rate, block=args.wait, sampler=run.sampler)
+        block = True if args.wait else False if args.background else None  # None: Colab blocks
+        show_run(run, fps=self.frame_rate, block=block, sampler=run.sampler, charts=self.charts)
         if args.wait:
             run.wait()
 
