@@ -4,28 +4,62 @@ The Stop button, ``%ludwig_stop``, the sidebar's control file, a temperature ala
 ``%unload_ext`` all call these methods; the engine calls :meth:`RunControl.checkpoint` at
 every step boundary. It lives in ``core`` (not ``runs``) because the engines, which sit
 below ``runs``, must know its type.
+
+Engines depend on the :class:`Control` protocol, not on this class: a handful of methods with
+plain arguments, so that an engine in another process (Ray) can be handed a proxy for it.
 """
 
 from __future__ import annotations
 
 import threading
 from collections.abc import Callable
+from typing import Protocol
 
-__all__ = ["RunControl", "StopRequested"]
+__all__ = ["Control", "RunControl", "StopRequested"]
 
 
 class StopRequested(Exception):
     """Raised inside the engine by :meth:`RunControl.checkpoint` when a stop was asked for."""
 
 
-class RunControl:
-    """Thread-safe stop / pause / resume flags.
+class Control(Protocol):
+    """What an engine may ask of the run that steers it (the engine side only).
 
-    Pauses nest by reason: an alarm pause and a user pause are separate, and the run
-    continues only when every reason has been released.
+    Every call takes and returns plain values, so an implementation can forward them across
+    a process boundary. ``checkpoint`` raises :class:`StopRequested` when a stop was asked for;
+    ``wait_while_paused`` blocks while paused and calls ``on_pause(reason)`` /
+    ``on_resume(reason)`` around the wait.
     """
 
-    def __init__(self) -> None:
+    @property
+    def stop_requested(self) -> bool: ...
+
+    @property
+    def stop_reason(self) -> str | None: ...
+
+    @property
+    def paused(self) -> bool: ...
+
+    def checkpoint(self) -> None: ...
+
+    def wait_while_paused(
+        self,
+        on_pause: Callable[[str], None] | None = None,
+        on_resume: Callable[[str], None] | None = None,
+    ) -> None: ...
+
+
+class RunControl:
+    """Thread-safe stop / pause / resume flags (a :class:`Control`).
+
+    Pauses nest by reason: an alarm pause and a user pause are separate, and the run
+    continues only when every reason has been released. ``poll``, when given, is called at
+    every :meth:`checkpoint` and while paused: the run layer reads the control file there
+    (requests from the sidebar), so the engine needs to know nothing about it.
+    """
+
+    def __init__(self, poll: Callable[[], None] | None = None) -> None:
+        self._poll = poll
         self._lock = threading.Lock()
         self._changed = threading.Condition(self._lock)
         self._stop_reason: str | None = None
@@ -80,6 +114,7 @@ class RunControl:
     ) -> None:
         """Block while paused (not while stopping). ``poll`` runs while waiting, so that
         a control file can be read even when nothing else wakes the thread."""
+        poll = poll or self._poll
         with self._changed:
             if not self._pause_reasons or self._stop_reason is not None:
                 return
@@ -99,6 +134,8 @@ class RunControl:
             on_resume(reason)
 
     def checkpoint(self) -> None:
-        """Raise :class:`StopRequested` if a stop was asked for."""
+        """Poll for outside requests, then raise :class:`StopRequested` if a stop was asked for."""
+        if self._poll is not None:
+            self._poll()
         if self._stop_reason is not None:
             raise StopRequested(self._stop_reason)

@@ -172,6 +172,8 @@ _Row = tuple[float, int, int, float, int, float, float | None]
 def _step_row(event: ev.StepFinished) -> _Row | None:
     """The step's values as column types, or None when one does not fit a column (the
     event is then kept as an object, unchanged)."""
+    if event.loss is None:  # an engine that does not see each step's loss: keep the object
+        return None
     try:
         lr = event.learning_rate
         return (
