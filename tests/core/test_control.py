@@ -59,3 +59,24 @@ def test_stop_releases_a_paused_wait():
     control.stop()
     worker.join(5)
     assert not worker.is_alive()
+
+
+def test_poll_runs_at_every_checkpoint_and_can_stop_the_run():
+    requests = ["", "", "stop"]
+    control = RunControl(poll=lambda: requests.pop(0) == "stop" and control.stop("sidebar"))
+    control.checkpoint()
+    control.checkpoint()
+    with pytest.raises(StopRequested, match="sidebar"):
+        control.checkpoint()
+    assert requests == []
+
+
+def test_run_control_is_a_control():
+    from ludwig_nb.core.control import Control
+
+    def engine_side(control: Control) -> bool:
+        control.checkpoint()
+        control.wait_while_paused(on_pause=None, on_resume=None)
+        return control.stop_requested or control.paused or control.stop_reason is not None
+
+    assert engine_side(RunControl()) is False

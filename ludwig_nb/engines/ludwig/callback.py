@@ -57,6 +57,7 @@ class EventCallback(Callback):  # type: ignore[misc]  # Ludwig is untyped
         self._loss: float | None = None
         self._eval_start = 0.0
         self._improved = False
+        self._evaluating = False
         self._checkpointed: set[int] = set()
         self.save_path = ""
         self.steps_done = 0
@@ -133,6 +134,9 @@ class EventCallback(Callback):  # type: ignore[misc]  # Ludwig is untyped
     # -- steps ---------------------------------------------------------------------------
     def on_batch_start(self, trainer: Any, progress_tracker: Any, save_path: str) -> None:
         done = int(progress_tracker.steps)
+        if self._evaluating:
+            self._evaluating = False
+            self._phase("training")
         try:
             self.control.checkpoint()
             if self.control.paused:
@@ -174,8 +178,8 @@ class EventCallback(Callback):  # type: ignore[misc]  # Ludwig is untyped
             )
         )  # fmt: skip
         self._loss = None
-        if self.stopped is not None:
-            trainer.total_steps = steps  # a stop asked for during this batch
+        if self.control.stop_requested:  # end here, not after one more batch
+            self._stop(trainer, steps, self.control.stop_reason)
 
     # -- evaluations and checkpoints ---------------------------------------------------
     def on_eval_start(self, trainer: Any, progress_tracker: Any, save_path: str) -> None:
@@ -199,7 +203,7 @@ class EventCallback(Callback):  # type: ignore[misc]  # Ludwig is untyped
                 improved=self._improved,
             )
         )  # fmt: skip
-        self._phase("training" if self.stopped is None else "stopping")
+        self._evaluating = True  # back to "training" at the next batch, after the checkpoint
 
     def on_checkpoint(self, trainer: Any, progress_tracker: Any) -> None:
         steps = int(progress_tracker.steps)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import socket
 from pathlib import Path
+from urllib.parse import urlsplit
 
 __all__ = ["HUB_HOST", "check_base_model"]
 
@@ -27,9 +28,11 @@ def check_base_model(base_model: str, *, timeout_s: float = _TIMEOUT_S) -> None:
             f"base_model {base_model!r} is not in the local Hugging Face cache and "
             "HF_HUB_OFFLINE is set: download it first, or point base_model at a local folder"
         )
-    host = os.environ.get("HF_ENDPOINT", f"https://{HUB_HOST}").split("://")[-1].split("/")[0]
+    endpoint = urlsplit(os.environ.get("HF_ENDPOINT") or f"https://{HUB_HOST}")
+    host = endpoint.hostname or HUB_HOST
+    port = endpoint.port or (80 if endpoint.scheme == "http" else 443)
     try:
-        socket.create_connection((host, 443), timeout=timeout_s).close()
+        socket.create_connection((host, port), timeout=timeout_s).close()
     except OSError as err:
         raise RuntimeError(
             f"the weights of base_model {base_model!r} cannot be fetched: {host} is unreachable "
