@@ -61,3 +61,12 @@ def test_ludwig_missing_looks_the_package_up_without_importing(monkeypatch):
     assert ludwig_engine.ludwig_missing() == (
         'engine: ludwig needs Ludwig installed: pip install "ludwig_nb[ludwig]"'
     )
+
+
+def test_ludwig_refuses_what_it_would_drop_at_the_configs_line(ludwig_installed):
+    text = TABULAR + "backend:\n  type: ray\nhyperopt:\n  goal: minimize\n"
+    with pytest.raises(UnsupportedByEngine) as info:
+        registry.get_engine("ludwig").check(load_config(text))
+    assert [(e.line, e.path) for e in info.value.errors] == [(4, "backend.type"), (5, "hyperopt")]
+    with pytest.raises(UnsupportedByEngine):  # auto: neither engine runs it
+        registry.select_engine("auto", load_config(text))

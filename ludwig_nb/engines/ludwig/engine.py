@@ -56,8 +56,11 @@ class LudwigEngine:
     name = "ludwig"
 
     def check(self, config: Config) -> None:
-        """Ludwig runs every valid config; raises ``EngineUnavailable`` when it is not
-        installed."""
+        """Ludwig trains every valid config, here in the kernel's thread on the local
+        backend: a ``backend`` other than local and a ``hyperopt`` section are refused
+        (``UnsupportedByEngine``, located) rather than dropped. Raises ``EngineUnavailable``
+        when Ludwig is not installed."""
+        _check_local_training(config)
         missing = ludwig_missing()
         if missing is not None:
             raise EngineUnavailable(missing)
@@ -106,6 +109,27 @@ class LudwigEngine:
         if missing is not None:
             raise EngineUnavailable(f"{folder} holds a Ludwig model: {missing}")
         return load_ludwig_model((folder / str(manifest.get("path") or ".")).resolve())
+
+
+def _check_local_training(config: Config) -> None:
+    from ludwig_nb.config.errors import ConfigError, UnsupportedByEngine
+    from ludwig_nb.config.schema.fields import Ctx
+
+    rendered = config.to_dict()
+    ctx = Ctx(config.positions)
+    backend = (rendered.get("backend") or {}).get("type")
+    if backend not in (None, "local"):
+        ctx.problem(("backend", "type"),
+                    f"backend '{backend}' is not run by engine: ludwig (it trains locally, in "
+                    "the kernel's thread)", kind=UnsupportedByEngine,
+                    hint="drop the backend section, or run `ludwig train` for Ludwig's "
+                    f"{backend} backend")  # fmt: skip
+    if rendered.get("hyperopt") is not None:
+        ctx.problem(("hyperopt",), "hyperopt is not run by engine: ludwig (it trains one model)",
+                    kind=UnsupportedByEngine,
+                    hint="drop the hyperopt section, or run `ludwig hyperopt`")  # fmt: skip
+    if ctx.problems:
+        raise ConfigError.collect(ctx.problems)
 
 
 def _refuse_options(job: TrainJob) -> None:

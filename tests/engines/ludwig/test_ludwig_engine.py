@@ -294,3 +294,31 @@ def test_cli_trains_with_the_ludwig_engine(tmp_path, churn, capsys, monkeypatch)
                  "--output-directory", str(tmp_path / "out"), "--no-progress"])  # fmt: skip
     out = capsys.readouterr().out
     assert code == 0 and out.startswith("completed: 30/30 steps"), out
+
+
+def test_the_cell_magic_trains_with_the_ludwig_engine(churn, tmp_path, monkeypatch):
+    from IPython.testing.globalipapp import start_ipython
+    from IPython.utils.capture import capture_output
+
+    monkeypatch.setenv("JUPYTER_RUNTIME_DIR", str(tmp_path / "runtime"))
+    shell = start_ipython()
+    shell.run_line_magic("load_ext", "ludwig_nb")
+    shell.run_line_magic("config", f"LudwigMagics.results_dir = {str(tmp_path / 'r')!r}")
+    shell.user_ns["df"] = churn["training"]
+    cell = demo_config("churn").read_text().replace("epochs: 200", "train_steps: 12")
+    with capture_output():
+        shell.run_cell_magic(
+            "ludwig_config", "--dataset df --engine ludwig --name lw --wait --threads 1", cell
+        )
+    run = shell.user_ns["lw"]
+    assert (run.engine_name, run.status, run.step) == ("ludwig", "completed", 12)
+
+
+def test_preflight_plans_a_ludwig_run_through_the_engine(churn):
+    from ludwig_nb.runs import estimate
+
+    config = demo_config("churn").read_text().replace("epochs: 200", "epochs: 4")
+    prediction = estimate(config, churn, engine="ludwig", pilot_steps=20)
+    assert prediction.schedule.total_steps == 4 * 55 and prediction.schedule.epochs == 4
+    assert prediction.schedule.evaluations_after == (54, 109, 164, 219)
+    assert prediction.total_s > 0 and prediction.pilot_steps == 20
