@@ -18,6 +18,7 @@ from ludwig_nb.data.errors import DataError
 
 __all__ = [
     "SPLIT_NAMES",
+    "TABLE_SUFFIXES",
     "Dataset",
     "check_columns",
     "check_dataset",
@@ -38,6 +39,9 @@ _READERS: dict[str, Callable[[Path], pd.DataFrame]] = {
     ".json": pd.read_json,
     ".jsonl": lambda p: pd.read_json(p, lines=True),
 }
+
+#: file types :func:`load_table` reads (a trailing .gz, .bz2, .zip or .xz is allowed)
+TABLE_SUFFIXES = tuple(_READERS)
 
 
 def load_table(source: Any) -> pd.DataFrame:

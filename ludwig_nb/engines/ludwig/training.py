@@ -44,17 +44,23 @@ class LudwigTraining:
 
     def run(self) -> LudwigTrainedModel:
         config = {k: v for k, v in self.job.config.items() if k != "gpu_watch"}
+        self.emit(ev.PhaseChanged(time=self.clock(), phase="preprocessing",
+                                  detail="loading the data"))  # fmt: skip
+        data = _loaded(self.job.dataset)
         callback = EventCallback(
             self.emit, self.control, self.clock, run_id=self.job.run_id, name=self.job.name,
-            evaluation_rows=_evaluation_rows(self.job.dataset, config),
+            evaluation_rows=_evaluation_rows(data, config),
         )  # fmt: skip
+        # the local backend, its cache (and preprocessing lock file) inside the run directory,
+        # never in the kernel's working directory or beside the user's data
+        backend = {"type": "local", "cache_dir": str(self.output / "cache")}
         model = LudwigModel(
-            config, logging_level=ludwig_logging_level(), backend="local", callbacks=[callback]
+            config, logging_level=ludwig_logging_level(), backend=backend, callbacks=[callback]
         )
         experiment = self.output / f"{_EXPERIMENT}_{_MODEL_NAME}"
         try:
             model.train(
-                **_dataset_arguments(self.job.dataset),
+                **_dataset_arguments(data),
                 output_directory=str(self.output),
                 experiment_name=_EXPERIMENT,
                 model_name=_MODEL_NAME,
@@ -95,12 +101,29 @@ def _dataset_arguments(dataset: Any) -> dict[str, Any]:
     """``LudwigModel.train`` keywords for a frame, a path or a dict of splits."""
     if isinstance(dataset, dict):
         names = {"training": "training_set", "validation": "validation_set", "test": "test_set"}
-        return {names[k]: _source(v) for k, v in dataset.items() if v is not None}
-    return {"dataset": _source(dataset)}
+        return {names[k]: v for k, v in dataset.items() if v is not None}
+    return {"dataset": dataset}
+
+
+def _loaded(dataset: Any) -> Any:
+    if isinstance(dataset, dict):
+        return {k: _source(v) for k, v in dataset.items() if v is not None}
+    return _source(dataset)
 
 
 def _source(value: Any) -> Any:
-    return str(value) if isinstance(value, Path) else value
+    """A table file we read is loaded here, in the run's thread (our DataError for a bad
+    file, and no lock file beside the user's data); other formats go to Ludwig as paths."""
+    from ludwig_nb.data.loading import TABLE_SUFFIXES, load_table
+
+    if not isinstance(value, str | Path):
+        return value
+    suffixes = [s.lower() for s in Path(value).suffixes]
+    if suffixes and suffixes[-1] in (".gz", ".bz2", ".zip", ".xz"):
+        suffixes = suffixes[:-1]
+    if suffixes and suffixes[-1] in TABLE_SUFFIXES:
+        return load_table(value)
+    return str(value)
 
 
 def _evaluation_rows(dataset: Any, config: dict[str, Any]) -> int:

@@ -286,6 +286,8 @@ def test_cli_trains_with_the_ludwig_engine(tmp_path, churn, capsys, monkeypatch)
     from ludwig_nb.cli import main
 
     monkeypatch.setenv("JUPYTER_RUNTIME_DIR", str(tmp_path / "runtime"))
+    (tmp_path / "cwd").mkdir()
+    monkeypatch.chdir(tmp_path / "cwd")
     config = tmp_path / "churn.yaml"
     config.write_text(demo_config("churn").read_text().replace("epochs: 200", "train_steps: 30"))
     data = tmp_path / "churn.csv"
@@ -294,6 +296,9 @@ def test_cli_trains_with_the_ludwig_engine(tmp_path, churn, capsys, monkeypatch)
                  "--output-directory", str(tmp_path / "out"), "--no-progress"])  # fmt: skip
     out = capsys.readouterr().out
     assert code == 0 and out.startswith("completed: 30/30 steps"), out
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["churn.csv", "churn.yaml", "cwd",
+                                                          "out", "runtime"]  # fmt: skip
+    assert list((tmp_path / "cwd").iterdir()) == []  # nothing in the working directory either
 
 
 def test_the_cell_magic_trains_with_the_ludwig_engine(churn, tmp_path, monkeypatch):
