@@ -54,6 +54,8 @@ export interface RunStarted extends EventBase {
   device: string;
   schedule: ScheduleInfo;
   start_step: number;
+  host: string;
+  device_index: number | null;
 }
 export interface ScheduleChanged extends EventBase {
   type: 'schedule_changed';
@@ -71,7 +73,7 @@ export interface StepFinished extends EventBase {
   epoch: number;
   start_time: number;
   batch_size: number;
-  loss: number;
+  loss: number | null;
   learning_rate: number | null;
 }
 export interface EvaluationFinished extends EventBase {

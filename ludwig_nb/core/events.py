@@ -115,7 +115,12 @@ def _json_default(value: Any) -> Any:
 
 @dataclasses.dataclass(frozen=True)
 class RunStarted(Event):
-    """The run has its plan: name, engine, device and the schedule the ETA needs."""
+    """The run has its plan: name, engine, device and the schedule the ETA needs.
+
+    ``device`` is the torch device text ("cpu", "cuda:1"); ``host`` (the machine's name) and
+    ``device_index`` (the GPU's index on that host, None on CPU) identify the device the
+    alarms act on, also when the engine trains on another machine.
+    """
 
     type: ClassVar[str] = "run_started"
     run_id: str
@@ -124,6 +129,8 @@ class RunStarted(Event):
     device: str
     schedule: ScheduleInfo
     start_step: int = 0  # > 0 when resumed from a checkpoint
+    host: str = ""
+    device_index: int | None = None
 
 
 @dataclasses.dataclass(frozen=True)
@@ -153,7 +160,7 @@ class StepFinished(Event):
     epoch: int  # 0-based epoch the step belongs to
     start_time: float
     batch_size: int
-    loss: float
+    loss: float | None  # None where the engine does not see each step's loss
     learning_rate: float | None = None
 
 

@@ -29,6 +29,7 @@ class RunState:
     engine: str = ""
     device: str = ""
     status: str = "queued"
+    phase_detail: str = ""  # what the phase is doing, e.g. "importing Ludwig"
     step: int = 0  # steps finished
     total_steps: int = 0
     epoch: int = 0  # 0-based epoch of the last step
@@ -114,7 +115,7 @@ def _changes(state: RunState, event: ev.Event) -> dict[str, Any]:
     if isinstance(event, ev.PhaseChanged):
         if state.is_final:
             return {}
-        return {"status": event.phase}
+        return {"status": event.phase, "phase_detail": event.detail}
     if isinstance(event, ev.StepFinished):
         return {
             "step": event.step + 1,

@@ -27,7 +27,9 @@ class LudwigMagics(Magics):
 
     results_dir = Unicode("results", help="Where run directories are created.").tag(config=True)
     frame_rate = Float(4.0, help="Dashboard updates per second (at most).").tag(config=True)
-    engine = Unicode("builtin", help="Default training engine.").tag(config=True)
+    engine = Unicode(
+        "auto", help="Default training engine: auto, builtin or ludwig (real Ludwig)."
+    ).tag(config=True)
     charts = CaselessStrEnum(
         ["auto", "svg", "bqplot"],
         default_value="auto",
@@ -54,7 +56,10 @@ class LudwigMagics(Magics):
     )
     @argument("--estimate", action="store_true", help="Pre-flight time estimate; no full run.")
     @argument("--results-dir", help="Where the run directory goes (default: results).")
-    @argument("--engine", help="Training engine (default: builtin).")
+    @argument(
+        "--engine",
+        help="auto (default: built-in when it can run the config, else Ludwig), builtin, ludwig.",
+    )
     @argument("--device", help='"cpu", "cuda", "cuda:1"; default: the first GPU, else CPU.')
     @argument("--seed", type=int, help="Random seed (default 42, as in Ludwig).")
     @argument("--threads", type=int, help="CPU threads for training (default: cores - 1).")
@@ -78,7 +83,7 @@ class LudwigMagics(Magics):
         if args.wait and args.background:
             raise UsageError("--wait and --background exclude each other: pick one")
         engine = args.engine or self.engine
-        config = _load_cell_config(cell, engine)
+        config = _load_cell_config(cell)
         if not args.dataset:
             raise UsageError(
                 "--dataset is required: a DataFrame variable, a file path or demo:<name>"
@@ -99,7 +104,9 @@ class LudwigMagics(Magics):
             run.wait()
 
     def _train(self, config: Any, dataset: Any, args: Any, engine: str) -> Any:
+        from ludwig_nb.config import ConfigError
         from ludwig_nb.data import DataError
+        from ludwig_nb.engines.base import EngineUnavailable
         from ludwig_nb.runs import train
 
         try:
@@ -113,18 +120,26 @@ class LudwigMagics(Magics):
                 random_seed=args.seed,
                 threads=args.threads,
             )
-        except (DataError, FileNotFoundError, ValueError) as exc:
+        except ConfigError as err:  # the engine cannot run it: at the cell's line numbers
+            raise UsageError(str(err.shifted(1))) from None
+        except (DataError, EngineUnavailable, FileNotFoundError, ValueError) as exc:
             raise UsageError(str(exc)) from None
 
     def _estimate(self, config: Any, dataset: Any, args: Any) -> None:
         from IPython.display import display
 
+        from ludwig_nb.config import ConfigError
         from ludwig_nb.data import DataError
+        from ludwig_nb.engines.base import EngineUnavailable
         from ludwig_nb.runs import estimate
 
         try:
-            prediction = estimate(config, dataset, device=args.device)
-        except (DataError, ValueError) as exc:
+            prediction = estimate(
+                config, dataset, device=args.device, engine=args.engine or self.engine
+            )
+        except ConfigError as err:
+            raise UsageError(str(err.shifted(1))) from None
+        except (DataError, EngineUnavailable, ValueError) as exc:
             raise UsageError(str(exc)) from None
         display(prediction)
 
@@ -209,11 +224,11 @@ def _find(name: str | None) -> Any:
     return run
 
 
-def _load_cell_config(cell: str, engine: str) -> Any:
+def _load_cell_config(cell: str) -> Any:
     """Parse the cell; a ConfigError becomes one UsageError at the cell's line numbers."""
     from ludwig_nb.config import ConfigError, load_config
 
     try:
-        return load_config(cell, engine=engine)
+        return load_config(cell)
     except ConfigError as err:
         raise UsageError(str(err.shifted(1))) from None

@@ -133,7 +133,8 @@ def header_html(state: RunState) -> str:
         f'<span class="lnb-state" style="background:{color};color:white;border-radius:3px;'
         f'padding:1px 6px;font-size:90%">{html.escape(state_text(state))}</span>'
     )
-    details = " · ".join(html.escape(p) for p in (state.engine, state.device) if p)
+    parts = (state.engine, state.device, "" if state.is_final else state.phase_detail)
+    details = " · ".join(html.escape(p) for p in parts if p)
     return f"<b>{name}</b> {badge} <span style='color:#666'>{details}</span>"
 
 

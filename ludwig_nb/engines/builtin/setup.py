@@ -142,6 +142,15 @@ def _eval_batch_size(trainer: dict[str, Any], batch_size: int, s: dict[str, Any]
         torch.set_rng_state(rng)
 
 
+def evaluation_batches(
+    trainer: dict[str, Any], splits: dict[str, TensorData], eval_batch_size: int
+) -> int:
+    """Batches one evaluation runs: validation and test, and the training split when
+    ``evaluate_training_set`` is on (the ETA sizes evaluations with it before timing one)."""
+    names = ["validation", "test"] + (["training"] if trainer.get("evaluate_training_set") else [])
+    return sum(-(-splits[n].rows // eval_batch_size) for n in names if n in splits)
+
+
 def build_setup(
     job: TrainJob, trainer: dict[str, Any], phase: Callable[[str, str], None] | None = None
 ) -> Setup:
@@ -166,7 +175,11 @@ def build_setup(
         phase("preprocessing", f"probing {' and '.join(probing)} on {device}")
     batch_size = int(resume["batch_size"]) if resume else _batch_size(trainer, job, parts)
     parts["splits"] = splits
-    plan = plan_training(trainer, splits["training"].rows, batch_size)
+    eval_batch_size = _eval_batch_size(trainer, batch_size, parts)
+    plan = dataclasses.replace(
+        plan_training(trainer, splits["training"].rows, batch_size),
+        evaluation_batches=evaluation_batches(trainer, splits, eval_batch_size),
+    )
     base_lr = trainer.get("learning_rate", 0.001)
     base_lr = auto_learning_rate(job.config) if base_lr in (None, "auto") else float(base_lr)
     optimizer = build_optimizer(module.parameters(), trainer.get("optimizer") or {}, base_lr)
@@ -179,7 +192,7 @@ def build_setup(
         metadata=metadata, splits=splits, train=splits["training"], module=module,
         step_module=step_module, objective=objective, optimizer=optimizer,
         lr=LearningRate(base_lr, trainer.get("learning_rate_scheduler") or {}, plan), plan=plan,
-        eval_batch_size=_eval_batch_size(trainer, batch_size, parts),
+        eval_batch_size=eval_batch_size,
         checkpoints=Path(job.run_dir) / CHECKPOINTS_DIR, resume=resume,
         accumulate=_accumulation(trainer),
         trainable=[p for p in module.parameters() if p.requires_grad],
