@@ -44,6 +44,8 @@ interface EventBase {
   v: number;
   /** wall-clock seconds */
   time: number;
+  /** dotted paths of numbers that were non-finite (inf/nan), written as null */
+  nonfinite?: string[];
 }
 
 export interface RunStarted extends EventBase {
@@ -191,6 +193,10 @@ export interface RunSummary {
   reason: string | null;
   error: string | null;
   eta: EtaInfo | null;
+  /** what was wrong with this entry's registry file or status.json (empty when nothing) */
+  problems: string[];
+  /** dotted paths of numbers that were non-finite (inf/nan), sent as null */
+  nonfinite: string[];
 }
 
 export interface RunsReply {

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from ludwig_nb.core import events as ev
-from ludwig_nb.core import rundir
+from ludwig_nb.core import rundir, strict_json
 from ludwig_nb.core.state import RunState
 
 __all__ = ["RunRecorder"]
@@ -67,7 +67,7 @@ class RunRecorder:
         data["pid"] = os.getpid()
         data["written_at"] = now
         data["directory"] = str(self.directory)
-        rundir.write_json_atomic(self.directory / rundir.STATUS_FILE, data)
+        rundir.write_json_atomic(self.directory / rundir.STATUS_FILE, strict_json.flagged(data))
 
     def close(self) -> None:
         with self._lock:

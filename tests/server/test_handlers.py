@@ -215,3 +215,122 @@ def test_registry_dir_follows_jupyter_runtime_dir(jp_serverapp, jp_runtime_dir):
     assert (
         Path(jp_serverapp.web_app.settings[REGISTRY_KEY]) == jp_runtime_dir / "ludwig_nb" / "runs"
     )
+
+
+# -- faults: bad files never break the list, every reply is strict JSON (issue 11) ---------
+def _strict(response: Any) -> Any:
+    """The body parsed as JSON that a browser accepts: NaN/Infinity tokens raise."""
+
+    def refuse(token: str) -> Any:
+        raise AssertionError(f"reply holds the non-JSON token {token}")
+
+    return json.loads(response.body.decode(), parse_constant=refuse)
+
+
+@pytest.mark.parametrize("offset", [str(2**53), str(10**30), "-1", "1e3"])
+async def test_huge_or_negative_offsets_are_a_client_error(jp_fetch, make_run, offset):
+    make_run(RUN_ID)
+    assert await _status(jp_fetch, "ludwig-nb", "runs", RUN_ID, params={"offset": offset}) == 400
+
+
+async def test_an_overflowing_metric_is_null_and_flagged_in_every_reply(jp_fetch, make_run):
+    from ludwig_nb.core.events import EvaluationFinished
+
+    run = make_run(RUN_ID)
+    metrics = {"validation": {"y": {"loss": float("inf"), "accuracy": 0.5}}}
+    run.emit(EvaluationFinished(time=1.0, step=0, epoch=0, start_time=0.5, metrics=metrics))
+    run.status.update(latest_metrics=metrics, last_loss=float("nan"))
+    # the bare tokens an older writer (Python's json) put in status.json
+    (run.directory / rundir.STATUS_FILE).write_text(json.dumps(run.status))
+    [listed] = _strict(await jp_fetch("ludwig-nb", "runs"))["runs"]
+    assert listed["latest_metrics"]["validation"]["y"] == {"loss": None, "accuracy": 0.5}
+    assert set(listed["nonfinite"]) == {"latest_metrics.validation.y.loss", "last_loss"}
+    assert listed["problems"] == []
+    reply = _strict(await jp_fetch("ludwig-nb", "runs", RUN_ID))
+    [event] = reply["events"]
+    assert event["metrics"]["validation"]["y"]["loss"] is None
+    assert event["nonfinite"] == ["metrics.validation.y.loss"]
+
+
+def _json_values() -> Any:
+    from hypothesis import strategies as st
+
+    scalars = st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=8)
+    return st.recursive(
+        scalars,
+        lambda inner: (
+            st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=5), inner, max_size=3)
+        ),
+        max_leaves=8,
+    )
+
+
+def _bad_runs(count: int) -> list[tuple[dict[str, Any], Any]]:
+    """``count`` (registry entry, status.json content) pairs drawn by hypothesis: every
+    registry and status field may hold any JSON value, the status file any bytes."""
+    from hypothesis import HealthCheck, given, settings
+    from hypothesis import strategies as st
+
+    entry_keys = ("name", "directory", "pid", "kernel", "notebook", "started_at")
+    status_keys = (
+        "status",
+        "step",
+        "total_steps",
+        "progress",
+        "last_loss",
+        "latest_metrics",
+        "best_metrics",
+        "alarms",
+        "eta",
+        "error",
+        "pid",
+        "written_at",
+    )
+    entry = st.fixed_dictionaries({}, optional={k: _json_values() for k in entry_keys})
+    status = (
+        st.fixed_dictionaries({}, optional={k: _json_values() for k in status_keys})
+        | _json_values()
+        | st.binary(max_size=20)
+    )
+    drawn: list[tuple[dict[str, Any], Any]] = []
+
+    @settings(
+        max_examples=count, database=None, derandomize=True, suppress_health_check=list(HealthCheck)
+    )
+    @given(entry=entry, status=status)
+    def collect(entry: dict[str, Any], status: Any) -> None:
+        drawn.append((entry, status))
+
+    collect()
+    return drawn
+
+
+async def test_arbitrary_registry_and_status_files_never_break_a_reply(
+    jp_fetch, registry, tmp_path
+):
+    registry.mkdir(parents=True, exist_ok=True)
+    ids = []
+    for i, (entry, status) in enumerate(_bad_runs(120)):
+        run_id = f"bad-{i:03d}"
+        directory = tmp_path / "results" / run_id
+        directory.mkdir(parents=True)
+        if isinstance(status, bytes):
+            (directory / rundir.STATUS_FILE).write_bytes(status)
+        else:  # Python's json writes NaN/Infinity here, as an old or foreign writer would
+            (directory / rundir.STATUS_FILE).write_text(json.dumps(status))
+        pointer = {"run_id": run_id, "directory": str(directory), **entry}
+        (registry / f"{run_id}.json").write_text(json.dumps(pointer))
+        ids.append(run_id)
+    (registry / "garbage.json").write_bytes(b"\xff{not json")
+    listed = _strict(await jp_fetch("ludwig-nb", "runs"))["runs"]
+    assert sorted(r["run_id"] for r in listed) == ids
+    for run in listed:
+        assert isinstance(run["problems"], list) and isinstance(run["nonfinite"], list)
+        assert isinstance(run["pid"], int) and isinstance(run["alarms"], list)
+        assert run["step"] is None or isinstance(run["step"], int | float)
+    assert any(r["problems"] for r in listed)  # the drawn shapes include bad ones: marked
+    for run_id in ids[:40]:
+        response = await jp_fetch("ludwig-nb", "runs", run_id, raise_error=False)
+        assert response.code in (200, 404)  # 404: the entry's directory was not text
+        _strict(response)
+    assert (await jp_fetch("ludwig-nb", "gpus")).code == 200  # the server is still up
