@@ -99,7 +99,7 @@ class RunHandler(_LudwigHandler):
     async def get(self, run_id: str) -> None:
         entry = await self._entry_or_error(run_id)
         offset = _offset(self.get_query_argument("offset", "0"))
-        summary = await self._off_loop(runs_view.run_summary, entry)
+        summary = await self._off_loop(runs_view.safe_summary, entry)
         events_path = Path(str(entry["directory"])) / rundir.EVENTS_FILE
         events, new_offset, more = await self._off_loop(
             rundir.read_events, events_path, offset, rundir.EVENTS_PAGE_BYTES
@@ -131,7 +131,7 @@ class ControlHandler(_LudwigHandler):
     @authorized
     async def post(self, run_id: str, action: str) -> None:
         entry = await self._entry_or_error(run_id)
-        summary = await self._off_loop(runs_view.run_summary, entry)
+        summary = await self._off_loop(runs_view.safe_summary, entry)
         if not summary["alive"]:
             raise web.HTTPError(409, f"run is not running (status {summary['status']})")
         await self._off_loop(rundir.request_control, Path(str(entry["directory"])), action)

@@ -17,7 +17,7 @@ from typing import Any
 from ludwig_nb.core import rundir, strict_json
 from ludwig_nb.core.state import ACTIVE_STATUSES, FINAL_STATUSES
 
-__all__ = ["INTERRUPTED", "find_run", "list_runs", "run_summary"]
+__all__ = ["INTERRUPTED", "KNOWN_STATUSES", "find_run", "list_runs", "run_summary", "safe_summary"]
 
 INTERRUPTED = "interrupted"
 KNOWN_STATUSES = ACTIVE_STATUSES | FINAL_STATUSES
@@ -44,7 +44,7 @@ _ETA_NUMBERS = ("remaining_s", "low_s", "high_s", "finish_time")
 
 def _status_name(status: Mapping[str, Any], alive: bool, problems: list[str]) -> str:
     name = status.get("status")
-    if name is not None and name not in KNOWN_STATUSES:
+    if name is not None and (not isinstance(name, str) or name not in KNOWN_STATUSES):
         problems.append(f"status.json: unknown status {name!r}")
         name = None
     name = str(name or "queued")
@@ -258,13 +258,17 @@ def list_runs(
     registry_dir: Path, pid_alive: Callable[[int], bool] = rundir.pid_alive
 ) -> list[dict[str, Any]]:
     """Every run in the registry, newest first; a bad entry marks only itself."""
-    out = []
-    for entry in rundir.iter_registry(registry_dir):
-        try:
-            out.append(run_summary(entry, pid_alive))
-        except Exception as err:  # a shape nobody foresaw: that entry only, never a 500
-            out.append(_broken_summary(entry, err))
-    return out
+    return [safe_summary(entry, pid_alive) for entry in rundir.iter_registry(registry_dir)]
+
+
+def safe_summary(
+    entry: Mapping[str, Any], pid_alive: Callable[[int], bool] = rundir.pid_alive
+) -> dict[str, Any]:
+    """:func:`run_summary`, or a summary marked with what went wrong: never raises."""
+    try:
+        return run_summary(entry, pid_alive)
+    except Exception as err:  # a shape nobody foresaw: that entry only, never a 500
+        return _broken_summary(entry, err)
 
 
 def find_run(registry_dir: Path, run_id: str) -> dict[str, Any] | None:

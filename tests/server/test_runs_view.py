@@ -6,9 +6,11 @@ import json
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from ludwig_nb.core import rundir, strict_json
-from ludwig_nb.server.runs_view import find_run, list_runs, run_summary
+from ludwig_nb.server.runs_view import KNOWN_STATUSES, find_run, list_runs, run_summary
 
 
 def _entry(tmp_path: Path, run_id: str, started_at: float = 1.0, pid: int = 123) -> dict:
@@ -110,3 +112,45 @@ def test_a_malformed_entry_is_marked_and_the_others_still_list(tmp_path, case):
         assert marked["problems"] == []
     else:
         assert any(problem in p for p in marked["problems"]), marked["problems"]
+
+
+_ANY_JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=6),
+    lambda inner: (
+        st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=4), inner, max_size=3)
+    ),
+    max_leaves=8,
+)
+_STATUS_KEYS = (
+    "status",
+    "step",
+    "progress",
+    "last_loss",
+    "latest_metrics",
+    "best_metrics",
+    "alarms",
+    "eta",
+    "error",
+    "pid",
+    "nonfinite",
+)
+
+
+@settings(
+    max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    entry=st.fixed_dictionaries(
+        {}, optional=dict.fromkeys(("name", "pid", "started_at", "kernel"), _ANY_JSON)
+    ),
+    status=st.fixed_dictionaries({}, optional=dict.fromkeys(_STATUS_KEYS, _ANY_JSON)) | _ANY_JSON,
+)
+def test_any_status_gives_a_summary_of_the_documented_shape(tmp_path, entry, status):
+    directory = tmp_path / "r"
+    directory.mkdir(exist_ok=True)
+    (directory / rundir.STATUS_FILE).write_text(json.dumps(status))
+    summary = run_summary({"run_id": "r", "directory": str(directory), **entry}, lambda pid: True)
+    json.loads(strict_json.dumps(summary), parse_constant=pytest.fail)
+    assert summary["status"] in KNOWN_STATUSES
+    assert all(isinstance(p, str) for p in summary["problems"] + summary["nonfinite"])
+    assert isinstance(summary["pid"], int) and isinstance(summary["name"], str)
