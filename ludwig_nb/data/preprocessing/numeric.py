@@ -36,7 +36,7 @@ def parse_numbers(series: pd.Series, column: str) -> pd.Series:
     """Float values with missing cells as NaN; raises :class:`DataError` naming the rows
     that hold text that is neither a number nor a missing-value token."""
     if pd.api.types.is_numeric_dtype(series) and not pd.api.types.is_bool_dtype(series):
-        return series.astype(float)
+        return _finite(series.astype(float), column)
     missing = is_missing(series)
     values = pd.to_numeric(series.where(~missing, other=None), errors="coerce")
     bad = values.isna().to_numpy() & ~missing
@@ -45,7 +45,21 @@ def parse_numbers(series: pd.Series, column: str) -> pd.Series:
         shown = ", ".join(f"row {i}: {series.loc[i]!r}" for i in rows)
         more = f" and {int(bad.sum()) - len(rows)} more" if bad.sum() > len(rows) else ""
         raise DataError(f"number column {column!r} has non-numeric values ({shown}{more})")
-    return values.astype(float)
+    return _finite(values.astype(float), column)
+
+
+def _finite(values: pd.Series, column: str) -> pd.Series:
+    """``values``, or :class:`DataError` naming the rows that hold +-inf (NaN is missing)."""
+    infinite = np.isinf(values.to_numpy())
+    if infinite.any():
+        count = int(infinite.sum())
+        rows = ", ".join(f"row {i}: {values.loc[i]}" for i in values.index[infinite][:5])
+        raise DataError(
+            f"number column {column!r} has {count} infinite value{'s' if count > 1 else ''} "
+            f"({rows}); replace or drop them (e.g. df[{column!r}].replace([np.inf, -np.inf], "
+            "np.nan) to treat them as missing)"
+        )
+    return values
 
 
 def _normalisation(values: np.ndarray, method: str | None, column: str) -> dict[str, float]:

@@ -1,0 +1,165 @@
+"""Bad input and faults through ``train()`` (issue 11): every failure is one located
+error before any thread or directory, and what trains by surprise is a warning."""
+
+import json
+import threading
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from ludwig_nb.core import rundir
+from ludwig_nb.data import DataError, DataWarning
+from ludwig_nb.runs import train
+
+CONFIG = """\
+input_features:
+  - {name: a, type: number}
+  - {name: b, type: category}
+output_features:
+  - {name: y, type: binary}
+trainer: {epochs: 2, batch_size: 16, eval_batch_size: 256}
+"""
+
+
+@pytest.fixture
+def df():
+    rng = np.random.default_rng(0)
+    a = rng.normal(size=120)
+    return pd.DataFrame({"a": a, "b": rng.choice(["p", "q", "r"], 120), "y": a > 0})
+
+
+def _train(config, data, tmp_path, **kwargs):
+    return train(
+        config,
+        data,
+        results_dir=tmp_path / "results",
+        registry_dir=tmp_path / "registry",
+        threads=1,
+        **kwargs,
+    )
+
+
+def _refused(config, data, tmp_path, match, **kwargs):
+    """``train`` raises ``DataError`` matching ``match``; no thread, no run directory."""
+    threads = threading.active_count()
+    with pytest.raises(DataError, match=match) as caught:
+        _train(config, data, tmp_path, **kwargs)
+    assert not (tmp_path / "results").exists() and threading.active_count() == threads
+    return str(caught.value)
+
+
+# -- 1. non-finite numbers --------------------------------------------------------------
+@pytest.mark.parametrize("column", ["a", "target"])
+def test_infinite_numbers_are_refused_by_column_and_row_count(df, tmp_path, column):
+    config = CONFIG
+    if column == "target":
+        config = CONFIG.replace("{name: y, type: binary}", "{name: t, type: number}")
+        df = df.assign(t=df["a"] * 2)
+    name = "a" if column == "a" else "t"
+    df.loc[[3, 7], name] = [np.inf, -np.inf]
+    message = _refused(config, df, tmp_path, rf"number column '{name}' has 2 infinite values")
+    assert "row 3: inf" in message and "row 7: -inf" in message
+
+
+def test_an_infinite_number_in_a_csv_is_refused(df, tmp_path):
+    path = tmp_path / "data.csv"
+    df.assign(a=df["a"].astype(str).where(df.index != 5, "1e999")).to_csv(path, index=False)
+    _refused(CONFIG, str(path), tmp_path, r"number column 'a' has 1 infinite value \(row 5")
+
+
+class _OverflowingEngine:
+    """Evaluates to an infinite loss, as a diverging validation metric does."""
+
+    name = "overflowing"
+
+    def fit(self, job, emit, control):
+        from ludwig_nb.core import events as ev
+
+        schedule = ev.ScheduleInfo(total_steps=1, steps_per_epoch=1, epochs=1)
+        emit(
+            ev.RunStarted(
+                time=1.0,
+                run_id=job.run_id,
+                name=job.name,
+                engine=self.name,
+                device="cpu",
+                schedule=schedule,
+            )
+        )
+        emit(
+            ev.StepFinished(
+                time=2.0, step=0, epoch=0, start_time=1.5, batch_size=4, loss=float("nan")
+            )
+        )
+        metrics = {"validation": {"y": {"loss": float("inf"), "accuracy": 0.5}}}
+        emit(ev.EvaluationFinished(time=3.0, step=0, epoch=0, start_time=2.0, metrics=metrics))
+        emit(ev.RunFinished(time=4.0, status="completed", step=1))
+        return None
+
+
+def test_an_overflowing_metric_is_written_as_strict_json_with_a_flag(tmp_path):
+    from tests.runs.conftest import make_run
+
+    run = make_run(tmp_path, _OverflowingEngine()).start().wait(30)
+
+    def refuse(token):
+        raise AssertionError(f"non-JSON token {token}")
+
+    status = json.loads((run.directory / rundir.STATUS_FILE).read_text(), parse_constant=refuse)
+    assert status["status"] == "completed"
+    assert status["latest_metrics"]["validation"]["y"] == {"loss": None, "accuracy": 0.5}
+    assert set(status["nonfinite"]) >= {"latest_metrics.validation.y.loss", "last_loss"}
+    events = [
+        json.loads(line, parse_constant=refuse)
+        for line in (run.directory / rundir.EVENTS_FILE).read_text().splitlines()
+    ]
+    step = next(e for e in events if e["type"] == "step_finished")
+    assert step["loss"] is None and step["nonfinite"] == ["loss"]
+
+
+# -- 2. internal exceptions become located errors --------------------------------------
+def test_duplicate_column_names_are_refused_by_name(df, tmp_path):
+    dup = pd.concat([df, df[["a"]]], axis=1)
+    message = _refused(CONFIG, dup, tmp_path, r"duplicate column names 'a' \(2 times\)")
+    assert "rename" in message
+
+
+def test_integer_column_names_match_the_config(df, tmp_path):
+    config = CONFIG.replace("name: a,", "name: '0',")
+    frame = df.rename(columns={"a": 0})
+    run = _train(config, frame, tmp_path).wait(120)
+    assert run.status == "completed", run.error
+
+
+# -- 9. silent surprises ----------------------------------------------------------------
+def test_an_all_missing_input_warns_by_name(df, tmp_path):
+    df["a"] = np.nan
+    with pytest.warns(DataWarning, match=r"input column 'a' has no values \(all 120 rows"):
+        _train(CONFIG, df, tmp_path).wait(120)
+
+
+def test_an_input_that_reads_the_target_warns_of_a_leak(df, tmp_path):
+    config = CONFIG.replace("{name: b, type: category}", "{name: b, type: binary, column: y}")
+    with pytest.warns(DataWarning, match=r"input 'b' reads column 'y'.*leak"):
+        _train(config, df, tmp_path).wait(120)
+
+
+def test_a_binary_target_with_three_values_is_refused_before_the_thread(df, tmp_path):
+    df["y"] = np.resize(["yes", "no", "maybe"], len(df))
+    _refused(CONFIG, df, tmp_path, r"binary column 'y' has more than two values")
+
+
+def test_category_classes_beyond_the_vocabulary_train_as_unk_with_a_warning(df, tmp_path):
+    config = CONFIG.replace(
+        "{name: y, type: binary}", "{name: c, type: category, preprocessing: {most_common: 2}}"
+    )
+    df["c"] = np.resize(["u", "u", "v", "v", "w", "x", "z"], len(df))
+    with pytest.warns(
+        DataWarning, match=r"output 'c' has 5 classes but preprocessing\.most_common is 2"
+    ):
+        run = _train(config, df, tmp_path).wait(120)
+    assert run.status == "completed", run.error
+    assert run.model.metadata["features"]["c"]["idx2str"][0] == "<UNK>"
+    predicted = set(run.model.predict(df)["c_predictions"])
+    assert predicted <= {"<UNK>", "u", "v"}
