@@ -121,7 +121,7 @@ def train(
     run = Run(
         run_id=run_id, name=name, directory=directory, engine=engine_impl, job=job, clock=clock
     )
-    registry = registry_dir if registry_dir is not None else default_registry_dir()
+    registry = Path(registry_dir) if registry_dir is not None else default_registry_dir()
     rundir.prune_registry(registry, now)  # the registry lists live and recent runs only
     rundir.register_run(
         registry,

@@ -95,7 +95,6 @@ class _OverflowingEngine:
         metrics = {"validation": {"y": {"loss": float("inf"), "accuracy": 0.5}}}
         emit(ev.EvaluationFinished(time=3.0, step=0, epoch=0, start_time=2.0, metrics=metrics))
         emit(ev.RunFinished(time=4.0, status="completed", step=1))
-        return None
 
 
 def test_an_overflowing_metric_is_written_as_strict_json_with_a_flag(tmp_path):
@@ -163,3 +162,66 @@ def test_category_classes_beyond_the_vocabulary_train_as_unk_with_a_warning(df, 
     assert run.model.metadata["features"]["c"]["idx2str"][0] == "<UNK>"
     predicted = set(run.model.predict(df)["c_predictions"])
     assert predicted <= {"<UNK>", "u", "v"}
+
+
+# -- 2. configs the schema accepts: the engine trains them or refuses them by name -------
+_TEXT_CONFIG = """\
+input_features:
+  - name: t
+    type: text
+    encoder: {{type: {encoder}, reduce_output: {reduce}, embedding_size: 16{extra}}}
+  - {{name: a, type: number}}
+output_features:
+  - {{name: y, type: binary}}
+combiner: {combiner}
+trainer: {{epochs: 2, batch_size: 16, learning_rate: 0.01}}
+"""
+
+
+_SIZES = {
+    "embed": "",
+    "parallel_cnn": ", num_filters: 8",
+    "rnn": ", state_size: 16",
+    "transformer": ", hidden_size: 16, num_heads: 2",
+}
+
+
+@pytest.fixture
+def text_df(df):
+    words = np.where(df["y"], "good fine great", "bad awful poor")
+    return df.assign(t=[f"{w} {i % 7}" for i, w in enumerate(words)])
+
+
+@pytest.mark.parametrize("encoder", ["embed", "parallel_cnn", "rnn", "transformer"])
+@pytest.mark.parametrize("reduce", ["attention", "concat", "none"])
+def test_every_sequence_reducer_trains(text_df, tmp_path, encoder, reduce):
+    config = _TEXT_CONFIG.format(
+        encoder=encoder, reduce=reduce, combiner="{type: concat}", extra=_SIZES[encoder]
+    )
+    run = _train(config, text_df, tmp_path).wait(120)
+    assert run.status == "completed", run.traceback_text
+    assert run.model.predict(text_df.head(5))["y_predictions"].shape == (5,)
+
+
+def test_attention_pooling_learns_in_the_transformer_combiner(text_df, tmp_path):
+    combiner = "{type: transformer, reduce_output: attention, hidden_size: 16, num_heads: 2}"
+    config = _TEXT_CONFIG.format(encoder="embed", reduce="sum", combiner=combiner, extra="")
+    run = _train(config, text_df, tmp_path).wait(120)
+    assert run.status == "completed", run.traceback_text
+    attention = [n for n, _ in run.model.module.named_parameters() if "reducer.attention" in n]
+    assert attention, "the attention reducer has learned weights"
+    evals = [e for e in run.events if e.type == "evaluation_finished"]
+    assert evals[-1].metrics["validation"]["y"]["accuracy"] > 0.9, evals[-1].metrics
+
+
+def test_heads_that_do_not_divide_hidden_size_are_refused_before_the_thread(text_df, tmp_path):
+    from ludwig_nb.config import ConfigError
+
+    config = _TEXT_CONFIG.format(
+        encoder="transformer", reduce="last", combiner="{type: concat}", extra=_SIZES["transformer"]
+    )
+    config = config.replace("num_heads: 2", "num_heads: 3")
+    threads = threading.active_count()
+    with pytest.raises(ConfigError, match=r"line 4.*num_heads 3 does not divide hidden_size 16"):
+        _train(config, text_df, tmp_path)
+    assert not (tmp_path / "results").exists() and threading.active_count() == threads
