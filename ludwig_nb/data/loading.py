@@ -146,9 +146,9 @@ def check_dataset(config: Mapping[str, Any], dataset: Any) -> Dataset:
 
     loaded = load_dataset(dataset)
     if isinstance(loaded, dict):
-        for name, frame in list(loaded.items()):
+        for name, given in list(loaded.items()):
             where = f"{_describe(dataset.get(name))} ({name} split)"
-            loaded[name] = frame = check_column_names(frame, where)
+            loaded[name] = frame = check_column_names(given, where)
             _check_columns(config, frame, where)
             check_values(config, frame)
         _check_targets(config, loaded["training"], "training split")

@@ -94,8 +94,8 @@ def train(
     cfg = _load(config, engine)
     rendered = cfg.to_dict()
     data = check_dataset(rendered, dataset)
-    resume_dir = _check_resume(resume_from)
     engine_impl = get_engine(engine)
+    resume_dir = _check_resume(resume_from, engine_impl, rendered)
 
     now = clock()
     name = name or "run"
@@ -135,7 +135,12 @@ def train(
     return run
 
 
-def _check_resume(resume_from: str | os.PathLike[str] | None) -> Path | None:
+def _check_resume(
+    resume_from: str | os.PathLike[str] | None, engine: Any, config: dict[str, Any]
+) -> Path | None:
+    """The run directory to resume from, checked by the engine before any thread starts
+    (the checkpoint loads and fits the config). Raises ``FileNotFoundError`` or the
+    engine's ``CheckpointError``, naming the file."""
     if resume_from is None:
         return None
     path = Path(resume_from)
@@ -144,6 +149,9 @@ def _check_resume(resume_from: str | os.PathLike[str] | None) -> Path | None:
             f"cannot resume from {str(path)!r}: it has no checkpoints/ folder "
             "(pass the run directory of a stopped or crashed run)"
         )
+    check = getattr(engine, "check_resume", None)  # engines without one check in fit()
+    if check is not None:
+        check(path, config)
     return path
 
 

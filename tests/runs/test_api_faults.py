@@ -225,3 +225,158 @@ def test_heads_that_do_not_divide_hidden_size_are_refused_before_the_thread(text
     with pytest.raises(ConfigError, match=r"line 4.*num_heads 3 does not divide hidden_size 16"):
         _train(config, text_df, tmp_path)
     assert not (tmp_path / "results").exists() and threading.active_count() == threads
+
+
+# -- 4. resume: the checkpoint is checked before the thread, and named ------------------
+@pytest.fixture
+def stopped(df, tmp_path_factory):
+    """A run stopped after its first checkpoint (shared: it is only read)."""
+    base = tmp_path_factory.mktemp("stopped")
+    run = _train(CONFIG.replace("epochs: 2", "epochs: 200"), df, base)
+    sub = run.subscribe()
+    while not run.is_done:
+        if any(e.type == "checkpoint_saved" for e in sub.drain()):
+            run.stop()
+        run.wait(0.01)
+    assert run.status == "stopped"
+    return run.directory
+
+
+def _copy_run(source, tmp_path):
+    import shutil
+
+    target = tmp_path / "copy"
+    shutil.copytree(source, target)
+    return target
+
+
+@pytest.mark.parametrize(
+    ("damage", "match"),
+    [
+        ("truncate", r"latest\.ckpt: not a readable checkpoint \(truncated or corrupt"),
+        ("garbage", r"latest\.ckpt: not a readable checkpoint"),
+        ("remove", r"no checkpoint at .*latest\.ckpt"),
+    ],
+)
+def test_a_damaged_checkpoint_is_refused_before_the_thread_naming_the_file(
+    df, tmp_path, stopped, damage, match
+):
+    from ludwig_nb.runs import CheckpointError
+
+    source = _copy_run(stopped, tmp_path)
+    latest = source / "checkpoints" / "latest.ckpt"
+    if damage == "truncate":
+        latest.write_bytes(latest.read_bytes()[:4000])
+    elif damage == "garbage":
+        latest.write_bytes(b"not a checkpoint at all" * 10)
+    else:
+        latest.unlink()
+    threads = threading.active_count()
+    with pytest.raises((CheckpointError, FileNotFoundError), match=match):
+        _train(CONFIG, df, tmp_path, resume_from=source)
+    assert not (tmp_path / "results").exists() and threading.active_count() == threads
+
+
+@pytest.mark.parametrize(
+    ("change", "match"),
+    [
+        (("{name: b, type: category}", "{name: c, type: category}"), r"new 'c'; missing 'b'"),
+        (("{name: b, type: category}", "{name: b, type: number}"), r"changed type 'b'"),
+        (
+            (
+                "{name: b, type: category}",
+                "{name: b, type: category, encoder: {embedding_size: 7}}",
+            ),
+            r"weights do not fit",
+        ),
+    ],
+)
+def test_resume_with_a_config_that_does_not_fit_is_refused_by_name(
+    df, tmp_path, stopped, change, match
+):
+    from ludwig_nb.runs import CheckpointError
+
+    config = CONFIG.replace(*change)
+    data = df.assign(c=df["b"], b=np.arange(len(df)) if "number" in change[1] else df["b"])
+    with pytest.raises(CheckpointError, match=rf"latest\.ckpt.*{match}.*config\.yaml"):
+        _train(config, data, tmp_path, resume_from=stopped)
+    assert not (tmp_path / "results").exists()
+
+
+def test_resume_still_works_from_a_good_checkpoint(df, tmp_path, stopped):
+    run = _train(CONFIG, df, tmp_path, resume_from=_copy_run(stopped, tmp_path)).wait(120)
+    assert run.status == "completed", run.traceback_text
+
+
+# -- 5. model files: a ModelLoadError naming the file --------------------------------------
+@pytest.fixture
+def saved(df, tmp_path_factory):
+    base = tmp_path_factory.mktemp("saved")
+    run = _train(CONFIG, df, base).wait(120)
+    assert run.status == "completed"
+    return run.directory / "model"
+
+
+def _damaged_model(saved, tmp_path, name, content):
+    import shutil
+
+    target = tmp_path / "model"
+    shutil.copytree(saved, target)
+    path = target / name
+    path.write_bytes(content(path.read_bytes()) if callable(content) else content)
+    return target
+
+
+def _tamper_vocab(raw):
+    meta = json.loads(raw)
+    meta["features"]["b"]["idx2str"].append("s")
+    return json.dumps(meta).encode()
+
+
+def _drop_feature(raw):
+    meta = json.loads(raw)
+    del meta["features"]["b"]
+    return json.dumps(meta).encode()
+
+
+@pytest.mark.parametrize(
+    ("name", "content", "match"),
+    [
+        ("model_weights.pt", b"\x00garbage", r"model_weights\.pt: not readable as weights"),
+        ("model_weights.pt", lambda raw: raw[: len(raw) // 2], r"model_weights\.pt: not readable"),
+        (
+            "model_hyperparameters.json",
+            b"{bad json",
+            r"model_hyperparameters\.json: not valid JSON \(line 1",
+        ),
+        ("model_hyperparameters.json", b"[1, 2]", r"model_hyperparameters\.json: holds a list"),
+        (
+            "training_set_metadata.json",
+            _tamper_vocab,
+            r"model_weights\.pt: weights do not fit.*vocabulary",
+        ),
+        (
+            "training_set_metadata.json",
+            _drop_feature,
+            r"training_set_metadata\.json: no metadata for feature 'b'",
+        ),
+    ],
+)
+def test_a_damaged_model_file_is_a_model_load_error_naming_it(
+    saved, tmp_path, name, content, match
+):
+    from ludwig_nb.runs import ModelLoadError, load_model
+
+    with pytest.raises(ModelLoadError, match=match):
+        load_model(_damaged_model(saved, tmp_path, name, content))
+
+
+def test_predict_and_evaluate_on_an_empty_frame_say_so(saved, df):
+    from ludwig_nb.runs import load_model
+
+    model = load_model(saved)
+    with pytest.raises(DataError, match="nothing to predict: the data has no rows"):
+        model.predict(df.iloc[:0])
+    with pytest.raises(DataError, match="nothing to evaluate"):
+        model.evaluate(df.iloc[:0])
+    assert len(model.predict(df.head(2))) == 2

@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
 
 from ludwig_nb.core.control import RunControl
 from ludwig_nb.engines.base import Emit, TrainJob
@@ -25,6 +28,13 @@ class BuiltinEngine:
         """
         _set_threads(job.threads)
         return Training(job, emit, control).run()
+
+    def check_resume(self, run_dir: Path, config: Mapping[str, Any]) -> None:
+        """Before the thread: the run's latest checkpoint loads and fits ``config``.
+        Raises ``FileNotFoundError`` / ``CheckpointError`` naming the file."""
+        from ludwig_nb.engines.builtin.checkpoint import check_resume
+
+        check_resume(run_dir, config)
 
 
 def default_threads(cpus: int | None, env: dict[str, str]) -> int | None:

@@ -13,6 +13,7 @@ import logging
 import math
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import torch
@@ -196,10 +197,12 @@ class Training:
 
     def _diverged_message(self, loss: float, step: int) -> str:
         latest = self.s.checkpoints / "latest.ckpt"
+        if not latest.is_file() and self.job.resume_from is not None:  # none saved since
+            latest = Path(self.job.resume_from) / "checkpoints" / "latest.ckpt"
         saved = self.last_checkpoint_step
         kept = (
             f"the last good checkpoint, after step {saved}, is {latest}"
-            if saved is not None
+            if saved is not None and latest.is_file()
             else "no checkpoint was saved yet"
         )
         return f"loss became {loss} at step {step}; training stopped ({kept})"
