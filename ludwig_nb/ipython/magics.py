@@ -97,7 +97,7 @@ class LudwigMagics(Magics):
                 random_seed=args.seed,
                 threads=args.threads,
             )
-        except (DataError, FileNotFoundError, ValueError) as exc:
+        except (DataError, OSError, ValueError) as exc:  # each says where and what to do
             raise UsageError(str(exc)) from None
 
     def _estimate(self, config: Any, dataset: Any, args: Any) -> None:

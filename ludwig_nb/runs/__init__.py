@@ -2,6 +2,7 @@
 
 from ludwig_nb.engines.errors import CheckpointError, ModelLoadError
 from ludwig_nb.runs.api import load_model, train
+from ludwig_nb.runs.directories import RunDirectoryError
 from ludwig_nb.runs.run import EventSubscription, Run
 
 __all__ = [
@@ -9,6 +10,7 @@ __all__ = [
     "EventSubscription",
     "ModelLoadError",
     "Run",
+    "RunDirectoryError",
     "estimate",
     "load_model",
     "train",

@@ -22,6 +22,7 @@ from ludwig_nb.core import rundir
 from ludwig_nb.engines.base import TrainJob
 from ludwig_nb.engines.registry import get_engine
 from ludwig_nb.runs import live
+from ludwig_nb.runs.directories import explain, make_run_directory, undo
 from ludwig_nb.runs.run import Run
 
 if TYPE_CHECKING:
@@ -87,7 +88,9 @@ def train(
     TSV, Parquet, JSON, JSONL) or ``{"training": ..., "validation": ..., "test": ...}``.
     ``wait=True`` returns after the run ends. ``random_seed`` (default 42, as in Ludwig)
     makes runs reproducible; ``threads`` sets the CPU threads torch uses (default: all
-    cores but one). Raises ``ConfigError`` / ``DataError`` before any thread starts.
+    cores but one). Raises ``ConfigError`` / ``DataError`` / ``CheckpointError`` /
+    ``RunDirectoryError`` (an ``OSError`` naming the path) before any thread starts, and
+    leaves no run directory behind when it raises.
     """
     from ludwig_nb.data import check_dataset
 
@@ -100,33 +103,40 @@ def train(
     now = clock()
     name = name or "run"
     run_id = make_run_id(name, now)
-    directory = Path(results_dir).resolve() / run_id
-    directory.mkdir(parents=True, exist_ok=False)
-    (directory / rundir.CONFIG_FILE).write_text(
-        yaml.safe_dump(rendered, sort_keys=False), encoding="utf-8"
-    )
-
-    job = TrainJob(
-        config=rendered,
-        dataset=data,
-        run_dir=directory,
-        run_id=run_id,
-        name=name,
-        device=device,
-        resume_from=resume_dir,
-        clock=clock,
-        seed=random_seed,
-        threads=threads,
-    )
-    run = Run(
-        run_id=run_id, name=name, directory=directory, engine=engine_impl, job=job, clock=clock
-    )
+    directory, created = make_run_directory(Path(results_dir).resolve(), run_id)
     registry = Path(registry_dir) if registry_dir is not None else default_registry_dir()
-    rundir.prune_registry(registry, now)  # the registry lists live and recent runs only
-    rundir.register_run(
-        registry,
-        rundir.registry_entry(run_id, name, directory, os.getpid(), now, **_origin()),
-    )
+    try:
+        (directory / rundir.CONFIG_FILE).write_text(
+            yaml.safe_dump(rendered, sort_keys=False), encoding="utf-8"
+        )
+        job = TrainJob(
+            config=rendered,
+            dataset=data,
+            run_dir=directory,
+            run_id=run_id,
+            name=name,
+            device=device,
+            resume_from=resume_dir,
+            clock=clock,
+            seed=random_seed,
+            threads=threads,
+        )
+        run = Run(
+            run_id=run_id, name=name, directory=directory, engine=engine_impl, job=job, clock=clock
+        )
+    except OSError as err:
+        undo(created)
+        raise explain(err, directory, "results") from err
+    try:
+        rundir.prune_registry(registry, now)  # the registry lists live and recent runs only
+        rundir.register_run(
+            registry,
+            rundir.registry_entry(run_id, name, directory, os.getpid(), now, **_origin()),
+        )
+    except OSError as err:
+        run._abandon()
+        undo(created)
+        raise explain(err, registry, "registry") from err
     live.add_run(run)
     _attach_monitoring(run, cfg)
     run.start()

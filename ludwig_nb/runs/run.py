@@ -128,6 +128,10 @@ class Run:
                 except Exception:
                     log.exception("ludwig_nb: a finish callback of run %s failed", self.id)
 
+    def _abandon(self) -> None:
+        """Release the run directory's files of a run that will never start."""
+        self._recorder.close()
+
     def add_finish_callback(self, callback: Callable[[Run], None]) -> None:
         """Call ``callback(run)`` once the run has ended (at once if it already has)."""
         with self._lock:
