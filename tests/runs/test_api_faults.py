@@ -40,12 +40,17 @@ def _train(config, data, tmp_path, **kwargs):
     )
 
 
+def _new_threads(before):
+    """ludwig_nb threads started since ``before`` (a set of threads) that still run."""
+    return [t for t in threading.enumerate() if t not in before and t.name.startswith("ludwig_nb")]
+
+
 def _refused(config, data, tmp_path, match, **kwargs):
     """``train`` raises ``DataError`` matching ``match``; no thread, no run directory."""
-    threads = threading.active_count()
+    threads = set(threading.enumerate())
     with pytest.raises(DataError, match=match) as caught:
         _train(config, data, tmp_path, **kwargs)
-    assert not (tmp_path / "results").exists() and threading.active_count() == threads
+    assert not (tmp_path / "results").exists() and not _new_threads(threads)
     return str(caught.value)
 
 
@@ -221,10 +226,10 @@ def test_heads_that_do_not_divide_hidden_size_are_refused_before_the_thread(text
         encoder="transformer", reduce="last", combiner="{type: concat}", extra=_SIZES["transformer"]
     )
     config = config.replace("num_heads: 2", "num_heads: 3")
-    threads = threading.active_count()
+    threads = set(threading.enumerate())
     with pytest.raises(ConfigError, match=r"line 4.*num_heads 3 does not divide hidden_size 16"):
         _train(config, text_df, tmp_path)
-    assert not (tmp_path / "results").exists() and threading.active_count() == threads
+    assert not (tmp_path / "results").exists() and not _new_threads(threads)
 
 
 # -- 4. resume: the checkpoint is checked before the thread, and named ------------------
@@ -271,10 +276,10 @@ def test_a_damaged_checkpoint_is_refused_before_the_thread_naming_the_file(
         latest.write_bytes(b"not a checkpoint at all" * 10)
     else:
         latest.unlink()
-    threads = threading.active_count()
+    threads = set(threading.enumerate())
     with pytest.raises((CheckpointError, FileNotFoundError), match=match):
         _train(CONFIG, df, tmp_path, resume_from=source)
-    assert not (tmp_path / "results").exists() and threading.active_count() == threads
+    assert not (tmp_path / "results").exists() and not _new_threads(threads)
 
 
 @pytest.mark.parametrize(
@@ -380,3 +385,77 @@ def test_predict_and_evaluate_on_an_empty_frame_say_so(saved, df):
     with pytest.raises(DataError, match="nothing to evaluate"):
         model.evaluate(df.iloc[:0])
     assert len(model.predict(df.head(2))) == 2
+
+
+# -- 6. disk full mid-run ------------------------------------------------------------------
+class _DiskFullUnder:
+    """ENOSPC for every write under ``root`` once ``full`` is set, at the write seams the
+    run uses: the recorder's line writes (half a buffer lands first, as on a real disk),
+    atomic JSON writes and checkpoint temporary files."""
+
+    def __init__(self, monkeypatch, root):
+        import errno
+        import tempfile
+
+        from ludwig_nb.runs import recorder
+
+        self.full = False
+        enospc = lambda where: OSError(errno.ENOSPC, "No space left on device", str(where))  # noqa: E731
+        real_write, real_atomic, real_mkstemp = (
+            recorder._write_all,
+            rundir.write_json_atomic,
+            tempfile.mkstemp,
+        )
+
+        def write(fd, data):
+            if self.full:
+                real_write(fd, data[: len(data) // 2])
+                raise enospc("events.ndjson")
+            real_write(fd, data)
+
+        def atomic(path, data):
+            if self.full and str(path).startswith(str(root)):
+                raise enospc(path)
+            real_atomic(path, data)
+
+        def mkstemp(*args, dir=None, **kwargs):
+            if self.full and str(dir).startswith(str(root)):
+                raise enospc(dir)
+            return real_mkstemp(*args, dir=dir, **kwargs)
+
+        monkeypatch.setattr(recorder, "_write_all", write)
+        monkeypatch.setattr(rundir, "write_json_atomic", atomic)
+        monkeypatch.setattr(tempfile, "mkstemp", mkstemp)
+
+
+def test_a_full_disk_fails_the_run_on_disk_keeps_the_checkpoint_and_resume_works(
+    df, tmp_path, monkeypatch
+):
+    from ludwig_nb.engines.builtin.checkpoint import check_resume
+    from tests.runs.conftest import until
+
+    disk = _DiskFullUnder(monkeypatch, tmp_path / "results")
+    config = CONFIG.replace("epochs: 2", "epochs: 100")
+    run = _train(config, df, tmp_path)
+    sub = run.subscribe()
+    while not disk.full:
+        if any(e.type == "checkpoint_saved" for e in sub.drain()):
+            disk.full = True
+        run.wait(0.001)
+    run.wait(120)
+    assert run.status == "failed"
+    assert run.state.error.startswith("OSError: no space left on the device writing")
+    assert f"resume_from={str(run.directory)!r}" in run.state.error
+    status = json.loads((run.directory / rundir.STATUS_FILE).read_text())
+    assert status["status"] == "failed" and "no space left" in status["error"]
+    text = (run.directory / rundir.EVENTS_FILE).read_text()
+    assert text.endswith("\n")
+    for line in text.splitlines():
+        json.loads(line)
+    check_resume(run.directory, run._job.config)  # the last checkpoint loads and fits
+    disk.full = False  # space freed: the log completes, then resume
+    until(lambda: '"run_failed"' in (run.directory / rundir.EVENTS_FILE).read_text())
+    resumed = _train(
+        config.replace("epochs: 100", "epochs: 3"), df, tmp_path, resume_from=run.directory
+    ).wait(120)
+    assert resumed.status == "completed", resumed.traceback_text
