@@ -10,7 +10,7 @@ from __future__ import annotations
 import logging
 import threading
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 if TYPE_CHECKING:
     from ludwig_nb.config import Config
@@ -27,7 +27,7 @@ class _KernelWatches:
     ``%unload_ext``)."""
 
     lock = threading.Lock()
-    runs: set[Run] = set()
+    runs: ClassVar[set[Run]] = set()
     release_pending = False
 
 
