@@ -459,3 +459,52 @@ def test_a_full_disk_fails_the_run_on_disk_keeps_the_checkpoint_and_resume_works
         config.replace("epochs: 100", "epochs: 3"), df, tmp_path, resume_from=run.directory
     ).wait(120)
     assert resumed.status == "completed", resumed.traceback_text
+
+
+# -- 10. reproducibility: each run owns its generators ----------------------------------
+_DROPOUT_CONFIG = """\
+input_features:
+  - {name: a, type: number, encoder: {type: dense, dropout: 0.3}}
+  - {name: b, type: category, encoder: {dropout: 0.2}}
+output_features:
+  - {name: y, type: binary}
+combiner: {type: concat, num_fc_layers: 2, output_size: 16, dropout: 0.3}
+trainer: {epochs: 3, batch_size: 16}
+"""
+
+
+def _losses(run):
+    return [e.loss for e in run.events if e.type == "step_finished"]
+
+
+def test_two_seeded_runs_at_once_reproduce_their_solo_results(df, tmp_path):
+    import torch
+
+    solo = _losses(_train(_DROPOUT_CONFIG, df, tmp_path, random_seed=5).wait(120))
+    before = torch.random.get_rng_state()
+    together = [_train(_DROPOUT_CONFIG, df, tmp_path, random_seed=5) for _ in range(2)]
+    for run in together:
+        run.wait(120)
+        assert run.status == "completed", run.traceback_text
+    assert _losses(together[0]) == solo and _losses(together[1]) == solo
+    assert torch.equal(torch.random.get_rng_state(), before)  # the user's RNG untouched
+    other = _losses(_train(_DROPOUT_CONFIG, df, tmp_path, random_seed=6).wait(120))
+    assert other != solo
+
+
+def test_runs_leave_torch_threads_as_the_user_set_them(df, tmp_path):
+    import torch
+
+    def run_without_threads():
+        return train(
+            CONFIG, df, results_dir=tmp_path / "results", registry_dir=tmp_path / "registry"
+        ).wait(120)
+
+    run_without_threads()  # the first run of the process may apply the default once
+    mine = torch.get_num_threads() + 1
+    torch.set_num_threads(mine)
+    try:
+        run_without_threads()
+        assert torch.get_num_threads() == mine
+    finally:
+        torch.set_num_threads(1)

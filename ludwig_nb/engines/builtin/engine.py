@@ -47,9 +47,20 @@ def default_threads(cpus: int | None, env: dict[str, str]) -> int | None:
     return max(1, (cpus or 1) - 1)
 
 
+class _Defaults:
+    threads_applied = False  # the default thread count is applied once per process
+
+
 def _set_threads(requested: int | None) -> None:
+    """``threads=`` sets torch's (process-wide) thread count; without it the default is
+    applied once, by the first run of the process, and never changed behind the user's
+    back afterwards (a later ``torch.set_num_threads`` of theirs stands)."""
     import torch
 
+    if requested is None:
+        if _Defaults.threads_applied:
+            return
+        _Defaults.threads_applied = True
     threads = requested or default_threads(os.cpu_count(), dict(os.environ))
     if threads is not None and torch.get_num_threads() != threads:
         torch.set_num_threads(threads)

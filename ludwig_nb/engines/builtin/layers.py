@@ -9,7 +9,15 @@ from typing import Any
 import torch
 from torch import nn
 
-__all__ = ["FCStack", "SequenceReducer", "activation", "fc_layer_specs", "reduce_sequence"]
+__all__ = [
+    "FCStack",
+    "OwnedDropout",
+    "SequenceReducer",
+    "activation",
+    "fc_layer_specs",
+    "own_dropout",
+    "reduce_sequence",
+]
 
 _ACTIVATIONS: dict[str, type[nn.Module]] = {
     "relu": nn.ReLU, "tanh": nn.Tanh, "sigmoid": nn.Sigmoid, "elu": nn.ELU,
@@ -123,3 +131,37 @@ class SequenceReducer(nn.Module):
         scores = self.attention(hidden).squeeze(-1).masked_fill(~mask, -1e9)
         weights = torch.softmax(scores.float(), dim=1).to(hidden.dtype).unsqueeze(-1)
         return (weights * hidden).sum(dim=1)
+
+
+class OwnedDropout(nn.Module):
+    """``nn.Dropout`` that draws its masks from a run's own ``torch.Generator``, so that
+    runs training at once in one process do not share torch's global generator (two runs
+    with one seed then reproduce their solo results)."""
+
+    def __init__(self, p: float, generator: torch.Generator):
+        super().__init__()
+        self.p = float(p)
+        self.generator = generator
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        if not self.training or self.p == 0.0:
+            return x
+        keep = 1.0 - self.p
+        mask = torch.empty_like(x).bernoulli_(keep, generator=self.generator)
+        return x * mask / keep
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> OwnedDropout:  # share the generator
+        return OwnedDropout(self.p, self.generator)
+
+
+def own_dropout(module: nn.Module, generator: torch.Generator) -> int:
+    """Replace every ``nn.Dropout`` under ``module`` by :class:`OwnedDropout` over
+    ``generator``; returns how many. (Attention-weight dropout inside
+    ``nn.MultiheadAttention`` is functional and still uses torch's global generator.)"""
+    count = 0
+    for parent in module.modules():
+        for name, child in list(parent.named_children()):
+            if type(child) is nn.Dropout:
+                setattr(parent, name, OwnedDropout(child.p, generator))
+                count += 1
+    return count
