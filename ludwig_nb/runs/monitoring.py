@@ -55,13 +55,12 @@ def _unwatch(run: Run) -> None:
 
     with _KernelWatches.lock:
         _KernelWatches.runs.discard(run)
-        last = _KernelWatches.release_pending and not any(
-            r.is_active for r in _KernelWatches.runs
-        )
+        last = _KernelWatches.release_pending and not any(r.is_active for r in _KernelWatches.runs)
         if last:
             _KernelWatches.release_pending = False
     if last:
         stop_kernel_sampler()
+
 
 _LOADED_STATUSES = frozenset({"training", "evaluating", "preprocessing"})
 

@@ -508,3 +508,35 @@ def test_runs_leave_torch_threads_as_the_user_set_them(df, tmp_path):
         assert torch.get_num_threads() == mine
     finally:
         torch.set_num_threads(1)
+
+
+# -- 8. stop during preprocessing ---------------------------------------------------------
+@pytest.mark.parametrize("how", ["stop()", "control file"])
+def test_stop_lands_during_a_long_preprocessing(df, tmp_path, monkeypatch, how):
+    from ludwig_nb.engines.builtin import setup as setup_module
+    from tests.runs.conftest import until
+
+    gate = threading.Event()  # preprocessing that would take minutes on big data
+    real = setup_module.prepare_splits
+
+    def slow_prepare(*args, **kwargs):
+        gate.wait(60)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(setup_module, "prepare_splits", slow_prepare)
+    run = _train(CONFIG, df, tmp_path)
+    try:
+        until(lambda: run.status == "preprocessing")
+        if how == "stop()":
+            run.stop()
+        else:  # the sidebar's way
+            rundir.request_control(run.directory, "stop")
+        until(lambda: run.is_done, timeout=10)
+        assert not gate.is_set()  # it did not wait for the preprocessing to end
+        assert run.status == "stopped" and run.model is None
+        phases = [e.phase for e in run.events if e.type == "phase_changed"]
+        assert phases[-1] == "stopping"
+        status = json.loads((run.directory / rundir.STATUS_FILE).read_text())
+        assert status["status"] == "stopped"
+    finally:
+        gate.set()

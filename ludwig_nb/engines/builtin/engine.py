@@ -20,11 +20,12 @@ class BuiltinEngine:
 
     name = "builtin"
 
-    def fit(self, job: TrainJob, emit: Emit, control: RunControl) -> BuiltinModel:
+    def fit(self, job: TrainJob, emit: Emit, control: RunControl) -> BuiltinModel | None:
         """Train ``job``; see trainer.py for the events and the stop/pause contract.
 
         Raises ``DataError`` for bad data, ``TrainingDiverged`` for a NaN loss,
-        ``ValueError`` for a config part this engine lacks; a stop is not an error.
+        ``ValueError`` for a config part this engine lacks; a stop is not an error
+        (None when it came during preprocessing, before a model existed).
         """
         _set_threads(job.threads)
         return Training(job, emit, control).run()
