@@ -193,6 +193,8 @@ export interface RunSummary {
   reason: string | null;
   error: string | null;
   eta: EtaInfo | null;
+  /** the run could not write its files (a full disk): the system's message */
+  write_error: string | null;
   /** what was wrong with this entry's registry file or status.json (empty when nothing) */
   problems: string[];
   /** dotted paths of numbers that were non-finite (inf/nan), sent as null */

@@ -265,6 +265,9 @@ function basename(path: string): string {
 /** One line: the entry's problems, then which numbers were inf/nan (shown as "N/A"). */
 export function noteText(run: RunSummary): string {
   const parts = [...(run.problems ?? [])];
+  if (run.write_error) {
+    parts.push(`cannot write its files: ${run.write_error}`);
+  }
   const nonfinite = run.nonfinite ?? [];
   if (nonfinite.length > 0) {
     parts.push(`inf/nan (shown as N/A): ${nonfinite.join(', ')}`);

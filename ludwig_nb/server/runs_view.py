@@ -37,7 +37,7 @@ _NUMBER_FIELDS = (
     "written_at",
     "paused_seconds",
 )
-_TEXT_FIELDS = ("engine", "device", "pause_reason", "reason", "error")
+_TEXT_FIELDS = ("engine", "device", "pause_reason", "reason", "error", "write_error")
 _ALARM_FIELDS = {"rule": str, "device": int, "value": float, "threshold": float}
 _ETA_NUMBERS = ("remaining_s", "low_s", "high_s", "finish_time")
 

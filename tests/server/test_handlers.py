@@ -334,3 +334,90 @@ async def test_arbitrary_registry_and_status_files_never_break_a_reply(
         assert response.code in (200, 404)  # 404: the entry's directory was not text
         _strict(response)
     assert (await jp_fetch("ludwig-nb", "gpus")).code == 200  # the server is still up
+
+
+# -- the sidebar parses every reply shape: the real replies, recorded for vitest -----------
+REPLIES_FIXTURE = (
+    Path(__file__).resolve().parents[2] / "labextension" / "test" / "server_replies.json"
+)
+_SHAPES: dict[str, tuple[dict[str, Any], Any]] = {
+    "good": ({}, {"status": "training", "step": 3, "total_steps": 10, "progress": 0.3}),
+    "nonfinite": (
+        {},
+        {
+            "status": "training",
+            "last_loss": float("inf"),
+            "latest_metrics": {"validation": {"y": {"loss": float("nan")}}},
+        },
+    ),
+    "pid-text": ({"pid": "123"}, {"status": "completed"}),
+    "metrics-list": ({}, {"status": "training", "latest_metrics": [1, 2]}),
+    "alarms-object": ({}, {"status": "training", "alarms": {"a": 1}}),
+    "status-unknown": ({}, {"status": "exploded"}),
+    "status-list": ({}, ["training"]),
+    "status-garbage": ({}, b"\xff{half"),
+    "disk-full": (
+        {},
+        {
+            "status": "failed",
+            "error": "OSError: no space left on the device",
+            "write_error": "[Errno 28] No space left on device",
+        },
+    ),
+}
+
+
+def _normalised(value: Any, tmp: str) -> Any:
+    """The reply with this test's paths, pids and clock times made stable."""
+    if isinstance(value, dict):
+        out = {}
+        for key, item in value.items():
+            if key in ("pid",) and isinstance(item, int):
+                item = 4242
+            elif key in ("time", "written_at", "started_at") and isinstance(item, float):
+                item = 1000.0
+            out[key] = _normalised(item, tmp)
+        return out
+    if isinstance(value, list):
+        return [_normalised(v, tmp) for v in value]
+    return value.replace(tmp, "/results") if isinstance(value, str) else value
+
+
+async def test_every_reply_shape_is_recorded_for_the_sidebar_tests(jp_fetch, registry, tmp_path):
+    """The replies the real server gives for good, non-finite and malformed runs are the
+    fixture ``labextension/test/server_replies.test.ts`` feeds to the sidebar's code.
+    ``LUDWIG_NB_WRITE_REPLIES=1`` rewrites it after a deliberate change."""
+    import os
+
+    from ludwig_nb.core.events import EvaluationFinished
+
+    registry.mkdir(parents=True, exist_ok=True)
+    for i, (run_id, (entry, status)) in enumerate(_SHAPES.items()):
+        directory = tmp_path / run_id
+        directory.mkdir()
+        raw = status if isinstance(status, bytes) else json.dumps(status).encode()
+        (directory / rundir.STATUS_FILE).write_bytes(raw)
+        pointer = {
+            "run_id": run_id,
+            "name": run_id,
+            "directory": str(directory),
+            "pid": os.getpid(),
+            "started_at": float(100 - i),
+            **entry,
+        }
+        (registry / f"{run_id}.json").write_text(json.dumps(pointer))
+    metrics = {"validation": {"y": {"loss": float("inf")}}}
+    with open(tmp_path / "nonfinite" / rundir.EVENTS_FILE, "w") as handle:
+        handle.write(
+            EvaluationFinished(time=1.0, step=0, epoch=0, start_time=0.5, metrics=metrics).to_json()
+            + "\n"
+        )
+    replies = {"runs": _strict(await jp_fetch("ludwig-nb", "runs"))}
+    replies["run"] = _strict(await jp_fetch("ludwig-nb", "runs", "nonfinite"))
+    recorded = _normalised(replies, str(tmp_path))
+    if os.environ.get("LUDWIG_NB_WRITE_REPLIES"):
+        REPLIES_FIXTURE.write_text(json.dumps(recorded, indent=1, sort_keys=True) + "\n")
+    assert json.loads(REPLIES_FIXTURE.read_text()) == recorded, (
+        "the server's replies changed: rerun with LUDWIG_NB_WRITE_REPLIES=1 and check the "
+        "sidebar's tests (jlpm test)"
+    )
