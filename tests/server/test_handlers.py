@@ -372,11 +372,12 @@ def _normalised(value: Any, tmp: str) -> Any:
     if isinstance(value, dict):
         out = {}
         for key, item in value.items():
-            if key in ("pid",) and isinstance(item, int):
-                item = 4242
+            stable = item
+            if key == "pid" and isinstance(item, int):
+                stable = 4242
             elif key in ("time", "written_at", "started_at") and isinstance(item, float):
-                item = 1000.0
-            out[key] = _normalised(item, tmp)
+                stable = 1000.0
+            out[key] = _normalised(stable, tmp)
         return out
     if isinstance(value, list):
         return [_normalised(v, tmp) for v in value]
