@@ -540,3 +540,8 @@ def test_stop_lands_during_a_long_preprocessing(df, tmp_path, monkeypatch, how):
         assert status["status"] == "stopped"
     finally:
         gate.set()
+
+
+def test_a_number_beyond_float32_is_refused_as_it_would_train_as_inf(df, tmp_path):
+    df.loc[9, "a"] = 1e39
+    _refused(CONFIG, df, tmp_path, r"number column 'a' has 1 value too large for float32 \(row 9")

@@ -48,17 +48,26 @@ def parse_numbers(series: pd.Series, column: str) -> pd.Series:
     return _finite(values.astype(float), column)
 
 
+_FLOAT32_MAX = float(np.finfo(np.float32).max)
+
+
 def _finite(values: pd.Series, column: str) -> pd.Series:
-    """``values``, or :class:`DataError` naming the rows that hold +-inf (NaN is missing)."""
-    infinite = np.isinf(values.to_numpy())
-    if infinite.any():
-        count = int(infinite.sum())
-        rows = ", ".join(f"row {i}: {values.loc[i]}" for i in values.index[infinite][:5])
-        raise DataError(
-            f"number column {column!r} has {count} infinite value{'s' if count > 1 else ''} "
-            f"({rows}); replace or drop them (e.g. df[{column!r}].replace([np.inf, -np.inf], "
-            "np.nan) to treat them as missing)"
-        )
+    """``values``, or :class:`DataError` naming the rows that hold +-inf or a number too
+    large for float32 (the tensors train in float32, where it would become inf); NaN is
+    missing."""
+    raw = values.to_numpy()
+    for bad, what in (
+        (np.isinf(raw), "infinite value"),
+        (np.isfinite(raw) & (np.abs(raw) > _FLOAT32_MAX), "value too large for float32"),
+    ):
+        if bad.any():
+            count = int(bad.sum())
+            rows = ", ".join(f"row {i}: {values.loc[i]}" for i in values.index[bad][:5])
+            raise DataError(
+                f"number column {column!r} has {count} {what}{'s' if count > 1 else ''} "
+                f"({rows}); replace or drop them (e.g. df[{column!r}].replace([np.inf, "
+                "-np.inf], np.nan) to treat infinities as missing)"
+            )
     return values
 
 
