@@ -258,8 +258,8 @@ def _copy_run(source, tmp_path):
 @pytest.mark.parametrize(
     ("damage", "match"),
     [
-        ("truncate", r"latest\.ckpt: not a readable checkpoint \(truncated or corrupt"),
-        ("garbage", r"latest\.ckpt: not a readable checkpoint"),
+        ("truncate", r"latest\.ckpt: not a readable checkpoint \(truncated: 4000 bytes"),
+        ("garbage", r"latest\.ckpt: not a readable checkpoint \(not a file torch wrote"),
         ("remove", r"no checkpoint at .*latest\.ckpt"),
     ],
 )
@@ -347,8 +347,16 @@ def _drop_feature(raw):
 @pytest.mark.parametrize(
     ("name", "content", "match"),
     [
-        ("model_weights.pt", b"\x00garbage", r"model_weights\.pt: not readable as weights"),
-        ("model_weights.pt", lambda raw: raw[: len(raw) // 2], r"model_weights\.pt: not readable"),
+        (
+            "model_weights.pt",
+            b"\x00garbage",
+            r"model_weights\.pt: not readable as weights \(not a file torch wrote",
+        ),
+        (
+            "model_weights.pt",
+            lambda raw: raw[: len(raw) // 2],
+            r"model_weights\.pt: not readable as weights \(truncated",
+        ),
         (
             "model_hyperparameters.json",
             b"{bad json",

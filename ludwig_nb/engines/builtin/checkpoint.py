@@ -28,6 +28,7 @@ __all__ = [
     "check_resume",
     "load_checkpoint",
     "save_checkpoint",
+    "unreadable_torch_file",
 ]
 
 CHECKPOINTS_DIR = "checkpoints"
@@ -65,15 +66,34 @@ def load_checkpoint(path: Path, *, mmap: bool = False) -> dict[str, Any]:
     try:
         state = torch.load(path, map_location="cpu", weights_only=True, mmap=mmap)
     except Exception as err:  # torch's text is 6 lines about weights_only: say what it means
-        first = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
         raise CheckpointError(
-            f"{path}: not a readable checkpoint (truncated or corrupt: {first[:160]}); "
+            f"{path}: not a readable checkpoint ({unreadable_torch_file(path)}); "
             "resume from an earlier run directory or start afresh"
         ) from err
     if not isinstance(state, dict) or not all(key in state for key in REQUIRED_KEYS):
         missing = [k for k in REQUIRED_KEYS if not isinstance(state, dict) or k not in state]
         raise CheckpointError(f"{path}: not a ludwig_nb checkpoint (missing {', '.join(missing)})")
     return state
+
+
+def unreadable_torch_file(path: Path) -> str:
+    """Why ``torch.load`` could not read ``path``, in words (torch's own text, kept on
+    the exception's cause, speaks of ``weights_only`` and zip internals)."""
+    import zipfile
+
+    try:
+        size = path.stat().st_size
+    except OSError as err:
+        return f"unreadable: {err.strerror}"
+    if size == 0:
+        return "the file is empty"
+    if not zipfile.is_zipfile(path):
+        with open(path, "rb") as handle:
+            head = handle.read(4)
+        if head.startswith(b"PK"):
+            return f"truncated: {size} bytes, the end of the file is missing"
+        return "not a file torch wrote (garbage or another format)"
+    return "corrupt, or it holds objects other than tensors and plain values"
 
 
 def check_resume(run_dir: Path, config: Mapping[str, Any]) -> None:

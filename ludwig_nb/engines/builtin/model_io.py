@@ -215,9 +215,10 @@ def _read_weights(path: Path, module: ECD) -> dict[str, Any]:
     try:
         state = torch.load(path, map_location="cpu", weights_only=True)
     except Exception as err:  # truncated, garbage, or not a torch file
-        first = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
-        raise ModelLoadError(f"{path}: not readable as weights (truncated or corrupt: "
-                             f"{first[:160]})") from err  # fmt: skip
+        from ludwig_nb.engines.builtin.checkpoint import unreadable_torch_file
+
+        reason = unreadable_torch_file(path)
+        raise ModelLoadError(f"{path}: not readable as weights ({reason})") from err
     if not isinstance(state, dict):
         raise ModelLoadError(f"{path}: holds a {type(state).__name__}, not model weights")
     expected = module.state_dict()
