@@ -82,7 +82,9 @@ class RunRecorder:
         self.write_error: OSError | None = None
         self._status_failed = False
         self._closing_until: float | None = None  # closed, still retrying a failed write
-        self._stop_ticker = ticker(self.tick, flush_interval) if ticker else None
+        self._ticker = ticker
+        self._stop_ticker: Callable[[], None] | None = None  # started by the first event
+        self._logged: set[str] = set()  # what failed and was logged (once until it works)
 
     def record(self, event: ev.Event, state: RunState) -> None:
         """Append ``event``; refresh status.json when due. Called on the emitting thread."""
@@ -90,6 +92,8 @@ class RunRecorder:
         with self._lock:
             if self._fd is None:
                 return
+            if self._ticker is not None and self._stop_ticker is None:
+                self._stop_ticker = self._ticker(self.tick, self._flush_interval)
             self._pending.append(event.to_json() + "\n")
             self._state = state
             if urgent:
@@ -128,6 +132,7 @@ class RunRecorder:
         self._good_size += len(data)
         self._pending.clear()
         self.write_error = None
+        self._logged.discard("the event log")
 
     def _write_status(self, now: float) -> None:
         state = self._state
@@ -152,11 +157,13 @@ class RunRecorder:
                 self._status_failed = True
                 return
         self._status_failed = False
+        self._logged.discard("status.json")
         self._last_status = now
         self._state = None if state.is_final else state
 
     def _note_error(self, err: OSError, what: str) -> None:
-        if self.write_error is None:
+        if what not in self._logged:  # once per failing file, not once per retry
+            self._logged.add(what)
             log.error("ludwig_nb: cannot write %s of %s: %s", what, self.directory, err)
         self.write_error = err
 
