@@ -553,3 +553,31 @@ def test_stop_lands_during_a_long_preprocessing(df, tmp_path, monkeypatch, how):
 def test_a_number_beyond_float32_is_refused_as_it_would_train_as_inf(df, tmp_path):
     df.loc[9, "a"] = 1e39
     _refused(CONFIG, df, tmp_path, r"number column 'a' has 1 value too large for float32 \(row 9")
+
+
+def test_a_run_that_diverges_after_resume_names_a_checkpoint_that_exists(df, tmp_path):
+    import re
+
+    config = """\
+input_features:
+  - {name: a, type: number}
+output_features:
+  - {name: t, type: number, preprocessing: {normalization: null}}
+trainer: {epochs: 200, batch_size: 16}
+"""
+    data = df.assign(t=df["a"] * 2.0)
+    first = _train(config, data, tmp_path)
+    sub = first.subscribe()
+    while not first.is_done:
+        if any(e.type == "checkpoint_saved" for e in sub.drain()):
+            first.stop()
+        first.wait(0.01)
+    # targets whose squared error overflows float32: the loss is inf at the first step
+    exploding = data.assign(t=1e20)
+    resumed = _train(config, exploding, tmp_path, resume_from=first.directory).wait(120)
+    assert resumed.status == "failed" and "loss became" in resumed.state.error
+    named = re.search(r"is (\S+latest\.ckpt)", resumed.state.error)
+    assert named, resumed.state.error
+    from pathlib import Path
+
+    assert Path(named.group(1)).is_file()
