@@ -58,12 +58,21 @@ def main(argv: Sequence[str] | None = None) -> int:
     from ludwig_nb.config import ConfigError
     from ludwig_nb.data import DataError
     from ludwig_nb.engines.base import EngineUnavailable
+    from ludwig_nb.runs import CheckpointError, ModelLoadError, RunDirectoryError
 
     try:
         if args.command == "train":
             return _train(args)
         return _evaluate(args) if args.command == "evaluate" else _predict(args)
-    except (ConfigError, DataError, EngineUnavailable, FileNotFoundError) as exc:
+    except (
+        ConfigError,
+        DataError,
+        EngineUnavailable,
+        FileNotFoundError,
+        CheckpointError,
+        ModelLoadError,
+        RunDirectoryError,
+    ) as exc:
         print(f"ludwig-nb: {exc}", file=sys.stderr)
         return 2
 

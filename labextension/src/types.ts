@@ -44,6 +44,8 @@ interface EventBase {
   v: number;
   /** wall-clock seconds */
   time: number;
+  /** dotted paths of numbers that were non-finite (inf/nan), written as null */
+  nonfinite?: string[];
 }
 
 export interface RunStarted extends EventBase {
@@ -214,6 +216,12 @@ export interface RunSummary {
   reason: string | null;
   error: string | null;
   eta: EtaInfo | null;
+  /** the run could not write its files (a full disk): the system's message */
+  write_error: string | null;
+  /** what was wrong with this entry's registry file or status.json (empty when nothing) */
+  problems: string[];
+  /** dotted paths of numbers that were non-finite (inf/nan), sent as null */
+  nonfinite: string[];
 }
 
 export interface RunsReply {

@@ -16,6 +16,8 @@ import json
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
+from ludwig_nb.core import strict_json
+
 __all__ = [
     "EVENT_TYPES",
     "EVENT_VERSION",
@@ -91,7 +93,18 @@ class Event:
         return data
 
     def to_json(self) -> str:
-        return json.dumps(self.to_dict(), separators=(",", ":"), default=_json_default)
+        """Strict JSON (one line): a non-finite number is written as ``null`` and its
+        dotted path listed under ``"nonfinite"`` (``core.strict_json``)."""
+        data = self.to_dict()
+        try:
+            return json.dumps(data, separators=(",", ":"), default=_json_default, allow_nan=False)
+        except ValueError:  # an overflowing loss or metric: null + the flag, never Infinity
+            return json.dumps(
+                strict_json.flagged(data),
+                separators=(",", ":"),
+                default=_json_default,
+                allow_nan=False,
+            )
 
 
 _FIELD_NAMES: dict[type, tuple[str, ...]] = {}

@@ -155,17 +155,23 @@ def check_dataset(config: Mapping[str, Any], dataset: Any) -> Dataset:
     ``TrainJob.dataset``. Raises :class:`DataError`.
     """
     from ludwig_nb.data.preprocessing import check_values
+    from ludwig_nb.data.value_checks import check_column_names, warn_surprises
 
     loaded = load_dataset(dataset)
     if isinstance(loaded, dict):
-        for name, frame in loaded.items():
-            _check_columns(config, frame, f"{_describe(dataset.get(name))} ({name} split)")
+        for name, given in list(loaded.items()):
+            where = f"{_describe(dataset.get(name))} ({name} split)"
+            loaded[name] = frame = check_column_names(given, where)
+            _check_columns(config, frame, where)
             check_values(config, frame)
         _check_targets(config, loaded["training"], "training split")
+        warn_surprises(config, loaded["training"], "training split")
     else:
+        loaded = check_column_names(loaded, _describe(dataset))
         _check_columns(config, loaded, _describe(dataset))
         check_values(config, loaded)
         _check_targets(config, loaded, _describe(dataset))
+        warn_surprises(config, loaded, _describe(dataset))
         from ludwig_nb.data.splits import split_dataset
 
         split_dataset(loaded, config.get("preprocessing") or {}, seed=0)  # empty splits

@@ -97,9 +97,10 @@ class Engine(Protocol):
         """Pay one-off costs (imports) so that a following pilot measures the run."""
         ...
 
-    def fit(self, job: TrainJob, emit: Emit, control: Control) -> TrainedModel:
+    def fit(self, job: TrainJob, emit: Emit, control: Control) -> TrainedModel | None:
         """Train; return the final model. ``StopRequested`` is handled inside (a stopped run
-        still returns its model); any other exception propagates to the run layer."""
+        still returns its model, or None when it stopped before a model existed); any other
+        exception propagates to the run layer."""
         ...
 
     def load(self, folder: Path, manifest: Mapping[str, Any]) -> TrainedModel:

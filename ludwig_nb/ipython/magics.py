@@ -122,7 +122,7 @@ class LudwigMagics(Magics):
             )
         except ConfigError as err:  # the engine cannot run it: at the cell's line numbers
             raise UsageError(str(err.shifted(1))) from None
-        except (DataError, EngineUnavailable, FileNotFoundError, ValueError) as exc:
+        except (DataError, EngineUnavailable, OSError, ValueError) as exc:  # each says where
             raise UsageError(str(exc)) from None
 
     def _estimate(self, config: Any, dataset: Any, args: Any) -> None:

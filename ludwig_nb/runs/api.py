@@ -22,6 +22,7 @@ from ludwig_nb.core import rundir
 from ludwig_nb.engines.base import TrainJob
 from ludwig_nb.engines.registry import AUTO, get_engine, select_engine
 from ludwig_nb.runs import live
+from ludwig_nb.runs.directories import explain, make_run_directory, undo
 from ludwig_nb.runs.run import Run
 
 if TYPE_CHECKING:
@@ -90,44 +91,53 @@ def train(
     cores but one). ``engine``: "builtin", "ludwig" (real Ludwig, the ``[ludwig]`` extra) or
     "auto": the built-in engine when it can run the config, else Ludwig when installed.
     Raises ``ConfigError`` (``UnsupportedByEngine`` for a valid config the engine cannot
-    run), ``EngineUnavailable`` / ``DataError`` before any thread starts.
+    run), ``EngineUnavailable`` / ``DataError`` / ``CheckpointError`` / ``RunDirectoryError``
+    (an ``OSError`` naming the path) before any thread starts, and leaves no run directory
+    behind when it raises.
     """
     cfg = _load(config)
     engine_impl = select_engine(engine, cfg)
     rendered = cfg.to_dict()
     data = engine_impl.prepare_data(rendered, dataset)
-    resume_dir = _check_resume(resume_from)
+    resume_dir = _check_resume(resume_from, engine_impl, rendered)
 
     now = clock()
     name = name or "run"
     run_id = make_run_id(name, now)
-    directory = Path(results_dir).resolve() / run_id
-    directory.mkdir(parents=True, exist_ok=False)
-    (directory / rundir.CONFIG_FILE).write_text(
-        yaml.safe_dump(rendered, sort_keys=False), encoding="utf-8"
-    )
-
-    job = TrainJob(
-        config=rendered,
-        dataset=data,
-        run_dir=directory,
-        run_id=run_id,
-        name=name,
-        device=device,
-        resume_from=resume_dir,
-        clock=clock,
-        seed=random_seed,
-        threads=threads,
-    )
-    run = Run(
-        run_id=run_id, name=name, directory=directory, engine=engine_impl, job=job, clock=clock
-    )
-    registry = registry_dir if registry_dir is not None else default_registry_dir()
-    rundir.prune_registry(registry, now)  # the registry lists live and recent runs only
-    rundir.register_run(
-        registry,
-        rundir.registry_entry(run_id, name, directory, os.getpid(), now, **_origin()),
-    )
+    directory, created = make_run_directory(Path(results_dir).resolve(), run_id)
+    registry = Path(registry_dir) if registry_dir is not None else default_registry_dir()
+    try:
+        (directory / rundir.CONFIG_FILE).write_text(
+            yaml.safe_dump(rendered, sort_keys=False), encoding="utf-8"
+        )
+        job = TrainJob(
+            config=rendered,
+            dataset=data,
+            run_dir=directory,
+            run_id=run_id,
+            name=name,
+            device=device,
+            resume_from=resume_dir,
+            clock=clock,
+            seed=random_seed,
+            threads=threads,
+        )
+        run = Run(
+            run_id=run_id, name=name, directory=directory, engine=engine_impl, job=job, clock=clock
+        )
+    except OSError as err:
+        undo(created)
+        raise explain(err, directory, "results") from err
+    try:
+        rundir.prune_registry(registry, now)  # the registry lists live and recent runs only
+        rundir.register_run(
+            registry,
+            rundir.registry_entry(run_id, name, directory, os.getpid(), now, **_origin()),
+        )
+    except OSError as err:
+        run._abandon()
+        undo(created)
+        raise explain(err, registry, "registry") from err
     live.add_run(run)
     _attach_monitoring(run, cfg)
     run.start()
@@ -136,7 +146,12 @@ def train(
     return run
 
 
-def _check_resume(resume_from: str | os.PathLike[str] | None) -> Path | None:
+def _check_resume(
+    resume_from: str | os.PathLike[str] | None, engine: Any, config: dict[str, Any]
+) -> Path | None:
+    """The run directory to resume from, checked by the engine before any thread starts
+    (the checkpoint loads and fits the config). Raises ``FileNotFoundError`` or the
+    engine's ``CheckpointError``, naming the file."""
     if resume_from is None:
         return None
     path = Path(resume_from)
@@ -145,6 +160,9 @@ def _check_resume(resume_from: str | os.PathLike[str] | None) -> Path | None:
             f"cannot resume from {str(path)!r}: it has no checkpoints/ folder "
             "(pass the run directory of a stopped or crashed run)"
         )
+    check = getattr(engine, "check_resume", None)  # engines without one check in fit()
+    if check is not None:
+        check(path, config)
     return path
 
 

@@ -8,6 +8,7 @@ the recorder (events.ndjson / status.json). Views read events through
 
 from __future__ import annotations
 
+import errno
 import logging
 import threading
 import time
@@ -32,6 +33,18 @@ if TYPE_CHECKING:
 __all__ = ["EventSubscription", "Run"]
 
 log = logging.getLogger(__name__)
+
+
+def _failure_message(exc: BaseException, directory: Path) -> str:
+    """What ``RunFailed.message`` says: the exception's text, and for a full disk what to
+    do (the last checkpoint was written atomically, so it is whole)."""
+    if isinstance(exc, OSError) and exc.errno == errno.ENOSPC:
+        where = f" writing {exc.filename}" if exc.filename else ""
+        return (
+            f"no space left on the device{where}; free some space, then resume with "
+            f"train(..., resume_from={str(directory)!r}) (the last checkpoint is whole)"
+        )
+    return str(exc) or type(exc).__name__
 
 
 class EventSubscription:
@@ -114,7 +127,7 @@ class Run:
                     time=self._clock(),
                     step=self.step,
                     error_type=type(exc).__name__,
-                    message=str(exc) or type(exc).__name__,
+                    message=_failure_message(exc, self.directory),
                     traceback=self.traceback_text,
                 )
             )
@@ -126,6 +139,10 @@ class Run:
                     callback(self)
                 except Exception:
                     log.exception("ludwig_nb: a finish callback of run %s failed", self.id)
+
+    def _abandon(self) -> None:
+        """Release the run directory's files of a run that will never start."""
+        self._recorder.close()
 
     def add_finish_callback(self, callback: Callable[[Run], None]) -> None:
         """Call ``callback(run)`` once the run has ended (at once if it already has)."""

@@ -236,6 +236,8 @@ class Dashboard:
             snapshot = self._sampler.latest()
         except Exception:  # a sampler failure hides the gauges, never the dashboard
             snapshot = None
+        # the run's device is known only once it has started (RunStarted): read it each frame
+        self.mini_gauges.device_index = getattr(self.run, "device_index", None)
         return self.mini_gauges.writes(snapshot)
 
     def _apply(self, writes: Writes) -> None:

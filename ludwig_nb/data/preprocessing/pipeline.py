@@ -136,7 +136,11 @@ def transform_frame(
 
 
 def check_values(config: Mapping[str, Any], frame: pd.DataFrame) -> None:
-    """Cheap value checks before training: number columns parse (raises :class:`DataError`)."""
+    """Cheap value checks before training: number columns parse and are finite, binary
+    columns hold two values (raises :class:`DataError`)."""
     for _, feature in _features(config):
         if feature["type"] == "number":
             numeric.parse_numbers(frame[_column(feature)], _column(feature))
+        elif feature["type"] == "binary":
+            prep = feature.get("preprocessing") or {}
+            numeric.fit_binary(frame[_column(feature)], prep, _column(feature))

@@ -52,11 +52,12 @@ class BuiltinEngine:
 
         torch.optim.Adam([torch.zeros(1, requires_grad=True)]).step()
 
-    def fit(self, job: TrainJob, emit: Emit, control: Control) -> BuiltinModel:
+    def fit(self, job: TrainJob, emit: Emit, control: Control) -> BuiltinModel | None:
         """Train ``job``; see trainer.py for the events and the stop/pause contract.
 
         Raises ``DataError`` for bad data, ``TrainingDiverged`` for a NaN loss,
-        ``ValueError`` for a config part this engine lacks; a stop is not an error.
+        ``ValueError`` for a config part this engine lacks; a stop is not an error
+        (None when it came during preprocessing, before a model existed).
         """
         from ludwig_nb.engines.builtin.trainer import Training
 
@@ -69,6 +70,13 @@ class BuiltinEngine:
 
         return load_model(folder / str(manifest.get("path") or "."))
 
+    def check_resume(self, run_dir: Path, config: Mapping[str, Any]) -> None:
+        """Before the thread: the run's latest checkpoint loads and fits ``config``.
+        Raises ``FileNotFoundError`` / ``CheckpointError`` naming the file."""
+        from ludwig_nb.engines.builtin.checkpoint import check_resume
+
+        check_resume(run_dir, config)
+
 
 def default_threads(cpus: int | None, env: dict[str, str]) -> int | None:
     """CPU threads for torch when the user chose none: all cores but one, so the kernel's
@@ -80,9 +88,20 @@ def default_threads(cpus: int | None, env: dict[str, str]) -> int | None:
     return max(1, (cpus or 1) - 1)
 
 
+class _Defaults:
+    threads_applied = False  # the default thread count is applied once per process
+
+
 def _set_threads(requested: int | None) -> None:
+    """``threads=`` sets torch's (process-wide) thread count; without it the default is
+    applied once, by the first run of the process, and never changed behind the user's
+    back afterwards (a later ``torch.set_num_threads`` of theirs stands)."""
     import torch
 
+    if requested is None:
+        if _Defaults.threads_applied:
+            return
+        _Defaults.threads_applied = True
     threads = requested or default_threads(os.cpu_count(), dict(os.environ))
     if threads is not None and torch.get_num_threads() != threads:
         torch.set_num_threads(threads)

@@ -12,8 +12,10 @@ from __future__ import annotations
 import logging
 import math
 import socket
+import threading
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import torch
@@ -90,10 +92,17 @@ class Training:
         self._emit(ev.PhaseChanged(time=self.clock(), phase=phase, detail=detail))
 
     # -- the run ---------------------------------------------------------------------
-    def run(self) -> BuiltinModel:
+    def run(self) -> BuiltinModel | None:
+        """Train; None when stopped during preprocessing (no model exists yet)."""
         began = time.perf_counter()
         self._phase("preprocessing")
-        self.s = build_setup(self.job, self.trainer, self._phase)
+        setup = self._setup_or_stop()
+        if setup is None:
+            reason = _stop_reason(self.control.stop_reason)
+            self._phase("stopping", reason)
+            self._emit(ev.RunFinished(time=self.clock(), status="stopped", step=0, reason=reason))
+            return None
+        self.s = setup
         if self.s.resume is not None:
             self._restore(self.s.resume)
         self.timings["setup"] = time.perf_counter() - began
@@ -113,6 +122,33 @@ class Training:
             self._phase("stopping", reason)
             self._checkpoint(max(0, self.completed - 1), best=False)
         return self._finish(status, reason)
+
+    def _setup_or_stop(self, poll_s: float = 0.25) -> Setup | None:
+        """``build_setup`` (preprocessing, model) in a helper thread while this one polls
+        the control file and the stop flag every ``poll_s`` seconds: a stop during a long
+        preprocessing lands within a second. None when stopped (the helper is abandoned;
+        it only reads the dataset and finishes on its own)."""
+        out: dict[str, Any] = {}
+
+        def work() -> None:
+            try:
+                out["setup"] = build_setup(self.job, self.trainer, self._phase)
+            except BaseException as err:  # re-raised on the run's thread
+                out["error"] = err
+
+        helper = threading.Thread(target=work, name=f"ludwig_nb-setup-{self.job.run_id}",
+                                  daemon=True)  # fmt: skip
+        helper.start()
+        while helper.is_alive():
+            helper.join(poll_s)
+            try:
+                self.control.checkpoint()  # polls outside requests (the control file)
+            except StopRequested:
+                return None
+        if "error" in out:
+            raise out["error"]
+        setup: Setup = out["setup"]
+        return setup
 
     def _loop(self) -> str:
         plan, s = self.s.plan, self.s
@@ -211,10 +247,12 @@ class Training:
 
     def _diverged_message(self, loss: float, step: int) -> str:
         latest = self.s.checkpoints / "latest.ckpt"
+        if not latest.is_file() and self.job.resume_from is not None:  # none saved since
+            latest = Path(self.job.resume_from) / "checkpoints" / "latest.ckpt"
         saved = self.last_checkpoint_step
         kept = (
             f"the last good checkpoint, after step {saved}, is {latest}"
-            if saved is not None
+            if saved is not None and latest.is_file()
             else "no checkpoint was saved yet"
         )
         return f"loss became {loss} at step {step}; training stopped ({kept})"
