@@ -21,6 +21,7 @@ __all__ = [
     "EVENT_VERSION",
     "AlarmCleared",
     "AlarmRaised",
+    "BaselineComputed",
     "CheckpointSaved",
     "EvaluationFinished",
     "Event",
@@ -213,6 +214,19 @@ class AlarmCleared(Event):
 
 
 @dataclasses.dataclass(frozen=True)
+class BaselineComputed(Event):
+    """The trivial baseline (majority class / training mean) scored on every split.
+
+    ``metrics`` has the shape of ``EvaluationFinished.metrics``; ``predictors`` says per
+    output feature what the baseline predicts ("always 'no'", "always the mean 23.5").
+    """
+
+    type: ClassVar[str] = "baseline_computed"
+    metrics: Mapping[str, Any]
+    predictors: Mapping[str, str] = dataclasses.field(default_factory=dict)
+
+
+@dataclasses.dataclass(frozen=True)
 class RunFinished(Event):
     """``status`` is "completed" or "stopped"; ``reason`` says why it ended."""
 
@@ -247,6 +261,7 @@ EVENT_TYPES: dict[str, type[Event]] = {
         AlarmCleared,
         RunFinished,
         RunFailed,
+        BaselineComputed,
     )
 }
 

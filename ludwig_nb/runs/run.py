@@ -102,6 +102,7 @@ class Run:
 
     def _work(self) -> None:
         try:
+            self._emit_baseline()
             self.model = self._engine.fit(self._job, self.emit, self.control)
             if not self.state.is_final:  # an engine that forgot to say so
                 status = "stopped" if self.control.stop_requested else "completed"
@@ -127,6 +128,13 @@ class Run:
                     callback(self)
                 except Exception:
                     log.exception("ludwig_nb: a finish callback of run %s failed", self.id)
+
+    def _emit_baseline(self) -> None:
+        from ludwig_nb.runs.baseline import baseline_event
+
+        event = baseline_event(self._job, self._clock)
+        if event is not None:
+            self.emit(event)
 
     def add_finish_callback(self, callback: Callable[[Run], None]) -> None:
         """Call ``callback(run)`` once the run has ended (at once if it already has)."""
