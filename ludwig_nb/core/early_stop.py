@@ -1,0 +1,152 @@
+"""Early stopping, told honestly: where a run will likely stop, and why it stopped.
+
+With ``trainer.early_stop: P`` a run ends once P evaluations in a row bring no improvement
+of the validation metric, so its planned total is an upper bound. :func:`forecast_stop`
+predicts the likely stop from the validation curve so far: it fits a saturating curve
+``c + a·exp(-step/tau)`` to the running best, measures the evaluation noise around it, and
+finds the step after which the trend can no longer beat the best by more than the noise
+within P evaluations; the run then stops P evaluations later. The earliest possible stop
+(no improvement from now on) and the planned total bound the forecast. Pure: steps, step
+and evaluation times are parameters; nothing reads a clock.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import statistics
+from collections.abc import Sequence
+
+from ludwig_nb.core.state import RunState
+
+__all__ = ["StopForecast", "end_reason", "forecast_stop", "format_forecast"]
+
+_MIN_EVALUATIONS = 4  # fewer points than this do not show a trend
+_NOISE_FACTOR = 0.5  # the trend must beat the best by this many noise sigmas to count
+
+
+@dataclasses.dataclass(frozen=True)
+class StopForecast:
+    """Steps are counts of steps done (1-based) at which training would end.
+
+    ``step``: the likely stop; ``earliest``: the stop if no evaluation improves from now
+    on; ``latest``: the planned total. ``remaining_s``: seconds from ``steps_done`` to
+    ``step`` when a step time was given, else None.
+    """
+
+    step: int
+    earliest: int
+    latest: int
+    remaining_s: float | None = None
+
+
+def _fit(xs: Sequence[float], ys: Sequence[float]) -> tuple[float, float, float, float]:
+    """Least squares ``y ≈ c + a·exp(-x/tau)`` over a grid of tau: ``(c, a, tau, sse)``."""
+    best = (ys[-1], 0.0, 1.0, math.inf)
+    span = max(xs) - min(xs) or 1.0
+    for i in range(48):
+        tau = span * 0.02 * (1.25**i)  # 2 % of the span up to ~80x it
+        es = [math.exp(-x / tau) for x in xs]
+        mean_e, mean_y = statistics.fmean(es), statistics.fmean(ys)
+        var_e = sum((e - mean_e) ** 2 for e in es)
+        if var_e <= 1e-300:
+            continue
+        a = sum((e - mean_e) * (y - mean_y) for e, y in zip(es, ys, strict=True)) / var_e
+        c = mean_y - a * mean_e
+        sse = sum((c + a * e - y) ** 2 for e, y in zip(es, ys, strict=True))
+        if sse < best[3]:
+            best = (c, a, tau, sse)
+    return best
+
+
+def _running_best(values: Sequence[float]) -> list[float]:
+    out, best = [], math.inf
+    for value in values:
+        best = min(best, value)
+        out.append(best)
+    return out
+
+
+def _last_improvement(values: Sequence[float]) -> int:
+    """Index of the last evaluation that set a new best (lower is better)."""
+    best, index = math.inf, 0
+    for i, value in enumerate(values):
+        if value < best:
+            best, index = value, i
+    return index
+
+
+def forecast_stop(
+    steps: Sequence[int],
+    values: Sequence[float],
+    *,
+    patience: int,
+    total_steps: int,
+    higher_is_better: bool = False,
+    steps_done: int | None = None,
+    step_s: float | None = None,
+    evaluation_s: float = 0.0,
+) -> StopForecast | None:
+    """Where a run with early stopping will likely end.
+
+    ``steps``: steps done (1-based) at each evaluation so far, increasing; ``values``: the
+    validation metric early stopping watches at those evaluations; ``patience``:
+    evaluations without improvement that end the run; ``total_steps``: the planned total.
+    ``step_s`` / ``evaluation_s`` (seconds per step / per evaluation) turn the forecast into
+    ``remaining_s``. Returns None when early stopping is off (``patience <= 0``), with
+    fewer than four evaluations, or when the evaluations are not evenly usable. Never
+    returns a step before the earliest possible stop or after ``total_steps``.
+    """
+    pairs = [(s, v) for s, v in zip(steps, values, strict=False) if math.isfinite(v)]
+    if patience <= 0 or len(pairs) < _MIN_EVALUATIONS or total_steps <= 0:
+        return None
+    xs = [float(s) for s, _ in pairs]
+    ys = [-v if higher_is_better else v for _, v in pairs]
+    interval = statistics.median(b - a for a, b in zip(xs, xs[1:], strict=False))
+    if interval <= 0:
+        return None
+    window = patience * interval
+    last = _last_improvement(ys)
+    earliest = min(total_steps, round(xs[last] + window))
+    c, a, tau, _ = _fit(xs, _running_best(ys))
+    residuals = [y - (c + a * math.exp(-x / tau)) for x, y in zip(xs, ys, strict=True)]
+    noise = statistics.pstdev(residuals) if len(residuals) > 1 else 0.0
+    gain_factor = a * (1 - math.exp(-window / tau))  # trend gain over one patience window
+    threshold = max(noise * _NOISE_FACTOR, 1e-12 * max(1.0, abs(c)))
+    if gain_factor <= threshold:
+        plateau = xs[last]  # the trend has nothing left to give: the best stands
+    else:
+        plateau = tau * math.log(gain_factor / threshold)
+    likely = round(max(plateau, xs[last]) + window)
+    step = max(earliest, min(total_steps, likely))
+    done = int(xs[-1]) if steps_done is None else steps_done
+    remaining = None
+    if step_s is not None and math.isfinite(step_s):
+        evaluations_left = max(0.0, (step - done) / interval)
+        remaining = max(0, step - done) * step_s + evaluations_left * evaluation_s
+    return StopForecast(step=step, earliest=max(earliest, done), latest=total_steps,
+                        remaining_s=remaining)  # fmt: skip
+
+
+def format_forecast(forecast: StopForecast | None, total_steps: int) -> str:
+    """``"at most 11,000 steps (early stopping); likely stops near step 2,900"``."""
+    head = f"at most {total_steps:,} steps (early stopping)"
+    if forecast is None:
+        return f"{head}; too early to forecast the stop"
+    if forecast.step >= forecast.latest:
+        return f"{head}; likely runs to the end"
+    return f"{head}; likely stops near step {forecast.step:,} (not before {forecast.earliest:,})"
+
+
+def end_reason(state: RunState, patience: int | None = None) -> str:
+    """Why a run ended, in words: ``"stopped early: no validation improvement in 5
+    evaluations; best at step 2,600"``; ``""`` for a run that ran its planned total."""
+    reason = state.reason
+    if state.status == "completed" and reason == "early stopping":
+        count = patience or state.evaluations_since_best
+        best = f"; best at step {state.best_step:,}" if state.best_step else ""
+        plural = "" if count == 1 else "s"
+        return f"stopped early: no validation improvement in {count} evaluation{plural}{best}"
+    if state.status == "stopped":
+        return reason or "stopped"
+    return ""
