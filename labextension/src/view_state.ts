@@ -219,6 +219,30 @@ export function bestMetric(metrics: Metrics): { text: string } | null {
   return { text: `best ${splitName} ${featureName} ${metricName} ${formatNumber(value)}` };
 }
 
+const HEADLINE_METRICS = ['accuracy', 'mean_absolute_error', 'root_mean_squared_error', 'r2', 'roc_auc'];
+
+/**
+ * The best metric beside the trivial baseline on the same split, as core/baseline.py words it:
+ * "test churn accuracy 0.945 · always 'no': 0.865" (null when the run has no baseline yet).
+ */
+export function baselineText(run: Pick<RunSummary, 'best_metrics' | 'baseline' | 'baseline_predictors'>): string | null {
+  const metrics = run.best_metrics ?? {};
+  const split = ['test', 'validation', 'training'].find(s => metrics[s] !== undefined);
+  if (!split) {
+    return null;
+  }
+  const parts: string[] = [];
+  for (const [feature, predictor] of Object.entries(run.baseline_predictors ?? {})) {
+    const model = metrics[split]?.[feature] ?? {};
+    const base = run.baseline?.[split]?.[feature] ?? {};
+    const name = HEADLINE_METRICS.find(m => typeof model[m] === 'number' && typeof base[m] === 'number');
+    if (name) {
+      parts.push(`${split} ${feature} ${name} ${formatNumber(model[name])} · ${predictor}: ${formatNumber(base[name])}`);
+    }
+  }
+  return parts.length > 0 ? parts.join('; ') : null;
+}
+
 /** "ETA 3m 12s (2m 50s – 3m 40s)", counting down from status.json's written_at to ``now``. */
 export function etaText(run: RunSummary, now: number): string {
   const status = run.status;
@@ -267,6 +291,7 @@ export function runRow(run: RunSummary, now: number, pending: ReadonlySet<Contro
   // an ended run shows how it ended, not the alarms that were active at that moment
   const alarms = final ? [] : (run.alarms ?? []);
   const best = bestMetric(run.best_metrics);
+  const versus = baselineText(run);
   const level: Level =
     run.status === 'failed' || run.status === 'interrupted'
       ? 'alarm'
@@ -282,7 +307,7 @@ export function runRow(run: RunSummary, now: number, pending: ReadonlySet<Contro
     progress: run.status === 'completed' ? 1 : fraction(run.progress),
     progressText: progressText(run),
     etaText: etaText(run, now),
-    bestMetricText: best ? best.text : '',
+    bestMetricText: versus ? `best: ${versus}` : best ? best.text : '',
     alarmText: alarms.map(a => a.message || `${a.rule} on GPU ${a.device}`).join('; '),
     level,
     actions: {

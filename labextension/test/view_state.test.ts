@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 
 import { formatDuration, formatNumber } from '../src/format';
 import {
+  baselineText,
   bestMetric,
   etaText,
   gpuCard,
@@ -160,6 +161,26 @@ describe('best metric', () => {
   it('falls back to the first feature and metric', () => {
     expect(bestMetric({ test: { label: { accuracy: 0.9 } } })!.text).toBe('best test label accuracy 0.9');
     expect(bestMetric({})).toBeNull();
+  });
+});
+
+describe('baseline beside the best metric', () => {
+  const withBaseline = run({
+    status: 'completed',
+    best_metrics: { test: { churn: { accuracy: 0.945, loss: 0.18 } }, validation: { churn: { accuracy: 0.95 } } },
+    baseline: { test: { churn: { accuracy: 0.865 } }, validation: { churn: { accuracy: 0.86 } } },
+    baseline_predictors: { churn: "always 'no'" }
+  });
+
+  it('puts the baseline on the same split as the metric', () => {
+    expect(baselineText(withBaseline)).toBe("test churn accuracy 0.945 · always 'no': 0.865");
+    expect(runRow(withBaseline, 1000).bestMetricText).toBe("best: test churn accuracy 0.945 · always 'no': 0.865");
+  });
+
+  it('falls back to the plain best metric without a baseline', () => {
+    const plain = run({ best_metrics: { validation: { combined: { loss: 0.25 } } } });
+    expect(baselineText(plain)).toBeNull();
+    expect(runRow(plain, 1000).bestMetricText).toBe('best validation combined loss 0.25');
   });
 });
 

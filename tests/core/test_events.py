@@ -39,6 +39,11 @@ SAMPLES = [
     ev.ScheduleChanged(time=7.0, schedule=SCHEDULE, reason="early stopping"),
     ev.RunFinished(time=8.0, status="completed", step=20, best_metrics={"validation": {}}),
     ev.RunFailed(time=8.0, step=3, error_type="ValueError", message="bad", traceback="tb"),
+    ev.BaselineComputed(
+        time=0.5,
+        metrics={"test": {"churn": {"accuracy": 0.86}}},
+        predictors={"churn": "always 'no'"},
+    ),
 ]
 
 
