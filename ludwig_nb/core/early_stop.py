@@ -118,14 +118,14 @@ def forecast_stop(
     else:
         plateau = tau * math.log(gain_factor / threshold)
     likely = round(max(plateau, xs[last]) + window)
-    step = max(earliest, min(total_steps, likely))
     done = int(xs[-1]) if steps_done is None else steps_done
+    earliest = min(total_steps, max(earliest, done))
+    step = max(earliest, min(total_steps, likely))
     remaining = None
     if step_s is not None and math.isfinite(step_s):
         evaluations_left = max(0.0, (step - done) / interval)
         remaining = max(0, step - done) * step_s + evaluations_left * evaluation_s
-    return StopForecast(step=step, earliest=max(earliest, done), latest=total_steps,
-                        remaining_s=remaining)  # fmt: skip
+    return StopForecast(step=step, earliest=earliest, latest=total_steps, remaining_s=remaining)
 
 
 def format_forecast(forecast: StopForecast | None, total_steps: int) -> str:
