@@ -13,13 +13,16 @@ and evaluation times are parameters; nothing reads a clock.
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import math
 import statistics
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
+from ludwig_nb.core import events as ev
 from ludwig_nb.core.state import RunState
 
-__all__ = ["StopForecast", "end_reason", "forecast_stop", "format_forecast"]
+__all__ = ["EarlyStopWatch", "StopForecast", "end_reason", "forecast_stop", "format_forecast"]
 
 _MIN_EVALUATIONS = 4  # fewer points than this do not show a trend
 _NOISE_FACTOR = 0.5  # the trend must beat the best by this many noise sigmas to count
@@ -102,7 +105,7 @@ def forecast_stop(
         return None
     xs = [float(s) for s, _ in pairs]
     ys = [-v if higher_is_better else v for _, v in pairs]
-    interval = statistics.median(b - a for a, b in zip(xs, xs[1:], strict=False))
+    interval = statistics.median(b - a for a, b in itertools.pairwise(xs))
     if interval <= 0:
         return None
     window = patience * interval
@@ -113,10 +116,9 @@ def forecast_stop(
     noise = statistics.pstdev(residuals) if len(residuals) > 1 else 0.0
     gain_factor = a * (1 - math.exp(-window / tau))  # trend gain over one patience window
     threshold = max(noise * _NOISE_FACTOR, 1e-12 * max(1.0, abs(c)))
-    if gain_factor <= threshold:
-        plateau = xs[last]  # the trend has nothing left to give: the best stands
-    else:
-        plateau = tau * math.log(gain_factor / threshold)
+    # where the trend stops beating the best by more than the noise within one window
+    # (when it has nothing left to give, the best stands)
+    plateau = xs[last] if gain_factor <= threshold else tau * math.log(gain_factor / threshold)
     likely = round(max(plateau, xs[last]) + window)
     done = int(xs[-1]) if steps_done is None else steps_done
     earliest = min(total_steps, max(earliest, done))
@@ -150,3 +152,82 @@ def end_reason(state: RunState, patience: int | None = None) -> str:
     if state.status == "stopped":
         return reason or "stopped"
     return ""
+
+
+#: Ludwig's default validation metric per output type (what early stopping watches)
+_DEFAULT_METRIC = {
+    "binary": "roc_auc",
+    "category": "accuracy",
+    "number": "mean_squared_error",
+    "set": "jaccard",
+    "vector": "mean_squared_error",
+}
+_LOWER_IS_BETTER = frozenset(
+    {"loss", "mean_squared_error", "mean_absolute_error", "root_mean_squared_error"}
+)
+
+
+def _patience(trainer: Mapping[str, Any]) -> int:
+    value = trainer.get("early_stop", 5)
+    return int(value) if isinstance(value, int) and not isinstance(value, bool) else 5
+
+
+class EarlyStopWatch:
+    """Follows a run's evaluations and forecasts its early stop.
+
+    ``config``: the rendered Ludwig config (``trainer.early_stop``, ``validation_field``,
+    ``validation_metric``, as Ludwig defines them). :attr:`active` is False when early
+    stopping is off or nothing is known about the config.
+    """
+
+    def __init__(self, config: Mapping[str, Any] | None) -> None:
+        config = config or {}
+        trainer = config.get("trainer") or {}
+        outputs = config.get("output_features") or []
+        self.patience = _patience(trainer) if outputs else 0
+        self.feature = str(
+            trainer.get("validation_field") or (outputs[0]["name"] if outputs else "")
+        )
+        kind = next((f.get("type") for f in outputs if f.get("name") == self.feature), None)
+        self.metric = str(
+            trainer.get("validation_metric") or _DEFAULT_METRIC.get(str(kind), "loss")
+        )
+        self.steps: list[int] = []
+        self.values: list[float] = []
+        self._eval_seconds: list[float] = []
+        self.has_validation = False
+
+    @property
+    def active(self) -> bool:
+        """Early stopping is on (it also needs a validation split, seen at the first
+        evaluation)."""
+        return self.patience > 0 and (self.has_validation or not self.steps)
+
+    def observe(self, event: ev.Event) -> None:
+        if not isinstance(event, ev.EvaluationFinished):
+            return
+        split = event.metrics.get("validation")
+        self.has_validation = self.has_validation or isinstance(split, Mapping)
+        if not isinstance(split, Mapping):
+            return
+        value = (split.get(self.feature) or {}).get(self.metric)
+        if value is None:  # the engine falls back to the combined loss, and so do we
+            value = (split.get("combined") or {}).get("loss")
+            self.metric = "loss" if value is not None else self.metric
+        if isinstance(value, int | float) and not isinstance(value, bool):
+            self.steps.append(event.step + 1)
+            self.values.append(float(value))
+            self._eval_seconds.append(max(0.0, event.time - event.start_time))
+
+    def forecast(
+        self, steps_done: int, total_steps: int, step_s: float | None = None
+    ) -> StopForecast | None:
+        """:func:`forecast_stop` over what was seen; ``step_s``: seconds per step."""
+        if not self.active:
+            return None
+        evaluation_s = statistics.fmean(self._eval_seconds) if self._eval_seconds else 0.0
+        return forecast_stop(
+            self.steps, self.values, patience=self.patience, total_steps=total_steps,
+            higher_is_better=self.metric not in _LOWER_IS_BETTER, steps_done=steps_done,
+            step_s=step_s, evaluation_s=evaluation_s,
+        )  # fmt: skip

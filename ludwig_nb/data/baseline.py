@@ -35,7 +35,7 @@ def _majority(train: pd.Series) -> str | None:
     if counts.empty:
         return None
     top = counts.max()
-    return str(min(label for label, n in counts.items() if n == top))  # ties: first by name
+    return min(str(label) for label, n in counts.items() if n == top)  # ties: first by name
 
 
 def _class_metrics(values: pd.Series, majority: str, kind: str) -> dict[str, float]:

@@ -223,6 +223,11 @@ class Run:
         return not self._done.is_set()
 
     @property
+    def config(self) -> dict[str, Any]:
+        """The fully rendered config this run trains (read it, do not change it)."""
+        return self._job.config
+
+    @property
     def state(self) -> RunState:
         with self._lock:
             return self._state

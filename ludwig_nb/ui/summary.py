@@ -68,11 +68,11 @@ def metrics_table_html(
                 rows.setdefault((feature, name), {})[split] = value
     if not rows:
         return ""
-    split = headline_split(metrics)
-    base = _baseline_cells(baseline or {}, predictors or {}, split)
+    lead = headline_split(metrics)
+    base = _baseline_cells(baseline or {}, predictors or {}, lead)
     head = "".join(f"<th>{html.escape(s)}</th>" for s in splits)
     if base:
-        head += f"<th>trivial baseline ({html.escape(split or '')})</th>"
+        head += f"<th>trivial baseline ({html.escape(lead or '')})</th>"
     body = "".join(
         f"<tr><td>{html.escape(feature)}</td><td>{html.escape(name)}</td>"
         + "".join(f"<td>{format_metric(values.get(s))}</td>" for s in splits)
