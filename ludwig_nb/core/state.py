@@ -52,6 +52,7 @@ class RunState:
     baseline_predictors: Mapping[str, str] = dataclasses.field(default_factory=dict)
     best_step: int | None = None  # steps done at the best evaluation
     evaluations_since_best: int = 0  # evaluations in a row without improvement
+    phase_detail: str = ""  # what the current phase is doing ("5,000 rows · 8 inputs")
 
     @property
     def progress(self) -> float:
@@ -113,7 +114,9 @@ def _changes(state: RunState, event: ev.Event) -> dict[str, Any]:
     if isinstance(event, ev.PhaseChanged):
         if state.is_final:
             return {}
-        return {"status": event.phase}
+        same = event.phase == state.status
+        detail = event.detail or (state.phase_detail if same else "")
+        return {"status": event.phase, "phase_detail": detail}
     if isinstance(event, ev.StepFinished):
         return {
             "step": event.step + 1,

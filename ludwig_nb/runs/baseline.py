@@ -13,7 +13,7 @@ from typing import Any
 from ludwig_nb.core import events as ev
 from ludwig_nb.engines.base import TrainJob
 
-__all__ = ["baseline_event", "job_seed"]
+__all__ = ["baseline_event", "job_seed", "preprocessing_detail"]
 
 log = logging.getLogger(__name__)
 
@@ -57,3 +57,18 @@ def baseline_event(job: TrainJob, clock: Callable[[], float]) -> ev.BaselineComp
     if not metrics:
         return None
     return ev.BaselineComputed(time=clock(), metrics=metrics, predictors=predictors)
+
+
+def preprocessing_detail(job: TrainJob) -> str:
+    """``"5,000 rows · 8 input features, 1 output"`` for the preprocessing phase."""
+    rows = None
+    data = job.dataset
+    if isinstance(data, dict):
+        rows = sum(len(frame) for frame in data.values() if hasattr(frame, "__len__"))
+    elif hasattr(data, "__len__") and not isinstance(data, str):
+        rows = len(data)
+    inputs = len(job.config.get("input_features") or [])
+    outputs = len(job.config.get("output_features") or [])
+    plural = "" if outputs == 1 else "s"
+    features = f"{inputs} input features, {outputs} output{plural}"
+    return f"{rows:,} rows · {features}" if rows is not None else features

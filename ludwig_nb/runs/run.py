@@ -130,8 +130,12 @@ class Run:
                     log.exception("ludwig_nb: a finish callback of run %s failed", self.id)
 
     def _emit_baseline(self) -> None:
-        from ludwig_nb.runs.baseline import baseline_event
+        """Say what preprocessing works on, then the trivial baseline (both before the
+        engine starts, so the dashboard has something true to show at once)."""
+        from ludwig_nb.runs.baseline import baseline_event, preprocessing_detail
 
+        detail = preprocessing_detail(self._job)
+        self.emit(ev.PhaseChanged(time=self._clock(), phase="preprocessing", detail=detail))
         event = baseline_event(self._job, self._clock)
         if event is not None:
             self.emit(event)

@@ -12,6 +12,7 @@ then swaps the widget for a static summary, see ``ui/show.py``).
 from __future__ import annotations
 
 import contextlib
+import html
 import threading
 import time
 from collections.abc import Callable
@@ -28,6 +29,7 @@ from ludwig_nb.ui.formatting import (
     STATUS_COLORS,
     alarm_banner_html,
     error_html,
+    eta_line,
     format_throughput,
     header_html,
     progress_text,
@@ -73,7 +75,7 @@ class Dashboard:
         self._traceback = ""
         self.state = RunState(run_id=run.id, name=run.name, engine=run.engine_name)
         self.curves = CurveData(max_points)
-        self.eta = EtaText()
+        self.eta = EtaText(config=getattr(run, "config", None))
         self.throughput = ThroughputMeter()
         self.frames = 0
         self._build_widgets()
@@ -192,7 +194,11 @@ class Dashboard:
             },
             self.progress_label: {"value": progress_text(state)},
             self.eta_label: {"value": self._eta_html(state)},
-            self.throughput_label: {"value": format_throughput(self.throughput.samples_per_s)},
+            self.throughput_label: {
+                "value": ""
+                if state.status == "paused" or final
+                else format_throughput(self.throughput.samples_per_s)
+            },
             self.pause_button: {
                 "disabled": state.status not in _ACTIVE or state.status == "paused"
             },
@@ -215,13 +221,7 @@ class Dashboard:
         return writes
 
     def _eta_html(self, state: RunState) -> str:
-        if state.status == "completed":
-            return "done"
-        if state.is_final:
-            return state.status
-        if state.status == "paused":
-            return f"paused · ETA {self.eta.text}"
-        return f"ETA {self.eta.text}"
+        return html.escape(eta_line(state, self.eta.text))
 
     def _gauge_writes(self) -> Writes:
         """The GPU (or host CPU/RAM) gauge row from the sampler's latest snapshot."""

@@ -202,3 +202,39 @@ def test_summary_html_after_completion(run: FakeRun, clock: FakeClock) -> None:
     assert "0.9" in html and "accuracy" in html
     assert "took 12 s" in html
     assert str(run.directory) in html
+
+
+def test_preprocessing_says_what_it_works_on(run: FakeRun, clock: FakeClock) -> None:
+    dash = Dashboard(run, clock=clock)
+    run.emit(
+        ev.PhaseChanged(time=T0, phase="preprocessing", detail="5,000 rows · 8 input features")
+    )
+    dash.refresh(now=1.0)
+    assert dash.progress_label.value == "preprocessing 5,000 rows · 8 input features"
+    assert "step 0" not in dash.progress_label.value
+    assert dash.eta_label.value == "ETA after the first steps"
+
+
+def test_a_pause_is_said_in_words_and_freezes_the_estimate(run: FakeRun, clock: FakeClock) -> None:
+    dash = Dashboard(run, clock=clock)
+    run.emit(started(run), *steps(0, 40, T0))
+    clock.now = T0 + 4.0
+    dash.refresh(now=1.0)
+    before = dash.eta.text
+    assert "samples/s" in dash.throughput_label.value
+    run.emit(ev.Paused(time=T0 + 4.0, step=40, reason="user"))
+    clock.now = T0 + 60.0  # a minute paused: a live estimate would have moved on
+    dash.refresh(now=5.0)
+    assert "paused by you" in dash.header.value
+    assert dash.eta_label.value == f"paused · estimate frozen: {before}".replace("'", "&#x27;")
+    assert dash.throughput_label.value == ""
+
+
+def test_early_stopping_shows_the_total_as_a_bound(clock: FakeClock) -> None:
+    run = FakeRun()
+    run.config = {"output_features": [{"name": "label", "type": "category"}], "trainer": {}}
+    dash = Dashboard(run, clock=clock)
+    run.emit(started(run), *steps(0, 40, T0))
+    clock.now = T0 + 4.0
+    dash.refresh(now=1.0)
+    assert "at most 100 steps (early stopping)" in dash.eta_label.value
