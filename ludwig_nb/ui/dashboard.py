@@ -97,6 +97,14 @@ class Dashboard:
         self.resume_button.on_click(lambda _: self.run.resume())
         self.stop_button.on_click(lambda _: self.run.stop())
         self.log_toggle.observe(self._on_log_toggle, names="value")
+        self.x_toggle = widgets.ToggleButtons(
+            options=[("step", "step"), ("epoch", "epoch"), ("time", "time")],
+            value="step",
+            tooltips=["steps done", "epochs", "elapsed time (s)"],
+            style={"button_width": "56px"},
+        )
+        self.x_toggle.observe(self._on_x_toggle, names="value")
+        self._x_requested = "step"
         self.alarms = widgets.HTML("")
         self.mini_gauges = MiniGauges(getattr(self.run, "device_index", None))
         self.gauges = self.mini_gauges.widget
@@ -109,11 +117,17 @@ class Dashboard:
                 widgets.HBox([self.progress, self.progress_label]),
                 widgets.HBox([self.eta_label, self.throughput_label]),
                 widgets.HBox(
-                    [self.pause_button, self.resume_button, self.stop_button, self.log_toggle]
+                    [
+                        self.pause_button,
+                        self.resume_button,
+                        self.stop_button,
+                        self.log_toggle,
+                        self.x_toggle,
+                    ]
                 ),
                 self.alarms,
                 self.gauges,
-                widgets.HBox([self.loss_chart.figure, self.metric_chart.figure]),
+                widgets.HBox([self.loss_chart.widget, self.metric_chart.widget]),
                 self.error,
             ],
             layout=widgets.Layout(border="1px solid #ddd", padding="4px"),
@@ -133,6 +147,7 @@ class Dashboard:
             (self.resume_button, "lnb-resume"),
             (self.stop_button, "lnb-stop"),
             (self.log_toggle, "lnb-log"),
+            (self.x_toggle, "lnb-x-axis"),
             (self.alarms, "lnb-alarms"),
             (self.gauges, "lnb-gauges"),
             (self.error, "lnb-error-box"),
@@ -142,6 +157,9 @@ class Dashboard:
     def _on_log_toggle(self, change: dict[str, Any]) -> None:
         # runs on the kernel's main thread: only record the wish; the next frame applies it
         self._log_requested = bool(change["new"])
+
+    def _on_x_toggle(self, change: dict[str, Any]) -> None:
+        self._x_requested = str(change["new"])
 
     # -- view protocol ---------------------------------------------------------------
     @property
@@ -212,11 +230,14 @@ class Dashboard:
             traceback = self._traceback or getattr(self.run, "traceback_text", "")
             writes[self.error] = {"value": error_html(state.error or state.reason, traceback)}
             writes[self.widget.layout] = {"border": f"2px solid {color}"}
+        x_mode = self._x_requested
         _merge(writes, self.loss_chart.scale_writes(self._log_requested))
-        _merge(writes, self.loss_chart.writes(self.curves.loss_curves()))
+        _merge(writes, self.loss_chart.writes(self.curves.loss_curves(x_mode), x_mode=x_mode))
         _merge(
             writes,
-            self.metric_chart.writes(self.curves.metric_curves(), title=self.curves.metric_label),
+            self.metric_chart.writes(
+                self.curves.metric_curves(x_mode), title=self.curves.metric_label, x_mode=x_mode
+            ),
         )
         return writes
 
