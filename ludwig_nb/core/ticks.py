@@ -20,10 +20,10 @@ Ticks = tuple[list[float], float, float]
 def _nice_step(span: float, max_ticks: int) -> float:
     raw = span / max(1, max_ticks - 1)
     power = 10 ** math.floor(math.log10(raw))
-    for factor in (1, 2, 2.5, 5, 10):
+    for factor in (1.0, 2.0, 2.5, 5.0, 10.0):
         if factor * power >= raw:
-            return factor * power
-    return 10 * power
+            return float(factor * power)
+    return float(10 * power)
 
 
 def nice_ticks(
@@ -121,7 +121,8 @@ def ema(values: list[float], span: float) -> list[float]:
     """Exponential moving average with TensorBoard's debiasing (the first points are not
     pulled toward zero); ``span`` points ≈ the window (weight ``1 - 2 / (span + 1)``)."""
     weight = 1.0 - 2.0 / (max(1.0, span) + 1.0)
-    out, last, count = [], 0.0, 0
+    out: list[float] = []
+    last, count = 0.0, 0
     for value in values:
         if not math.isfinite(value):
             out.append(out[-1] if out else value)
