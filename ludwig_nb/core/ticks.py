@@ -1,7 +1,7 @@
 """Axis ticks people can read: round numbers, few of them, inside the data's range (pure).
 
 :func:`nice_ticks` gives 1-2-5 steps (``0, 500, 1,000, 1,500``) over a linear range and
-:func:`log_ticks` decades (with 2 and 5 between them when the range spans few decades).
+:func:`log_ticks` decades (with 2 and 5, or 3, between them when the range spans few decades).
 Both return the axis range too, widened to the outer ticks, so that no data point falls
 outside the axis and the first and last labels sit on the axis ends. :func:`tick_label`
 writes one tick with as many decimals as the step needs (``"0.25"``, ``"2,000"``, ``"1e-05"``).
@@ -79,8 +79,8 @@ def _clean(value: float, step: float) -> float:
 
 
 def log_ticks(low: float, high: float, max_ticks: int = 6) -> Ticks:
-    """Ticks for a log axis over ``[low, high]`` (both > 0): decades, plus 2 and 5 when
-    fewer than three decades are spanned. Raises ``ValueError`` for a bound <= 0."""
+    """Ticks for a log axis over ``[low, high]`` (both > 0): decades, plus 2 and 5 within
+    1.2 decades, or 3 within three. Raises ``ValueError`` for a bound <= 0."""
     if not (low > 0 and high > 0) or not (math.isfinite(low) and math.isfinite(high)):
         raise ValueError("a log axis needs positive, finite bounds")
     if high < low:
@@ -89,8 +89,10 @@ def log_ticks(low: float, high: float, max_ticks: int = 6) -> Ticks:
     if last == first:
         last += 1
     decades = last - first
-    factors = (1, 2, 5) if decades < 3 else (1,)
+    span = math.log10(high / low)
+    factors: tuple[float, ...] = (1, 2, 5) if span < 1.2 else (1, 3) if span < 3 else (1,)
     every = max(1, math.ceil((decades + 1) / max_ticks))
+    last += (-(last - first)) % every  # the top decade must be one that gets a tick
     candidates = [
         f * 10.0**d for d in range(first, last + 1) if (d - first) % every == 0 for f in factors
     ]
