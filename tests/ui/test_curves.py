@@ -40,9 +40,13 @@ def test_the_smoothed_loss_is_a_debiased_ema_that_follows_the_level() -> None:
     curves = CurveData(max_points=10_000)
     for i in range(400):
         level = 1.0 if i < 200 else 0.5
-        curves.observe(ev.StepFinished(time=T0 + i, step=i, epoch=0, start_time=T0 + i - 0.5,
-                                       batch_size=8, loss=level + rng.uniform(-0.3, 0.3)))  # fmt: skip
-    xs, raw = curves.loss_curves()["train"]
+        loss = level + rng.uniform(-0.3, 0.3)
+        curves.observe(
+            ev.StepFinished(
+                time=T0 + i, step=i, epoch=0, start_time=T0 + i, batch_size=8, loss=loss
+            )
+        )
+    _, raw = curves.loss_curves()["train"]
     _, smooth = curves.loss_curves()["train (smoothed)"]
     assert abs(smooth[0] - raw[0]) < 1e-9  # debiased: the first point is not pulled to 0
     spread = lambda v: max(v) - min(v)  # noqa: E731
