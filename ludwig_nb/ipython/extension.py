@@ -10,8 +10,10 @@ __all__ = ["load", "unload"]
 
 def load(ipython: Any) -> None:
     from ludwig_nb.ipython.magics import LudwigMagics
+    from ludwig_nb.ipython.warmup import warm_imports
 
     ipython.register_magics(LudwigMagics)
+    warm_imports()  # so the first cell's dashboard shows within a second
     with contextlib.suppress(ImportError):
         from ludwig_nb.ipython.gpu_watch import GpuWatchMagics
 

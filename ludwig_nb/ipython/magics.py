@@ -72,12 +72,13 @@ class LudwigMagics(Magics):
         if args.estimate:
             self._estimate(config, dataset, args)
             return
+        import ludwig_nb.ui.dashboard  # noqa: F401  (loaded before the worker loads torch)
+        from ludwig_nb.ui import show_run
+
         run = self._train(config, dataset, args, engine)
         if args.name:
             self._user_ns[args.name] = run
         self._user_ns["_ludwig_run"] = run
-        from ludwig_nb.ui import show_run
-
         show_run(run, fps=self.frame_rate, block=args.wait, sampler=run.sampler)
         if args.wait:
             run.wait()
