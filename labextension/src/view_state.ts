@@ -41,6 +41,8 @@ export interface Card {
 export interface RunRow {
   id: string;
   name: string;
+  /** the group heading the row sits under: its notebook, its kernel, or "other processes" */
+  group: string;
   /** the notebook's file name (or the kernel id) */
   where: string;
   /** the notebook's full path, for the tooltip */
@@ -301,6 +303,7 @@ export function runRow(run: RunSummary, now: number, pending: ReadonlySet<Contro
   return {
     id: run.run_id,
     name: run.name,
+    group: groupName(run),
     where: run.notebook ? basename(run.notebook) : run.kernel ? `kernel ${run.kernel}` : '',
     whereTitle: run.notebook ?? '',
     status: run.status,
@@ -329,4 +332,56 @@ export function gpuSection(
   const hostCardValue = gpuCards.length === 0 && reply.host ? hostCard(reply.host) : null;
   const gpuMessage = gpuCards.length === 0 ? (reply.reason ? `No GPU: ${reply.reason}` : 'No GPU') : '';
   return { gpuCards, hostCard: hostCardValue, gpuMessage };
+}
+
+/** Which runs the list shows: live ones, this notebook's, or all. */
+export type RunFilter = 'live' | 'notebook' | 'all';
+
+export interface RunListOptions {
+  filter: RunFilter;
+  hideFinished: boolean;
+  /** path of the notebook in focus (relative to the server root), for the "notebook" filter */
+  notebook: string | null;
+}
+
+export const DEFAULT_RUN_LIST: RunListOptions = { filter: 'all', hideFinished: false, notebook: null };
+
+/** A run whose process is alive and which has not ended. */
+export function isLive(run: RunSummary): boolean {
+  return run.alive && !FINAL_STATUSES.has(run.status);
+}
+
+function groupKey(run: RunSummary): string {
+  return run.notebook ?? (run.kernel ? `kernel ${run.kernel}` : '');
+}
+
+function groupName(run: RunSummary): string {
+  return run.notebook ? basename(run.notebook) : run.kernel ? `kernel ${run.kernel}` : 'other processes';
+}
+
+/**
+ * The runs to list, in a stable order: live runs first, then by notebook (grouped), then
+ * by start time and id, so that rows never swap places between refreshes.
+ */
+export function runList(runs: RunSummary[], options: RunListOptions = DEFAULT_RUN_LIST): RunSummary[] {
+  const kept = runs.filter(run => {
+    if (options.hideFinished && !isLive(run)) {
+      return false;
+    }
+    if (options.filter === 'live') {
+      return isLive(run);
+    }
+    if (options.filter === 'notebook') {
+      return options.notebook !== null && run.notebook === options.notebook;
+    }
+    return true;
+  });
+  const rank = (run: RunSummary) => (isLive(run) ? 0 : 1);
+  return kept.sort(
+    (a, b) =>
+      rank(a) - rank(b) ||
+      groupKey(a).localeCompare(groupKey(b)) ||
+      (a.started_at ?? 0) - (b.started_at ?? 0) ||
+      a.run_id.localeCompare(b.run_id)
+  );
 }

@@ -3,6 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { formatDuration, formatNumber } from '../src/format';
 import {
   baselineText,
+  RunListOptions,
+  runList,
   bestMetric,
   etaText,
   gpuCard,
@@ -211,5 +213,31 @@ describe('where a run comes from', () => {
 
   it('falls back to the kernel id', () => {
     expect(runRow(run({ notebook: null, kernel: 'abc' }), 0).where).toBe('kernel abc');
+  });
+});
+
+describe('run list', () => {
+  const runs = [
+    run({ run_id: 'c', name: 'old', notebook: 'b.ipynb', status: 'completed', started_at: 100 }),
+    run({ run_id: 'b', name: 'other', notebook: 'b.ipynb', status: 'training', started_at: 300 }),
+    run({ run_id: 'a', name: 'mine', notebook: 'a.ipynb', status: 'training', started_at: 400 }),
+    run({ run_id: 'd', name: 'dead', notebook: 'a.ipynb', status: 'interrupted', alive: false, started_at: 50 })
+  ];
+
+  it('puts live runs first, grouped by notebook, in a stable order', () => {
+    const ids = runList([...runs]).map(r => r.run_id);
+    expect(ids).toEqual(['a', 'b', 'd', 'c']);
+    expect(runList([...runs].reverse()).map(r => r.run_id)).toEqual(ids); // order-independent
+    expect(runRow(runs[2], 1000).group).toBe('a.ipynb');
+  });
+
+  it('filters live / this notebook / all and hides finished runs', () => {
+    const ids = (options: Partial<RunListOptions>) =>
+      runList([...runs], { filter: 'all', hideFinished: false, notebook: null, ...options }).map(r => r.run_id);
+    expect(ids({ filter: 'live' })).toEqual(['a', 'b']);
+    expect(ids({ filter: 'notebook', notebook: 'b.ipynb' })).toEqual(['b', 'c']);
+    expect(ids({ filter: 'notebook', notebook: 'b.ipynb', hideFinished: true })).toEqual(['b']);
+    expect(ids({ hideFinished: true })).toEqual(['a', 'b']);
+    expect(ids({ filter: 'notebook' })).toEqual([]);
   });
 });
