@@ -101,7 +101,7 @@ class Dashboard:
             options=[("step", "step"), ("epoch", "epoch"), ("time", "time")],
             value="step",
             tooltips=["steps done", "epochs", "elapsed time (s)"],
-            style={"button_width": "56px"},
+            style={"button_width": "64px"},
         )
         self.x_toggle.observe(self._on_x_toggle, names="value")
         self._x_requested = "step"

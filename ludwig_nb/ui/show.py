@@ -34,6 +34,12 @@ from typing import Any
 
 from ludwig_nb.ui.pump import Pump
 
+# The dashboard's modules (ipywidgets, bqplot) load with this one, i.e. before a run's
+# worker starts loading torch: loaded after it, they took seconds, fighting it for the
+# interpreter, and the first dashboard came late.
+with contextlib.suppress(ImportError):
+    import ludwig_nb.ui.dashboard  # noqa: F401
+
 __all__ = ["detect_mode", "shared_pump", "show_run", "show_view", "shutdown"]
 
 MODES = ("auto", "widgets", "colab", "text")

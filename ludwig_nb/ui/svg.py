@@ -60,7 +60,7 @@ def svg_line_chart(
     series = {name: pts for name, pts in series.items() if pts}
     left, right, top = 52, 16, 22
     legend_h = 16 * ((len(series) + 2) // 3) if series else 0
-    bottom = 34 + legend_h
+    bottom = 42 + legend_h
     plot_w, plot_h = width - left - right, height - top - bottom
     head = (
         f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
@@ -123,7 +123,7 @@ def svg_line_chart(
                 f'points="{coords}"/>'
             )
         lx = left + (i % 3) * (plot_w / 3)
-        ly = top + plot_h + 32 + 16 * (i // 3)
+        ly = top + plot_h + 44 + 16 * (i // 3)
         label = "train (raw)" if name == "train" else name
         fill_opacity = ' fill-opacity="0.3"' if name == "train" else ""
         parts.append(

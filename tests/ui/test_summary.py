@@ -124,3 +124,25 @@ def test_svg_chart_log_scale_and_empty() -> None:
     assert "<circle" in one
     state = dataclasses.replace(reduce_all(_finished_run()[0]), best_metrics={})
     assert "latest evaluation" in summary_html(state, CurveData())
+
+
+def test_svg_chart_has_round_ticks_inside_and_the_legend_under_the_plot() -> None:
+    xs = list(range(1, 2586))
+    svg = svg_line_chart(
+        {"train": (xs, [1 / x for x in xs]), "validation": ([500, 1000, 2585], [0.3, 0.2, 0.25])},
+        title="loss",
+    )
+    root = ET.fromstring(svg)
+    ns = "{http://www.w3.org/2000/svg}"
+    width, height = float(root.get("width")), float(root.get("height"))
+    ticks = [t for t in root.iter(f"{ns}text") if "lnb-tick" in (t.get("class") or "")]
+    x_ticks = [t.text for t in ticks if "lnb-x-tick" in t.get("class")]
+    assert x_ticks == ["0", "1,000", "2,000"]  # round, from 0, the last label not clipped
+    for tick in ticks:
+        float(tick.text.replace(",", ""))  # a number
+        assert 0 <= float(tick.get("x")) <= width and 0 <= float(tick.get("y")) <= height
+    (plot,) = [r for r in root.iter(f"{ns}rect") if r.get("class") == "lnb-plot-area"]
+    plot_bottom = float(plot.get("y")) + float(plot.get("height"))
+    legend = [g for g in root.iter(f"{ns}g") if g.get("class") == "lnb-legend-item"]
+    assert [g.find(f"{ns}text").text for g in legend] == ["train (raw)", "validation"]
+    assert all(float(g.find(f"{ns}rect").get("y")) > plot_bottom + 20 for g in legend)
