@@ -245,11 +245,24 @@ export function baselineText(run: Pick<RunSummary, 'best_metrics' | 'baseline' |
   return parts.length > 0 ? parts.join('; ') : null;
 }
 
+/** Why a run is paused, in words (core/status_text.py says the same in Python). */
+export function pauseText(run: Pick<RunSummary, 'pause_reason' | 'alarms'>): string {
+  const reason = run.pause_reason || 'user';
+  if (reason.startsWith('alarm:')) {
+    const rule = reason.slice('alarm:'.length);
+    const alarm = (run.alarms ?? []).find(a => a.rule === rule);
+    const message = alarm?.message?.replace(/: (pause|warn|stop)$/, '');
+    return message ? `paused: ${message}; resumes when it clears` : `paused by the alarm ${rule}`;
+  }
+  const sources: Record<string, string> = { user: 'paused by you', control_file: 'paused from the sidebar' };
+  return sources[reason] ?? `paused (${reason})`;
+}
+
 /** "ETA 3m 12s (2m 50s – 3m 40s)", counting down from status.json's written_at to ``now``. */
 export function etaText(run: RunSummary, now: number): string {
   const status = run.status;
   if (status === 'paused') {
-    return run.pause_reason ? `paused (${run.pause_reason})` : 'paused';
+    return pauseText(run);
   }
   if (FINAL_STATUSES.has(status)) {
     const when = run.finished_at ? ` after ${formatDuration(run.finished_at - (run.started_at ?? run.finished_at))}` : '';

@@ -5,6 +5,7 @@ import {
   baselineText,
   RunListOptions,
   runList,
+  pauseText,
   bestMetric,
   etaText,
   gpuCard,
@@ -239,5 +240,16 @@ describe('run list', () => {
     expect(ids({ filter: 'notebook', notebook: 'b.ipynb', hideFinished: true })).toEqual(['b']);
     expect(ids({ hideFinished: true })).toEqual(['a', 'b']);
     expect(ids({ filter: 'notebook' })).toEqual([]);
+  });
+});
+
+describe('pause in words', () => {
+  it('names the alarm, not its rule', () => {
+    const alarm = { rule: 'temperature>=slowdown-5', device: 0, value: 88, threshold: 83, action: 'pause',
+                    message: 'GPU 0 at 88°C (alarm at 83°C): pause', time: 1 };
+    const paused = run({ status: 'paused', pause_reason: 'alarm:temperature>=slowdown-5', alarms: [alarm] });
+    expect(pauseText(paused)).toBe('paused: GPU 0 at 88°C (alarm at 83°C); resumes when it clears');
+    expect(etaText(paused, 1000)).not.toContain('alarm:temperature');
+    expect(pauseText(run({ status: 'paused', pause_reason: 'user' }))).toBe('paused by you');
   });
 });
