@@ -359,6 +359,18 @@ export interface RunListOptions {
 
 export const DEFAULT_RUN_LIST: RunListOptions = { filter: 'all', hideFinished: false, notebook: null };
 
+/**
+ * The kernel knows its notebook as an absolute path (JPY_SESSION_NAME = the kernel's cwd +
+ * the file name), the front end as a path relative to the server root.
+ */
+function sameNotebook(kernelPath: string | null, relative: string): boolean {
+  if (!kernelPath) {
+    return false;
+  }
+  const normal = kernelPath.replace(/\\/g, '/');
+  return normal === relative || normal.endsWith(`/${relative}`);
+}
+
 /** A run whose process is alive and which has not ended. */
 export function isLive(run: RunSummary): boolean {
   return run.alive && !FINAL_STATUSES.has(run.status);
@@ -385,7 +397,7 @@ export function runList(runs: RunSummary[], options: RunListOptions = DEFAULT_RU
       return isLive(run);
     }
     if (options.filter === 'notebook') {
-      return options.notebook !== null && run.notebook === options.notebook;
+      return options.notebook !== null && sameNotebook(run.notebook, options.notebook);
     }
     return true;
   });

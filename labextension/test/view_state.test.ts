@@ -240,6 +240,10 @@ describe('run list', () => {
     expect(ids({ filter: 'notebook', notebook: 'b.ipynb', hideFinished: true })).toEqual(['b']);
     expect(ids({ hideFinished: true })).toEqual(['a', 'b']);
     expect(ids({ filter: 'notebook' })).toEqual([]);
+    const absolute = [run({ run_id: 'x', notebook: '/srv/root/work/a.ipynb' })];
+    expect(runList(absolute, { filter: 'notebook', hideFinished: false, notebook: 'work/a.ipynb' })).toHaveLength(1);
+    expect(runList(absolute, { filter: 'notebook', hideFinished: false, notebook: 'a.ipynb' })).toHaveLength(1);
+    expect(runList(absolute, { filter: 'notebook', hideFinished: false, notebook: 'b/a.ipynb' })).toHaveLength(0);
   });
 });
 

@@ -28,16 +28,21 @@ from typing import Any
 import bqplot as bq
 import ipywidgets as widgets
 
-from ludwig_nb.core.ticks import log_ticks, nice_ticks, tick_label
+from ludwig_nb.core.ticks import log_ticks, nice_ticks
 from ludwig_nb.ui.curves import SMOOTHED, Curve
 from ludwig_nb.ui.svg import CURVE_COLORS
 
-__all__ = ["X_LABELS", "CurveChart", "Writes"]
+__all__ = ["TICK_FORMAT", "X_LABELS", "CurveChart", "Writes"]
 
 #: what a view wants written this frame: widget -> {trait name: value}
 Writes = dict[Any, dict[str, Any]]
 
 _EXTRA_COLORS = ("#9467bd", "#8c564b", "#e377c2")
+#: one tick format for every axis, set once: round ticks need at most four significant
+#: digits, "~" drops trailing zeros, "," groups thousands ("1,000", "0.25", "0.875").
+#: (A format rewritten as the range changes was not always picked up by bqplot's view:
+#: 0.25-steps were labelled 0.3.)
+TICK_FORMAT = ",.4~r"
 #: x axis mode -> its label
 X_LABELS = {"step": "step", "epoch": "epoch", "time": "elapsed (s)"}
 
@@ -61,7 +66,9 @@ class _Marks:
     def __init__(self, x_scale: bq.Scale, y_scale: bq.Scale, y_label: str, visible: bool) -> None:
         self.x_scale, self.y_scale = x_scale, y_scale
         self.axis = bq.Axis(scale=y_scale, label=y_label, side="left", visible=visible,
-                            label_offset="42px", grid_lines="dashed")  # fmt: skip
+                            label_offset="42px", grid_lines="dashed",
+                            tick_format=".3~g" if isinstance(y_scale, bq.LogScale)
+                            else TICK_FORMAT)  # fmt: skip
         self.lines: dict[str, bq.Lines] = {}
         self.shown: dict[str, tuple[int, float | None, float | None]] = {}
 
@@ -88,7 +95,7 @@ class CurveChart:
         self.is_log = False
         self.x_mode = "step"
         self.x_axis = bq.Axis(scale=self.x_scale, label=x_label, tick_values=[0.0, 1.0],
-                              grid_lines="none")  # fmt: skip
+                              grid_lines="none", tick_format=TICK_FORMAT)  # fmt: skip
         self._lin = _Marks(self.x_scale, self.linear, y_label, visible=True)
         self._log = _Marks(self.x_scale, self.log, f"{y_label} (log)", visible=False)
         self.y_axis = self._lin.axis
@@ -165,24 +172,20 @@ class CurveChart:
         if self.is_log and any(y > 0 for y in ys):
             positive = [y for y in ys if y > 0]
             y_ticks, y0, y1 = log_ticks(min(positive), max(positive))
-            scale, axis, step = self.log, self._log.axis, None
+            scale, axis = self.log, self._log.axis
         else:
             y_ticks, y0, y1 = nice_ticks(min(ys), max(ys), max_ticks=5)
             scale, axis = self.linear, self._lin.axis
-            step = y_ticks[1] - y_ticks[0] if len(y_ticks) > 1 else None
         bounds = (x0, x1, y0, y1, tuple(y_ticks), tuple(x_ticks), self.is_log)
         if bounds == self._bounds:
             return {}
         self._bounds = bounds
-        x_step = x_ticks[1] - x_ticks[0] if len(x_ticks) > 1 else None
-        x_format = ",d" if self.x_mode == "step" else _d3_format(x_step)
         return {
             self.x_scale: {"min": float(x0), "max": float(x1)},
-            self.x_axis: {"tick_values": list(x_ticks), "tick_format": x_format},
+            self.x_axis: {"tick_values": list(x_ticks)},
             scale: {"min": float(y0), "max": float(y1)},
-            axis: {"tick_values": list(y_ticks), "tick_format": ".3g" if step is None
-                   else _d3_format(step)},
-        }  # fmt: skip
+            axis: {"tick_values": list(y_ticks)},
+        }
 
     def _legend_writes(self, curves: Mapping[str, Curve]) -> Writes:
         names = tuple(curves)
@@ -213,15 +216,6 @@ def _positive(curves: Mapping[str, Curve]) -> dict[str, Curve]:
         pairs = [(x, y) for x, y in zip(xs, ys, strict=False) if y > 0]
         out[name] = ([p[0] for p in pairs], [p[1] for p in pairs])
     return out
-
-
-def _d3_format(step: float | None) -> str:
-    """A d3 format with the decimals ``step`` needs (``tick_label``'s rule)."""
-    if not step:
-        return ".3g"
-    label = tick_label(step, step)
-    decimals = len(label.split(".")[1]) if "." in label else 0
-    return f",.{decimals}f"
 
 
 def legend_html(names: Sequence[str]) -> str:

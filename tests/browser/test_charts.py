@@ -4,12 +4,15 @@ One run, checked the way a picture can fail: every tick label of both charts is 
 number inside its chart's box, the legend's box does not overlap the plot area, the log
 scale works and switching back repairs the axis (no ``NaN`` in the console), a pause
 reads in words with its estimate frozen, a notebook saved while the run is live holds a
-readable fallback for every widget output, and the time from running the cell to the
-dashboard in the DOM is printed (first and second run; measured, not asserted).
+readable fallback for every widget output, the sidebar lists the run under its notebook
+and its filters (live / this notebook / all, hide finished) keep and drop it, and the time
+from running the cell to the dashboard in the DOM is printed (first and second run;
+measured, not asserted).
 """
 
 from __future__ import annotations
 
+import itertools
 import math
 import time
 from pathlib import Path
@@ -35,16 +38,24 @@ GEOMETRY_JS = """() => [...document.querySelectorAll('.lnb-dashboard .lnb-chart'
   const chart = fig.closest('.widget-vbox') || fig;
   const plot = fig.querySelector('rect.plotarea_background') || fig.querySelector('.plotarea');
   const legend = chart.querySelector('.lnb-legend');
-  const ticks = [...fig.querySelectorAll('g.axis g.tick text')]
+  const axes = [...fig.querySelectorAll('g.axis')].map(a => [...a.querySelectorAll('g.tick text')]
     .filter(t => t.getBoundingClientRect().width > 0)
-    .map(t => ({text: t.textContent, ...box(t)}));
+    .map(t => ({text: t.textContent, ...box(t)}))).filter(a => a.length > 0);
   return {fig: box(fig), plot: plot ? box(plot) : null, legend: legend ? box(legend) : null,
-          ticks};
+          ticks: axes.flat(), axes};
 })"""
 
 
 def _number(label: str) -> float:
     return float(label.replace(",", "").replace("−", "-"))
+
+
+def _log_tick(value: float) -> bool:
+    """1, 2, 3 or 5 times a power of ten: what a log axis labels."""
+    if value <= 0:
+        return False
+    mantissa = value / 10 ** math.floor(math.log10(value) + 1e-9)
+    return any(math.isclose(mantissa, m, rel_tol=1e-6) for m in (1, 2, 3, 5))
 
 
 def _check_charts(page: Any) -> list[dict[str, Any]]:
@@ -57,6 +68,11 @@ def _check_charts(page: Any) -> list[dict[str, Any]]:
             assert math.isfinite(_number(tick["text"])), tick
             assert fig["x"] - 1 <= tick["x"] and tick["r"] <= fig["r"] + 1, (tick, fig)
             assert fig["y"] - 1 <= tick["y"] and tick["b"] <= fig["b"] + 1, (tick, fig)
+        for axis in chart["axes"]:  # linear axes: evenly spaced labels, so none is mis-rounded
+            values = [_number(t["text"]) for t in axis]
+            gaps = [b - a for a, b in itertools.pairwise(values)]
+            even = gaps and max(gaps) - min(gaps) <= 1e-9 * max(1.0, *map(abs, values))
+            assert len(values) < 3 or even or all(map(_log_tick, values)), values
         assert plot is not None and legend is not None
         overlap_x = min(legend["r"], plot["r"]) - max(legend["x"], plot["x"])
         overlap_y = min(legend["b"], plot["b"]) - max(legend["y"], plot["y"])
@@ -140,6 +156,18 @@ def test_charts_pause_and_saved_fallback_in_the_browser(
         assert "text/html" in data or "text/plain" in data
     assert any("ludwig-nb-snapshot" in o["data"].get("text/html", "") for o in outputs)
 
+    # the sidebar: this notebook's live run under its notebook's heading, and the filters
+    page.evaluate("() => window.jupyterapp.shell.activateById('ludwig-nb-sidebar')")
+    sidebar = page.locator("#ludwig-nb-sidebar")
+    item = sidebar.locator("li.jp-LudwigNb-run")
+    expect(item).to_have_count(1, timeout=30_000)
+    expect(sidebar.locator("li.jp-LudwigNb-group")).to_have_text(["charts.ipynb"])
+    expect(item.locator(".jp-LudwigNb-run-eta")).to_have_text("paused by you")
+    for choice, count in (("live", 1), ("notebook", 1), ("all", 1)):
+        sidebar.locator("select.jp-LudwigNb-filter").select_option(choice)
+        expect(item).to_have_count(count, timeout=10_000)
+    page.screenshot(path=str(artifacts_dir / "sidebar_grouped.png"), full_page=True)
+
     page.locator("button.lnb-resume").click()
     held = _step(page)
     assert _wait_step_above(page, held, 30_000) > held
@@ -152,6 +180,14 @@ def test_charts_pause_and_saved_fallback_in_the_browser(
     assert svg_ticks and all(math.isfinite(_number(t)) for t in svg_ticks), svg_ticks
     page.locator(".ludwig-nb-summary").scroll_into_view_if_needed()
     page.screenshot(path=str(artifacts_dir / "summary_axes.png"), full_page=True)
+    expect(item.locator(".jp-LudwigNb-run-status")).to_have_text("stopped", timeout=30_000)
+    sidebar.locator("input.jp-LudwigNb-hideFinished-input").check()  # the stopped run goes
+    expect(item).to_have_count(0, timeout=10_000)
+    sidebar.locator("select.jp-LudwigNb-filter").select_option("live")
+    expect(item).to_have_count(0)
+    sidebar.locator("input.jp-LudwigNb-hideFinished-input").uncheck()
+    sidebar.locator("select.jp-LudwigNb-filter").select_option("all")
+    expect(item).to_have_count(1, timeout=10_000)
 
     wait_for_kernel_idle(page, 60_000)
     second = _time_to_dashboard(page, 1)  # the same cell again, in a warm kernel
