@@ -153,6 +153,13 @@ export interface RunFailed extends EventBase {
   traceback: string;
 }
 
+export interface BaselineComputed extends EventBase {
+  type: 'baseline_computed';
+  metrics: Metrics;
+  /** per output feature: what the trivial baseline predicts ("always 'no'") */
+  predictors: Record<string, string>;
+}
+
 export type RunEvent =
   | RunStarted
   | ScheduleChanged
@@ -167,7 +174,8 @@ export type RunEvent =
   | Throttled
   | OomRecovered
   | RunFinished
-  | RunFailed;
+  | RunFailed
+  | BaselineComputed;
 
 /** An active alarm as kept in RunState.alarms. */
 export interface ActiveAlarm {
@@ -208,6 +216,11 @@ export interface RunSummary {
   last_loss: number | null;
   latest_metrics: Metrics;
   best_metrics: Metrics;
+  /** the trivial baseline's metrics (majority class / training mean), same shape */
+  baseline: Metrics;
+  baseline_predictors: Record<string, string>;
+  best_step: number | null;
+  evaluations_since_best: number | null;
   alarms: ActiveAlarm[];
   updated_at: number | null;
   finished_at: number | null;

@@ -23,6 +23,7 @@ __all__ = [
     "EVENT_VERSION",
     "AlarmCleared",
     "AlarmRaised",
+    "BaselineComputed",
     "CheckpointSaved",
     "EvaluationFinished",
     "Event",
@@ -267,6 +268,19 @@ class OomRecovered(Event):
 
 
 @dataclasses.dataclass(frozen=True)
+class BaselineComputed(Event):
+    """The trivial baseline (majority class / training mean) scored on every split.
+
+    ``metrics`` has the shape of ``EvaluationFinished.metrics``; ``predictors`` says per
+    output feature what the baseline predicts ("always 'no'", "always the mean 23.5").
+    """
+
+    type: ClassVar[str] = "baseline_computed"
+    metrics: Mapping[str, Any]
+    predictors: Mapping[str, str] = dataclasses.field(default_factory=dict)
+
+
+@dataclasses.dataclass(frozen=True)
 class RunFinished(Event):
     """``status`` is "completed" or "stopped"; ``reason`` says why it ended."""
 
@@ -303,6 +317,7 @@ EVENT_TYPES: dict[str, type[Event]] = {
         OomRecovered,
         RunFinished,
         RunFailed,
+        BaselineComputed,
     )
 }
 

@@ -14,6 +14,7 @@ from typing import Any
 
 import pandas as pd
 
+from ludwig_nb.data.demo import DEMO_PREFIX, demo_dataset
 from ludwig_nb.data.errors import DataError
 
 __all__ = [
@@ -45,13 +46,16 @@ TABLE_SUFFIXES = tuple(_READERS)
 
 
 def load_table(source: Any) -> pd.DataFrame:
-    """Load one table from a DataFrame or a path; raises :class:`DataError` when it cannot."""
+    """Load one table from a DataFrame, a path or ``"demo:NAME"`` (a bundled demo dataset);
+    raises :class:`DataError` when it cannot (an unknown demo name lists the demos)."""
     if isinstance(source, pd.DataFrame):
         return source
     if not isinstance(source, str | Path):
         raise DataError(
             f"dataset must be a DataFrame, a path or a dict of splits, not {type(source).__name__}"
         )
+    if isinstance(source, str) and source.startswith(DEMO_PREFIX):
+        source = demo_dataset(source.removeprefix(DEMO_PREFIX).strip())
     path = Path(source).expanduser()
     suffixes = [s.lower() for s in path.suffixes]
     if suffixes and suffixes[-1] in (".gz", ".bz2", ".zip", ".xz"):

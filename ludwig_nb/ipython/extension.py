@@ -12,11 +12,13 @@ def load(ipython: Any) -> None:
     import sys
 
     from ludwig_nb.ipython.magics import LudwigMagics
+    from ludwig_nb.ipython.warmup import warm_imports
 
     monitoring = sys.modules.get("ludwig_nb.runs.monitoring")
     if monitoring is not None:  # loaded again: the sampler serves the views once more
         monitoring.keep_kernel_sampler()
     ipython.register_magics(LudwigMagics)
+    warm_imports()  # so the first cell's dashboard shows within a second
     with contextlib.suppress(ImportError):
         from ludwig_nb.ipython.gpu_watch import GpuWatchMagics
 

@@ -92,12 +92,13 @@ class LudwigMagics(Magics):
         if args.estimate:
             self._estimate(config, dataset, args)
             return
+        import ludwig_nb.ui.dashboard  # noqa: F401  (loaded before the worker loads torch)
+        from ludwig_nb.ui import show_run
+
         run = self._train(config, dataset, args, engine)
         if args.name:
             self._user_ns[args.name] = run
         self._user_ns["_ludwig_run"] = run
-        from ludwig_nb.ui import show_run
-
         block = True if args.wait else False if args.background else None  # None: Colab blocks
         show_run(run, fps=self.frame_rate, block=block, sampler=run.sampler, charts=self.charts)
         if args.wait:
@@ -167,14 +168,19 @@ class LudwigMagics(Magics):
         )
 
     # -- run control -----------------------------------------------------------------
+    @magic_arguments()
+    @argument("--live", action="store_true", help="Only runs that are training now.")
+    @argument("--all", action="store_true", help="Also finished runs of other kernels.")
     @line_magic
     def ludwig_runs(self, line: str) -> Any:
-        """Show the runs of this kernel and those registered on this machine."""
+        """Show this kernel's runs, then other kernels' live runs grouped by notebook."""
         from IPython.display import HTML
 
         from ludwig_nb.ipython.runs_table import runs_table_html
 
-        return HTML(runs_table_html())
+        args = parse_argstring(self.ludwig_runs, line)
+        which = "all" if args.all else "live" if args.live else "default"
+        return HTML(runs_table_html(which=which))
 
     @magic_arguments()
     @argument("name", nargs="?", help="Run name or id (default: the latest run).")

@@ -114,6 +114,7 @@ class Run:
 
     def _work(self) -> None:
         try:
+            self._emit_baseline()
             self.model = self._engine.fit(self._job, self.emit, self.control)
             if not self.state.is_final:  # an engine that forgot to say so
                 status = "stopped" if self.control.stop_requested else "completed"
@@ -143,6 +144,17 @@ class Run:
     def _abandon(self) -> None:
         """Release the run directory's files of a run that will never start."""
         self._recorder.close()
+
+    def _emit_baseline(self) -> None:
+        """Say what preprocessing works on, then the trivial baseline (both before the
+        engine starts, so the dashboard has something true to show at once)."""
+        from ludwig_nb.runs.baseline import baseline_event, preprocessing_detail
+
+        detail = preprocessing_detail(self._job)
+        self.emit(ev.PhaseChanged(time=self._clock(), phase="preprocessing", detail=detail))
+        event = baseline_event(self._job, self._clock)
+        if event is not None:
+            self.emit(event)
 
     def add_finish_callback(self, callback: Callable[[Run], None]) -> None:
         """Call ``callback(run)`` once the run has ended (at once if it already has)."""
@@ -228,6 +240,11 @@ class Run:
     @property
     def is_active(self) -> bool:
         return not self._done.is_set()
+
+    @property
+    def config(self) -> dict[str, Any]:
+        """The fully rendered config this run trains (read it, do not change it)."""
+        return self._job.config
 
     @property
     def state(self) -> RunState:

@@ -32,6 +32,8 @@ _NUMBER_FIELDS = (
     "batch_size",
     "progress",
     "last_loss",
+    "best_step",
+    "evaluations_since_best",
     "updated_at",
     "finished_at",
     "written_at",
@@ -106,6 +108,16 @@ def _metrics(value: Any, where: str, problems: list[str]) -> dict[str, Any]:
                 row[str(metric)] = number
             out.setdefault(str(split), {})[str(feature)] = row
     return out
+
+
+def _predictors(value: Any, problems: list[str]) -> dict[str, str]:
+    """``{feature: "always 'no'"}``; anything else is dropped and named."""
+    if value is None:
+        return {}
+    if not isinstance(value, dict) or not all(isinstance(v, str) for v in value.values()):
+        problems.append("status.json: baseline_predictors is not an object of texts")
+        return {}
+    return {str(k): v for k, v in value.items()}
 
 
 def _is_nonfinite(value: Any) -> bool:
@@ -220,6 +232,8 @@ def run_summary(
         summary[key] = value if value is None or isinstance(value, str) else str(value)
     summary["latest_metrics"] = _metrics(status.get("latest_metrics"), "latest_metrics", problems)
     summary["best_metrics"] = _metrics(status.get("best_metrics"), "best_metrics", problems)
+    summary["baseline"] = _metrics(status.get("baseline"), "baseline", problems)
+    summary["baseline_predictors"] = _predictors(status.get("baseline_predictors"), problems)
     summary["alarms"] = _alarms(status.get("alarms"), problems)
     summary["eta"] = None if summary["status"] == INTERRUPTED else _eta(status.get("eta"), problems)
     nonfinite = status.get(strict_json.NONFINITE_KEY)
@@ -247,6 +261,8 @@ def _broken_summary(entry: Mapping[str, Any], err: Exception) -> dict[str, Any]:
         **dict.fromkeys(_TEXT_FIELDS),
         "latest_metrics": {},
         "best_metrics": {},
+        "baseline": {},
+        "baseline_predictors": {},
         "alarms": [],
         "eta": None,
         "problems": [f"unreadable entry ({type(err).__name__}: {err})"],

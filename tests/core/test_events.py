@@ -62,6 +62,11 @@ SAMPLES = [
     ev.OomRecovered(time=6.8, step=12, batch_size=64, micro_batch_size=32, accumulation=2),
     ev.RunFinished(time=8.0, status="completed", step=20, best_metrics={"validation": {}}),
     ev.RunFailed(time=8.0, step=3, error_type="ValueError", message="bad", traceback="tb"),
+    ev.BaselineComputed(
+        time=0.5,
+        metrics={"test": {"churn": {"accuracy": 0.86}}},
+        predictors={"churn": "always 'no'"},
+    ),
 ]
 
 

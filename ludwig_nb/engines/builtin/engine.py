@@ -59,6 +59,8 @@ class BuiltinEngine:
         ``ValueError`` for a config part this engine lacks; a stop is not an error
         (None when it came during preprocessing, before a model existed).
         """
+        # torch loads here, on the worker thread: train() and the dashboard do not wait
+        # for it (it took ~4 s of a first run's 4.8-5.7 s to the dashboard)
         from ludwig_nb.engines.builtin.trainer import Training
 
         _set_threads(job.threads)
