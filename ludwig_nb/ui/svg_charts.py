@@ -64,6 +64,11 @@ class SvgCurveChart:
         )
         self.figure.add_class("lnb-chart")
 
+    @property
+    def widget(self) -> widgets.HTML:
+        """The widget to place in a layout (as ``CurveChart.widget``)."""
+        return self.figure
+
     def scale_writes(self, log: bool) -> Writes:
         """Remember the y scale; the next :meth:`writes` redraws with it."""
         self.is_log = log
