@@ -22,7 +22,7 @@ from ludwig_nb.data.loading import load_table
 from ludwig_nb.data.preprocessing import transform_frame
 from ludwig_nb.engines.builtin.device import Precision, TensorData, resolve_device
 from ludwig_nb.engines.builtin.evaluation import evaluate_split, forward_all
-from ludwig_nb.engines.builtin.model import ECD, Objective, to_data_space
+from ludwig_nb.engines.builtin.model import ECD, Objective, input_stacks, to_data_space
 
 __all__ = ["CONFIG_FILE", "METADATA_FILE", "WEIGHTS_FILE", "BuiltinModel", "load_model"]
 
@@ -59,7 +59,7 @@ class BuiltinModel:
     def _prepare(self, data: Any, *, outputs: bool) -> tuple[pd.DataFrame, TensorData]:
         frame = load_table(data)
         arrays = transform_frame(self.metadata, frame, outputs=outputs)
-        return frame, TensorData(arrays).place(self.device)
+        return frame, TensorData(arrays, input_stacks(self.config)).place(self.device)
 
     def predict(self, data: Any) -> pd.DataFrame:
         """Predictions for a DataFrame or a file, one row per input row, with Ludwig's

@@ -18,6 +18,7 @@ from ludwig_nb.data import (
     transform_frame,
 )
 from ludwig_nb.engines.builtin.device import TensorData
+from ludwig_nb.engines.builtin.model import input_stacks
 
 __all__ = ["prepare_splits"]
 
@@ -50,6 +51,9 @@ def prepare_splits(
     frames = _frames(config, dataset, seed)
     if metadata is None:
         metadata = fit_preprocessing(config, frames["training"])
-    tensors = {name: TensorData(transform_frame(metadata, f)) for name, f in frames.items()}
+    stacks = input_stacks(config)
+    tensors = {}
+    for name in list(frames):  # one split's frame at a time, released once transformed
+        tensors[name] = TensorData(transform_frame(metadata, frames.pop(name)), stacks)
     log.info("rows per split: %s", {k: v.rows for k, v in tensors.items()})
     return dict(metadata), tensors
