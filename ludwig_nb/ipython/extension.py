@@ -9,8 +9,10 @@ __all__ = ["load", "unload"]
 
 
 def load(ipython: Any) -> None:
+    from ludwig_nb.engines.builtin import warmup
     from ludwig_nb.ipython.magics import LudwigMagics
 
+    warmup.start()  # torch and the engine import in the background while the user types
     ipython.register_magics(LudwigMagics)
     with contextlib.suppress(ImportError):
         from ludwig_nb.ipython.gpu_watch import GpuWatchMagics
