@@ -43,7 +43,9 @@ class HandData:
 
     def batch(self, index: torch.Tensor) -> tuple[Any, ...]:
         """Rows ``index`` of every tensor (one ``index_select`` each)."""
-        x, c, y = (None if t is None else t.index_select(0, index) for t in (self.x, self.c, self.y))
+        x, c, y = (
+            None if t is None else t.index_select(0, index) for t in (self.x, self.c, self.y)
+        )
         return x, c, [t.index_select(0, index) for t in self.t], y
 
     def rows(self, start: int, end: int) -> tuple[Any, ...]:
@@ -56,7 +58,9 @@ class HandModel(nn.Module):
     def __init__(self, data: HandData, vocabs: Mapping[str, int]):
         super().__init__()
         width = 0 if data.x is None else data.x.shape[1]
-        cats = [] if data.c is None else [int(data.c[:, i].max()) + 1 for i in range(data.c.shape[1])]
+        cats = (
+            [] if data.c is None else [int(data.c[:, i].max()) + 1 for i in range(data.c.shape[1])]
+        )
         self.embeds = nn.ModuleList(nn.Embedding(n, 50) for n in cats)
         width += 50 * len(cats)
         self.texts = nn.ModuleList()

@@ -8,10 +8,11 @@ from ludwig_nb.data.errors import DataError
 from ludwig_nb.data.loading import SPLIT_NAMES, Dataset, check_dataset, load_dataset, load_table
 from ludwig_nb.data.preprocessing import (
     drop_missing_rows,
+    kept_rows,
     fit_preprocessing,
     transform_frame,
 )
-from ludwig_nb.data.splits import sample_rows, split_dataset
+from ludwig_nb.data.splits import sample_rows, split_dataset, split_rows
 
 __all__ = [
     "DEMO_DATASETS",
@@ -22,10 +23,12 @@ __all__ = [
     "demo_config",
     "demo_dataset",
     "drop_missing_rows",
+    "kept_rows",
     "fit_preprocessing",
     "load_dataset",
     "load_table",
     "sample_rows",
     "split_dataset",
+    "split_rows",
     "transform_frame",
 ]

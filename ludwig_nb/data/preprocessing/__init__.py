@@ -7,6 +7,7 @@ from ludwig_nb.data.preprocessing.pipeline import (
     Arrays,
     check_values,
     drop_missing_rows,
+    kept_rows,
     fit_preprocessing,
     transform_frame,
 )
@@ -18,6 +19,7 @@ __all__ = [
     "Arrays",
     "check_values",
     "drop_missing_rows",
+    "kept_rows",
     "fit_preprocessing",
     "transform_frame",
 ]

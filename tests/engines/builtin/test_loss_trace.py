@@ -21,7 +21,7 @@ import torch
 
 from ludwig_nb.core.control import RunControl
 from ludwig_nb.engines.base import TrainJob
-from tests.engines.builtin.conftest import make_config, table
+from tests.engines.builtin.conftest import FAST, render, table
 
 TRACES = Path(__file__).parents[2] / "fixtures" / "engines" / "loss_traces.json"
 
@@ -55,6 +55,18 @@ CASES: dict[str, tuple[list[dict[str, Any]], list[dict[str, Any]], dict[str, Any
         [{"name": "colour", "type": "category"}],
         {},
     ),
+    "tabtransformer_combiner": (
+        [{"name": "colour", "type": "category"}, {"name": "x", "type": "number"},
+         {"name": "flag", "type": "binary"}],
+        [{"name": "label", "type": "binary"}],
+        {},
+    ),
+}  # fmt: skip
+#: combiner settings per case (the rest use Ludwig's default concat)
+COMBINERS = {
+    "fc_combiner_regression": {"num_fc_layers": 2, "output_size": 16},
+    "tabtransformer_combiner": {"type": "tabtransformer", "hidden_size": 16, "num_heads": 2,
+                                "transformer_output_size": 16, "output_size": 16},
 }  # fmt: skip
 
 
@@ -63,9 +75,9 @@ def trace(name: str) -> dict[str, Any]:
     from ludwig_nb.engines.builtin import BuiltinEngine
 
     inputs, outputs, trainer = CASES[name]
-    config = make_config(inputs, outputs, **{"epochs": 5, **trainer})
-    if name == "fc_combiner_regression":
-        config["combiner"].update(num_fc_layers=2, output_size=16)
+    config = render({"input_features": inputs, "output_features": outputs,
+                     "combiner": COMBINERS.get(name, {}),
+                     "trainer": {**FAST, "epochs": 5, **trainer}})  # fmt: skip
     events: list[Any] = []
     with tempfile.TemporaryDirectory() as tmp:
         job = TrainJob(config=config, dataset=table(rows=120), run_dir=Path(tmp), run_id="r",
