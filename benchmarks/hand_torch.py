@@ -94,8 +94,9 @@ class _TextCNN(nn.Module):
 
     def forward(self, ids: torch.Tensor) -> torch.Tensor:
         x = self.embed(ids).transpose(1, 2)
-        h = torch.cat([torch.relu(conv(F.pad(x, ((k - 1) // 2, k // 2))))
-                       for conv, k in zip(self.convs, (2, 3, 4, 5), strict=True)], dim=1)  # fmt: skip
+        pads = [((k - 1) // 2, k // 2) for k in (2, 3, 4, 5)]
+        h = torch.cat([torch.relu(conv(F.pad(x, pad)))
+                       for conv, pad in zip(self.convs, pads, strict=True)], dim=1)  # fmt: skip
         pooled = (h * (ids != 0).unsqueeze(1)).sum(dim=2)
         return torch.relu(self.fc2(torch.relu(self.fc1(pooled))))
 

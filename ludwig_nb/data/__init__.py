@@ -8,8 +8,8 @@ from ludwig_nb.data.errors import DataError
 from ludwig_nb.data.loading import SPLIT_NAMES, Dataset, check_dataset, load_dataset, load_table
 from ludwig_nb.data.preprocessing import (
     drop_missing_rows,
-    kept_rows,
     fit_preprocessing,
+    kept_rows,
     transform_frame,
 )
 from ludwig_nb.data.splits import sample_rows, split_dataset, split_rows
@@ -23,8 +23,8 @@ __all__ = [
     "demo_config",
     "demo_dataset",
     "drop_missing_rows",
-    "kept_rows",
     "fit_preprocessing",
+    "kept_rows",
     "load_dataset",
     "load_table",
     "sample_rows",

@@ -7,8 +7,8 @@ from ludwig_nb.data.preprocessing.pipeline import (
     Arrays,
     check_values,
     drop_missing_rows,
-    kept_rows,
     fit_preprocessing,
+    kept_rows,
     transform_frame,
 )
 
@@ -19,7 +19,7 @@ __all__ = [
     "Arrays",
     "check_values",
     "drop_missing_rows",
-    "kept_rows",
     "fit_preprocessing",
+    "kept_rows",
     "transform_frame",
 ]

@@ -38,9 +38,9 @@ def stackable_inputs(config: Mapping[str, Any]) -> tuple[str, ...]:
     names = []
     for feature in config["input_features"]:
         encoder = (feature.get("encoder") or {}).get("type") or "passthrough"
-        if feature["type"] in ("number", "binary") and encoder == "passthrough":
-            if not feature.get("tied"):
-                names.append(feature["name"])
+        plain = feature["type"] in ("number", "binary") and encoder == "passthrough"
+        if plain and not feature.get("tied"):
+            names.append(feature["name"])
     return tuple(names)
 
 
@@ -104,11 +104,11 @@ class ECD(nn.Module):
 
     def _combiner_inputs(self, inputs: Batch) -> list[torch.Tensor]:
         """Per-feature encodings in input order (stacked inputs split back into columns)."""
-        encoded = dict((n, enc(*inputs[n])) for n, enc in self._encoded)
+        encoded = {n: enc(*inputs[n]) for n, enc in self._encoded}
         if self._stacked:
-            columns = inputs[STACKED][0].split(1, dim=1)
+            columns = inputs[STACKED][0].unbind(dim=1)
             stacked = [n for n in self.input_names if n in self._stacked]
-            encoded.update(zip(stacked, columns, strict=True))
+            encoded.update((n, c.unsqueeze(1)) for n, c in zip(stacked, columns, strict=True))
         return [encoded[n] for n in self.input_names]
 
     def forward(self, inputs: Batch) -> dict[str, torch.Tensor]:

@@ -42,13 +42,11 @@ def _frames(config: Mapping[str, Any], loaded: Any, seed: int) -> dict[str, pd.D
     return frames
 
 
-def _by_rows(config: Mapping[str, Any], loaded: Any) -> bool:
-    """Whether the splits can be cut from ``loaded`` column by column (one table, no
+def _by_rows(config: Mapping[str, Any]) -> bool:
+    """Whether the splits of one table can be cut from it column by column (no
     sampling): the table is then never copied whole per split."""
     prep = config.get("preprocessing") or {}
-    if not isinstance(loaded, pd.DataFrame) or prep.get("sample_ratio") not in (None, 1, 1.0):
-        return False
-    return prep.get("sample_size") is None
+    return prep.get("sample_ratio") in (None, 1, 1.0) and prep.get("sample_size") is None
 
 
 def _split_rows(config: Mapping[str, Any], frame: pd.DataFrame, seed: int) -> dict[str, Any]:
@@ -114,7 +112,7 @@ def prepare_splits(
     stacks = input_stacks(config)
     loaded = load_dataset(dataset)
     tensors: dict[str, TensorData] = {}
-    if _by_rows(config, loaded):
+    if isinstance(loaded, pd.DataFrame) and _by_rows(config):
         rows = _split_rows(config, loaded, seed)
         if metadata is None:
             metadata = _fit_by_column(config, loaded, rows["training"])

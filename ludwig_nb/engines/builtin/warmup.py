@@ -16,7 +16,7 @@ __all__ = ["start", "warm_up"]
 log = logging.getLogger(__name__)
 
 _lock = threading.Lock()
-_thread: threading.Thread | None = None
+_started: list[threading.Thread] = []  # the warm-up thread, once started
 
 
 def warm_up() -> None:
@@ -37,9 +37,9 @@ def warm_up() -> None:
 def start() -> threading.Thread:
     """Run :func:`warm_up` in a daemon thread, once per process; returns that thread
     (``join()`` it to wait until the warm-up is done)."""
-    global _thread
     with _lock:
-        if _thread is None:
-            _thread = threading.Thread(target=warm_up, name="ludwig-nb-warm-up", daemon=True)
-            _thread.start()
-        return _thread
+        if not _started:
+            thread = threading.Thread(target=warm_up, name="ludwig-nb-warm-up", daemon=True)
+            thread.start()
+            _started.append(thread)
+        return _started[0]

@@ -19,7 +19,7 @@ INPUTS = [
 
 def _both(monkeypatch, config, frame):
     by_rows = splits.prepare_splits(config, frame, 42)
-    monkeypatch.setattr(splits, "_by_rows", lambda config, loaded: False)
+    monkeypatch.setattr(splits, "_by_rows", lambda config: False)
     as_frames = splits.prepare_splits(config, frame, 42)
     return by_rows, as_frames
 

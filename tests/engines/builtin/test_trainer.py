@@ -225,9 +225,13 @@ def test_a_nan_read_late_still_names_its_own_step(run_engine, monkeypatch):
     monkeypatch.setattr(Objective, "__call__", poisoned)
     _read_rarely(monkeypatch)
     steps = []
+
+    def on_event(event):
+        if event.type == "step_finished":
+            steps.append(event.step)
+
     with pytest.raises(TrainingDiverged, match=r"loss became nan at step 1; .*no checkpoint"):
-        run_engine(make_config(*NUMBER_TO_BINARY, epochs=3), table(rows=80),
-                   on_event=lambda e: steps.append(e.step) if e.type == "step_finished" else None)  # fmt: skip
+        run_engine(make_config(*NUMBER_TO_BINARY, epochs=3), table(rows=80), on_event=on_event)
     assert steps == [0]
 
 

@@ -30,7 +30,7 @@ def test_load_ext_starts_the_warm_up():
         "shell = InteractiveShell.instance()\n"
         "shell.run_line_magic('load_ext', 'ludwig_nb')\n"
         "from ludwig_nb.engines.builtin import warmup\n"
-        "print(warmup._thread is not None and warmup._thread.name)\n"
-        "warmup._thread.join()\n"
+        "print(warmup._started[0].name if warmup._started else None)\n"
+        "warmup._started[0].join()\n"
     )
     assert _run(code) == "ludwig-nb-warm-up"
