@@ -92,7 +92,12 @@ class SequenceEmbed(_SequenceBase):
         self.output_size = self.embedding_size * (length if self.reduce in (None, "concat") else 1)
 
     def forward(self, ids: torch.Tensor) -> torch.Tensor:
-        return reduce_sequence(*self.embedded(ids), self.reduce)
+        hidden, mask = self.embedded(ids)
+        if self.reduce == "sum":
+            # the <PAD> row is zero and stays zero (padding_idx: no gradient, dropout keeps
+            # zeros), so the plain sum is the masked sum, without a pass over the mask
+            return hidden.sum(dim=1)
+        return reduce_sequence(hidden, mask, self.reduce)
 
 
 class ParallelCNN(_SequenceBase):

@@ -30,7 +30,7 @@ def forward_all(
     module.eval()
     device = next(module.parameters()).device
     chunks: dict[str, list[torch.Tensor]] = {name: [] for name in module.output_names}
-    sums: dict[str, float] = {}
+    sums: dict[str, torch.Tensor] = {}  # on the device, read once at the end
     try:
         for start in range(0, data.rows, batch_size):
             batch = data.rows_slice(start, start + batch_size)
@@ -38,16 +38,19 @@ def forward_all(
             with precision.autocast():
                 outputs = module(batch)
             for name, raw in outputs.items():
-                chunks[name].append(raw.float().cpu())
+                chunks[name].append(raw.float())
             if objective is not None:
                 total, parts = objective(outputs, batch)
                 rows = next(iter(batch.values()))[0].shape[0]
                 for name, value in [("combined", total), *parts.items()]:
-                    sums[name] = sums.get(name, 0.0) + float(value) * rows
+                    weighted = value.double() * rows
+                    sums[name] = weighted if name not in sums else sums[name] + weighted
     finally:
         module.train(was_training)
-    outputs_all = {name: torch.cat(parts) for name, parts in chunks.items()}
-    losses = {name: value / max(1, data.rows) for name, value in sums.items()}
+    outputs_all = {name: torch.cat(parts).cpu() for name, parts in chunks.items()}
+    names = list(sums)
+    totals = torch.stack([sums[n] for n in names]).tolist() if names else []
+    losses = {n: value / max(1, data.rows) for n, value in zip(names, totals, strict=True)}
     return outputs_all, losses
 
 
