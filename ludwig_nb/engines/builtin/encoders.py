@@ -57,8 +57,8 @@ class CategoryEmbed(nn.Module):
         self.output_size = size
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        result: torch.Tensor = self.dropout(self.embed(x))
-        return result
+        result: torch.Tensor = self.embed(x)
+        return self.dropout(result) if self.dropout.p else result
 
 
 class OneHot(nn.Module):
@@ -81,7 +81,8 @@ class _SequenceBase(nn.Module):
         self.embedding_size = size
 
     def embedded(self, ids: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-        return self.dropout(self.embed(ids)), ids != 0
+        hidden: torch.Tensor = self.embed(ids)
+        return (self.dropout(hidden) if self.dropout.p else hidden), ids != 0
 
 
 class SequenceEmbed(_SequenceBase):

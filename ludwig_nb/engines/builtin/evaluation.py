@@ -31,10 +31,13 @@ def forward_all(
     device = next(module.parameters()).device
     chunks: dict[str, list[torch.Tensor]] = {name: [] for name in module.output_names}
     sums: dict[str, torch.Tensor] = {}  # on the device, read once at the end
+    copy = data.device != device  # pinned host data (too big for the GPU) or a CPU model
     try:
         for start in range(0, data.rows, batch_size):
             batch = data.rows_slice(start, start + batch_size)
-            batch = {k: tuple(t.to(device, non_blocking=True) for t in v) for k, v in batch.items()}
+            if copy:
+                batch = {k: tuple(t.to(device, non_blocking=True) for t in v)
+                         for k, v in batch.items()}  # fmt: skip
             with precision.autocast():
                 outputs = module(batch)
             for name, raw in outputs.items():
