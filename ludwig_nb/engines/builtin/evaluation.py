@@ -25,12 +25,12 @@ def forward_all(
     objective: Objective | None = None,
 ) -> tuple[dict[str, torch.Tensor], dict[str, float]]:
     """Raw outputs of every row (on the CPU) and mean losses (``{output, "combined"}``)
-    when ``objective`` is given and ``data`` holds the outputs."""
+    when ``objective`` is given and ``data`` holds the outputs. The losses are computed
+    once over the whole split (not per batch), where the targets are."""
     was_training = module.training
     module.eval()
     device = next(module.parameters()).device
     chunks: dict[str, list[torch.Tensor]] = {name: [] for name in module.output_names}
-    sums: dict[str, torch.Tensor] = {}  # on the device, read once at the end
     copy = data.device != device  # pinned host data (too big for the GPU) or a CPU model
     try:
         for start in range(0, data.rows, batch_size):
@@ -42,19 +42,16 @@ def forward_all(
                 outputs = module(batch)
             for name, raw in outputs.items():
                 chunks[name].append(raw.float())
-            if objective is not None:
-                total, parts = objective(outputs, batch)
-                rows = next(iter(batch.values()))[0].shape[0]
-                for name, value in [("combined", total), *parts.items()]:
-                    weighted = value.double() * rows
-                    sums[name] = weighted if name not in sums else sums[name] + weighted
     finally:
         module.train(was_training)
-    outputs_all = {name: torch.cat(parts).cpu() for name, parts in chunks.items()}
-    names = list(sums)
-    totals = torch.stack([sums[n] for n in names]).tolist() if names else []
-    losses = {n: value / max(1, data.rows) for n, value in zip(names, totals, strict=True)}
-    return outputs_all, losses
+    whole = {name: torch.cat(parts) for name, parts in chunks.items()}
+    losses: dict[str, float] = {}
+    if objective is not None:
+        total, parts = objective({k: v.to(data.device) for k, v in whole.items()}, data.tensors)
+        names = ["combined", *parts]
+        values = torch.stack([total, *parts.values()]).tolist()  # one read
+        losses = dict(zip(names, values, strict=True))
+    return {name: raw.cpu() for name, raw in whole.items()}, losses
 
 
 def evaluate_split(
