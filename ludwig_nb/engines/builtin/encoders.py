@@ -57,7 +57,8 @@ class CategoryEmbed(nn.Module):
         self.output_size = size
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        result: torch.Tensor = self.embed(x)
+        # the embedding's own forward without a second module call (plain lookup)
+        result = nn.functional.embedding(x, self.embed.weight)
         return self.dropout(result) if self.dropout.p else result
 
 
