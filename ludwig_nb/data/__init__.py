@@ -9,9 +9,10 @@ from ludwig_nb.data.loading import SPLIT_NAMES, Dataset, check_dataset, load_dat
 from ludwig_nb.data.preprocessing import (
     drop_missing_rows,
     fit_preprocessing,
+    kept_rows,
     transform_frame,
 )
-from ludwig_nb.data.splits import sample_rows, split_dataset
+from ludwig_nb.data.splits import sample_rows, split_dataset, split_rows
 
 __all__ = [
     "DEMO_DATASETS",
@@ -26,9 +27,11 @@ __all__ = [
     "demo_help",
     "drop_missing_rows",
     "fit_preprocessing",
+    "kept_rows",
     "load_dataset",
     "load_table",
     "sample_rows",
     "split_dataset",
+    "split_rows",
     "transform_frame",
 ]

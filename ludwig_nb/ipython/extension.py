@@ -11,6 +11,7 @@ __all__ = ["load", "unload"]
 def load(ipython: Any) -> None:
     import sys
 
+    from ludwig_nb.engines.builtin import warmup
     from ludwig_nb.ipython.magics import LudwigMagics
     from ludwig_nb.ipython.warmup import warm_imports
 
@@ -18,7 +19,10 @@ def load(ipython: Any) -> None:
     if monitoring is not None:  # loaded again: the sampler serves the views once more
         monitoring.keep_kernel_sampler()
     ipython.register_magics(LudwigMagics)
-    warm_imports()  # so the first cell's dashboard shows within a second
+    # the first cell's modules, then torch and the engine (its first optimizer imports
+    # torch._dynamo), in one background thread: the dashboard within a second, and the
+    # first step soon after train()
+    warm_imports(then=warmup.warm_up)
     with contextlib.suppress(ImportError):
         from ludwig_nb.ipython.gpu_watch import GpuWatchMagics
 

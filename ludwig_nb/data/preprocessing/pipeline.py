@@ -85,10 +85,10 @@ def fit_preprocessing(config: Mapping[str, Any], training: pd.DataFrame) -> dict
     return {"version": METADATA_VERSION, "features": features}
 
 
-def drop_missing_rows(
+def kept_rows(
     config: Mapping[str, Any], frame: pd.DataFrame, *, outputs: bool = True
-) -> pd.DataFrame:
-    """Drop rows missing a value in a feature whose strategy is ``drop_row``."""
+) -> np.ndarray:
+    """bool ``[rows]``: False where a feature whose strategy is ``drop_row`` misses a value."""
     keep = np.ones(len(frame), dtype=bool)
     for role, feature in _features(config):
         if role == "output" and not outputs:
@@ -96,6 +96,14 @@ def drop_missing_rows(
         prep = feature.get("preprocessing") or {}
         if prep.get("missing_value_strategy") == "drop_row" and _column(feature) in frame:
             keep &= ~is_missing(frame[_column(feature)])
+    return keep
+
+
+def drop_missing_rows(
+    config: Mapping[str, Any], frame: pd.DataFrame, *, outputs: bool = True
+) -> pd.DataFrame:
+    """Drop rows missing a value in a feature whose strategy is ``drop_row``."""
+    keep = kept_rows(config, frame, outputs=outputs)
     return frame if keep.all() else frame[keep].reset_index(drop=True)
 
 

@@ -15,7 +15,7 @@ from torch import nn
 
 from ludwig_nb.engines.builtin.layers import FCStack, SequenceReducer, fc_layer_specs
 
-__all__ = ["COMBINERS", "build_combiner"]
+__all__ = ["COMBINERS", "Concat", "build_combiner"]
 
 
 class Concat(nn.Module):
@@ -27,7 +27,13 @@ class Concat(nn.Module):
         self.output_size = self.fc.output_size
 
     def forward(self, encoded: list[torch.Tensor]) -> torch.Tensor:
-        result: torch.Tensor = self.fc(torch.cat(encoded, dim=1))
+        return self.combine_flat(torch.cat(encoded, dim=1))
+
+    def combine_flat(self, flat: torch.Tensor) -> torch.Tensor:
+        """The FC stack over inputs already concatenated (``[batch, sum(sizes)]``)."""
+        if not self.fc.blocks:  # num_fc_layers: 0 (Ludwig's default) is the concatenation
+            return flat
+        result: torch.Tensor = self.fc(flat)
         return result
 
 

@@ -57,8 +57,9 @@ class CategoryEmbed(nn.Module):
         self.output_size = size
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        result: torch.Tensor = self.dropout(self.embed(x))
-        return result
+        # the embedding's own forward without a second module call (plain lookup)
+        result = nn.functional.embedding(x, self.embed.weight)
+        return self.dropout(result) if self.dropout.p else result
 
 
 class OneHot(nn.Module):
@@ -81,7 +82,8 @@ class _SequenceBase(nn.Module):
         self.embedding_size = size
 
     def embedded(self, ids: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-        return self.dropout(self.embed(ids)), ids != 0
+        hidden: torch.Tensor = self.embed(ids)
+        return (self.dropout(hidden) if self.dropout.p else hidden), ids != 0
 
 
 class SequenceEmbed(_SequenceBase):
@@ -93,7 +95,12 @@ class SequenceEmbed(_SequenceBase):
         self.output_size = self.reducer.output_size
 
     def forward(self, ids: torch.Tensor) -> torch.Tensor:
-        result: torch.Tensor = self.reducer(*self.embedded(ids))
+        hidden, mask = self.embedded(ids)
+        if self.reduce == "sum":
+            # the <PAD> row is zero and stays zero (padding_idx: no gradient, dropout keeps
+            # zeros), so the plain sum is the masked sum, without a pass over the mask
+            return hidden.sum(dim=1)
+        result: torch.Tensor = self.reducer(hidden, mask)
         return result
 
 

@@ -25,7 +25,7 @@ from ludwig_nb.data.preprocessing import transform_frame
 from ludwig_nb.data.value_checks import check_column_names
 from ludwig_nb.engines.builtin.device import Precision, TensorData, resolve_device
 from ludwig_nb.engines.builtin.evaluation import evaluate_split, forward_all
-from ludwig_nb.engines.builtin.model import ECD, Objective, to_data_space
+from ludwig_nb.engines.builtin.model import ECD, Objective, input_stacks, to_data_space
 from ludwig_nb.engines.errors import ModelLoadError
 from ludwig_nb.engines.manifest import write_manifest
 
@@ -74,7 +74,7 @@ class BuiltinModel:
             action = "evaluate" if outputs else "predict"
             raise DataError(f"nothing to {action}: the data has no rows; pass at least one")
         arrays = transform_frame(self.metadata, frame, outputs=outputs)
-        return frame, TensorData(arrays).place(self.device)
+        return frame, TensorData(arrays, input_stacks(self.config)).place(self.device)
 
     def predict(self, data: Any) -> pd.DataFrame:
         """Predictions for a DataFrame or a file, one row per input row, with Ludwig's

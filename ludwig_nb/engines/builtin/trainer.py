@@ -9,6 +9,7 @@ run as "stopped"; any other exception propagates (the run layer reports it).
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import math
 import socket
@@ -32,7 +33,7 @@ from ludwig_nb.engines.builtin.model_io import BuiltinModel
 from ludwig_nb.engines.builtin.optim import clip_gradients, penalty
 from ludwig_nb.engines.builtin.setup import Setup, build_setup
 
-__all__ = ["Training", "TrainingDiverged"]
+__all__ = ["Training", "TrainingDiverged", "loss_sync_interval"]
 
 log = logging.getLogger(__name__)
 
@@ -52,6 +53,26 @@ def _stop_reason(reason: str | None) -> str:
     if reason in (None, "user"):
         return "stopped by user"
     return reason if reason.startswith("stopped") else f"stopped: {reason}"
+
+
+def loss_sync_interval(device: torch.device) -> float:
+    """Seconds between reads of the per-step losses (one host sync per read). On CPU a
+    read costs nothing, so every step; on a GPU about a display frame (the dashboard
+    redraws at most 4 times a second), so that no step waits for the device."""
+    return 0.0 if device.type == "cpu" else 0.25
+
+
+@dataclasses.dataclass(frozen=True)
+class _Done:
+    """A finished step whose loss is still a tensor (on the device)."""
+
+    step: int
+    epoch: int
+    start_time: float
+    time: float
+    rows: int
+    learning_rate: float
+    loss: torch.Tensor
 
 
 class Training:
@@ -81,6 +102,9 @@ class Training:
         self.memory = MicroBatcher.for_training(
             job.config, self._emit, self.clock, lambda: self.s.optimizer.zero_grad(True)
         )
+        self.pending: list[_Done] = []  # steps whose loss is not read yet (see _flush)
+        self.sync_interval = 0.0  # seconds; set from the device in run()
+        self._lr: float | None = None  # the learning rate the optimizer holds
 
     # -- events ----------------------------------------------------------------------
     def _emit(self, event: ev.Event) -> None:
@@ -106,6 +130,7 @@ class Training:
         if self.s.resume is not None:
             self._restore(self.s.resume)
         self.timings["setup"] = time.perf_counter() - began
+        self.sync_interval = loss_sync_interval(self.s.device)
         self._emit(
             ev.RunStarted(
                 time=self.clock(), run_id=self.job.run_id, name=self.job.name, engine=self.engine,
@@ -118,6 +143,7 @@ class Training:
         try:
             reason = self._loop()
         except StopRequested as stop:
+            self._flush()
             status, reason = "stopped", _stop_reason(str(stop) or self.control.stop_reason)
             self._phase("stopping", reason)
             self._checkpoint(max(0, self.completed - 1), best=False)
@@ -187,6 +213,7 @@ class Training:
         self.control.checkpoint()
         if not self.control.paused:
             return
+        self._flush()  # the steps before a pause are shown while it lasts
         paused_at = self.clock()
 
         def on_pause(reason: str) -> None:
@@ -206,23 +233,43 @@ class Training:
         _, batch = next(batches)
         fetched = time.perf_counter()
         lr = s.lr.at(step)
-        for group in s.optimizer.param_groups:
-            group["lr"] = lr
+        if lr != self._lr:
+            for group in s.optimizer.param_groups:
+                group["lr"] = lr
+            self._lr = lr
         accumulate = self.s.accumulate
         sync = (step + 1) % accumulate == 0 or step + 1 == s.plan.total_steps
+        # a tensor: read with the others in _flush (one host sync per display frame)
         loss = self.memory.run(step, batch, accumulate, sync, self._forward_backward)
-        if not math.isfinite(loss):
-            raise TrainingDiverged(self._diverged_message(loss, step))
         self.completed = step + 1
-        self.running_loss.append(loss)
         rows = int(next(iter(batch.values()))[0].shape[0])
         done = time.perf_counter()
         self.timings["data_wait"] += fetched - began
         self.timings["steps"] += done - began
-        self._emit(ev.StepFinished(time=self.clock(), step=step, epoch=epoch, start_time=start_time,
-                                   batch_size=rows, loss=loss, learning_rate=lr))  # fmt: skip
+        self.pending.append(_Done(step, epoch, start_time, self.clock(), rows, lr, loss))
+        if self.pending[-1].time - self.pending[0].start_time >= self.sync_interval:
+            self._flush()
 
-    def _forward_backward(self, batch: Batch, accumulate: float, sync: bool) -> float:
+    def _flush(self) -> None:
+        """Read the pending losses (one host sync), check them, emit their StepFinished.
+        Raises :class:`TrainingDiverged` at the first NaN or infinite loss."""
+        if not self.pending:
+            return
+        done, self.pending = self.pending, []
+        if len(done) == 1:
+            values = [float(done[0].loss)]
+        else:
+            values = torch.stack([d.loss for d in done]).tolist()
+        for entry, loss in zip(done, values, strict=True):
+            if not math.isfinite(loss):
+                self.completed = entry.step
+                raise TrainingDiverged(self._diverged_message(loss, entry.step))
+            self.running_loss.append(loss)
+            self._emit(ev.StepFinished(time=entry.time, step=entry.step, epoch=entry.epoch,
+                                       start_time=entry.start_time, batch_size=entry.rows,
+                                       loss=loss, learning_rate=entry.learning_rate))  # fmt: skip
+
+    def _forward_backward(self, batch: Batch, accumulate: float, sync: bool) -> torch.Tensor:
         s = self.s
         with s.precision.autocast():
             outputs = s.step_module(batch)
@@ -243,7 +290,7 @@ class Training:
             else:
                 s.optimizer.step()
             s.optimizer.zero_grad(set_to_none=True)
-        return float(loss.detach())
+        return loss.detach()
 
     def _diverged_message(self, loss: float, step: int) -> str:
         latest = self.s.checkpoints / "latest.ckpt"
@@ -261,6 +308,7 @@ class Training:
     def _evaluate(self, step: int, checkpoint: bool) -> bool:
         """Evaluate, record, checkpoint; True when early stopping ends the run."""
         s = self.s
+        self._flush()
         self._phase("evaluating")
         start_time, began = self.clock(), time.perf_counter()
         metrics: dict[str, dict[str, dict[str, float]]] = {"training": self._training_metrics()}
@@ -341,6 +389,7 @@ class Training:
     def _checkpoint(self, step: int, best: bool) -> None:
         from ludwig_nb.engines.builtin.checkpoint import BEST, LATEST, save_checkpoint
 
+        self._flush()
         start_time, began = self.clock(), time.perf_counter()
         state = self._state(step)
         path = save_checkpoint(self.s.checkpoints / LATEST, state)
@@ -358,6 +407,7 @@ class Training:
 
     def _finish(self, status: str, reason: str) -> BuiltinModel:
         s = self.s
+        self._flush()
         if self.best_weights is not None:
             s.module.load_state_dict(self.best_weights)
         model = BuiltinModel(self.job.config, s.metadata, s.module, self.timings)
