@@ -237,7 +237,7 @@ def test_heads_that_do_not_divide_hidden_size_are_refused_before_the_thread(text
 def stopped(df, tmp_path_factory):
     """A run stopped after its first checkpoint (shared: it is only read)."""
     base = tmp_path_factory.mktemp("stopped")
-    run = _train(CONFIG.replace("epochs: 2", "epochs: 200"), df, base)
+    run = _train(CONFIG.replace("epochs: 2", "epochs: 200, early_stop: -1"), df, base)
     sub = run.subscribe()
     while not run.is_done:
         if any(e.type == "checkpoint_saved" for e in sub.drain()):

@@ -26,7 +26,7 @@ def warm_up() -> None:
     try:
         import torch
 
-        import ludwig_nb.engines.builtin.engine  # noqa: F401  (trainer, setup, model_io)
+        import ludwig_nb.engines.builtin.trainer  # noqa: F401  (setup, model, model_io)
         from ludwig_nb.engines.builtin.optim import build_optimizer
 
         build_optimizer([torch.nn.Parameter(torch.zeros(1))], {}, 1e-3)

@@ -4,7 +4,9 @@ work (issue 15), stored in tests/fixtures/engines/loss_traces.json.
 
 The traces were written by the engine at commit 5b5d1ae (before the restructuring):
 ``python -m tests.engines.builtin.test_loss_trace`` rewrites them, which is only right
-when a change is *meant* to alter training results.
+when a change is *meant* to alter training results. One was: ``tabtransformer_combiner``
+was rewritten when dropout (attention weights included) moved to each run's own generator
+(issue 11), so that runs training at once reproduce their solo losses.
 """
 
 from __future__ import annotations

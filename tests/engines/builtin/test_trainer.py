@@ -237,14 +237,19 @@ def test_a_nan_read_late_still_names_its_own_step(run_engine, monkeypatch):
 
 def test_a_stop_flushes_the_steps_not_yet_shown(run_engine, monkeypatch):
     _read_rarely(monkeypatch)
-    control = RunControl()
     polls = iter(range(100))
+    training = []  # set once the loop starts (the control is also polled during setup)
 
     def poll():
-        if next(polls) == 3:  # before step 3
+        if training and next(polls) == 3:  # before step 3
             control.stop()
 
+    def on_event(event):
+        if event.type == "phase_changed" and event.phase == "training":
+            training.append(True)
+
+    control = RunControl(poll=poll)
     result = run_engine(make_config(*NUMBER_TO_BINARY, epochs=50), table(rows=80),
-                        control=control, poll=poll)  # fmt: skip
+                        control=control, on_event=on_event)  # fmt: skip
     assert [s.step for s in result.of("step_finished")] == [0, 1, 2]
     assert result.of("run_finished")[0].step == 3

@@ -23,14 +23,16 @@ def test_warm_up_imports_what_the_first_fit_needs_once_and_in_a_thread():
     assert _run(code).splitlines() == ["False", "True True True", "True"]
 
 
-def test_load_ext_starts_the_warm_up():
+def test_load_ext_warms_the_dashboard_then_the_engine_in_one_thread():
     code = (
-        "import threading\n"
+        "import sys, threading\n"
         "from IPython.core.interactiveshell import InteractiveShell\n"
         "shell = InteractiveShell.instance()\n"
         "shell.run_line_magic('load_ext', 'ludwig_nb')\n"
-        "from ludwig_nb.engines.builtin import warmup\n"
-        "print(warmup._started[0].name if warmup._started else None)\n"
-        "warmup._started[0].join()\n"
+        "(thread,) = [t for t in threading.enumerate() if t.name == 'ludwig_nb-warmup']\n"
+        "print(thread.daemon)\n"
+        "thread.join()\n"
+        "print(all(m in sys.modules for m in ('ludwig_nb.ui.dashboard', 'torch',"
+        " 'torch._dynamo', 'ludwig_nb.engines.builtin.trainer')))\n"
     )
-    assert _run(code) == "ludwig-nb-warm-up"
+    assert _run(code).splitlines() == ["True", "True"]
