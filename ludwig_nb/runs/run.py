@@ -78,6 +78,7 @@ class Run:
         self.traceback_text = ""
         self.device_index: int | None = None  # the GPU it trains on (alarms act on it)
         self.sampler: Any = None  # the GPU sampler watching it, when one runs
+        self.resources: Any = None  # its ResourceProfile (runs/profile.py), once attached
         self._engine = engine
         self._job = job
         self._recorder = RunRecorder(self.directory, eta=self._eta_status)
@@ -121,12 +122,23 @@ class Run:
             )
         finally:
             self._recorder.close()
+            self._write_profile()
             self._done.set()
             for callback in self._finish_callbacks:
                 try:
                     callback(self)
                 except Exception:
                     log.exception("ludwig_nb: a finish callback of run %s failed", self.id)
+
+    def _write_profile(self) -> None:
+        """system_resource_usage.json, before ``wait()`` returns (so it is there to read)."""
+        if self.resources is None:
+            return
+        try:
+            self.resources.stop()
+            self.resources.write()
+        except Exception:  # a profile must never turn a finished run into a failed one
+            log.exception("ludwig_nb: could not write the resource profile of run %s", self.id)
 
     def add_finish_callback(self, callback: Callable[[Run], None]) -> None:
         """Call ``callback(run)`` once the run has ended (at once if it already has)."""
@@ -278,6 +290,26 @@ class Run:
                             row[f"{split}.{feature}.{metric}"] = value
                 rows.append(row)
         return pd.DataFrame(rows)
+
+    @property
+    def profile(self) -> pd.DataFrame:
+        """The resource profile: one row per sampler tick (1 Hz by default) with ``phase``,
+        ``step``, ``host_*`` and ``gpu<i>_*`` columns (bytes, s, J, W, °C, %). Empty when
+        the run has no sampler (``gpu_watch: {enabled: false}``)."""
+        from ludwig_nb.runs.profile import profile_frame
+
+        if self.resources is None:
+            return profile_frame({})
+        return profile_frame({"samples": self.resources.samples()})
+
+    @property
+    def profile_summary(self) -> dict[str, Any]:
+        """Per-phase seconds, steps/s, samples/s, peak memory (bytes), energy (J), J per
+        sample, peak temperature (°C), seconds throttled; ``{}`` without a profile."""
+        if self.resources is None:
+            return {}
+        summary: dict[str, Any] = self.resources.to_dict()["summary"]
+        return summary
 
     def __repr__(self) -> str:
         state = self.state

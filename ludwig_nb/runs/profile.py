@@ -1,0 +1,314 @@
+"""Every run's resource profile: ``system_resource_usage.json`` in its run directory.
+
+:class:`ResourceProfile` subscribes to the sampler the run already has (``runs/monitoring``:
+the kernel sampler, or the simulated GPU's) and keeps one row per tick, tagged with the
+run's phase and step; no second sampler, no NVML call of its own, nothing on the training
+thread. The torch allocator figures (allocated / reserved / peak bytes) are read on the
+sampler thread when the run trains on a CUDA device. When the run ends the file holds the
+static facts, the summary (``core.resource_profile.summarize``), LudwigProfiler's keys per
+phase and every sample.
+
+``load_profile(path)`` reads ours; ``import_ludwig_profile(dir)`` reads what LudwigProfiler
+wrote (``system_resource_usage/<tag>/run_*.json``) into the same shape, with its GPU
+memory converted from gpustat's MiB to bytes.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import platform
+import sys
+import threading
+from collections.abc import Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ludwig_nb.core import events as ev
+from ludwig_nb.core import resource_profile as rp
+from ludwig_nb.core.rundir import write_json_atomic
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from ludwig_nb.core.gpu_sample import Snapshot
+    from ludwig_nb.runs.run import Run
+
+__all__ = [
+    "PROFILE_FILE",
+    "PROFILE_VERSION",
+    "ResourceProfile",
+    "import_ludwig_profile",
+    "load_profile",
+    "profile_frame",
+]
+
+log = logging.getLogger(__name__)
+
+PROFILE_FILE = "system_resource_usage.json"
+PROFILE_VERSION = 1
+_MIB = 1 << 20
+_STATUS_PHASE = {"evaluating": "evaluation", "stopping": "training"}
+_LUDWIG_TAGS = {"preprocessing": "preprocessing", "training": "training",
+                "evaluation": "evaluation"}  # fmt: skip
+
+
+class ResourceProfile:
+    """Collects a run's samples from ``sampler`` (None: phases and steps only)."""
+
+    def __init__(self, run: Run, sampler: Any, max_samples: int = 200_000) -> None:
+        self._run = run
+        self._sampler = sampler
+        self._lock = threading.Lock()
+        self._samples: list[dict[str, Any]] = []
+        self._max = max_samples
+        self._unsubscribe: Any = None
+        self.dropped = 0
+
+    @property
+    def interval(self) -> float:
+        return float(getattr(self._sampler, "interval", 1.0) or 1.0)
+
+    def start(self) -> ResourceProfile:
+        if self._sampler is not None:
+            self._unsubscribe = self._sampler.subscribe(self._on_snapshot)
+        return self
+
+    def stop(self) -> None:
+        if self._unsubscribe is not None:
+            self._unsubscribe()
+            self._unsubscribe = None
+
+    def _on_snapshot(self, snapshot: Snapshot) -> None:
+        """On the sampler thread, once a tick: a dict per sample, nothing per step."""
+        state = self._run.state
+        if state.is_final:
+            return
+        row = {
+            "time": snapshot.time,
+            "phase": _STATUS_PHASE.get(state.status, state.status),
+            "step": state.step,
+            "host": None if snapshot.host is None else snapshot.host.to_dict(),
+            "gpus": [self._gpu_row(g) for g in snapshot.gpus],
+        }
+        with self._lock:
+            if len(self._samples) >= self._max:
+                self.dropped += 1
+                return
+            self._samples.append(row)
+
+    def _gpu_row(self, gpu: Any) -> dict[str, Any]:
+        row = gpu.to_dict()
+        if gpu.mig_index is None and gpu.index == self._run.device_index:
+            row.update(_torch_memory(gpu.index))
+        return row
+
+    # -- results -----------------------------------------------------------------------
+    def samples(self) -> list[dict[str, Any]]:
+        """Every sample so far, tagged from the event timeline (checkpoints included)."""
+        timeline = rp.phase_timeline(self._run.events)
+        with self._lock:
+            rows = [dict(s) for s in self._samples]
+        for row in rows:
+            tagged = rp.phase_at(timeline, row["time"])
+            if tagged != "other":
+                row["phase"] = tagged
+        return rows
+
+    def to_dict(self) -> dict[str, Any]:
+        """The whole profile (what ``system_resource_usage.json`` holds)."""
+        events = self._run.events
+        timeline = rp.phase_timeline(events)
+        samples = self.samples()
+        steps = [
+            (e.start_time, e.time, e.batch_size) for e in events if isinstance(e, ev.StepFinished)
+        ]
+        static = static_facts()
+        per_phase = {
+            tag: rp.ludwig_keys(
+                [s for s in samples if s["phase"] == phase],
+                tag,
+                sum(b - a for a, b, p in timeline if p == phase),
+                static,
+            )
+            for phase, tag in _LUDWIG_TAGS.items()
+        }
+        total = sum(b - a for a, b, _ in timeline)
+        return {
+            "version": PROFILE_VERSION,
+            "source": "ludwig_nb",
+            "run_id": self._run.id,
+            "units": rp.UNITS,
+            **rp.ludwig_keys(samples, "run", total, static),
+            "static": static,
+            "summary": rp.summarize(samples, timeline, steps, self.interval),
+            "phases": per_phase,
+            "timeline": [list(i) for i in timeline],
+            "dropped_samples": self.dropped,
+            "samples": samples,
+        }
+
+    def write(self) -> Path:
+        """Write ``system_resource_usage.json`` into the run directory; returns its path."""
+        path = self._run.directory / PROFILE_FILE
+        write_json_atomic(path, self.to_dict())
+        return path
+
+
+def _torch_memory(index: int) -> dict[str, int]:
+    """The CUDA caching allocator's bytes for device ``index``, when torch uses CUDA."""
+    torch = sys.modules.get("torch")
+    if torch is None:
+        return {}
+    try:
+        if not torch.cuda.is_available() or not torch.cuda.is_initialized():
+            return {}
+        return {
+            "torch_allocated": int(torch.cuda.memory_allocated(index)),
+            "torch_reserved": int(torch.cuda.memory_reserved(index)),
+            "torch_peak_allocated": int(torch.cuda.max_memory_allocated(index)),
+        }
+    except Exception as exc:  # another process's device, a torch without CUDA
+        log.debug("torch CUDA memory stats unavailable: %s", exc)
+        return {}
+
+
+def static_facts() -> dict[str, Any]:
+    """What LudwigProfiler records once: CPU, cores, RAM (bytes), versions."""
+    facts: dict[str, Any] = {
+        "cpu_name": platform.processor() or platform.machine(),
+        "cpu_architecture": platform.machine().upper(),
+        "num_cpu": os.cpu_count(),
+        "python_version": platform.python_version(),
+        "ludwig_version": None,
+    }
+    try:
+        import psutil
+
+        facts["total_cpu_memory_size"] = int(psutil.virtual_memory().total)
+    except Exception:
+        facts["total_cpu_memory_size"] = None
+    torch = sys.modules.get("torch")
+    if torch is not None:
+        facts["torch_version"] = str(torch.__version__)
+    return facts
+
+
+# -- reading profiles ----------------------------------------------------------------------
+def load_profile(path: str | os.PathLike[str]) -> dict[str, Any]:
+    """Our profile from a run directory or the file itself; a Ludwig output directory is
+    imported (:func:`import_ludwig_profile`). Raises ``FileNotFoundError`` naming the path
+    when there is neither, ``ValueError`` for a file that is not a JSON object."""
+    where = Path(path)
+    file = where / PROFILE_FILE if where.is_dir() else where
+    if file.is_file():
+        data = _read_object(file)
+        if "samples" in data or "summary" in data:
+            return data
+        return _from_ludwig({"run": data})
+    if where.is_dir() and _ludwig_profile_dirs(where):
+        return import_ludwig_profile(where)
+    raise FileNotFoundError(
+        f"no resource profile at {str(where)!r}: expected {PROFILE_FILE} (ludwig_nb) or "
+        "system_resource_usage/<tag>/run_*.json (LudwigProfiler)"
+    )
+
+
+def _read_object(file: Path) -> dict[str, Any]:
+    try:
+        data = json.loads(file.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"{file}: not valid JSON (line {exc.lineno}): {exc.msg}") from None
+    if not isinstance(data, dict):
+        raise ValueError(f"{file}: expected a JSON object, got {type(data).__name__}")
+    return data
+
+
+def _ludwig_profile_dirs(root: Path) -> list[Path]:
+    base = root / "system_resource_usage"
+    return sorted(p for p in base.iterdir() if p.is_dir()) if base.is_dir() else []
+
+
+def import_ludwig_profile(directory: str | os.PathLike[str]) -> dict[str, Any]:
+    """LudwigProfiler's ``system_resource_usage/<tag>/run_*.json`` as our profile shape.
+
+    Several ``run_*.json`` of one tag are averaged (as Ludwig's ``summarize`` does).
+    ``cuda_<i>_*_memory_used`` is multiplied by 2**20: gpustat reports MiB and Ludwig
+    stored that number where the key promises bytes. Raises ``FileNotFoundError``.
+    """
+    root = Path(directory)
+    tags: dict[str, dict[str, Any]] = {}
+    for tag_dir in _ludwig_profile_dirs(root):
+        files = sorted(tag_dir.glob("run_*.json"))
+        if files:
+            tags[tag_dir.name] = _average([_read_object(f) for f in files])
+    if not tags:
+        raise FileNotFoundError(f"no LudwigProfiler output under {str(root)!r}")
+    return _from_ludwig(tags)
+
+
+def _average(records: list[dict[str, Any]]) -> dict[str, Any]:
+    out = dict(records[0])
+    for key, value in records[0].items():
+        numbers = [r.get(key) for r in records if isinstance(r.get(key), (int, float))]
+        if isinstance(value, (int, float)) and not isinstance(value, bool) and numbers:
+            out[key] = sum(numbers) / len(numbers)
+    return out
+
+
+def _from_ludwig(tags: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:
+    phases = {}
+    for tag, record in tags.items():
+        fixed = dict(record)
+        for key, value in record.items():
+            if key.startswith("cuda_") and key.endswith("_memory_used") and value is not None:
+                fixed[key] = float(value) * _MIB
+        phases[tag] = fixed
+    phase_s = {
+        _STATUS_PHASE.get(t, t): float(r.get("total_execution_time") or 0.0) / 1e6
+        for t, r in phases.items()
+    }
+    peak_gpu = [
+        v for r in phases.values() for k, v in r.items() if k.endswith("_max_memory_used") and v
+    ]
+    summary = {
+        "total_s": sum(phase_s.values()),
+        "phase_s": phase_s,
+        "peak_gpu_memory": max(peak_gpu) if peak_gpu else None,
+        "host": {"peak_rss": _max_of(phases, "max_cpu_memory_usage")},
+        "gpus": {},
+    }
+    return {"version": PROFILE_VERSION, "source": "ludwig_profiler", "units": rp.UNITS,
+            "summary": summary, "phases": phases, "samples": []}  # fmt: skip
+
+
+def _max_of(phases: Mapping[str, Mapping[str, Any]], key: str) -> Any:
+    values = [r[key] for r in phases.values() if isinstance(r.get(key), (int, float))]
+    return max(values) if values else None
+
+
+def profile_frame(profile: Mapping[str, Any]) -> pd.DataFrame:
+    """One row per sample: ``time``, ``elapsed_s``, ``phase``, ``step``, ``host_<field>``
+    and ``gpu<i>_<field>`` columns (bytes, s, J, W, °C, %)."""
+    import pandas as pd
+
+    rows = []
+    for sample in profile.get("samples") or ():
+        row: dict[str, Any] = {k: sample.get(k) for k in ("time", "phase", "step")}
+        for key, value in (sample.get("host") or {}).items():
+            if key != "time":
+                row[f"host_{key}"] = value
+        for gpu in sample.get("gpus") or ():
+            prefix = f"gpu{gpu.get('index')}"
+            if gpu.get("mig_index") is not None:
+                prefix += f"_mig{gpu['mig_index']}"
+            for key, value in gpu.items():
+                if key in ("index", "mig_index", "time", "name", "uuid"):
+                    continue
+                row[f"{prefix}_{key}"] = ",".join(value) if isinstance(value, list) else value
+        rows.append(row)
+    frame = pd.DataFrame(rows)
+    if not frame.empty:
+        frame.insert(1, "elapsed_s", frame["time"] - frame["time"].iloc[0])
+    return frame

@@ -1,0 +1,89 @@
+"""Every run writes system_resource_usage.json; Ludwig's own profiles import with units fixed."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from ludwig_nb.runs import train
+from ludwig_nb.runs.profile import PROFILE_FILE, import_ludwig_profile, load_profile
+
+CONFIG = """\
+input_features:
+  - {name: a, type: number}
+output_features:
+  - {name: y, type: binary}
+trainer: {epochs: 4, batch_size: 16}
+gpu_watch: {simulate: true, interval: 0.25}
+"""
+
+
+@pytest.fixture
+def df():
+    rng = np.random.default_rng(0)
+    a = rng.normal(size=400)
+    return pd.DataFrame({"a": a, "y": a > 0})
+
+
+def test_a_run_writes_its_profile_with_phases_steps_and_the_simulated_gpu(df, tmp_path):
+    run = train(CONFIG, df, results_dir=tmp_path / "r", registry_dir=tmp_path / "reg",
+                threads=1, wait=True)  # fmt: skip
+    assert run.status == "completed"
+    data = json.loads((run.directory / PROFILE_FILE).read_text())
+    summary = data["summary"]
+    assert summary["steps"] == run.step
+    assert summary["steps"] == len(run.steps)
+    assert summary["samples_trained"] == int(run.steps["batch_size"].sum())
+    assert summary["phase_s"]["training"] > 0 and summary["phase_s"]["preprocessing"] > 0
+    assert summary["steps_per_s"] == pytest.approx(
+        summary["steps"] / summary["phase_s"]["training"]
+    )
+    assert data["code_block_tag"] == "run" and "training" in data["phases"]
+    assert data["total_execution_time"] == pytest.approx(summary["total_s"] * 1e6)
+    for sample in data["samples"]:
+        assert sample["phase"] in {"queued", "preprocessing", "training", "evaluation",
+                                   "checkpoint", "other"}  # fmt: skip
+        assert sample["gpus"][0]["name"].startswith("Simulated")
+    assert summary["gpus"]["0"]["energy_source"] == "power_integral"  # no counter in the sim
+    frame = run.profile
+    assert len(frame) == len(data["samples"]) == summary["sample_count"]
+    assert {"phase", "step", "elapsed_s", "gpu0_memory_used", "host_process_rss"} <= set(frame)
+    assert frame["step"].is_monotonic_increasing
+    assert run.profile_summary["steps"] == summary["steps"]
+
+
+def test_a_run_without_gpu_watch_still_has_phase_timing(df, tmp_path):
+    config = CONFIG.replace("{simulate: true, interval: 0.25}", "{enabled: false}")
+    run = train(config, df, results_dir=tmp_path / "r", registry_dir=tmp_path / "reg",
+                threads=1, wait=True)  # fmt: skip
+    data = load_profile(run.directory)
+    assert data["samples"] == [] and data["summary"]["steps"] == run.step
+    assert data["summary"]["phase_s"]["training"] > 0
+    assert run.profile.empty
+
+
+def test_ludwig_profiles_import_with_gpu_memory_in_bytes(tmp_path):
+    tag = tmp_path / "exp" / "system_resource_usage" / "training"
+    tag.mkdir(parents=True)
+    for n, (used, secs) in enumerate([(40960, 1.0), (20480, 3.0)]):
+        record = {"code_block_tag": "training", "total_execution_time": secs * 1e6,
+                  "max_cpu_memory_usage": 1000 + n, "cuda_0_max_memory_used": used,
+                  "cuda_0_average_memory_used": used / 2, "num_cpu": 2}  # fmt: skip
+        (tag / f"run_{n}.json").write_text(json.dumps(record))
+    data = import_ludwig_profile(tmp_path / "exp")
+    phase = data["phases"]["training"]
+    assert phase["cuda_0_max_memory_used"] == 30720 * 2**20  # mean of two runs, MiB -> bytes
+    assert data["summary"]["phase_s"] == {"training": 2.0}
+    assert data["summary"]["peak_gpu_memory"] == 30720 * 2**20
+    assert load_profile(tmp_path / "exp")["source"] == "ludwig_profiler"
+
+
+def test_missing_and_broken_profiles_say_where(tmp_path):
+    with pytest.raises(FileNotFoundError, match="no resource profile at"):
+        load_profile(tmp_path)
+    (tmp_path / PROFILE_FILE).write_text("{not json")
+    with pytest.raises(ValueError, match="not valid JSON"):
+        load_profile(tmp_path)
