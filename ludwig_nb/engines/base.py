@@ -45,6 +45,7 @@ class TrainJob:
     poll: Callable[[], None] | None = None  # called at step boundaries (control file reader)
     seed: int | None = None
     threads: int | None = None
+    profile_steps: int = 0  # > 0: torch.profiler records this many steps (issue 16)
 
 
 class TrainedModel(Protocol):

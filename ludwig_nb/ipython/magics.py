@@ -47,6 +47,10 @@ class LudwigMagics(Magics):
     @argument("--device", help='"cpu", "cuda", "cuda:1"; default: the first GPU, else CPU.')
     @argument("--seed", type=int, help="Random seed (default 42, as in Ludwig).")
     @argument("--threads", type=int, help="CPU threads for training (default: cores - 1).")
+    @argument(
+        "--profile-steps", type=int, default=0,
+        help="Record N steps with torch.profiler (trace + top ops in the run directory).",
+    )  # fmt: skip
     @cell_magic
     def ludwig_config(self, line: str, cell: str) -> None:
         """Validate the Ludwig config in this cell and train it in the background.
@@ -96,6 +100,7 @@ class LudwigMagics(Magics):
                 engine=engine,
                 random_seed=args.seed,
                 threads=args.threads,
+                profile_steps=args.profile_steps,
             )
         except (DataError, FileNotFoundError, ValueError) as exc:
             raise UsageError(str(exc)) from None

@@ -78,6 +78,7 @@ def train(
     *,
     random_seed: int | None = None,
     threads: int | None = None,
+    profile_steps: int = 0,
     clock: Callable[[], float] = time.time,
     registry_dir: Path | None = None,
 ) -> Run:
@@ -87,10 +88,15 @@ def train(
     TSV, Parquet, JSON, JSONL) or ``{"training": ..., "validation": ..., "test": ...}``.
     ``wait=True`` returns after the run ends. ``random_seed`` (default 42, as in Ludwig)
     makes runs reproducible; ``threads`` sets the CPU threads torch uses (default: all
-    cores but one). Raises ``ConfigError`` / ``DataError`` before any thread starts.
+    cores but one). ``profile_steps=N`` records N training steps (after 4 warm-up steps)
+    with torch.profiler: ``torch_trace.json`` (Chrome/Perfetto) and the top operators
+    (``run.top_ops``) in the run directory. Raises ``ConfigError`` / ``DataError`` before
+    any thread starts, ``ValueError`` for a negative ``profile_steps``.
     """
     from ludwig_nb.data import check_dataset
 
+    if not isinstance(profile_steps, int) or profile_steps < 0:
+        raise ValueError(f"profile_steps must be a whole number >= 0, got {profile_steps!r}")
     cfg = _load(config, engine)
     rendered = cfg.to_dict()
     data = check_dataset(rendered, dataset)
@@ -117,6 +123,7 @@ def train(
         clock=clock,
         seed=random_seed,
         threads=threads,
+        profile_steps=profile_steps,
     )
     run = Run(
         run_id=run_id, name=name, directory=directory, engine=engine_impl, job=job, clock=clock

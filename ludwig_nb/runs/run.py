@@ -303,6 +303,23 @@ class Run:
         return profile_frame({"samples": self.resources.samples()})
 
     @property
+    def top_ops(self) -> pd.DataFrame:
+        """The operators a ``profile_steps`` capture recorded, most self time first:
+        ``name``, ``calls``, ``self_cpu_s``, ``cpu_total_s``, ``self_device_s`` (seconds).
+        Raises ``FileNotFoundError`` saying how to get one when the run has no capture."""
+        import json
+
+        import pandas as pd
+
+        path = self.directory / "torch_top_ops.json"
+        if not path.is_file():
+            raise FileNotFoundError(
+                f"run {self.name!r} has no torch.profiler capture ({path} is missing): "
+                "train with profile_steps=N (--profile-steps N) to record N steps"
+            )
+        return pd.DataFrame(json.loads(path.read_text(encoding="utf-8"))["ops"])
+
+    @property
     def profile_summary(self) -> dict[str, Any]:
         """Per-phase seconds, steps/s, samples/s, peak memory (bytes), energy (J), J per
         sample, peak temperature (°C), seconds throttled; ``{}`` without a profile."""

@@ -21,6 +21,7 @@ from ludwig_nb.core import events as ev
 from ludwig_nb.core.control import RunControl, StopRequested
 from ludwig_nb.core.rundir import write_json_atomic
 from ludwig_nb.engines.base import Emit, TrainJob
+from ludwig_nb.engines.builtin.capture import StepCapture
 from ludwig_nb.engines.builtin.device import Batch, batch_order, prefetched
 from ludwig_nb.engines.builtin.evaluation import evaluate_split, finite_only
 from ludwig_nb.engines.builtin.metrics import DEFAULT_VALIDATION_METRIC, MINIMIZE, is_improvement
@@ -65,6 +66,7 @@ class Training:
         #: (type, lambda) when regularisation is on; None skips it at every step
         self.regularization = (kind, strength) if strength and kind else None
         self.clipping = self.trainer.get("gradient_clipping")
+        self.capture = StepCapture(job.run_dir, 0, "cpu")  # replaced once the device is known
 
     # -- events ----------------------------------------------------------------------
     def _emit(self, event: ev.Event) -> None:
@@ -91,12 +93,16 @@ class Training:
         )  # fmt: skip
         self._phase("training")
         status, reason = "completed", ""
+        self.capture = StepCapture(self.job.run_dir, self.job.profile_steps, self.s.device)
+        self.capture.start()
         try:
             reason = self._loop()
         except StopRequested as stop:
             status, reason = "stopped", _stop_reason(str(stop) or self.control.stop_reason)
             self._phase("stopping", reason)
             self._checkpoint(max(0, self.completed - 1), best=False)
+        finally:
+            self.capture.close()  # a run shorter than the window still writes its trace
         return self._finish(status, reason)
 
     def _loop(self) -> str:
@@ -116,6 +122,8 @@ class Training:
                 step = self.completed
                 self._boundary()
                 self._step(step, epoch, batches)
+                if self.capture.active:
+                    self.capture.step_finished()
                 if step in evaluations and self._evaluate(step, step in checkpoints):
                     self.s.plan = plan.ending_after(step)
                     self._emit(ev.ScheduleChanged(time=self.clock(), schedule=self.s.plan.info(),
