@@ -230,9 +230,7 @@ def _energy(series: Sequence[Mapping[str, Any]]) -> tuple[float | None, str | No
         return max(0.0, counter[-1] - counter[0]), "counter"
     power = [(g["_time"], g["power_draw"]) for g in series if g.get("power_draw") is not None]
     if len(power) >= 2:
-        joules = sum(
-            (t1 - t0) * (p0 + p1) / 2 for (t0, p0), (t1, p1) in itertools.pairwise(power)
-        )
+        joules = sum((t1 - t0) * (p0 + p1) / 2 for (t0, p0), (t1, p1) in itertools.pairwise(power))
         return joules, "power_integral"
     return None, None
 

@@ -136,6 +136,7 @@ def train(
     )
     live.add_run(run)
     _attach_monitoring(run, cfg)
+    _write_ludwig_files_at_end(run, rendered, dataset, random_seed)
     run.start()
     if wait:
         run.wait()
@@ -159,6 +160,16 @@ def _attach_monitoring(run: Run, cfg: Config) -> None:
     from ludwig_nb.runs.monitoring import attach
 
     attach(run, cfg)
+
+
+def _write_ludwig_files_at_end(run: Run, config: Any, dataset: Any, seed: int | None) -> None:
+    """training_statistics / test_statistics / description.json in Ludwig's shapes."""
+    from ludwig_nb.runs.ludwig_files import write_ludwig_files
+
+    source = dataset if isinstance(dataset, (str, os.PathLike, dict)) else None
+    if isinstance(source, os.PathLike):
+        source = str(source)
+    run.add_result_writer(lambda r: write_ludwig_files(r, config, source, seed))
 
 
 def load_model(path: str | os.PathLike[str]) -> TrainedModel:

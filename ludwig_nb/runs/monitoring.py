@@ -44,7 +44,13 @@ def _profile_run(run: Run, sampler: Any) -> None:
     and steps only); it is written as system_resource_usage.json when the run ends."""
     from ludwig_nb.runs.profile import ResourceProfile
 
-    run.resources = ResourceProfile(run, sampler).start()
+    profile = run.resources = ResourceProfile(run, sampler).start()
+
+    def write(_: Run) -> None:
+        profile.stop()
+        profile.write()
+
+    run.add_result_writer(write)
 
 
 def attach(run: Run, cfg: Config) -> None:

@@ -79,6 +79,7 @@ class Run:
         self.device_index: int | None = None  # the GPU it trains on (alarms act on it)
         self.sampler: Any = None  # the GPU sampler watching it, when one runs
         self.resources: Any = None  # its ResourceProfile (runs/profile.py), once attached
+        self._result_writers: list[Callable[[Run], None]] = []
         self._engine = engine
         self._job = job
         self._recorder = RunRecorder(self.directory, eta=self._eta_status)
@@ -122,7 +123,7 @@ class Run:
             )
         finally:
             self._recorder.close()
-            self._write_profile()
+            self._write_results()
             self._done.set()
             for callback in self._finish_callbacks:
                 try:
@@ -130,15 +131,17 @@ class Run:
                 except Exception:
                     log.exception("ludwig_nb: a finish callback of run %s failed", self.id)
 
-    def _write_profile(self) -> None:
-        """system_resource_usage.json, before ``wait()`` returns (so it is there to read)."""
-        if self.resources is None:
-            return
-        try:
-            self.resources.stop()
-            self.resources.write()
-        except Exception:  # a profile must never turn a finished run into a failed one
-            log.exception("ludwig_nb: could not write the resource profile of run %s", self.id)
+    def add_result_writer(self, writer: Callable[[Run], None]) -> None:
+        """Call ``writer(run)`` when the run ends, before :meth:`wait` returns, so the files
+        it writes (the resource profile, Ludwig's statistics) are there once it does."""
+        self._result_writers.append(writer)
+
+    def _write_results(self) -> None:
+        for writer in self._result_writers:
+            try:
+                writer(self)
+            except Exception:  # a results file must never turn a finished run into a failed one
+                log.exception("ludwig_nb: a result writer of run %s failed", self.id)
 
     def add_finish_callback(self, callback: Callable[[Run], None]) -> None:
         """Call ``callback(run)`` once the run has ended (at once if it already has)."""

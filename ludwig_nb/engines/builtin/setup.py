@@ -187,7 +187,9 @@ def restore_state(training: Training, state: dict[str, Any]) -> None:
     training.last_checkpoint_step = int(state["last_step"])
     training.best = json.loads(state["best"])
     training.running_loss = list(state.get("running_loss", []))
-    training.statistics = json.loads(state["statistics"])
+    statistics = json.loads(state["statistics"])
+    statistics.pop("evaluation_steps", None)  # checkpoints from before Ludwig's exact shape
+    training.statistics = {**training.statistics, **statistics}
     best_file = s.checkpoints / BEST
     if best_file.is_file():
         training.best_weights = load_checkpoint(best_file)["model"]

@@ -19,6 +19,7 @@ import torch
 
 from ludwig_nb.core import events as ev
 from ludwig_nb.core.control import RunControl, StopRequested
+from ludwig_nb.core.ludwig_results import evaluation_frequency
 from ludwig_nb.core.rundir import write_json_atomic
 from ludwig_nb.engines.base import Emit, TrainJob
 from ludwig_nb.engines.builtin.capture import StepCapture
@@ -57,8 +58,10 @@ class Training:
         self.running_loss: list[float] = []
         self.best: dict[str, Any] = {"value": None, "step": None, "metrics": {}, "stale": 0}
         self.best_weights: dict[str, torch.Tensor] | None = None
+        # Ludwig's TrainingStats shape exactly: its loader refuses any other top-level key
         self.statistics: dict[str, Any] = {"training": {}, "validation": {}, "test": {},
-                                           "evaluation_steps": []}  # fmt: skip
+                                           "evaluation_frequency":
+                                           evaluation_frequency(self.trainer)}  # fmt: skip
         self.s: Setup
         self.last_checkpoint_step: int | None = None
         strength = float(self.trainer.get("regularization_lambda") or 0.0)
@@ -250,7 +253,6 @@ class Training:
         return out
 
     def _record(self, step: int, metrics: dict[str, dict[str, dict[str, float]]]) -> None:
-        self.statistics["evaluation_steps"].append(step)
         for split, per_feature in metrics.items():
             table = self.statistics[split]
             for feature, values in per_feature.items():
