@@ -36,8 +36,9 @@ def _parser() -> argparse.ArgumentParser:
     train.add_argument("--seed", type=int, help="random seed (default 42, as in Ludwig)")
     train.add_argument("--threads", type=int, help="CPU threads for training (default: cores-1)")
     train.add_argument("--no-progress", action="store_true", help="no progress bar")
-    train.add_argument("--profile-steps", type=int, default=0,
-                       help="record N steps with torch.profiler (trace + top ops in the run dir)")  # fmt: skip
+    train.add_argument(
+        "--profile-steps", type=int, default=0, help="torch.profiler capture of N steps"
+    )
     for name, text in (("evaluate", "evaluate a saved model"), ("predict", "predict")):
         cmd = sub.add_parser(name, help=text)
         cmd.add_argument("--model", "-m", required=True, help="model/ folder or run directory")

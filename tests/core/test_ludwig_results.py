@@ -42,10 +42,10 @@ def test_a_metric_missing_from_one_evaluation_keeps_the_lists_aligned() -> None:
 
 
 def test_evaluation_frequency_follows_ludwigs_rule() -> None:
-    assert lr.evaluation_frequency({"steps_per_checkpoint": 50}) == {"frequency": 50.0,
-                                                                      "period": "step"}  # fmt: skip
-    assert lr.evaluation_frequency({"checkpoints_per_epoch": 4}) == {"frequency": 0.25,
-                                                                      "period": "epoch"}  # fmt: skip
+    by_steps = lr.evaluation_frequency({"steps_per_checkpoint": 50})
+    assert by_steps == {"frequency": 50.0, "period": "step"}
+    by_epoch = lr.evaluation_frequency({"checkpoints_per_epoch": 4})
+    assert by_epoch == {"frequency": 0.25, "period": "epoch"}
 
 
 def test_test_statistics_are_the_best_evaluations_test_split() -> None:
