@@ -140,6 +140,44 @@ class LudwigMagics(Magics):
             f"--dataset {spec!r} is neither a variable, an expression nor an existing file"
         )
 
+    # -- compare ---------------------------------------------------------------------
+    @magic_arguments()
+    @argument("runs", nargs="+", help="Run names of this kernel, variables or run directories.")
+    @line_magic
+    def ludwig_compare(self, line: str) -> Any:
+        """Compare runs side by side: config diff, metrics with deltas, time, resources and
+        learning curves; the first run is the base. Runs are names of this kernel's runs,
+        variables holding run handles, ludwig_nb run directories or Ludwig output
+        directories.
+
+        Example::
+
+            %ludwig_compare baseline wider results/old-run-20260101-120000-ab12
+        """
+        from ludwig_nb.ui.compare_view import compare
+
+        args = parse_argstring(self.ludwig_compare, line)
+        sources = [self._resolve_run(spec) for spec in args.runs]
+        try:
+            return compare(*sources)
+        except (FileNotFoundError, ValueError) as exc:
+            raise UsageError(str(exc)) from None
+
+    def _resolve_run(self, spec: str) -> Any:
+        from ludwig_nb.runs import live
+
+        run = live.find_run(spec)
+        if run is not None:
+            return run
+        value = self._user_ns.get(spec)
+        if value is not None and hasattr(value, "directory"):
+            return value
+        if Path(spec).expanduser().is_dir():
+            return Path(spec).expanduser()
+        raise UsageError(
+            f"{spec!r} is not a run of this kernel, a variable holding a run, or a directory"
+        )
+
     # -- run control -----------------------------------------------------------------
     @line_magic
     def ludwig_runs(self, line: str) -> Any:
