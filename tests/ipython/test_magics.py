@@ -73,3 +73,22 @@ def test_traits_are_configurable(ip):
     magics = ip.magics_manager.registry[LudwigMagics.__name__]
     assert magics.frame_rate == 2.0
     ip.run_line_magic("config", "LudwigMagics.frame_rate = 4.0")
+
+
+def test_ludwig_compare_takes_run_names_and_directories(ip, tmp_path):
+    from ludwig_nb.runs import train
+
+    config = ("input_features: [{name: x, type: number}]\n"
+              "output_features: [{name: y, type: binary}]\n"
+              "trainer: {epochs: 2, batch_size: 8}\ngpu_watch: {enabled: false}\n")  # fmt: skip
+    df = pd.DataFrame({"x": [float(i % 7) for i in range(60)], "y": [i % 2 for i in range(60)]})
+    common = {"results_dir": tmp_path / "r", "registry_dir": tmp_path / "reg", "wait": True,
+              "threads": 1}  # fmt: skip
+    first = train(config, df, name="cmp_a", **common)
+    second = train(config.replace("batch_size: 8", "batch_size: 16"), df, name="cmp_b", **common)
+    comparison = ip.run_line_magic("ludwig_compare", f"cmp_a {second.directory}")
+    assert comparison.names == ["cmp_a", "cmp_b"] and first.is_done
+    assert comparison.config_diff == {"trainer.batch_size": (8, 16)}
+    assert "ludwig-nb-compare" in comparison._repr_html_()
+    with pytest.raises(UsageError, match="is not a run of this kernel"):
+        ip.run_line_magic("ludwig_compare", "cmp_a no_such_run")

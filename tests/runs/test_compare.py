@@ -117,7 +117,8 @@ def test_warnings_name_what_makes_runs_incomparable(runs, tmp_path):
     other.mkdir()
     (other / "description.json").write_text(json.dumps({
         "config": {"output_features": [{"name": "z", "type": "number"}],
-                   "preprocessing": {"split": {"type": "random", "probabilities": [0.8, 0.1, 0.1]}}},
+                   "preprocessing": {"split": {"type": "random",
+                                               "probabilities": [0.8, 0.1, 0.1]}}},
         "dataset": "x.csv",
         "compute": {"devices": {"0": {"gpu_type": "NVIDIA H200"}}}}))  # fmt: skip
     warnings = compare(runs[0], other).warnings
