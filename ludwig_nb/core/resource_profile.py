@@ -239,7 +239,7 @@ def _throttled(
     series: Sequence[Mapping[str, Any]], key: str, reasons: Sequence[str], interval: float
 ) -> float | None:
     """Seconds throttled: the driver's violation counter, else samples with a reason set."""
-    counter = [g[key] for g in series if g.get(key) is not None]
+    counter = [float(g[key]) for g in series if g.get(key) is not None]
     if len(counter) >= 2:
         return max(0.0, counter[-1] - counter[0])
     flagged = [g for g in series if g.get("clock_reasons") is not None]

@@ -42,6 +42,9 @@ class LudwigMagics(Magics):
     @argument("--name", "-n", help="Variable to bind the run handle to (also the run's name).")
     @argument("--wait", action="store_true", help="Block until the run ends.")
     @argument("--estimate", action="store_true", help="Pre-flight time estimate; no full run.")
+    @argument(
+        "--vary", help="With --estimate: one pilot per value, e.g. trainer.batch_size=32,64,128."
+    )
     @argument("--results-dir", help="Where the run directory goes (default: results).")
     @argument("--engine", help="Training engine (default: builtin).")
     @argument("--device", help='"cpu", "cuda", "cuda:1"; default: the first GPU, else CPU.')
@@ -73,6 +76,8 @@ class LudwigMagics(Magics):
                 "--dataset is required: a DataFrame variable, a file path or demo:<name>"
             )
         dataset = self._resolve_dataset(args.dataset)
+        if args.vary and not args.estimate:
+            raise UsageError("--vary needs --estimate (it runs one pilot per value, no full run)")
         if args.estimate:
             self._estimate(config, dataset, args)
             return
@@ -111,8 +116,9 @@ class LudwigMagics(Magics):
         from ludwig_nb.data import DataError
         from ludwig_nb.runs import estimate
 
+        vary = _parse_vary(args.vary) if args.vary else None
         try:
-            prediction = estimate(config, dataset, device=args.device)
+            prediction = estimate(config, dataset, vary=vary, device=args.device)
         except (DataError, ValueError) as exc:
             raise UsageError(str(exc)) from None
         display(prediction)
@@ -219,6 +225,16 @@ class LudwigMagics(Magics):
         run = _find(parse_argstring(self.ludwig_resume, line).name)
         run.resume()
         print(f"resuming {run.name}")
+
+
+def _parse_vary(text: str) -> dict[str, list[Any]]:
+    """``trainer.batch_size=32,64,128`` -> ``{"trainer.batch_size": [32, 64, 128]}``."""
+    import yaml
+
+    path, sep, values = text.partition("=")
+    if not sep or not path.strip() or not values.strip():
+        raise UsageError(f"--vary {text!r}: expected PATH=V1,V2,... e.g. trainer.batch_size=32,64")
+    return {path.strip(): [yaml.safe_load(v) for v in values.split(",") if v.strip()]}
 
 
 def _find(name: str | None) -> Any:

@@ -24,7 +24,7 @@ from ludwig_nb.core.eta import Costs, EtaEstimator, Schedule
 from ludwig_nb.core.eta_events import EtaTracker
 from ludwig_nb.core.eta_format import format_duration
 
-__all__ = ["Prediction", "estimate"]
+__all__ = ["Prediction", "estimate", "pilot_run", "predict_from_pilot"]
 
 _DEFAULT_PILOT_STEPS = 60
 
@@ -123,15 +123,27 @@ def estimate(
     ``RuntimeError`` if the pilot itself fails.
     """
     from ludwig_nb.config import load_config
-    from ludwig_nb.runs.api import train
 
     cfg = load_config(config, engine=engine) if not hasattr(config, "to_dict") else config
     rendered = cfg.to_dict()
     _warm_up_imports()
 
     steps = pilot_steps or _DEFAULT_PILOT_STEPS
+    run = pilot_run(rendered, dataset, steps, device=device, engine=engine)
+    if run.status != "completed":
+        raise RuntimeError(f"the pilot run did not complete: {run.state.error or run.status}")
+    return _predict(list(run.events), rendered["trainer"], steps)
+
+
+def pilot_run(
+    rendered: Mapping[str, Any], dataset: Any, steps: int, *, device: str | None, engine: str
+) -> Any:
+    """Train the pilot (``steps`` steps, one evaluation, one checkpoint) in a throw-away
+    directory and return its finished ``Run`` (whatever its status)."""
+    from ludwig_nb.runs.api import train
+
     with tempfile.TemporaryDirectory(prefix="ludwig_nb-pilot-") as tmp:
-        run = train(
+        return train(
             _pilot_config(rendered, steps),
             dataset,
             name="pilot",
@@ -141,9 +153,11 @@ def estimate(
             registry_dir=Path(tmp) / "registry",
             wait=True,
         )
-    if run.status != "completed":
-        raise RuntimeError(f"the pilot run did not complete: {run.state.error or run.status}")
-    return _predict(list(run.events), rendered["trainer"], steps)
+
+
+def predict_from_pilot(run: Any, trainer: Mapping[str, Any], steps: int) -> Prediction:
+    """The :class:`Prediction` from a completed pilot ``run`` (see :func:`pilot_run`)."""
+    return _predict(list(run.events), trainer, steps)
 
 
 def _warm_up_imports() -> None:

@@ -100,7 +100,7 @@ class ResourceProfile:
             self._samples.append(row)
 
     def _gpu_row(self, gpu: Any) -> dict[str, Any]:
-        row = gpu.to_dict()
+        row: dict[str, Any] = gpu.to_dict()
         if gpu.mig_index is None and gpu.index == self._run.device_index:
             row.update(_torch_memory(gpu.index))
         return row

@@ -87,7 +87,7 @@ def import_ludwig_profile(directory: str | os.PathLike[str]) -> dict[str, Any]:
 def _average(records: list[dict[str, Any]]) -> dict[str, Any]:
     out = dict(records[0])
     for key, value in records[0].items():
-        numbers = [r.get(key) for r in records if isinstance(r.get(key), (int, float))]
+        numbers = [float(r[key]) for r in records if isinstance(r.get(key), (int, float))]
         if isinstance(value, (int, float)) and not isinstance(value, bool) and numbers:
             out[key] = sum(numbers) / len(numbers)
     return out

@@ -92,3 +92,21 @@ def test_ludwig_compare_takes_run_names_and_directories(ip, tmp_path):
     assert "ludwig-nb-compare" in comparison._repr_html_()
     with pytest.raises(UsageError, match="is not a run of this kernel"):
         ip.run_line_magic("ludwig_compare", "cmp_a no_such_run")
+
+
+def test_estimate_with_vary_shows_the_sweep(ip):
+    from unittest import mock
+
+    cell = ("input_features: [{name: x, type: number}]\n"
+            "output_features: [{name: y, type: binary}]\ntrainer: {epochs: 1}\n")  # fmt: skip
+    ip.user_ns["sweep_df"] = pd.DataFrame({"x": [float(i % 5) for i in range(200)],
+                                           "y": [i % 2 for i in range(200)]})  # fmt: skip
+    with mock.patch("IPython.display.display") as shown:
+        ip.run_cell_magic("ludwig_config", "--dataset sweep_df --estimate "
+                          "--vary trainer.batch_size=16,32", cell)  # fmt: skip
+    (sweep,), _ = shown.call_args
+    assert [p.value for p in sweep.points] == [16, 32]
+    with pytest.raises(UsageError, match="--vary needs --estimate"):
+        ip.run_cell_magic("ludwig_config", "--dataset sweep_df --vary trainer.batch_size=8", cell)
+    with pytest.raises(UsageError, match="expected PATH=V1,V2"):
+        ip.run_cell_magic("ludwig_config", "--dataset sweep_df --estimate --vary 8,16", cell)
