@@ -216,13 +216,21 @@ def _bar(seconds: float | None, longest: float, color: str) -> str:
     if seconds is None or longest <= 0:
         return ""
     width = max(1.0, 100.0 * seconds / longest)
-    return (f"<div style='background:{color};height:12px;width:{width:.1f}%' "
+    return (f"<div style='background:{color};height:9px;margin:1px 0;width:{width:.1f}%' "
             f"title='{seconds:.3g} s'></div>")  # fmt: skip
 
 
+def _seconds(value: float | None) -> str:
+    if value is None:
+        return "—"
+    return f"{value:.3g} s" if value < 60 else format_duration(value)
+
+
 def sweep_html(sweep: SweepEstimate) -> str:
-    """A table with a bar per value (predicted total time), the fastest that fits marked."""
+    """A table with bars per value (predicted time per epoch, total), the fastest marked."""
     longest = max((p.total_s or 0.0 for p in sweep.points), default=0.0)
+    longest_epoch = max((p.epoch_s or 0.0 for p in sweep.points), default=0.0)
+    memory_na = "n/a" if sweep.device.startswith("cuda") else "n/a on CPU"
     rows = []
     for p in sweep.points:
         fastest = p is sweep.fastest
@@ -230,17 +238,18 @@ def sweep_html(sweep: SweepEstimate) -> str:
         mark = " ★ fastest that fits" if fastest else ("" if p.fits else " ✗ does not fit")
         cells = [
             f"<b>{html.escape(str(p.value))}</b>{html.escape(mark)}",
-            format_duration(p.epoch_s) if p.epoch_s is not None else "—",
-            format_duration(p.total_s) if p.total_s is not None else "—",
+            _seconds(p.epoch_s),
+            _seconds(p.total_s),
             f"{p.samples_per_s:,.0f}" if p.samples_per_s else "—",
-            _bytes(p.peak_memory),
+            memory_na if p.peak_memory is None else _bytes(p.peak_memory),
         ]
         tds = "".join(f"<td style='padding:2px 8px'>{c}</td>" for c in cells)
-        bar = _bar(p.total_s, longest, color)
+        bar = _bar(p.epoch_s, longest_epoch, "#1565c0") + _bar(p.total_s, longest, color)
         err = f"<br><small style='color:#c62828'>{html.escape(p.error)}</small>" if p.error else ""
         rows.append(f"<tr>{tds}<td style='width:40%'>{bar}{err}</td></tr>")
     head = "".join(f"<th>{h}</th>" for h in (html.escape(sweep.path), "time/epoch",
-                   "total", "samples/s", "peak GPU memory", "predicted total time"))  # fmt: skip
+                   "total", "samples/s", "peak GPU memory",
+                   "predicted: time/epoch (blue), total"))  # fmt: skip
     best = ("no value fits" if sweep.fastest is None
             else f"fastest that fits: {sweep.fastest.value}")  # fmt: skip
     return (
