@@ -87,3 +87,62 @@ def test_missing_and_broken_profiles_say_where(tmp_path):
     (tmp_path / PROFILE_FILE).write_text("{not json")
     with pytest.raises(ValueError, match="not valid JSON"):
         load_profile(tmp_path)
+
+
+_TRAIN_UNDER_FAKE_NVML = """
+import json, sys
+import numpy as np, pandas as pd
+from pathlib import Path
+from ludwig_nb.runs import train
+config = '''
+input_features: [{name: a, type: number}]
+output_features: [{name: y, type: binary}]
+trainer: {epochs: 60, batch_size: 16}
+gpu_watch: {enabled: true}
+'''
+a = np.random.default_rng(0).normal(size=200)
+tmp = Path(sys.argv[1])
+import ludwig_nb.gpu
+ludwig_nb.gpu.kernel_sampler(start=False).interval = 0.25
+run = train(config, pd.DataFrame({"a": a, "y": a > 0}), results_dir=tmp / "r",
+            registry_dir=tmp / "reg", threads=1, wait=True)
+print(json.dumps({"status": run.status, "dir": str(run.directory)}))
+"""
+
+
+def test_a_run_on_the_fake_driver_profiles_energy_throttling_and_gpm(tmp_path):
+    """The real path: train() -> monitoring -> the kernel sampler -> NvmlSource -> the real
+    nvidia-ml-py -> the fake libnvidia-ml.so.1 (in a subprocess: the library path is read
+    at process start)."""
+    import importlib.util
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    fixtures = Path(__file__).resolve().parents[1] / "fixtures" / "nvml"
+    spec = importlib.util.spec_from_file_location("nvml_build_for_runs", fixtures / "build.py")
+    build = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(build)
+    if not build.compiler_available():
+        pytest.skip("no C compiler to build the fake NVML driver")
+    lib = build.build_fake_nvml(tmp_path / "lib")
+    scenario = json.loads((fixtures / "scenarios" / "profiling.json").read_text())
+    scenario["tick_seconds"] = 0.25  # the driver's values advance with wall time
+    scenario_path = tmp_path / "scenario.json"
+    scenario_path.write_text(json.dumps(scenario))
+    env = build.scenario_env(lib.parent, scenario_path)
+    done = subprocess.run([sys.executable, "-c", _TRAIN_UNDER_FAKE_NVML, str(tmp_path)],
+                          env=env, capture_output=True, text=True, timeout=240,
+                          check=False)  # fmt: skip
+    assert done.returncode == 0, done.stderr[-3000:]
+    result = json.loads(done.stdout.strip().splitlines()[-1])
+    assert result["status"] == "completed"
+    data = json.loads((Path(result["dir"]) / PROFILE_FILE).read_text())
+    assert len(data["samples"]) >= 3, "the run was too short to sample"
+    h200, a100 = data["summary"]["gpus"]["0"], data["summary"]["gpus"]["1"]
+    assert h200["name"] == "Fake H200 141GB HBM3e" and h200["energy_source"] == "counter"
+    assert h200["energy_j"] > 0  # the counter's difference over the run
+    assert h200["mean_sm_activity"] is not None  # GPM on the H200
+    assert a100["mean_sm_activity"] is None and a100["energy_j"] is not None  # no GPM there
+    assert data["summary"]["throttled_power_s"] is not None
+    assert data["cuda_0_max_memory_used"] > 0  # Ludwig's key, in bytes
