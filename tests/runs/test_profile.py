@@ -146,3 +146,30 @@ def test_a_run_on_the_fake_driver_profiles_energy_throttling_and_gpm(tmp_path):
     assert a100["mean_sm_activity"] is None and a100["energy_j"] is not None  # no GPM there
     assert data["summary"]["throttled_power_s"] is not None
     assert data["cuda_0_max_memory_used"] > 0  # Ludwig's key, in bytes
+
+
+def test_a_long_run_keeps_bounded_memory_and_exact_counters(tmp_path):
+    from types import SimpleNamespace
+
+    from ludwig_nb.core import events as ev
+    from ludwig_nb.core.gpu_sample import GpuSample, Snapshot
+    from ludwig_nb.runs.profile import ResourceProfile
+
+    run = SimpleNamespace(
+        id="long", directory=tmp_path, device_index=None,
+        state=SimpleNamespace(is_final=False, status="training", step=0),
+        events=[ev.PhaseChanged(time=0.0, phase="training"),
+                ev.RunFinished(time=100.0, status="completed", step=0)],
+    )  # fmt: skip
+    sampler = SimpleNamespace(interval=1.0, subscribe=lambda cb: lambda: None)
+    profile = ResourceProfile(run, sampler, max_samples=8).start()
+    for t in range(100):
+        gpu = GpuSample(index=0, time=float(t), energy_consumed=10.0 * t, power_draw=10.0)
+        profile._on_snapshot(Snapshot(time=float(t), gpus=(gpu,)))
+    samples = profile.samples()
+    assert len(samples) <= 9 and samples[0]["time"] == 0.0 and samples[-1]["time"] == 99.0
+    assert profile.interval == 16.0 and profile.dropped == 100 - len(samples)
+    times = [s["time"] for s in samples]
+    assert times == sorted(times) and all(t % 16 == 0 for t in times[:-1])
+    summary = profile.to_dict()["summary"]
+    assert summary["gpus"]["0"]["energy_j"] == 990.0  # counters: last - first, exact
