@@ -71,6 +71,24 @@ def test_train_needs_a_config_or_a_demo(capsys):
     assert "--demo" in capsys.readouterr().err
 
 
+def test_file_faults_exit_2_with_one_line_naming_the_file(files, capsys):
+    tmp, config, data = files
+    out = tmp / "results"
+    assert main(["train", "-c", str(config), "-d", str(data), "-o", str(out), "--no-progress"]) == 0
+    capsys.readouterr()
+    (run_dir,) = out.iterdir()
+    weights = run_dir / "model" / "model_weights.pt"
+    weights.write_bytes(weights.read_bytes()[:100])
+    assert main(["predict", "-m", str(run_dir), "-d", str(data)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith(f"ludwig-nb: {weights}: not readable as weights") and "\n" not in err
+    blocker = tmp / "a_file"
+    blocker.write_text("")
+    assert main(["train", "-c", str(config), "-d", str(data), "-o", str(blocker)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert f"cannot use {blocker} as the results directory: it is a file" in err
+
+
 def test_compare_two_runs_prints_the_diff_and_json(files, capsys):
     tmp, config, data = files
     second = tmp / "c2.yaml"

@@ -135,7 +135,7 @@ export class SidebarPanel extends Widget {
       item.appendChild(el('div', `jp-LudwigNb-run-${part}`));
     }
     item.appendChild(bar(0, 'jp-LudwigNb-progress'));
-    for (const part of ['progressText', 'eta', 'best', 'alarms']) {
+    for (const part of ['progressText', 'eta', 'best', 'alarms', 'note']) {
       item.appendChild(el('div', `jp-LudwigNb-run-${part}`));
     }
     const buttons = el('div', 'jp-LudwigNb-run-actions');
@@ -184,6 +184,7 @@ function updateRunItem(item: HTMLLIElement, row: RunRow): void {
   setText(item, 'eta', row.etaText);
   setText(item, 'best', row.bestMetricText);
   setText(item, 'alarms', row.alarmText);
+  setText(item, 'note', row.noteText);
   item.querySelector('.jp-LudwigNb-progress')?.replaceWith(bar(row.progress, 'jp-LudwigNb-progress'));
   (item.querySelector('.jp-LudwigNb-run-actions') as HTMLElement).hidden = !Object.values(row.actions).some(Boolean);
   for (const action of ACTIONS) {

@@ -44,6 +44,8 @@ interface EventBase {
   v: number;
   /** wall-clock seconds */
   time: number;
+  /** dotted paths of numbers that were non-finite (inf/nan), written as null */
+  nonfinite?: string[];
 }
 
 export interface RunStarted extends EventBase {
@@ -54,6 +56,8 @@ export interface RunStarted extends EventBase {
   device: string;
   schedule: ScheduleInfo;
   start_step: number;
+  host: string;
+  device_index: number | null;
 }
 export interface ScheduleChanged extends EventBase {
   type: 'schedule_changed';
@@ -71,7 +75,7 @@ export interface StepFinished extends EventBase {
   epoch: number;
   start_time: number;
   batch_size: number;
-  loss: number;
+  loss: number | null;
   learning_rate: number | null;
 }
 export interface EvaluationFinished extends EventBase {
@@ -106,7 +110,7 @@ export interface AlarmRaised extends EventBase {
   device: number;
   value: number;
   threshold: number;
-  action: 'warn' | 'pause' | 'stop';
+  action: 'warn' | 'pause' | 'stop' | 'throttle';
   message: string;
 }
 export interface AlarmCleared extends EventBase {
@@ -114,6 +118,25 @@ export interface AlarmCleared extends EventBase {
   rule: string;
   device: number;
   value: number;
+}
+export interface Throttled extends EventBase {
+  type: 'throttled';
+  duty: number; // fraction of the time the loop trains; 1.0 = released
+  reason: string;
+  device: number;
+  metric: string; // 'temperature' (°C) | 'power' (W)
+  value: number;
+  target: number;
+  idle_s: number; // idle seconds inserted so far
+  method: 'duty' | 'power_limit';
+}
+export interface OomRecovered extends EventBase {
+  type: 'oom_recovered';
+  step: number;
+  batch_size: number;
+  micro_batch_size: number;
+  accumulation: number;
+  message: string;
 }
 export interface RunFinished extends EventBase {
   type: 'run_finished';
@@ -141,6 +164,8 @@ export type RunEvent =
   | Resumed
   | AlarmRaised
   | AlarmCleared
+  | Throttled
+  | OomRecovered
   | RunFinished
   | RunFailed;
 
@@ -191,6 +216,12 @@ export interface RunSummary {
   reason: string | null;
   error: string | null;
   eta: EtaInfo | null;
+  /** the run could not write its files (a full disk): the system's message */
+  write_error: string | null;
+  /** what was wrong with this entry's registry file or status.json (empty when nothing) */
+  problems: string[];
+  /** dotted paths of numbers that were non-finite (inf/nan), sent as null */
+  nonfinite: string[];
 }
 
 export interface RunsReply {

@@ -51,6 +51,8 @@ export interface RunRow {
   etaText: string;
   bestMetricText: string;
   alarmText: string;
+  /** what the server found wrong with this run's files, and numbers that were inf/nan */
+  noteText: string;
   level: Level;
   actions: Record<ControlAction, boolean>;
 }
@@ -260,6 +262,19 @@ function basename(path: string): string {
   return path.split(/[\\/]/).pop() || path;
 }
 
+/** One line: the entry's problems, then which numbers were inf/nan (shown as "N/A"). */
+export function noteText(run: RunSummary): string {
+  const parts = [...(run.problems ?? [])];
+  if (run.write_error) {
+    parts.push(`cannot write its files: ${run.write_error}`);
+  }
+  const nonfinite = run.nonfinite ?? [];
+  if (nonfinite.length > 0) {
+    parts.push(`inf/nan (shown as N/A): ${nonfinite.join(', ')}`);
+  }
+  return parts.join('; ');
+}
+
 const PAUSABLE = new Set(['training', 'evaluating', 'preprocessing', 'queued']);
 
 export function runRow(run: RunSummary, now: number, pending: ReadonlySet<ControlAction> = new Set()): RunRow {
@@ -284,7 +299,8 @@ export function runRow(run: RunSummary, now: number, pending: ReadonlySet<Contro
     etaText: etaText(run, now),
     bestMetricText: best ? best.text : '',
     alarmText: alarms.map(a => a.message || `${a.rule} on GPU ${a.device}`).join('; '),
-    level,
+    noteText: noteText(run),
+    level: level === 'ok' && (run.problems ?? []).length > 0 ? 'warn' : level,
     actions: {
       stop: !final && run.status !== 'stopping' && !pending.has('stop'),
       pause: !final && PAUSABLE.has(run.status) && !pending.has('pause'),

@@ -59,6 +59,9 @@ export function run(overrides: Partial<RunSummary> = {}): RunSummary {
     reason: '',
     error: '',
     eta: { remaining_s: 300, low_s: 240, high_s: 360, state: 'stable', finish_time: null },
+    problems: [],
+    nonfinite: [],
+    write_error: null,
     ...overrides
   };
 }

@@ -32,6 +32,7 @@ def check_across(cfg: dict[str, Any], ctx: Ctx) -> None:
             hint="keep one of them (the other at 0)",
         )
     _batch_sizes(trainer, ctx)
+    _attention_heads(cfg, ctx)
     _split(cfg["preprocessing"], ctx)
     _validation(cfg, ctx)
 
@@ -93,6 +94,30 @@ def _references(cfg: dict[str, Any], ctx: Ctx) -> None:
                     f"no other output feature named '{dep}'",
                     hint=suggest(str(dep), outputs),
                 )
+
+
+def _attention_heads(cfg: dict[str, Any], ctx: Ctx) -> None:
+    """A transformer splits ``hidden_size`` over ``num_heads``: it must divide evenly."""
+    places: list[tuple[tuple[Any, ...], Any]] = [
+        (("input_features", i, "encoder"), f.get("encoder"))
+        for i, f in enumerate(cfg["input_features"])
+    ]
+    places.append((("combiner",), cfg.get("combiner")))
+    for path, section in places:
+        if not isinstance(section, dict) or section.get("type") not in (
+            "transformer",
+            "tabtransformer",
+        ):
+            continue
+        hidden, heads = section.get("hidden_size"), section.get("num_heads")
+        if _positive(hidden) and _positive(heads) and hidden % heads:
+            fits = [n for n in range(1, min(hidden, 16) + 1) if hidden % n == 0]
+            ctx.problem(
+                (*path, "num_heads"),
+                f"num_heads {heads} does not divide hidden_size {hidden}: each attention "
+                "head gets hidden_size / num_heads dimensions",
+                hint=f"use num_heads in {fits} or a hidden_size that {heads} divides",
+            )
 
 
 def _batch_sizes(trainer: dict[str, Any], ctx: Ctx) -> None:

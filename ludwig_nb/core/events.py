@@ -16,6 +16,8 @@ import json
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
+from ludwig_nb.core import strict_json
+
 __all__ = [
     "EVENT_TYPES",
     "EVENT_VERSION",
@@ -25,6 +27,7 @@ __all__ = [
     "EvaluationFinished",
     "Event",
     "Metrics",
+    "OomRecovered",
     "Paused",
     "PhaseChanged",
     "Resumed",
@@ -34,6 +37,7 @@ __all__ = [
     "ScheduleChanged",
     "ScheduleInfo",
     "StepFinished",
+    "Throttled",
     "event_from_dict",
     "event_from_json",
 ]
@@ -89,7 +93,18 @@ class Event:
         return data
 
     def to_json(self) -> str:
-        return json.dumps(self.to_dict(), separators=(",", ":"), default=_json_default)
+        """Strict JSON (one line): a non-finite number is written as ``null`` and its
+        dotted path listed under ``"nonfinite"`` (``core.strict_json``)."""
+        data = self.to_dict()
+        try:
+            return json.dumps(data, separators=(",", ":"), default=_json_default, allow_nan=False)
+        except ValueError:  # an overflowing loss or metric: null + the flag, never Infinity
+            return json.dumps(
+                strict_json.flagged(data),
+                separators=(",", ":"),
+                default=_json_default,
+                allow_nan=False,
+            )
 
 
 _FIELD_NAMES: dict[type, tuple[str, ...]] = {}
@@ -113,7 +128,12 @@ def _json_default(value: Any) -> Any:
 
 @dataclasses.dataclass(frozen=True)
 class RunStarted(Event):
-    """The run has its plan: name, engine, device and the schedule the ETA needs."""
+    """The run has its plan: name, engine, device and the schedule the ETA needs.
+
+    ``device`` is the torch device text ("cpu", "cuda:1"); ``host`` (the machine's name) and
+    ``device_index`` (the GPU's index on that host, None on CPU) identify the device the
+    alarms act on, also when the engine trains on another machine.
+    """
 
     type: ClassVar[str] = "run_started"
     run_id: str
@@ -122,6 +142,8 @@ class RunStarted(Event):
     device: str
     schedule: ScheduleInfo
     start_step: int = 0  # > 0 when resumed from a checkpoint
+    host: str = ""
+    device_index: int | None = None
 
 
 @dataclasses.dataclass(frozen=True)
@@ -151,7 +173,7 @@ class StepFinished(Event):
     epoch: int  # 0-based epoch the step belongs to
     start_time: float
     batch_size: int
-    loss: float
+    loss: float | None  # None where the engine does not see each step's loss
     learning_rate: float | None = None
 
 
@@ -213,6 +235,38 @@ class AlarmCleared(Event):
 
 
 @dataclasses.dataclass(frozen=True)
+class Throttled(Event):
+    """The training loop's duty cycle changed: it trains ``duty`` of the time (1.0: the
+    throttle released). ``metric`` ("temperature" °C or "power" W) on GPU ``device`` read
+    ``value`` against ``target``; ``idle_s``: idle seconds inserted so far in the run;
+    ``method``: "duty" (idle time between steps) or "power_limit" (a board power cap)."""
+
+    type: ClassVar[str] = "throttled"
+    duty: float
+    reason: str = ""
+    device: int = -1
+    metric: str = ""
+    value: float = 0.0
+    target: float = 0.0
+    idle_s: float = 0.0
+    method: str = "duty"
+
+
+@dataclasses.dataclass(frozen=True)
+class OomRecovered(Event):
+    """Step ``step`` ran out of GPU memory and was redone in ``accumulation`` micro-batches
+    of at most ``micro_batch_size`` rows each; the step's ``batch_size`` (and so the
+    effective batch) is unchanged."""
+
+    type: ClassVar[str] = "oom_recovered"
+    step: int
+    batch_size: int
+    micro_batch_size: int
+    accumulation: int
+    message: str = ""
+
+
+@dataclasses.dataclass(frozen=True)
 class RunFinished(Event):
     """``status`` is "completed" or "stopped"; ``reason`` says why it ended."""
 
@@ -245,6 +299,8 @@ EVENT_TYPES: dict[str, type[Event]] = {
         Resumed,
         AlarmRaised,
         AlarmCleared,
+        Throttled,
+        OomRecovered,
         RunFinished,
         RunFailed,
     )

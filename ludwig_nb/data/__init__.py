@@ -4,7 +4,7 @@ Imports pandas and numpy, never torch.
 """
 
 from ludwig_nb.data.demo import DEMO_DATASETS, demo_config, demo_dataset
-from ludwig_nb.data.errors import DataError
+from ludwig_nb.data.errors import DataError, DataWarning
 from ludwig_nb.data.loading import SPLIT_NAMES, Dataset, check_dataset, load_dataset, load_table
 from ludwig_nb.data.preprocessing import (
     drop_missing_rows,
@@ -17,6 +17,7 @@ __all__ = [
     "DEMO_DATASETS",
     "SPLIT_NAMES",
     "DataError",
+    "DataWarning",
     "Dataset",
     "check_dataset",
     "demo_config",

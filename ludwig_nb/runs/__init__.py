@@ -1,9 +1,20 @@
 """Runs: the ``Run`` handle, its worker thread, its run directory, and saved models."""
 
+from ludwig_nb.engines.errors import CheckpointError, ModelLoadError
 from ludwig_nb.runs.api import load_model, train
+from ludwig_nb.runs.directories import RunDirectoryError
 from ludwig_nb.runs.run import EventSubscription, Run
 
-__all__ = ["EventSubscription", "Run", "estimate", "load_model", "train"]
+__all__ = [
+    "CheckpointError",
+    "EventSubscription",
+    "ModelLoadError",
+    "Run",
+    "RunDirectoryError",
+    "estimate",
+    "load_model",
+    "train",
+]
 
 
 def estimate(config, dataset, vary=None, **kwargs):  # type: ignore[no-untyped-def]

@@ -8,6 +8,7 @@ the recorder (events.ndjson / status.json). Views read events through
 
 from __future__ import annotations
 
+import errno
 import logging
 import threading
 import time
@@ -32,6 +33,18 @@ if TYPE_CHECKING:
 __all__ = ["EventSubscription", "Run"]
 
 log = logging.getLogger(__name__)
+
+
+def _failure_message(exc: BaseException, directory: Path) -> str:
+    """What ``RunFailed.message`` says: the exception's text, and for a full disk what to
+    do (the last checkpoint was written atomically, so it is whole)."""
+    if isinstance(exc, OSError) and exc.errno == errno.ENOSPC:
+        where = f" writing {exc.filename}" if exc.filename else ""
+        return (
+            f"no space left on the device{where}; free some space, then resume with "
+            f"train(..., resume_from={str(directory)!r}) (the last checkpoint is whole)"
+        )
+    return str(exc) or type(exc).__name__
 
 
 class EventSubscription:
@@ -72,7 +85,7 @@ class Run:
         self.name = name
         self.directory = Path(directory)
         self.engine_name = engine.name
-        self.control = RunControl()
+        self.control = RunControl(poll=self._poll_control)  # reads the sidebar's control file
         self.model: TrainedModel | None = None
         self.error: BaseException | None = None
         self.traceback_text = ""
@@ -91,7 +104,6 @@ class Run:
         self._eta = EtaTracker()
         self._done = threading.Event()
         self._thread: threading.Thread | None = None
-        job.poll = self._poll_control
 
     # -- lifecycle -------------------------------------------------------------------
     def start(self) -> Run:
@@ -117,7 +129,7 @@ class Run:
                     time=self._clock(),
                     step=self.step,
                     error_type=type(exc).__name__,
-                    message=str(exc) or type(exc).__name__,
+                    message=_failure_message(exc, self.directory),
                     traceback=self.traceback_text,
                 )
             )
@@ -143,6 +155,10 @@ class Run:
             except Exception:  # a results file must never turn a finished run into a failed one
                 log.exception("ludwig_nb: a result writer of run %s failed", self.id)
 
+    def _abandon(self) -> None:
+        """Release the run directory's files of a run that will never start."""
+        self._recorder.close()
+
     def add_finish_callback(self, callback: Callable[[Run], None]) -> None:
         """Call ``callback(run)`` once the run has ended (at once if it already has)."""
         with self._lock:
@@ -158,9 +174,8 @@ class Run:
             self._events.append(event)
             self._state = reduce_state(self._state, event)
             self._eta.observe(event)
-            if isinstance(event, ev.RunStarted) and event.device.startswith("cuda"):
-                _, _, index = event.device.partition(":")
-                self.device_index = int(index or 0)
+            if isinstance(event, ev.RunStarted):
+                self.device_index = _device_index(event)
             state = self._state
         try:
             self._recorder.record(event, state)
@@ -347,3 +362,14 @@ class Run:
             f"{html.escape(state.status)}, step {state.step}/{state.total_steps} "
             f"<small>({html.escape(str(self.directory))})</small>"
         )
+
+
+def _device_index(event: ev.RunStarted) -> int | None:
+    """The GPU index a run trains on: the engine's ``device_index``, else parsed from
+    ``device`` ("cuda:1" -> 1, "cuda" -> 0) for engines that only name the device."""
+    if event.device_index is not None:
+        return event.device_index
+    if not event.device.startswith("cuda"):
+        return None
+    _, _, index = event.device.partition(":")
+    return int(index) if index.isdigit() else 0

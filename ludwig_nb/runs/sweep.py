@@ -129,7 +129,7 @@ def _point(rendered: Mapping[str, Any], dataset: Any, path: str, value: Any,
     from ludwig_nb.config import load_config
     from ludwig_nb.runs.preflight import pilot_run, predict_from_pilot
 
-    config = load_config(_with_value(rendered, path, value), engine=options["engine"]).to_dict()
+    config = load_config(_with_value(rendered, path, value)).to_dict()
     torch = _cuda(options["device"])
     if torch is not None:
         torch.cuda.empty_cache()
@@ -144,7 +144,7 @@ def _point(rendered: Mapping[str, Any], dataset: Any, path: str, value: Any,
         message = run.state.error or run.status
         message = ("out of memory: " if _is_oom(message) else "") + message
         return SweepPoint(value, fits=False, peak_memory=peak, memory_total=total, error=message)
-    prediction = predict_from_pilot(run, config["trainer"], options["steps"])
+    prediction = predict_from_pilot(run, config, options["engine"])
     schedule = prediction.schedule
     fits = peak is None or total is None or peak <= options["memory_fraction"] * total
     return SweepPoint(
@@ -178,22 +178,24 @@ def estimate_sweep(
     *,
     device: str | None = None,
     pilot_steps: int | None = None,
-    engine: str = "builtin",
+    engine: str = "auto",
     memory_fraction: float = 0.95,
 ) -> SweepEstimate:
     """One pilot per value of ``vary`` (see the module doc). Raises ``ConfigError`` for a
     config (or a varied value) that does not validate, ``ValueError`` for a bad ``vary``,
     ``DataError`` for the dataset, like :func:`ludwig_nb.train`."""
     from ludwig_nb.config import load_config
-    from ludwig_nb.runs.preflight import _DEFAULT_PILOT_STEPS, _warm_up_imports
+    from ludwig_nb.engines.registry import select_engine
+    from ludwig_nb.runs.preflight import _DEFAULT_PILOT_STEPS
 
     path, values = parse_vary(vary)
-    cfg = config if hasattr(config, "to_dict") else load_config(config, engine=engine)
+    cfg = config if hasattr(config, "to_dict") else load_config(config)
     rendered = cfg.to_dict()
+    chosen = select_engine(engine, cfg)
     for value in values:  # every value is checked before the first pilot starts
-        load_config(_with_value(rendered, path, value), engine=engine)
-    _warm_up_imports()
-    options = {"device": device, "engine": engine, "memory_fraction": memory_fraction,
+        chosen.check(load_config(_with_value(rendered, path, value)))
+    chosen.warm_up()  # the pilots' first steps must measure the run, not one-off imports
+    options = {"device": device, "engine": chosen, "memory_fraction": memory_fraction,
                "steps": pilot_steps or _DEFAULT_PILOT_STEPS}  # fmt: skip
     points = [_point(rendered, dataset, path, value, options) for value in values]
     torch = _cuda(device)

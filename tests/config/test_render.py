@@ -12,7 +12,7 @@ from ludwig_nb.config import LUDWIG_VERSION, ConfigError, load_config
 
 def _render(inputs: str, outputs: str = "  - {name: y, type: binary}\n", extra: str = "") -> Any:
     text = f"input_features:\n{inputs}output_features:\n{outputs}{extra}"
-    return load_config(text, engine=None).to_dict()
+    return load_config(text).to_dict()
 
 
 def test_top_level_sections_are_all_there(minimal: str) -> None:
@@ -262,7 +262,7 @@ def test_to_ludwig_dict_drops_only_gpu_watch(minimal: str) -> None:
 
 def test_llm_configs_are_kept_for_the_ludwig_engine() -> None:
     text = "model_type: llm\nbase_model: x\ninput_features: []\noutput_features: []\n"
-    cfg = load_config(text, engine=None)
+    cfg = load_config(text)
     assert cfg.to_ludwig_dict() == {
         "model_type": "llm",
         "base_model": "x",

@@ -27,8 +27,8 @@ gpu_watch: {simulate: true, interval: 0.25}
 def runs(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("compare")
     rng = np.random.default_rng(2)
-    a = rng.normal(size=400)
-    df = pd.DataFrame({"a": a, "b": rng.choice(["p", "q"], 400), "y": a > 0})
+    a = rng.normal(size=3000)  # long enough for the 4 Hz sampler's ticks in every phase
+    df = pd.DataFrame({"a": a, "b": rng.choice(["p", "q"], 3000), "y": a > 0})
     common = {"results_dir": tmp / "r", "registry_dir": tmp / "reg", "threads": 1, "wait": True}
     base = train(BASE, df, name="base", **common)
     faster = train(BASE.replace("learning_rate: 0.001", "learning_rate: 0.05")

@@ -202,3 +202,47 @@ def test_summary_html_after_completion(run: FakeRun, clock: FakeClock) -> None:
     assert "0.9" in html and "accuracy" in html
     assert "took 12 s" in html
     assert str(run.directory) in html
+
+
+def test_a_real_run_marks_its_gpu_once_it_has_started(tmp_path, clock: FakeClock) -> None:
+    """A real Run knows its device only from RunStarted (no preset device_index)."""
+    import threading
+
+    from ludwig_nb.engines.base import TrainJob
+    from ludwig_nb.runs.run import Run
+
+    gate = threading.Event()
+
+    class OnGpu1:
+        name = "scripted"
+
+        def fit(self, job, emit, control):
+            schedule = ev.ScheduleInfo(total_steps=1, steps_per_epoch=1, epochs=1)
+            emit(
+                ev.RunStarted(
+                    time=T0,
+                    run_id=job.run_id,
+                    name=job.name,
+                    engine="scripted",
+                    device="cuda:1",
+                    schedule=schedule,
+                )
+            )
+            gate.wait(30)
+            emit(ev.RunFinished(time=T0 + 1, status="completed", step=1))
+
+    job = TrainJob(config={}, dataset=None, run_dir=tmp_path / "r", run_id="r-1", name="r")
+    real = Run(run_id="r-1", name="r", directory=tmp_path / "r", engine=OnGpu1(), job=job)
+    sampler = FakeSampler(Snapshot(time=T0, gpus=(gpu_sample(0), gpu_sample(1)), host=None))
+    dash = Dashboard(real, sampler=sampler, clock=clock)  # made before the run starts
+    assert real.device_index is None
+    real.start()
+    try:
+        from tests.runs.conftest import until
+
+        until(lambda: real.device_index == 1)
+        dash.refresh(now=1.0)
+        assert "GPU 1</b> ◀" in dash.gauges.value and "GPU 0</b> ◀" not in dash.gauges.value
+    finally:
+        gate.set()
+        real.wait(30)

@@ -9,7 +9,15 @@ from typing import Any
 import torch
 from torch import nn
 
-__all__ = ["FCStack", "activation", "fc_layer_specs", "reduce_sequence"]
+__all__ = [
+    "FCStack",
+    "OwnedDropout",
+    "SequenceReducer",
+    "activation",
+    "fc_layer_specs",
+    "own_dropout",
+    "reduce_sequence",
+]
 
 _ACTIVATIONS: dict[str, type[nn.Module]] = {
     "relu": nn.ReLU, "tanh": nn.Tanh, "sigmoid": nn.Sigmoid, "elu": nn.ELU,
@@ -97,3 +105,63 @@ def reduce_sequence(hidden: torch.Tensor, mask: torch.Tensor, mode: str | None) 
         last = (mask.long().sum(dim=1) - 1).clamp(min=0)
         return hidden[torch.arange(hidden.shape[0], device=hidden.device), last]
     return (hidden * weights).flatten(start_dim=1)
+
+
+class SequenceReducer(nn.Module):
+    """Ludwig's ``SequenceReducer``: ``[batch, time, dim]`` -> ``[batch, output_size]``.
+
+    ``mode``: sum, mean/avg, max, last, concat/none (flatten: ``dim * length``) or
+    attention (Ludwig's feed-forward attention: ``tanh(W1 h) -> w2`` scores, softmax over
+    the real tokens, the weighted sum of ``h``; ``hidden_size`` 256 as in Ludwig).
+    """
+
+    def __init__(self, mode: str, dim: int, length: int, attention_size: int = 256):
+        super().__init__()
+        self.mode = "concat" if mode in ("none", "concat") else mode
+        self.output_size = dim * length if self.mode == "concat" else dim
+        self.attention = (
+            nn.Sequential(nn.Linear(dim, attention_size), nn.Tanh(), nn.Linear(attention_size, 1))
+            if self.mode == "attention"
+            else None
+        )
+
+    def forward(self, hidden: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+        if self.attention is None:
+            return reduce_sequence(hidden, mask, self.mode)
+        scores = self.attention(hidden).squeeze(-1).masked_fill(~mask, -1e9)
+        weights = torch.softmax(scores.float(), dim=1).to(hidden.dtype).unsqueeze(-1)
+        return (weights * hidden).sum(dim=1)
+
+
+class OwnedDropout(nn.Module):
+    """``nn.Dropout`` that draws its masks from a run's own ``torch.Generator``, so that
+    runs training at once in one process do not share torch's global generator (two runs
+    with one seed then reproduce their solo results)."""
+
+    def __init__(self, p: float, generator: torch.Generator):
+        super().__init__()
+        self.p = float(p)
+        self.generator = generator
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        if not self.training or self.p == 0.0:
+            return x
+        keep = 1.0 - self.p
+        mask = torch.empty_like(x).bernoulli_(keep, generator=self.generator)
+        return x * mask / keep
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> OwnedDropout:  # share the generator
+        return OwnedDropout(self.p, self.generator)
+
+
+def own_dropout(module: nn.Module, generator: torch.Generator) -> int:
+    """Replace every ``nn.Dropout`` under ``module`` by :class:`OwnedDropout` over
+    ``generator``; returns how many. (Attention-weight dropout inside
+    ``nn.MultiheadAttention`` is functional and still uses torch's global generator.)"""
+    count = 0
+    for parent in module.modules():
+        for name, child in list(parent.named_children()):
+            if type(child) is nn.Dropout:
+                setattr(parent, name, OwnedDropout(child.p, generator))
+                count += 1
+    return count

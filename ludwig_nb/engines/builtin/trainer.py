@@ -1,7 +1,7 @@
 """The training loop of the built-in engine: events, control, evaluation, checkpoints.
 
 One :class:`Training` per ``fit``. It emits every event of core/events.py through
-``emit``, checks ``control`` (and ``job.poll``) at every step boundary, evaluates and
+``emit``, checks ``control`` at every step boundary, evaluates and
 checkpoints where the plan says, stops early, and always leaves ``run_dir/model/`` and
 ``run_dir/training_statistics.json`` before ``RunFinished``. ``StopRequested`` ends the
 run as "stopped"; any other exception propagates (the run layer reports it).
@@ -11,20 +11,24 @@ from __future__ import annotations
 
 import logging
 import math
+import socket
+import threading
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import torch
 
 from ludwig_nb.core import events as ev
-from ludwig_nb.core.control import RunControl, StopRequested
+from ludwig_nb.core.control import Control, StopRequested
 from ludwig_nb.core.ludwig_results import evaluation_frequency
 from ludwig_nb.core.rundir import write_json_atomic
 from ludwig_nb.engines.base import Emit, TrainJob
 from ludwig_nb.engines.builtin.capture import StepCapture
 from ludwig_nb.engines.builtin.device import Batch, batch_order, prefetched
 from ludwig_nb.engines.builtin.evaluation import evaluate_split, finite_only
+from ludwig_nb.engines.builtin.memory import MicroBatcher
 from ludwig_nb.engines.builtin.metrics import DEFAULT_VALIDATION_METRIC, MINIMIZE, is_improvement
 from ludwig_nb.engines.builtin.model_io import BuiltinModel
 from ludwig_nb.engines.builtin.optim import clip_gradients, penalty
@@ -39,6 +43,13 @@ class TrainingDiverged(RuntimeError):
     """The loss became NaN or infinite; the last good checkpoint is kept."""
 
 
+def _gpu_index(device: torch.device) -> int | None:
+    """The GPU's index on this host (a bare "cuda" is the current one), None on CPU."""
+    if device.type != "cuda":
+        return None
+    return device.index if device.index is not None else torch.cuda.current_device()
+
+
 def _stop_reason(reason: str | None) -> str:
     if reason in (None, "user"):
         return "stopped by user"
@@ -48,8 +59,9 @@ def _stop_reason(reason: str | None) -> str:
 class Training:
     """Runs one job; :meth:`run` returns the trained model."""
 
-    def __init__(self, job: TrainJob, emit: Emit, control: RunControl):
+    def __init__(self, job: TrainJob, emit: Emit, control: Control, engine: str = "builtin"):
         self.job, self.emit, self.control = job, emit, control
+        self.engine = engine
         self.clock = job.clock or time.time
         self.trainer: dict[str, Any] = dict(job.config.get("trainer") or {})
         self.timings = {"setup": 0.0, "data_wait": 0.0, "steps": 0.0, "events": 0.0,
@@ -70,6 +82,10 @@ class Training:
         self.regularization = (kind, strength) if strength and kind else None
         self.clipping = self.trainer.get("gradient_clipping")
         self.capture = StepCapture(job.run_dir, 0, "cpu")  # replaced once the device is known
+        #: runs each step's batch, split into micro-batches after a CUDA out-of-memory error
+        self.memory = MicroBatcher.for_training(
+            job.config, self._emit, self.clock, lambda: self.s.optimizer.zero_grad(True)
+        )
 
     # -- events ----------------------------------------------------------------------
     def _emit(self, event: ev.Event) -> None:
@@ -81,17 +97,25 @@ class Training:
         self._emit(ev.PhaseChanged(time=self.clock(), phase=phase, detail=detail))
 
     # -- the run ---------------------------------------------------------------------
-    def run(self) -> BuiltinModel:
+    def run(self) -> BuiltinModel | None:
+        """Train; None when stopped during preprocessing (no model exists yet)."""
         began = time.perf_counter()
         self._phase("preprocessing")
-        self.s = build_setup(self.job, self.trainer)
+        setup = self._setup_or_stop()
+        if setup is None:
+            reason = _stop_reason(self.control.stop_reason)
+            self._phase("stopping", reason)
+            self._emit(ev.RunFinished(time=self.clock(), status="stopped", step=0, reason=reason))
+            return None
+        self.s = setup
         if self.s.resume is not None:
             self._restore(self.s.resume)
         self.timings["setup"] = time.perf_counter() - began
         self._emit(
             ev.RunStarted(
-                time=self.clock(), run_id=self.job.run_id, name=self.job.name, engine="builtin",
+                time=self.clock(), run_id=self.job.run_id, name=self.job.name, engine=self.engine,
                 device=str(self.s.device), schedule=self.s.plan.info(), start_step=self.completed,
+                host=socket.gethostname(), device_index=_gpu_index(self.s.device),
             )
         )  # fmt: skip
         self._phase("training")
@@ -107,6 +131,33 @@ class Training:
         finally:
             self.capture.close()  # a run shorter than the window still writes its trace
         return self._finish(status, reason)
+
+    def _setup_or_stop(self, poll_s: float = 0.25) -> Setup | None:
+        """``build_setup`` (preprocessing, model) in a helper thread while this one polls
+        the control file and the stop flag every ``poll_s`` seconds: a stop during a long
+        preprocessing lands within a second. None when stopped (the helper is abandoned;
+        it only reads the dataset and finishes on its own)."""
+        out: dict[str, Any] = {}
+
+        def work() -> None:
+            try:
+                out["setup"] = build_setup(self.job, self.trainer, self._phase)
+            except BaseException as err:  # re-raised on the run's thread
+                out["error"] = err
+
+        helper = threading.Thread(target=work, name=f"ludwig_nb-setup-{self.job.run_id}",
+                                  daemon=True)  # fmt: skip
+        helper.start()
+        while helper.is_alive():
+            helper.join(poll_s)
+            try:
+                self.control.checkpoint()  # polls outside requests (the control file)
+            except StopRequested:
+                return None
+        if "error" in out:
+            raise out["error"]
+        setup: Setup = out["setup"]
+        return setup
 
     def _loop(self) -> str:
         plan, s = self.s.plan, self.s
@@ -141,9 +192,9 @@ class Training:
         return lambda i: train.gather(order[i * size : (i + 1) * size])
 
     def _boundary(self) -> None:
-        """Poll the control file, honour a stop, wait out a pause."""
-        if self.job.poll is not None:
-            self.job.poll()
+        """Idle for the throttle's duty cycle, honour a stop (the control polls outside
+        requests), wait out a pause."""
+        self.control.pace()
         self.control.checkpoint()
         if not self.control.paused:
             return
@@ -156,7 +207,7 @@ class Training:
             self._emit(ev.Resumed(time=self.clock(), step=self.completed, paused_at=paused_at,
                                   reason=reason))  # fmt: skip
 
-        self.control.wait_while_paused(on_pause=on_pause, on_resume=on_resume, poll=self.job.poll)
+        self.control.wait_while_paused(on_pause=on_pause, on_resume=on_resume)
         self.control.checkpoint()
 
     # -- one step --------------------------------------------------------------------
@@ -170,7 +221,7 @@ class Training:
             group["lr"] = lr
         accumulate = self.s.accumulate
         sync = (step + 1) % accumulate == 0 or step + 1 == s.plan.total_steps
-        loss = self._forward_backward(batch, accumulate, sync)
+        loss = self.memory.run(step, batch, accumulate, sync, self._forward_backward)
         if not math.isfinite(loss):
             raise TrainingDiverged(self._diverged_message(loss, step))
         self.completed = step + 1
@@ -182,7 +233,7 @@ class Training:
         self._emit(ev.StepFinished(time=self.clock(), step=step, epoch=epoch, start_time=start_time,
                                    batch_size=rows, loss=loss, learning_rate=lr))  # fmt: skip
 
-    def _forward_backward(self, batch: Batch, accumulate: int, sync: bool) -> float:
+    def _forward_backward(self, batch: Batch, accumulate: float, sync: bool) -> float:
         s = self.s
         with s.precision.autocast():
             outputs = s.step_module(batch)
@@ -207,10 +258,12 @@ class Training:
 
     def _diverged_message(self, loss: float, step: int) -> str:
         latest = self.s.checkpoints / "latest.ckpt"
+        if not latest.is_file() and self.job.resume_from is not None:  # none saved since
+            latest = Path(self.job.resume_from) / "checkpoints" / "latest.ckpt"
         saved = self.last_checkpoint_step
         kept = (
             f"the last good checkpoint, after step {saved}, is {latest}"
-            if saved is not None
+            if saved is not None and latest.is_file()
             else "no checkpoint was saved yet"
         )
         return f"loss became {loss} at step {step}; training stopped ({kept})"
