@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import glob
+import importlib.util
 import json
 import os
 import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -62,9 +64,12 @@ def test_test_statistics_and_description(run_dir):
 
 
 def _ludwig_python() -> str | None:
+    """This interpreter inside the Ludwig venv (scripts/test_ludwig.sh), else that venv's."""
     explicit = os.environ.get("LUDWIG_NB_LUDWIG_PYTHON")
     if explicit:
         return explicit
+    if importlib.util.find_spec("ludwig") is not None:
+        return sys.executable
     found = sorted(glob.glob(os.path.expanduser("~/.cache/ludwig_nb/envs/ludwig-*/bin/python")))
     return found[-1] if found else None
 
