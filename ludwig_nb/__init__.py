@@ -14,6 +14,7 @@ __version__ = "0.1.0"
 
 __all__ = [
     "__version__",
+    "compare",
     "estimate",
     "load_config",
     "load_ipython_extension",
@@ -29,6 +30,7 @@ _LAZY = {
     "train": "ludwig_nb.runs:train",
     "load_model": "ludwig_nb.runs:load_model",
     "estimate": "ludwig_nb.runs:estimate",
+    "compare": "ludwig_nb.ui.compare_view:compare",
     "show": "ludwig_nb.ui:show_run",
 }
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
 import time
 from collections.abc import Callable, Sequence
@@ -60,6 +61,13 @@ def _parser() -> argparse.ArgumentParser:
     )
     train.add_argument("--no-progress", action="store_true", help="no progress output")
     train.add_argument("--json", action="store_true", help="print the best metrics as JSON")
+    train.add_argument(
+        "--profile-steps", type=int, default=0, help="torch.profiler capture of N steps"
+    )
+    comp = sub.add_parser("compare", help="compare runs (ludwig_nb or Ludwig output dirs)")
+    comp.add_argument("runs", nargs="+", help="run directories; the first is the base")
+    comp.add_argument("--json", action="store_true", help="machine-readable output")
+    comp.add_argument("--all-config", action="store_true", help="every config path, not the diff")
     for name, text in (("evaluate", "evaluate a saved model"), ("predict", "predict")):
         cmd = sub.add_parser(name, help=text)
         cmd.add_argument("--model", "-m", required=True, help="model/ folder or run directory")
@@ -81,6 +89,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         if args.command == "train":
             return _train(args)
+        if args.command == "compare":
+            return _compare(args)
         return _evaluate(args) if args.command == "evaluate" else _predict(args)
     except (
         ConfigError,
@@ -90,6 +100,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         CheckpointError,
         ModelLoadError,
         RunDirectoryError,
+        ValueError,
     ) as exc:
         print(f"ludwig-nb: {exc}", file=sys.stderr)
         return 2
@@ -124,6 +135,7 @@ def _train(args: argparse.Namespace) -> int:
         random_seed=args.seed,
         threads=args.threads,
         engine=args.engine,
+        profile_steps=args.profile_steps,
     )
     if args.no_progress:
         _wait(run)
@@ -146,6 +158,28 @@ def _wait(run: Any) -> None:
     except KeyboardInterrupt:
         run.stop("keyboard interrupt")
         run.wait()
+
+
+def _compare(args: argparse.Namespace) -> int:
+    from ludwig_nb.runs.compare import compare
+
+    comparison = compare(*args.runs)
+    config = comparison.config_all if args.all_config else comparison.config_diff
+    if args.json:
+        rows = [{k: (None if isinstance(v, float) and math.isnan(v) else v)
+                 for k, v in row.items()} for row in comparison.rows()]  # fmt: skip
+        print(json.dumps({"runs": comparison.names, "warnings": comparison.warnings,
+                          "config": {p: list(v) for p, v in config.items()}, "rows": rows},
+                         indent=1, default=str))  # fmt: skip
+        return 0
+    for warning in comparison.warnings:
+        print(f"warning: {warning}")
+    print(f"config ({len(comparison.config_diff)} change(s)):")
+    for path, values in config.items():
+        print(f"  {path}: " + " | ".join(str(v) for v in values))
+    frame = comparison.to_frame().drop(columns=["kind"], errors="ignore")
+    print(frame.to_string(float_format=lambda v: f"{v:.6g}"))
+    return 0
 
 
 def _final_report(state: Any, directory: str) -> str:

@@ -274,6 +274,13 @@ export interface GpuSample {
   lost: boolean;
   time: number;
   mig_index?: number | null;
+  energy_consumed?: number | null;
+  throttled_power_s?: number | null;
+  throttled_thermal_s?: number | null;
+  sm_activity?: number | null;
+  sm_occupancy?: number | null;
+  tensor_activity?: number | null;
+  memory_bandwidth?: number | null;
 }
 
 export interface HostSample {
@@ -281,6 +288,8 @@ export interface HostSample {
   cpu_percent: number | null;
   memory_used: number | null;
   memory_total: number | null;
+  process_cpu_percent?: number | null;
+  process_rss?: number | null;
 }
 
 /** GET /ludwig-nb/gpus */

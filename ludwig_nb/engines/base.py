@@ -59,6 +59,7 @@ class TrainJob:
     clock: Callable[[], float] | None = None
     seed: int | None = None
     threads: int | None = None
+    profile_steps: int = 0  # > 0: torch.profiler records this many steps (issue 16)
 
 
 class TrainedModel(Protocol):

@@ -55,6 +55,9 @@ class LudwigMagics(Magics):
         help="Return at once even in Colab (whose cells otherwise block to keep it live).",
     )
     @argument("--estimate", action="store_true", help="Pre-flight time estimate; no full run.")
+    @argument(
+        "--vary", help="With --estimate: one pilot per value, e.g. trainer.batch_size=32,64,128."
+    )
     @argument("--results-dir", help="Where the run directory goes (default: results).")
     @argument(
         "--engine",
@@ -63,6 +66,10 @@ class LudwigMagics(Magics):
     @argument("--device", help='"cpu", "cuda", "cuda:1"; default: the first GPU, else CPU.')
     @argument("--seed", type=int, help="Random seed (default 42, as in Ludwig).")
     @argument("--threads", type=int, help="CPU threads for training (default: cores - 1).")
+    @argument(
+        "--profile-steps", type=int, default=0,
+        help="Record N steps with torch.profiler (trace + top ops in the run directory).",
+    )  # fmt: skip
     @cell_magic
     def ludwig_config(self, line: str, cell: str) -> None:
         """Validate the Ludwig config in this cell and train it in the background.
@@ -89,6 +96,8 @@ class LudwigMagics(Magics):
                 "--dataset is required: a DataFrame variable, a file path or demo:<name>"
             )
         dataset = self._resolve_dataset(args.dataset)
+        if args.vary and not args.estimate:
+            raise UsageError("--vary needs --estimate (it runs one pilot per value, no full run)")
         if args.estimate:
             self._estimate(config, dataset, args)
             return
@@ -120,6 +129,7 @@ class LudwigMagics(Magics):
                 engine=engine,
                 random_seed=args.seed,
                 threads=args.threads,
+                profile_steps=args.profile_steps,
             )
         except ConfigError as err:  # the engine cannot run it: at the cell's line numbers
             raise UsageError(str(err.shifted(1))) from None
@@ -134,9 +144,10 @@ class LudwigMagics(Magics):
         from ludwig_nb.engines.base import EngineUnavailable
         from ludwig_nb.runs import estimate
 
+        vary = _parse_vary(args.vary) if args.vary else None
         try:
             prediction = estimate(
-                config, dataset, device=args.device, engine=args.engine or self.engine
+                config, dataset, vary=vary, device=args.device, engine=args.engine or self.engine
             )
         except ConfigError as err:
             raise UsageError(str(err.shifted(1))) from None
@@ -165,6 +176,44 @@ class LudwigMagics(Magics):
             pass
         raise UsageError(
             f"--dataset {spec!r} is neither a variable, an expression nor an existing file"
+        )
+
+    # -- compare ---------------------------------------------------------------------
+    @magic_arguments()
+    @argument("runs", nargs="+", help="Run names of this kernel, variables or run directories.")
+    @line_magic
+    def ludwig_compare(self, line: str) -> Any:
+        """Compare runs side by side: config diff, metrics with deltas, time, resources and
+        learning curves; the first run is the base. Runs are names of this kernel's runs,
+        variables holding run handles, ludwig_nb run directories or Ludwig output
+        directories.
+
+        Example::
+
+            %ludwig_compare baseline wider results/old-run-20260101-120000-ab12
+        """
+        from ludwig_nb.ui.compare_view import compare
+
+        args = parse_argstring(self.ludwig_compare, line)
+        sources = [self._resolve_run(spec) for spec in args.runs]
+        try:
+            return compare(*sources)
+        except (FileNotFoundError, ValueError) as exc:
+            raise UsageError(str(exc)) from None
+
+    def _resolve_run(self, spec: str) -> Any:
+        from ludwig_nb.runs import live
+
+        run = live.find_run(spec)
+        if run is not None:
+            return run
+        value = self._user_ns.get(spec)
+        if value is not None and hasattr(value, "directory"):
+            return value
+        if Path(spec).expanduser().is_dir():
+            return Path(spec).expanduser()
+        raise UsageError(
+            f"{spec!r} is not a run of this kernel, a variable holding a run, or a directory"
         )
 
     # -- run control -----------------------------------------------------------------
@@ -213,6 +262,16 @@ class LudwigMagics(Magics):
         run = _find(parse_argstring(self.ludwig_resume, line).name)
         run.resume()
         print(f"resuming {run.name}")
+
+
+def _parse_vary(text: str) -> dict[str, list[Any]]:
+    """``trainer.batch_size=32,64,128`` -> ``{"trainer.batch_size": [32, 64, 128]}``."""
+    import yaml
+
+    path, sep, values = text.partition("=")
+    if not sep or not path.strip() or not values.strip():
+        raise UsageError(f"--vary {text!r}: expected PATH=V1,V2,... e.g. trainer.batch_size=32,64")
+    return {path.strip(): [yaml.safe_load(v) for v in values.split(",") if v.strip()]}
 
 
 def _find(name: str | None) -> Any:

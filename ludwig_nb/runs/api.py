@@ -79,6 +79,7 @@ def train(
     *,
     random_seed: int | None = None,
     threads: int | None = None,
+    profile_steps: int = 0,
     clock: Callable[[], float] = time.time,
     registry_dir: Path | None = None,
 ) -> Run:
@@ -90,11 +91,16 @@ def train(
     makes runs reproducible; ``threads`` sets the CPU threads torch uses (default: all
     cores but one). ``engine``: "builtin", "ludwig" (real Ludwig, the ``[ludwig]`` extra) or
     "auto": the built-in engine when it can run the config, else Ludwig when installed.
+    ``profile_steps=N`` records N training steps (after 4 warm-up steps) with
+    torch.profiler: ``torch_trace.json`` (Chrome/Perfetto) and the top operators
+    (``run.top_ops``) in the run directory.
     Raises ``ConfigError`` (``UnsupportedByEngine`` for a valid config the engine cannot
     run), ``EngineUnavailable`` / ``DataError`` / ``CheckpointError`` / ``RunDirectoryError``
-    (an ``OSError`` naming the path) before any thread starts, and leaves no run directory
-    behind when it raises.
+    (an ``OSError`` naming the path) before any thread starts, ``ValueError`` for a negative
+    ``profile_steps``, and leaves no run directory behind when it raises.
     """
+    if not isinstance(profile_steps, int) or profile_steps < 0:
+        raise ValueError(f"profile_steps must be a whole number >= 0, got {profile_steps!r}")
     cfg = _load(config)
     engine_impl = select_engine(engine, cfg)
     rendered = cfg.to_dict()
@@ -121,6 +127,7 @@ def train(
             clock=clock,
             seed=random_seed,
             threads=threads,
+            profile_steps=profile_steps,
         )
         run = Run(
             run_id=run_id, name=name, directory=directory, engine=engine_impl, job=job, clock=clock
@@ -140,6 +147,7 @@ def train(
         raise explain(err, registry, "registry") from err
     live.add_run(run)
     _attach_monitoring(run, cfg)
+    _write_ludwig_files_at_end(run, rendered, dataset, random_seed)
     run.start()
     if wait:
         run.wait()
@@ -171,6 +179,16 @@ def _attach_monitoring(run: Run, cfg: Config) -> None:
     from ludwig_nb.runs.monitoring import attach
 
     attach(run, cfg)
+
+
+def _write_ludwig_files_at_end(run: Run, config: Any, dataset: Any, seed: int | None) -> None:
+    """training_statistics / test_statistics / description.json in Ludwig's shapes."""
+    from ludwig_nb.runs.ludwig_files import write_ludwig_files
+
+    source = dataset if isinstance(dataset, (str, os.PathLike, dict)) else None
+    if isinstance(source, os.PathLike):
+        source = str(source)
+    run.add_result_writer(lambda r: write_ludwig_files(r, config, source, seed))
 
 
 def load_model(path: str | os.PathLike[str]) -> TrainedModel:

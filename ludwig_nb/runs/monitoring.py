@@ -82,11 +82,26 @@ def _profile(simulate: Any) -> Any:
     return ThermalProfile()
 
 
+def _profile_run(run: Run, sampler: Any) -> None:
+    """Every run gets a resource profile from the sampler it already has (none: phases
+    and steps only); it is written as system_resource_usage.json when the run ends."""
+    from ludwig_nb.runs.profile import ResourceProfile
+
+    profile = run.resources = ResourceProfile(run, sampler).start()
+
+    def write(_: Run) -> None:
+        profile.stop()
+        profile.write()
+
+    run.add_result_writer(write)
+
+
 def attach(run: Run, cfg: Config) -> None:
     """Give ``run`` a sampler and an alarm watch when its config asks for them."""
     section = _section(cfg)
     enabled = section.get("enabled", "auto")
     if enabled is False:
+        _profile_run(run, None)
         return
     from ludwig_nb.core.alarms import AlarmPolicy
     from ludwig_nb.gpu import HostSource, Sampler, SimulatedGpu, kernel_sampler
@@ -106,6 +121,7 @@ def attach(run: Run, cfg: Config) -> None:
     else:
         sampler = kernel_sampler()
     run.sampler = sampler
+    _profile_run(run, sampler)
     if not simulate and enabled == "auto" and not sampler.gpu_available:
         return  # host CPU/RAM for the dashboard; no GPU to raise alarms on
     watch = AlarmWatch(sampler, AlarmPolicy.from_config(section), targets=lambda: [run]).start()

@@ -26,7 +26,7 @@ from ludwig_nb.core.eta_format import format_duration
 from ludwig_nb.engines.base import Engine
 from ludwig_nb.engines.registry import AUTO, select_engine
 
-__all__ = ["Prediction", "estimate"]
+__all__ = ["Prediction", "estimate", "pilot_run", "predict_from_pilot"]
 
 _DEFAULT_PILOT_STEPS = 60
 
@@ -127,7 +127,6 @@ def estimate(
     ``RuntimeError`` if the pilot itself fails.
     """
     from ludwig_nb.config import load_config
-    from ludwig_nb.runs.api import train
 
     cfg = load_config(config) if not hasattr(config, "to_dict") else config
     chosen = select_engine(engine, cfg)
@@ -135,20 +134,35 @@ def estimate(
     chosen.warm_up()  # the pilot's first steps must measure the run, not one-off imports
 
     steps = pilot_steps or _DEFAULT_PILOT_STEPS
+    run = pilot_run(rendered, dataset, steps, device=device, engine=chosen)
+    if run.status != "completed":
+        raise RuntimeError(f"the pilot run did not complete: {run.state.error or run.status}")
+    return _predict(list(run.events), rendered, chosen)
+
+
+def pilot_run(
+    rendered: Mapping[str, Any], dataset: Any, steps: int, *, device: str | None, engine: Engine
+) -> Any:
+    """Train the pilot (``steps`` steps, one evaluation, one checkpoint) in a throw-away
+    directory and return its finished ``Run`` (whatever its status)."""
+    from ludwig_nb.runs.api import train
+
     with tempfile.TemporaryDirectory(prefix="ludwig_nb-pilot-") as tmp:
-        run = train(
+        return train(
             _pilot_config(rendered, steps),
             dataset,
             name="pilot",
             results_dir=tmp,
             device=device,
-            engine=chosen.name,
+            engine=engine.name,
             registry_dir=Path(tmp) / "registry",
             wait=True,
         )
-    if run.status != "completed":
-        raise RuntimeError(f"the pilot run did not complete: {run.state.error or run.status}")
-    return _predict(list(run.events), rendered, chosen)
+
+
+def predict_from_pilot(run: Any, rendered: Mapping[str, Any], engine: Engine) -> Prediction:
+    """The :class:`Prediction` from a completed pilot ``run`` (see :func:`pilot_run`)."""
+    return _predict(list(run.events), rendered, engine)
 
 
 def _predict(events: list[ev.Event], rendered: Mapping[str, Any], engine: Engine) -> Prediction:

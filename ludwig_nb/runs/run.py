@@ -91,6 +91,8 @@ class Run:
         self.traceback_text = ""
         self.device_index: int | None = None  # the GPU it trains on (alarms act on it)
         self.sampler: Any = None  # the GPU sampler watching it, when one runs
+        self.resources: Any = None  # its ResourceProfile (runs/profile.py), once attached
+        self._result_writers: list[Callable[[Run], None]] = []
         self._engine = engine
         self._job = job
         self._recorder = RunRecorder(self.directory, eta=self._eta_status)
@@ -134,12 +136,25 @@ class Run:
             )
         finally:
             self._recorder.close()
+            self._write_results()
             self._done.set()
             for callback in self._finish_callbacks:
                 try:
                     callback(self)
                 except Exception:
                     log.exception("ludwig_nb: a finish callback of run %s failed", self.id)
+
+    def add_result_writer(self, writer: Callable[[Run], None]) -> None:
+        """Call ``writer(run)`` when the run ends, before :meth:`wait` returns, so the files
+        it writes (the resource profile, Ludwig's statistics) are there once it does."""
+        self._result_writers.append(writer)
+
+    def _write_results(self) -> None:
+        for writer in self._result_writers:
+            try:
+                writer(self)
+            except Exception:  # a results file must never turn a finished run into a failed one
+                log.exception("ludwig_nb: a result writer of run %s failed", self.id)
 
     def _abandon(self) -> None:
         """Release the run directory's files of a run that will never start."""
@@ -310,6 +325,43 @@ class Run:
                             row[f"{split}.{feature}.{metric}"] = value
                 rows.append(row)
         return pd.DataFrame(rows)
+
+    @property
+    def profile(self) -> pd.DataFrame:
+        """The resource profile: one row per sampler tick (1 Hz by default) with ``phase``,
+        ``step``, ``host_*`` and ``gpu<i>_*`` columns (bytes, s, J, W, °C, %). Empty when
+        the run has no sampler (``gpu_watch: {enabled: false}``)."""
+        from ludwig_nb.runs.profile import profile_frame
+
+        if self.resources is None:
+            return profile_frame({})
+        return profile_frame({"samples": self.resources.samples()})
+
+    @property
+    def top_ops(self) -> pd.DataFrame:
+        """The operators a ``profile_steps`` capture recorded, most self time first:
+        ``name``, ``calls``, ``self_cpu_s``, ``cpu_total_s``, ``self_device_s`` (seconds).
+        Raises ``FileNotFoundError`` saying how to get one when the run has no capture."""
+        import json
+
+        import pandas as pd
+
+        path = self.directory / "torch_top_ops.json"
+        if not path.is_file():
+            raise FileNotFoundError(
+                f"run {self.name!r} has no torch.profiler capture ({path} is missing): "
+                "train with profile_steps=N (--profile-steps N) to record N steps"
+            )
+        return pd.DataFrame(json.loads(path.read_text(encoding="utf-8"))["ops"])
+
+    @property
+    def profile_summary(self) -> dict[str, Any]:
+        """Per-phase seconds, steps/s, samples/s, peak memory (bytes), energy (J), J per
+        sample, peak temperature (°C), seconds throttled; ``{}`` without a profile."""
+        if self.resources is None:
+            return {}
+        summary: dict[str, Any] = self.resources.to_dict()["summary"]
+        return summary
 
     def __repr__(self) -> str:
         state = self.state

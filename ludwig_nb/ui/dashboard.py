@@ -285,6 +285,7 @@ class Dashboard:
             first_finish=self.eta.first_finish,
             traceback_text=traceback,
             directory=str(getattr(self.run, "directory", "") or ""),
+            resources=getattr(self.run, "profile_summary", None),
         )
 
 

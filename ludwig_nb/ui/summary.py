@@ -22,6 +22,7 @@ from ludwig_nb.ui.formatting import (
     pick_metric,
     progress_text,
 )
+from ludwig_nb.ui.resources import resources_line
 from ludwig_nb.ui.svg import svg_line_chart
 
 __all__ = [
@@ -145,10 +146,12 @@ def summary_html(
     first_finish: float | None = None,
     traceback_text: str = "",
     directory: str = "",
+    resources: Mapping[str, Any] | None = None,
 ) -> str:
     """The final summary: header, progress, timing, metrics table, loss and metric SVGs.
 
-    ``first_finish`` is the wall time (seconds) of the first stable ETA prediction.
+    ``first_finish`` is the wall time (seconds) of the first stable ETA prediction;
+    ``resources``: the run's profile summary (one "resources" line).
     """
     metrics = state.best_metrics or state.latest_metrics
     border = "#c62828" if state.status == "failed" else "#ddd"
@@ -165,6 +168,8 @@ def summary_html(
         parts.append(f'<div class="lnb-end-reason">{html.escape(ended)}</div>')
     if state.status == "failed":
         parts.append(error_html(state.error or state.reason, traceback_text))
+    if resources_line(resources):
+        parts.append(f"<div class='lnb-resources'>{html.escape(resources_line(resources))}</div>")
     if metrics:
         table = metrics_table_html(metrics, state.baseline, state.baseline_predictors)
         parts.append(

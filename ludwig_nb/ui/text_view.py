@@ -144,6 +144,7 @@ class TextView:
                     first_finish=self.eta.first_finish,
                     traceback_text=getattr(self.run, "traceback_text", ""),
                     directory=str(getattr(self.run, "directory", "") or ""),
+                    resources=getattr(self.run, "profile_summary", None),
                 ),
             }
         )

@@ -258,7 +258,9 @@ def restore_state(training: Training, state: dict[str, Any]) -> None:
     training.last_checkpoint_step = int(state["last_step"])
     training.best = json.loads(state["best"])
     training.running_loss = list(state.get("running_loss", []))
-    training.statistics = json.loads(state["statistics"])
+    statistics = json.loads(state["statistics"])
+    statistics.pop("evaluation_steps", None)  # checkpoints from before Ludwig's exact shape
+    training.statistics = {**training.statistics, **statistics}
     training.memory.parts = int(state.get("micro_batches", 1))
     best_file = s.checkpoints / BEST
     if best_file.is_file():

@@ -23,8 +23,10 @@ import torch
 
 from ludwig_nb.core import events as ev
 from ludwig_nb.core.control import Control, StopRequested
+from ludwig_nb.core.ludwig_results import evaluation_frequency
 from ludwig_nb.core.rundir import write_json_atomic
 from ludwig_nb.engines.base import Emit, TrainJob
+from ludwig_nb.engines.builtin.capture import StepCapture
 from ludwig_nb.engines.builtin.device import Batch, batch_order, prefetched
 from ludwig_nb.engines.builtin.evaluation import evaluate_split, finite_only
 from ludwig_nb.engines.builtin.memory import MicroBatcher
@@ -89,8 +91,10 @@ class Training:
         self.running_loss: list[float] = []
         self.best: dict[str, Any] = {"value": None, "step": None, "metrics": {}, "stale": 0}
         self.best_weights: dict[str, torch.Tensor] | None = None
+        # Ludwig's TrainingStats shape exactly: its loader refuses any other top-level key
         self.statistics: dict[str, Any] = {"training": {}, "validation": {}, "test": {},
-                                           "evaluation_steps": []}  # fmt: skip
+                                           "evaluation_frequency":
+                                           evaluation_frequency(self.trainer)}  # fmt: skip
         self.s: Setup
         self.last_checkpoint_step: int | None = None
         strength = float(self.trainer.get("regularization_lambda") or 0.0)
@@ -98,6 +102,7 @@ class Training:
         #: (type, lambda) when regularisation is on; None skips it at every step
         self.regularization = (kind, strength) if strength and kind else None
         self.clipping = self.trainer.get("gradient_clipping")
+        self.capture = StepCapture(job.run_dir, 0, "cpu")  # replaced once the device is known
         #: runs each step's batch, split into micro-batches after a CUDA out-of-memory error
         self.memory = MicroBatcher.for_training(
             job.config, self._emit, self.clock, lambda: self.s.optimizer.zero_grad(True)
@@ -140,6 +145,8 @@ class Training:
         )  # fmt: skip
         self._phase("training")
         status, reason = "completed", ""
+        self.capture = StepCapture(self.job.run_dir, self.job.profile_steps, self.s.device)
+        self.capture.start()
         try:
             reason = self._loop()
         except StopRequested as stop:
@@ -147,6 +154,8 @@ class Training:
             status, reason = "stopped", _stop_reason(str(stop) or self.control.stop_reason)
             self._phase("stopping", reason)
             self._checkpoint(max(0, self.completed - 1), best=False)
+        finally:
+            self.capture.close()  # a run shorter than the window still writes its trace
         return self._finish(status, reason)
 
     def _setup_or_stop(self, poll_s: float = 0.25) -> Setup | None:
@@ -193,6 +202,8 @@ class Training:
                 step = self.completed
                 self._boundary()
                 self._step(step, epoch, batches)
+                if self.capture.active:
+                    self.capture.step_finished()
                 if step in evaluations and self._evaluate(step, step in checkpoints):
                     self.s.plan = plan.ending_after(step)
                     self._emit(ev.ScheduleChanged(time=self.clock(), schedule=self.s.plan.info(),
@@ -343,7 +354,6 @@ class Training:
         return out
 
     def _record(self, step: int, metrics: dict[str, dict[str, dict[str, float]]]) -> None:
-        self.statistics["evaluation_steps"].append(step)
         for split, per_feature in metrics.items():
             table = self.statistics[split]
             for feature, values in per_feature.items():
