@@ -22,7 +22,7 @@ from ludwig_nb.config.engine_support import (
     BUILTIN_SPLITS,
     BUILTIN_TOKENIZERS,
 )
-from ludwig_nb.config.errors import ConfigError, UnsupportedByEngine
+from ludwig_nb.config.errors import ConfigError, ConfigWarning, UnsupportedByEngine
 from ludwig_nb.config.gpu_watch import AlarmRuleConfig, GpuWatchConfig
 from ludwig_nb.config.load import load_config
 from ludwig_nb.config.model import Config
@@ -41,6 +41,7 @@ __all__ = [
     "AlarmRuleConfig",
     "Config",
     "ConfigError",
+    "ConfigWarning",
     "GpuWatchConfig",
     "UnsupportedByEngine",
     "load_config",

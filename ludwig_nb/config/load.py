@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+import warnings
 from typing import Any
 
 from ludwig_nb.config.cross_checks import check_across
@@ -32,15 +33,24 @@ def load_config(
     cannot run (``UnsupportedByEngine``); None or "ludwig" accept every valid Ludwig config.
     ``line_offset``: added to every reported line (1 when the YAML starts on a cell's line 2).
 
+    Old syntax that Ludwig upgrades (``training:``, encoder parameters on the feature, ...) is
+    upgraded the same way, and keys Ludwig ignores are dropped; each is a located
+    ``ConfigWarning``, issued with ``warnings.warn`` and kept in ``Config.warnings``.
+
     Raises ``ConfigError`` listing every problem found (``UnsupportedByEngine`` when the config
     is valid Ludwig but not for this engine), and ``ValueError`` for an unknown ``engine``.
     """
     if engine not in KNOWN_ENGINES:
         raise ValueError(f"unknown engine {engine!r}; known: builtin, ray, ludwig or None")
     try:
-        return _load(source, engine)
+        config = _load(source, engine)
     except ConfigError as err:
         raise (err.shifted(line_offset) if line_offset else err) from None
+    if line_offset:
+        config.warnings = tuple(w.shifted(line_offset) for w in config.warnings)
+    for note in config.warnings:  # old syntax upgraded, keys that do nothing
+        warnings.warn(note, stacklevel=2)
+    return config
 
 
 def _load(source: str | Mapping[str, Any] | Config, engine: str | None) -> Config:
@@ -69,4 +79,6 @@ def _load(source: str | Mapping[str, Any] | Config, engine: str | None) -> Confi
     if ctx.problems:
         ordered = sorted(ctx.problems, key=lambda p: (p.line is None, p.line or 0, p.column or 0))
         raise ConfigError.collect(ordered)
-    return Config(rendered, engine=engine, source=text, positions=positions)
+    config = Config(rendered, engine=engine, source=text, positions=positions)
+    config.warnings = tuple(ctx.notes)
+    return config
