@@ -89,7 +89,9 @@ def main() -> None:
     schemas = {mt: _strip(get_schema(mt)) for mt in ("ecd", "llm")}
     tree, shared = _dedupe(schemas)
     out = {"ludwig_version": ludwig.__version__, "schemas": tree, "shared": shared}
-    path = pathlib.Path(__file__).resolve().parent.parent / "ludwig_nb/config/schema/ludwig_0_11.json"
+    path = (
+        pathlib.Path(__file__).resolve().parent.parent / "ludwig_nb/config/schema/ludwig_0_11.json"
+    )
     path.write_text(json.dumps(out, separators=(",", ":"), sort_keys=True) + "\n")
     print(f"{path}: {path.stat().st_size} bytes, {len(shared)} shared subtrees", file=sys.stderr)
 

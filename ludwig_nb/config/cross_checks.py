@@ -127,7 +127,8 @@ def _split(pre: dict[str, Any], ctx: Ctx) -> None:
         # Ludwig 0.11's schema lets this through, then its splitter fails at split time
         ctx.problem(
             ("preprocessing", "split", "probabilities"),
-            f"split probabilities must be three (training, validation, test), not {len(probabilities)}",
+            "split probabilities must be three (training, validation, test), "
+            f"not {len(probabilities)}",
             hint="e.g. [0.7, 0.1, 0.2]; use 0 for a split you do not want",
         )
     elif isinstance(probabilities, list) and all(

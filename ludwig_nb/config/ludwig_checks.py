@@ -53,8 +53,10 @@ def _input(feature: dict[str, Any], path: tuple[Any, ...], ctx: Ctx) -> None:
     encoder = _encoder(feature)
     kind, etype = feature.get("type"), encoder.get("type")
     preprocessing = feature.get("preprocessing") or {}
-    if kind == "text" and etype == "auto_transformer" and not encoder.get(
-        "pretrained_model_name_or_path"
+    if (
+        kind == "text"
+        and etype == "auto_transformer"
+        and not encoder.get("pretrained_model_name_or_path")
     ):
         ctx.problem(
             (*path, "encoder"),
@@ -145,9 +147,7 @@ def _class_balance(pre: dict[str, Any], outputs: list[dict[str, Any]], ctx: Ctx)
 
 def _split(pre: dict[str, Any], features: list[dict[str, Any]], ctx: Ctx) -> None:
     split = pre.get("split") or {}
-    wanted = {"stratify": ("binary", "category"), "datetime": ("date",)}.get(
-        str(split.get("type"))
-    )
+    wanted = {"stratify": ("binary", "category"), "datetime": ("date",)}.get(str(split.get("type")))
     column = split.get("column")
     if wanted is None or column is None:
         return
@@ -182,13 +182,13 @@ def _tagger(inputs: list[dict[str, Any]], outputs: list[dict[str, Any]], ctx: Ct
 def _text_to_text(inputs: list[dict[str, Any]], outputs: list[dict[str, Any]], ctx: Ctx) -> None:
     if not inputs or not outputs:
         return
-    if inputs[0].get("type") == "text" and outputs[0].get("type") == "text":
-        if _encoder(inputs[0]).get("pretrained_model_name_or_path"):
-            ctx.problem(
-                ("input_features", 0, "encoder"),
-                "a pretrained text encoder with a text output is a text-to-text model",
-                hint="use model_type: llm",
-            )
+    text_to_text = inputs[0].get("type") == "text" and outputs[0].get("type") == "text"
+    if text_to_text and _encoder(inputs[0]).get("pretrained_model_name_or_path"):
+        ctx.problem(
+            ("input_features", 0, "encoder"),
+            "a pretrained text encoder with a text output is a text-to-text model",
+            hint="use model_type: llm",
+        )
 
 
 def _llm(cfg: dict[str, Any], ctx: Ctx) -> None:

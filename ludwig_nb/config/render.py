@@ -48,9 +48,7 @@ def render(data: Mapping[str, Any], ctx: Ctx) -> dict[str, Any]:
     top = ludwig_spec(str(model_type))
     assert isinstance(top, JObject)
     _check_top_keys(config, top, ctx)
-    written_defaults, rendered_defaults = check_defaults(
-        config.get("defaults"), ("defaults",), ctx
-    )
+    written_defaults, rendered_defaults = check_defaults(config.get("defaults"), ("defaults",), ctx)
     out: dict[str, Any] = {"model_type": model_type}
     for side in ("input_features", "output_features"):
         out[side] = _features(config, side, ctx, written_defaults if model_type == "ecd" else {})

@@ -32,7 +32,11 @@ _LEVEL_RENAMES = {  # Ludwig 0.4
     "char_tokenizer": "tokenizer",
     "char_vocab_file": "vocab_file",
 }
-_BIAS_RENAMES = {"bias": "use_bias", "conv_bias": "conv_use_bias", "default_bias": "default_use_bias"}
+_BIAS_RENAMES = {
+    "bias": "use_bias",
+    "conv_bias": "conv_use_bias",
+    "default_bias": "default_use_bias",
+}
 _FC_KEYS = (
     "fc_layers",
     "output_size",
@@ -106,7 +110,7 @@ class _Upgrader:
                 table.setdefault((*new, *path[len(old) :]), table[path])
 
     def features(self) -> list[tuple[KeyPath, dict[str, Any], bool]]:
-        out = []
+        out: list[tuple[KeyPath, dict[str, Any], bool]] = []
         for side in ("input_features", "output_features"):
             items = self.config.get(side)
             for i, feature in enumerate(items if isinstance(items, list) else []):
@@ -146,12 +150,17 @@ def _dict(value: Any) -> dict[str, Any] | None:
     return value if isinstance(value, dict) else None
 
 
-def _rename_in(params: dict[str, Any], renames: Mapping[str, str], path: KeyPath, up: _Upgrader) -> None:
+def _rename_in(
+    params: dict[str, Any], renames: Mapping[str, str], path: KeyPath, up: _Upgrader
+) -> None:
     for old, new in renames.items():
         if old not in params:
             continue
         if new in params:
-            up.note((*path, old), f"'{old}' is the old name of '{new}', which is set: '{old}' is dropped")
+            up.note(
+                (*path, old),
+                f"'{old}' is the old name of '{new}', which is set: '{old}' is dropped",
+            )
         else:
             params[new] = params[old]
             up.move((*path, old), (*path, new))
@@ -196,11 +205,16 @@ def _numerical(up: _Upgrader) -> None:
     for path, feature, _ in up.features():
         if feature.get("type") == "numerical":
             feature["type"] = "number"
-            up.note((*path, "type"), "feature type 'numerical' is now 'number'", hint="write 'number'")
+            up.note(
+                (*path, "type"), "feature type 'numerical' is now 'number'", hint="write 'number'"
+            )
         pre = _dict(feature.get("preprocessing"))
         if feature.get("type") == "audio" and pre is not None and _dict(pre.get("audio_feature")):
             pre.update(pre.pop("audio_feature"))
-            up.note((*path, "preprocessing", "audio_feature"), "audio_feature's keys now sit in preprocessing")
+            up.note(
+                (*path, "preprocessing", "audio_feature"),
+                "audio_feature's keys now sit in preprocessing",
+            )
 
 
 def _eval_batch_size(up: _Upgrader) -> None:
@@ -232,7 +246,8 @@ def _preprocessing_to_defaults(up: _Upgrader) -> None:
     defaults = up.config.setdefault("defaults", {})
     if not isinstance(defaults, dict):
         return
-    for ftype, params in moved.items():
+    for ftype, written in moved.items():
+        params = written
         if isinstance(params, dict) and "preprocessing" in params:
             params = params["preprocessing"]
         if isinstance(params, dict) and ftype == "audio" and _dict(params.get("audio_feature")):
@@ -252,7 +267,9 @@ def _split(up: _Upgrader) -> None:
     old = {k: pre.pop(k) for k in ("force_split", "split_probabilities", "stratify") if k in pre}
     if old.get("split_probabilities") is not None:
         split["probabilities"] = old["split_probabilities"]
-        up.move(("preprocessing", "split_probabilities"), ("preprocessing", "split", "probabilities"))
+        up.move(
+            ("preprocessing", "split_probabilities"), ("preprocessing", "split", "probabilities")
+        )
         up.note(
             ("preprocessing", "split_probabilities"),
             "split_probabilities is now split.probabilities",
@@ -280,7 +297,11 @@ def _feature_keys(feature: Mapping[str, Any], output: bool) -> set[str] | None:
     side = "output_features" if output else "input_features"
     spec = ludwig_spec("ecd", side, "[]")
     ftype = feature.get("type")
-    if not isinstance(spec, JObject) or not isinstance(ftype, str) or ftype not in spec.variant_nodes:
+    if (
+        not isinstance(spec, JObject)
+        or not isinstance(ftype, str)
+        or ftype not in spec.variant_nodes
+    ):
         return None
     return {*spec.fields_for(feature), "active", "proc_column"}
 
@@ -307,7 +328,8 @@ def _nest_module_params(up: _Upgrader) -> None:
         stray = [k for k in feature if k not in known]
         if not stray:
             continue
-        module = feature.get(part) if isinstance(feature.get(part), dict) else {}
+        written = feature.get(part)
+        module: dict[str, Any] = written if isinstance(written, dict) else {}
         nested = _module_keys(feature, part, output)
         for key in stray:
             value = feature.pop(key)
@@ -336,7 +358,10 @@ def _nest_module_params(up: _Upgrader) -> None:
 def _missing_value_strategy(up: _Upgrader) -> None:
     holders = [((*p, "preprocessing"), f.get("preprocessing")) for p, f, _ in up.features()]
     defaults = _dict(up.config.get("defaults")) or {}
-    holders += [(("defaults", t, "preprocessing"), _dict(v) and v.get("preprocessing")) for t, v in defaults.items()]
+    holders += [
+        (("defaults", t, "preprocessing"), _dict(v) and v.get("preprocessing"))
+        for t, v in defaults.items()
+    ]
     for path, pre in holders:
         if isinstance(pre, dict) and pre.get("missing_value_strategy") in ("backfill", "pad"):
             new = "bfill" if pre["missing_value_strategy"] == "backfill" else "ffill"
@@ -351,7 +376,9 @@ def _missing_value_strategy(up: _Upgrader) -> None:
 def _max_batch_size(up: _Upgrader) -> None:
     trainer = _dict(up.config.get("trainer"))
     if trainer is not None:
-        _rename_in(trainer, {"increase_batch_size_on_plateau_max": "max_batch_size"}, ("trainer",), up)
+        _rename_in(
+            trainer, {"increase_batch_size_on_plateau_max": "max_batch_size"}, ("trainer",), up
+        )
 
 
 def _trainer_type(up: _Upgrader) -> None:
@@ -407,4 +434,6 @@ def _defaults_type(up: _Upgrader) -> None:
     for ftype, entry in defaults.items():
         if isinstance(entry, dict) and "type" in entry:
             del entry["type"]
-            up.note(("defaults", ftype, "type"), "a 'type' in defaults does nothing", hint="remove it")
+            up.note(
+                ("defaults", ftype, "type"), "a 'type' in defaults does nothing", hint="remove it"
+            )

@@ -11,6 +11,7 @@ docs and examples), old syntax it upgrades, and invalid mutations of valid confi
 from __future__ import annotations
 
 import copy
+import functools
 import json
 import os
 import sys
@@ -35,13 +36,25 @@ def _variants(node: dict[str, Any]) -> list[str]:
     return [c["if"]["properties"]["type"]["const"] for c in node.get("allOf", ())]
 
 
+_VERDICTS: dict[str, tuple[bool, dict[str, Any] | None, str]] = {}
+
+
 def ludwig_valid(config: dict[str, Any]) -> tuple[bool, dict[str, Any] | None, str]:
-    """Ludwig's verdict: (accepted, its rendered dict, the error text)."""
+    """Ludwig's verdict: (accepted, its rendered dict, the error text); asked once per config."""
+    key = json.dumps(config, sort_keys=True)
+    if key not in _VERDICTS:
+        _VERDICTS[key] = _ask_ludwig(config)
+    ok, rendered, error = _VERDICTS[key]
+    return ok, copy.deepcopy(rendered), error
+
+
+def _ask_ludwig(config: dict[str, Any]) -> tuple[bool, dict[str, Any] | None, str]:
     from ludwig.schema.model_types.base import ModelConfig
 
     try:
-        return True, ModelConfig.from_dict(copy.deepcopy(config)).to_dict(), ""
-    except Exception as err:  # noqa: BLE001  # any refusal of Ludwig's is its verdict
+        rendered = ModelConfig.from_dict(copy.deepcopy(config)).to_dict()
+        return True, json.loads(json.dumps(rendered)), ""
+    except Exception as err:  # any refusal of Ludwig's is its verdict
         return False, None, f"{type(err).__name__}: {err}"[:300]
 
 
@@ -90,7 +103,11 @@ def written_cases() -> Iterator[Case]:
         "input_features": [
             {"name": "Pclass", "type": "category"},
             {"name": "Sex", "type": "category"},
-            {"name": "Age", "type": "number", "preprocessing": {"missing_value_strategy": "fill_with_mean"}},
+            {
+                "name": "Age",
+                "type": "number",
+                "preprocessing": {"missing_value_strategy": "fill_with_mean"},
+            },
             {"name": "Fare", "type": "number", "preprocessing": {"normalization": "zscore"}},
             {"name": "Embarked", "type": "category"},
         ],
@@ -98,130 +115,250 @@ def written_cases() -> Iterator[Case]:
         "trainer": {"epochs": 5, "learning_rate": 0.001, "batch_size": 64},
     }
     yield "written", "titanic", titanic
-    yield "written", "text-classification", {
-        "input_features": [{"name": "review", "type": "text", "encoder": {"type": "parallel_cnn"}}],
-        "output_features": [{"name": "sentiment", "type": "category"}],
-        "trainer": {"epochs": 3},
-    }
-    yield "written", "image-stacked-cnn", {
-        "input_features": [
-            {
-                "name": "image_path",
-                "type": "image",
-                "preprocessing": {"num_processes": 4, "height": 28, "width": 28},
-                "encoder": {"type": "stacked_cnn", "conv_layers": [{"num_filters": 32, "filter_size": 3}]},
-            }
-        ],
-        "output_features": [{"name": "label", "type": "category"}],
-    }
-    yield "written", "audio", {
-        "input_features": [
-            {
-                "name": "audio_path",
-                "type": "audio",
-                "preprocessing": {"audio_file_length_limit_in_s": 7.5, "type": "fbank"},
-                "encoder": {"type": "stacked_cnn"},
-            }
-        ],
-        "output_features": [{"name": "speaker", "type": "category"}],
-    }
-    yield "written", "bert-text", {
-        "input_features": [
-            {
-                "name": "text",
-                "type": "text",
-                "encoder": {"type": "bert", "trainable": True, "pretrained_model_name_or_path": "bert-base-uncased"},
-            }
-        ],
-        "output_features": [{"name": "label", "type": "category"}],
-        "trainer": {"learning_rate": 0.00002, "batch_size": 16},
-    }
-    yield "written", "llm-finetune", {
-        "model_type": "llm",
-        "base_model": "facebook/opt-350m",
-        "input_features": [{"name": "instruction", "type": "text"}],
-        "output_features": [{"name": "output", "type": "text"}],
-        "adapter": {"type": "lora"},
-        "trainer": {"type": "finetune", "epochs": 1, "learning_rate": 0.0001, "batch_size": 1},
-    }
-    yield "written", "llm-zero-shot", {
-        "model_type": "llm",
-        "base_model": "facebook/opt-350m",
-        "input_features": [{"name": "review", "type": "text"}],
-        "output_features": [{"name": "label", "type": "category"}],
-        "prompt": {"template": "Say positive or negative: {review}"},
-        "generation": {"max_new_tokens": 8},
-    }
+    yield (
+        "written",
+        "text-classification",
+        {
+            "input_features": [
+                {"name": "review", "type": "text", "encoder": {"type": "parallel_cnn"}}
+            ],
+            "output_features": [{"name": "sentiment", "type": "category"}],
+            "trainer": {"epochs": 3},
+        },
+    )
+    yield (
+        "written",
+        "image-stacked-cnn",
+        {
+            "input_features": [
+                {
+                    "name": "image_path",
+                    "type": "image",
+                    "preprocessing": {"num_processes": 4, "height": 28, "width": 28},
+                    "encoder": {
+                        "type": "stacked_cnn",
+                        "conv_layers": [{"num_filters": 32, "filter_size": 3}],
+                    },
+                }
+            ],
+            "output_features": [{"name": "label", "type": "category"}],
+        },
+    )
+    yield (
+        "written",
+        "audio",
+        {
+            "input_features": [
+                {
+                    "name": "audio_path",
+                    "type": "audio",
+                    "preprocessing": {"audio_file_length_limit_in_s": 7.5, "type": "fbank"},
+                    "encoder": {"type": "stacked_cnn"},
+                }
+            ],
+            "output_features": [{"name": "speaker", "type": "category"}],
+        },
+    )
+    yield (
+        "written",
+        "bert-text",
+        {
+            "input_features": [
+                {
+                    "name": "text",
+                    "type": "text",
+                    "encoder": {
+                        "type": "bert",
+                        "trainable": True,
+                        "pretrained_model_name_or_path": "bert-base-uncased",
+                    },
+                }
+            ],
+            "output_features": [{"name": "label", "type": "category"}],
+            "trainer": {"learning_rate": 0.00002, "batch_size": 16},
+        },
+    )
+    yield (
+        "written",
+        "llm-finetune",
+        {
+            "model_type": "llm",
+            "base_model": "facebook/opt-350m",
+            "input_features": [{"name": "instruction", "type": "text"}],
+            "output_features": [{"name": "output", "type": "text"}],
+            "adapter": {"type": "lora"},
+            "trainer": {"type": "finetune", "epochs": 1, "learning_rate": 0.0001, "batch_size": 1},
+        },
+    )
+    yield (
+        "written",
+        "llm-zero-shot",
+        {
+            "model_type": "llm",
+            "base_model": "facebook/opt-350m",
+            "input_features": [{"name": "review", "type": "text"}],
+            "output_features": [{"name": "label", "type": "category"}],
+            "prompt": {"template": "Say positive or negative: {review}"},
+            "generation": {"max_new_tokens": 8},
+        },
+    )
     yield "written", "tabnet", _base(combiner={"type": "tabnet", "size": 32, "output_size": 8})
-    yield "written", "defaults", _base(
-        defaults={"number": {"preprocessing": {"normalization": "minmax"}, "encoder": {"type": "dense"}}}
+    yield (
+        "written",
+        "defaults",
+        _base(
+            defaults={
+                "number": {
+                    "preprocessing": {"normalization": "minmax"},
+                    "encoder": {"type": "dense"},
+                }
+            }
+        ),
     )
     yield "written", "defaults-encoder-type", _base(defaults={"text": {"encoder": {"type": "rnn"}}})
-    yield "written", "multi-task", {
-        "input_features": [{"name": "a", "type": "number"}, {"name": "t", "type": "text"}],
-        "output_features": [
-            {"name": "y", "type": "binary"},
-            {"name": "z", "type": "number", "dependencies": ["y"]},
-        ],
-        "trainer": {"validation_field": "z", "validation_metric": "mean_absolute_error"},
-    }
-    yield "written", "scheduler", _base(
-        trainer={"learning_rate_scheduler": {"decay": "cosine", "warmup_fraction": 0.1}}
+    yield (
+        "written",
+        "multi-task",
+        {
+            "input_features": [{"name": "a", "type": "number"}, {"name": "t", "type": "text"}],
+            "output_features": [
+                {"name": "y", "type": "binary"},
+                {"name": "z", "type": "number", "dependencies": ["y"]},
+            ],
+            "trainer": {"validation_field": "z", "validation_metric": "mean_absolute_error"},
+        },
     )
-    yield "written", "hyperopt", _base(
-        hyperopt={
-            "goal": "minimize",
-            "metric": "loss",
-            "output_feature": "y",
-            "parameters": {"trainer.learning_rate": {"space": "loguniform", "lower": 0.0001, "upper": 0.1}},
-            "executor": {"type": "ray", "num_samples": 4},
-            "search_alg": {"type": "variant_generator"},
-        }
+    yield (
+        "written",
+        "scheduler",
+        _base(trainer={"learning_rate_scheduler": {"decay": "cosine", "warmup_fraction": 0.1}}),
+    )
+    yield (
+        "written",
+        "hyperopt",
+        _base(
+            hyperopt={
+                "goal": "minimize",
+                "metric": "loss",
+                "output_feature": "y",
+                "parameters": {
+                    "trainer.learning_rate": {"space": "loguniform", "lower": 0.0001, "upper": 0.1}
+                },
+                "executor": {"type": "ray", "num_samples": 4},
+                "search_alg": {"type": "variant_generator"},
+            }
+        ),
     )
     yield "written", "backend-local", _base(backend={"type": "local"})
-    yield "written", "vocab-size-on-encoder", _base(
-        input_features=[{"name": "c", "type": "category", "encoder": {"type": "dense", "vocab_size": 10}}]
+    yield (
+        "written",
+        "vocab-size-on-encoder",
+        _base(
+            input_features=[
+                {"name": "c", "type": "category", "encoder": {"type": "dense", "vocab_size": 10}}
+            ]
+        ),
     )
-    yield "written", "timeseries", _base(
-        input_features=[{"name": "ts", "type": "timeseries", "encoder": {"type": "rnn"}}]
+    yield (
+        "written",
+        "timeseries",
+        _base(input_features=[{"name": "ts", "type": "timeseries", "encoder": {"type": "rnn"}}]),
     )
-    yield "written", "h3-date-bag-set-vector", _base(
-        input_features=[
-            {"name": "h", "type": "h3"},
-            {"name": "d", "type": "date"},
-            {"name": "b", "type": "bag"},
-            {"name": "s", "type": "set"},
-            {"name": "v", "type": "vector"},
-        ]
+    yield (
+        "written",
+        "h3-date-bag-set-vector",
+        _base(
+            input_features=[
+                {"name": "h", "type": "h3"},
+                {"name": "d", "type": "date"},
+                {"name": "b", "type": "bag"},
+                {"name": "s", "type": "set"},
+                {"name": "v", "type": "vector"},
+            ]
+        ),
     )
 
 
 def old_syntax_cases() -> Iterator[Case]:
     """Syntax Ludwig upgrades silently (configs without ``ludwig_version``)."""
     yield "old", "training", {**_base(), "training": {"epochs": 2}}
-    yield "old", "unnested-encoder", _base(
-        input_features=[{"name": "t", "type": "text", "encoder": "rnn", "cell_type": "lstm", "num_layers": 2}]
+    yield (
+        "old",
+        "unnested-encoder",
+        _base(
+            input_features=[
+                {
+                    "name": "t",
+                    "type": "text",
+                    "encoder": "rnn",
+                    "cell_type": "lstm",
+                    "num_layers": 2,
+                }
+            ]
+        ),
     )
-    yield "old", "unnested-decoder", _base(
-        output_features=[{"name": "y", "type": "category", "num_fc_layers": 2, "output_size": 32}]
+    yield (
+        "old",
+        "unnested-decoder",
+        _base(
+            output_features=[
+                {"name": "y", "type": "category", "num_fc_layers": 2, "output_size": 32}
+            ]
+        ),
     )
-    yield "old", "split-probabilities", _base(preprocessing={"split_probabilities": [0.6, 0.2, 0.2]})
+    yield (
+        "old",
+        "split-probabilities",
+        _base(preprocessing={"split_probabilities": [0.6, 0.2, 0.2]}),
+    )
     yield "old", "stratify", _base(preprocessing={"stratify": "y"})
     yield "old", "force-split", _base(preprocessing={"force_split": True})
     yield "old", "type-preprocessing", _base(preprocessing={"text": {"lowercase": True}})
     yield "old", "numerical", _base(input_features=[{"name": "x", "type": "numerical"}])
-    yield "old", "word-tokenizer", _base(
-        input_features=[{"name": "t", "type": "text", "preprocessing": {"word_tokenizer": "space"}}]
+    yield (
+        "old",
+        "word-tokenizer",
+        _base(
+            input_features=[
+                {"name": "t", "type": "text", "preprocessing": {"word_tokenizer": "space"}}
+            ]
+        ),
     )
-    yield "old", "bias", _base(input_features=[{"name": "x", "type": "number", "encoder": {"type": "dense", "bias": False}}])
-    yield "old", "scheduler-keys", _base(trainer={"decay": True, "reduce_learning_rate_on_plateau": 2})
+    yield (
+        "old",
+        "bias",
+        _base(
+            input_features=[
+                {"name": "x", "type": "number", "encoder": {"type": "dense", "bias": False}}
+            ]
+        ),
+    )
+    yield (
+        "old",
+        "scheduler-keys",
+        _base(trainer={"decay": True, "reduce_learning_rate_on_plateau": 2}),
+    )
     yield "old", "trainer-type", _base(trainer={"type": "trainer", "epochs": 3})
     yield "old", "hyperopt-empty", _base(hyperopt={})
     yield "old", "eval-batch-size-0", _base(trainer={"eval_batch_size": 0})
-    yield "old", "backfill", _base(
-        input_features=[{"name": "x", "type": "number", "preprocessing": {"missing_value_strategy": "backfill"}}]
+    yield (
+        "old",
+        "backfill",
+        _base(
+            input_features=[
+                {
+                    "name": "x",
+                    "type": "number",
+                    "preprocessing": {"missing_value_strategy": "backfill"},
+                }
+            ]
+        ),
     )
-    yield "old", "defaults-type", _base(defaults={"number": {"type": "number", "preprocessing": {}}})
+    yield (
+        "old",
+        "defaults-type",
+        _base(defaults={"number": {"type": "number", "preprocessing": {}}}),
+    )
     yield "old", "max-batch-size", _base(trainer={"increase_batch_size_on_plateau_max": 256})
 
 
@@ -279,10 +416,16 @@ def mutation_cases() -> Iterator[Case]:
         yield "mutation", name, _set_path(base, path, value)
 
 
-def corpus() -> list[Case]:
-    """Every case, Ludwig-rendered ones included (this calls Ludwig)."""
+@functools.cache
+def _corpus() -> tuple[Case, ...]:
     cases = [*schema_cases(), *written_cases(), *old_syntax_cases(), *mutation_cases()]
-    return cases + list(rendered_cases([c for c in cases if c[0] in ("schema", "written")]))
+    rendered = rendered_cases([c for c in cases if c[0] in ("schema", "written")])
+    return (*cases, *rendered)
+
+
+def corpus() -> list[Case]:
+    """Every case, Ludwig-rendered ones included (this calls Ludwig; built once)."""
+    return [(c, n, copy.deepcopy(cfg)) for c, n, cfg in _corpus()]
 
 
 def ours_valid(config: dict[str, Any]) -> tuple[bool, dict[str, Any] | None, str]:
@@ -307,9 +450,17 @@ def leaf_agreement(ours: Any, theirs: Any) -> tuple[int, int, list[str]]:
         nonlocal same, total
         if isinstance(b, dict) and b:
             for key, value in b.items():
-                walk(a.get(key, _ABSENT) if isinstance(a, dict) else _ABSENT, value, f"{path}.{key}")
+                walk(
+                    a.get(key, _ABSENT) if isinstance(a, dict) else _ABSENT, value, f"{path}.{key}"
+                )
             return
-        if isinstance(b, list) and b and isinstance(b[0], dict) and isinstance(a, list) and len(a) == len(b):
+        if (
+            isinstance(b, list)
+            and b
+            and isinstance(b[0], dict)
+            and isinstance(a, list)
+            and len(a) == len(b)
+        ):
             for i, (x, y) in enumerate(zip(a, b, strict=True)):
                 walk(x, y, f"{path}[{i}]")
             return

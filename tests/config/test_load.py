@@ -135,7 +135,13 @@ def test_mistake_is_located(
 
 FEATURE_CASES = [
     ("  - name: z\n    type: numbr\n", 8, "input_features[1].type", "numbr", "number"),
-    ("  - name: z\n    typ: number\n", 7, "input_features[1]", "missing required key 'type'", "typ"),
+    (
+        "  - name: z\n    typ: number\n",
+        7,
+        "input_features[1]",
+        "missing required key 'type'",
+        "typ",
+    ),
     ("  - type: number\n", 7, "input_features[1]", "missing required key 'name'", None),
     (
         "  - name: z\n    type: number\n    encoder:\n      type: bert\n",
@@ -300,10 +306,16 @@ def test_old_flat_encoder_parameters_are_nested_with_a_note() -> None:
             engine=None,
         )
     notes = [(n.line, n.path, n.message) for n in cfg.warnings]
-    assert (5, "input_features[0].cell_type", "old syntax upgraded: 'cell_type' is now an "
-            "encoder parameter") in notes
-    assert (9, "output_features[0].num_fc_layers", "old syntax upgraded: 'num_fc_layers' is "
-            "now a decoder parameter") in notes
+    assert (
+        5,
+        "input_features[0].cell_type",
+        "old syntax upgraded: 'cell_type' is now an encoder parameter",
+    ) in notes
+    assert (
+        9,
+        "output_features[0].num_fc_layers",
+        "old syntax upgraded: 'num_fc_layers' is now a decoder parameter",
+    ) in notes
     encoder = cfg.input_features[0]["encoder"]
     assert (encoder["type"], encoder["cell_type"]) == ("rnn", "lstm")
     assert cfg.output_features[0]["decoder"]["num_fc_layers"] == 2

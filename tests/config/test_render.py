@@ -238,7 +238,9 @@ def test_a_mistake_in_defaults_is_reported_once_where_written(
     ]
 
 
-def test_a_defaults_entry_takes_only_its_parts(fail: Callable[..., ConfigError], minimal: str) -> None:
+def test_a_defaults_entry_takes_only_its_parts(
+    fail: Callable[..., ConfigError], minimal: str
+) -> None:
     err = fail(minimal + "defaults:\n  number:\n    encoderr: {}\n")
     assert (err.line, err.path, err.hint) == (
         9,

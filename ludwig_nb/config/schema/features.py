@@ -175,7 +175,9 @@ def check_feature(
     if out.get("column") is None and isinstance(out.get("name"), str):
         out["column"] = out["name"]
     if raw.get("proc_column") is not None:
-        out["proc_column"] = Param(None, "str").check(raw["proc_column"], (*path, "proc_column"), ctx)
+        out["proc_column"] = Param(None, "str").check(
+            raw["proc_column"], (*path, "proc_column"), ctx
+        )
     elif isinstance(out.get("name"), str) and isinstance(out.get("type"), str):
         out["proc_column"] = proc_column(out)
     if output and str(ftype) in DEFAULT_VALIDATION_METRIC:
@@ -184,7 +186,10 @@ def check_feature(
 
 
 #: what ``augmentation: true`` means for an image input (Ludwig's AUGMENTATION_DEFAULT_OPERATIONS)
-_DEFAULT_AUGMENTATION = [{"type": "random_horizontal_flip"}, {"type": "random_rotate", "degree": 15}]
+_DEFAULT_AUGMENTATION = [
+    {"type": "random_horizontal_flip"},
+    {"type": "random_rotate", "degree": 15},
+]
 
 
 def _augmentation(value: Any) -> Any:
@@ -205,6 +210,8 @@ def _fixed_preprocessing(feature: dict[str, Any]) -> None:
     if feature.get("type") == "image" and "use_pretrained" not in encoder:
         # Ludwig's own image encoders size themselves to the data: it drops height / width
         pre.update(requires_equal_dimensions=False, height=None, width=None)
+    if feature.get("type") == "audio":
+        pre["cache_encoder_embeddings"] = False  # Ludwig's sequence encoders never cache
     if feature.get("type") != "text":
         return
     if "use_pretrained" in encoder:
@@ -219,7 +226,7 @@ def proc_column(feature: Mapping[str, Any]) -> str:
     rendered preprocessing (``ludwig.features.feature_utils.compute_feature_hash``)."""
     data = {"preprocessing": feature.get("preprocessing", {}), "type": feature["type"]}
     text = json.dumps(data, sort_keys=True, ensure_ascii=True)
-    digest = base64.b64encode(hashlib.md5(text.encode()).digest(), altchars=b"__")  # noqa: S324
+    digest = base64.b64encode(hashlib.md5(text.encode()).digest(), altchars=b"__")
     return re.sub(r"\W|^(?=\d)", "_", str(feature["name"])) + "_" + digest[:6].decode("ascii")
 
 

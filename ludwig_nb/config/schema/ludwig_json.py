@@ -102,6 +102,15 @@ def _build(node: Mapping[str, Any]) -> Spec:
     return JValue(node, types)
 
 
+def _copy(value: Any) -> Any:
+    """A deep copy of JSON data (faster than ``copy.deepcopy`` for it)."""
+    if isinstance(value, list):
+        return [_copy(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _copy(v) for k, v in value.items()}
+    return value
+
+
 def _same(a: Any, b: Any) -> bool:
     """JSON equality: true is not 1, 1 is 1.0."""
     if isinstance(a, bool) or isinstance(b, bool):
@@ -153,7 +162,7 @@ class JValue(Spec):
         return self._default is not _NO_DEFAULT
 
     def default(self) -> Any:
-        return None if self._default is _NO_DEFAULT else json.loads(json.dumps(self._default))
+        return None if self._default is _NO_DEFAULT else _copy(self._default)
 
     def accepts_kind(self, value: Any) -> bool:
         return _kind_ok(value, self.types) or (
@@ -175,7 +184,11 @@ class JValue(Spec):
         if self.enum is not None:
             if any(_same(value, e) for e in self.enum):
                 return value
-            if isinstance(value, str) and value and all(isinstance(e, str | None) for e in self.enum):
+            if (
+                isinstance(value, str)
+                and value
+                and all(isinstance(e, str | None) for e in self.enum)
+            ):
                 options = [e for e in self.enum if isinstance(e, str)]
                 hint = suggest(value, options) or allowed_hint(options)
                 ctx.problem(path, f"unknown value '{value}'", hint=hint)
@@ -239,7 +252,7 @@ class JAnyOf(Spec):
 
     def default(self) -> Any:
         if self._default is not _NO_DEFAULT:
-            return json.loads(json.dumps(self._default))
+            return _copy(self._default)
         for option in self.options:
             if isinstance(option, JObject):
                 return option.default()  # a nested section: Ludwig renders it in full
@@ -288,13 +301,17 @@ class JObject(Spec):
         self._props_raw: dict[str, Any] = dict(_resolve(node.get("properties", {})))
         self._props: dict[str, Spec] = {}
         self.variant_nodes: dict[str, Any] = {}
-        for clause in node.get("allOf", ()):
-            clause = _resolve(clause)
-            cond = _resolve(_resolve(_resolve(clause.get("if", {})).get("properties", {})).get("type", {}))
+        for raw_clause in node.get("allOf", ()):
+            clause = _resolve(raw_clause)
+            cond = _resolve(
+                _resolve(_resolve(clause.get("if", {})).get("properties", {})).get("type", {})
+            )
             const = cond.get("const")
             if const is not None:
                 self.variant_nodes[const] = _resolve(clause.get("then", {}))
         self._variants: dict[str, JObject] = {}
+        self._fields: dict[str | None, dict[str, Spec]] = {}
+        self._rendered_default: Any = _NO_DEFAULT
         type_node = _resolve(self._props_raw.get("type", {}))
         self.type_default: str | None = (
             type_node.get("default") if isinstance(type_node, dict) else None
@@ -324,12 +341,14 @@ class JObject(Spec):
 
     def fields_for(self, value: Mapping[str, Any] | None) -> dict[str, Spec]:
         """Every field of the variant that ``value`` picks (the base fields alone if none)."""
-        out = {k: s for k in self.field_names if (s := self.field(k)) is not None}
         chosen = self._chosen(value)
-        variant = self.variant(chosen) if chosen is not None else None
-        if variant is not None:
-            out.update(variant.fields_for(value))
-        return out
+        if chosen not in self._fields:
+            out = {k: s for k in self.field_names if (s := self.field(k)) is not None}
+            variant = self.variant(chosen) if chosen is not None else None
+            if variant is not None:
+                out.update(variant.fields_for(value))
+            self._fields[chosen] = out
+        return self._fields[chosen]
 
     def _chosen(self, value: Mapping[str, Any] | None) -> str | None:
         if not self.variant_nodes:
@@ -339,8 +358,10 @@ class JObject(Spec):
 
     def default(self) -> Any:
         if self._default is not _NO_DEFAULT:
-            return json.loads(json.dumps(self._default))
-        return self.render({})
+            return _copy(self._default)
+        if self._rendered_default is _NO_DEFAULT:
+            self._rendered_default = self.render({})
+        return _copy(self._rendered_default)
 
     def render(self, value: Mapping[str, Any]) -> dict[str, Any]:
         out = {}
@@ -375,7 +396,9 @@ class JObject(Spec):
             if key in value:
                 out[key] = spec.check(value[key], (*path, key), ctx)
             elif key in self.required:
-                ctx.problem(path, f"missing required key '{key}'", hint=_misspelt(key, value, fields))
+                ctx.problem(
+                    path, f"missing required key '{key}'", hint=_misspelt(key, value, fields)
+                )
             elif getattr(spec, "has_default", False) and key not in self.required:
                 out[key] = spec.default()
         self._unknown_keys(value, fields, path, ctx)
@@ -385,13 +408,15 @@ class JObject(Spec):
         chosen = value.get("type", self.type_default)
         options = sorted(self.variant_nodes)
         if chosen is None:
-            hint = _misspelt("type", value, self.fields_for(None)) or allowed_hint(options)
-            ctx.problem(path, "missing required key 'type'", hint=hint)
+            fix = _misspelt("type", value, self.fields_for(None)) or allowed_hint(options)
+            ctx.problem(path, "missing required key 'type'", hint=fix)
             return
         hint = suggest(chosen, options) if isinstance(chosen, str) else None
-        what = next((k for k in reversed(path) if isinstance(k, str)), "type")
-        what = {"split": "split type", "input_features": "feature type"}.get(what, what)
-        ctx.problem((*path, "type"), f"unknown {what} '{chosen}'", hint=hint or allowed_hint(options))
+        last = next((k for k in reversed(path) if isinstance(k, str)), "type")
+        what = {"split": "split type", "input_features": "feature type"}.get(last, last)
+        ctx.problem(
+            (*path, "type"), f"unknown {what} '{chosen}'", hint=hint or allowed_hint(options)
+        )
 
     def _unknown_keys(
         self, value: Mapping[str, Any], fields: Mapping[str, Spec], path: KeyPath, ctx: Ctx
