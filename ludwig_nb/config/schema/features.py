@@ -180,6 +180,9 @@ def check_feature(
         )
     elif isinstance(out.get("name"), str) and isinstance(out.get("type"), str):
         out["proc_column"] = proc_column(out)
+    decoder = out.get("decoder")
+    if output and isinstance(decoder, dict) and decoder.get("type") == "tagger":
+        out["reduce_input"] = None  # Ludwig: a tagger tags every step, it reduces nothing
     if output and str(ftype) in DEFAULT_VALIDATION_METRIC:
         out.setdefault("default_validation_metric", DEFAULT_VALIDATION_METRIC[str(ftype)])
     return out
@@ -210,7 +213,7 @@ def _fixed_preprocessing(feature: dict[str, Any]) -> None:
     if feature.get("type") == "image" and "use_pretrained" not in encoder:
         # Ludwig's own image encoders size themselves to the data: it drops height / width
         pre.update(requires_equal_dimensions=False, height=None, width=None)
-    if feature.get("type") == "audio":
+    if feature.get("type") in ("audio", "timeseries") and encoder.get("type") != "dense":
         pre["cache_encoder_embeddings"] = False  # Ludwig's sequence encoders never cache
     if feature.get("type") != "text":
         return
