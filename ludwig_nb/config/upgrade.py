@@ -395,7 +395,13 @@ def _trainer_type(up: _Upgrader) -> None:
 def _class_weights(up: _Upgrader) -> None:
     for _path, feature, output in up.features():
         loss = _dict(feature.get("loss"))
-        if output and loss is not None and not isinstance(loss.get("class_weights"), list | dict):
+        weights = (loss or {}).get("class_weights")
+        if (
+            output
+            and loss is not None
+            and "class_weights" in loss
+            and not isinstance(weights, list | dict)
+        ):
             loss["class_weights"] = None
 
 
