@@ -27,10 +27,10 @@ import json, sys, time, warnings
 warnings.simplefilter("ignore")
 from ludwig_nb.config import load_config
 text = open(sys.argv[1]).read()
-start = time.perf_counter(); load_config(text, engine=None); first = time.perf_counter() - start
+start = time.perf_counter(); load_config(text); first = time.perf_counter() - start
 n = int(sys.argv[2]); start = time.perf_counter()
 for _ in range(n):
-    load_config(text, engine=None)
+    load_config(text)
 print(json.dumps({"first_ms": first * 1e3, "later_ms": (time.perf_counter() - start) / n * 1e3}))
 """
 

@@ -1,7 +1,8 @@
 """ludwig_nb: train Ludwig-config models from a notebook cell and watch the GPU while they train.
 
 Importing this package is cheap on purpose: no torch, no NVML, no threads. The public API
-(``train``, ``load_model``, ``estimate``, ``load_config``) is resolved lazily on first use.
+(``train``, ``load_model``, ``estimate``, ``load_config``, ``show``) is resolved lazily on
+first use.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ __all__ = [
     "load_config",
     "load_ipython_extension",
     "load_model",
+    "show",
     "train",
     "unload_ipython_extension",
 ]
@@ -27,6 +29,7 @@ _LAZY = {
     "train": "ludwig_nb.runs:train",
     "load_model": "ludwig_nb.runs:load_model",
     "estimate": "ludwig_nb.runs:estimate",
+    "show": "ludwig_nb.ui:show_run",
 }
 
 

@@ -1,7 +1,7 @@
 """``ludwig-nb``: the same configs, headless.
 
     ludwig-nb train --config c.yaml --dataset d.csv [--output-directory DIR]
-    ludwig-nb train --demo churn
+    ludwig-nb train --demo churn [--engine auto|builtin|ludwig]
     ludwig-nb evaluate --model DIR --dataset d.csv
     ludwig-nb predict --model DIR --dataset d.csv [--output predictions.csv]
 
@@ -23,6 +23,8 @@ __all__ = ["main"]
 
 
 def _parser() -> argparse.ArgumentParser:
+    from ludwig_nb.engines.registry import ENGINE_NAMES
+
     parser = argparse.ArgumentParser(prog="ludwig-nb", description=__doc__.split("\n\n")[0])
     sub = parser.add_subparsers(dest="command", required=True)
     train = sub.add_parser("train", help="train a model from a Ludwig config")
@@ -35,6 +37,12 @@ def _parser() -> argparse.ArgumentParser:
     train.add_argument("--resume-from", help="run directory of a stopped or crashed run")
     train.add_argument("--seed", type=int, help="random seed (default 42, as in Ludwig)")
     train.add_argument("--threads", type=int, help="CPU threads for training (default: cores-1)")
+    train.add_argument(
+        "--engine",
+        default="auto",
+        choices=ENGINE_NAMES,
+        help="auto (built-in when it can run the config, else Ludwig), builtin or ludwig",
+    )
     train.add_argument("--no-progress", action="store_true", help="no progress bar")
     for name, text in (("evaluate", "evaluate a saved model"), ("predict", "predict")):
         cmd = sub.add_parser(name, help=text)
@@ -49,12 +57,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     from ludwig_nb.config import ConfigError
     from ludwig_nb.data import DataError
+    from ludwig_nb.engines.base import EngineUnavailable
 
     try:
         if args.command == "train":
             return _train(args)
         return _evaluate(args) if args.command == "evaluate" else _predict(args)
-    except (ConfigError, DataError, FileNotFoundError) as exc:
+    except (ConfigError, DataError, EngineUnavailable, FileNotFoundError) as exc:
         print(f"ludwig-nb: {exc}", file=sys.stderr)
         return 2
 
@@ -87,6 +96,7 @@ def _train(args: argparse.Namespace) -> int:
         resume_from=args.resume_from,
         random_seed=args.seed,
         threads=args.threads,
+        engine=args.engine,
     )
     _follow(run, show=not args.no_progress)
     state = run.state

@@ -54,6 +54,8 @@ export interface RunStarted extends EventBase {
   device: string;
   schedule: ScheduleInfo;
   start_step: number;
+  host: string;
+  device_index: number | null;
 }
 export interface ScheduleChanged extends EventBase {
   type: 'schedule_changed';
@@ -71,7 +73,7 @@ export interface StepFinished extends EventBase {
   epoch: number;
   start_time: number;
   batch_size: number;
-  loss: number;
+  loss: number | null;
   learning_rate: number | null;
 }
 export interface EvaluationFinished extends EventBase {
@@ -106,7 +108,7 @@ export interface AlarmRaised extends EventBase {
   device: number;
   value: number;
   threshold: number;
-  action: 'warn' | 'pause' | 'stop';
+  action: 'warn' | 'pause' | 'stop' | 'throttle';
   message: string;
 }
 export interface AlarmCleared extends EventBase {
@@ -114,6 +116,25 @@ export interface AlarmCleared extends EventBase {
   rule: string;
   device: number;
   value: number;
+}
+export interface Throttled extends EventBase {
+  type: 'throttled';
+  duty: number; // fraction of the time the loop trains; 1.0 = released
+  reason: string;
+  device: number;
+  metric: string; // 'temperature' (°C) | 'power' (W)
+  value: number;
+  target: number;
+  idle_s: number; // idle seconds inserted so far
+  method: 'duty' | 'power_limit';
+}
+export interface OomRecovered extends EventBase {
+  type: 'oom_recovered';
+  step: number;
+  batch_size: number;
+  micro_batch_size: number;
+  accumulation: number;
+  message: string;
 }
 export interface RunFinished extends EventBase {
   type: 'run_finished';
@@ -141,6 +162,8 @@ export type RunEvent =
   | Resumed
   | AlarmRaised
   | AlarmCleared
+  | Throttled
+  | OomRecovered
   | RunFinished
   | RunFailed;
 

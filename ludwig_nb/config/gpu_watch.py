@@ -14,7 +14,7 @@ from typing import Any, Literal
 
 from ludwig_nb.config.schema.fields import Ctx, ListOf, Param, Section, Spec
 from ludwig_nb.config.yaml_positions import KeyPath
-from ludwig_nb.core.alarms import ACTIONS, METRICS
+from ludwig_nb.core.alarms import ACTIONS, METRICS, THROTTLE_METRICS
 
 __all__ = [
     "ALARM_ACTIONS",
@@ -36,23 +36,28 @@ DEFAULT_ALARM: dict[str, Any] = {
     "name": None,
     "consecutive": 3,
     "action": "warn",
+    "power_limit": False,
 }
-_DEFAULT_THRESHOLD = {"temperature": "slowdown-5", "memory": 90.0, "throttle": None}
+_DEFAULT_THRESHOLD = {"temperature": "slowdown-5", "memory": 90.0, "throttle": None,
+                      "power": None}  # fmt: skip
 _SLOWDOWN_RE = re.compile(r"^slowdown(?:\s*([+-])\s*(\d+(?:\.\d+)?))?$")
 
 
 @dataclasses.dataclass(frozen=True)
 class AlarmRuleConfig:
-    """One alarm rule. ``threshold``: °C (temperature), % used (memory), or a string
-    ``"slowdown"``, ``"slowdown-N"``, ``"slowdown+N"`` relative to the GPU's slowdown
-    temperature; None for ``throttle``. ``clear_below``: None means threshold - 5."""
+    """One alarm rule. ``threshold``: °C (temperature), W (power), % used (memory), or a
+    string ``"slowdown"``, ``"slowdown-N"``, ``"slowdown+N"`` relative to the GPU's slowdown
+    temperature; None for ``throttle``. ``clear_below``: None means threshold - 5.
+    ``action: throttle`` holds a temperature or power at the threshold by spacing steps;
+    ``power_limit`` (power + throttle only) caps the board's power limit instead (root)."""
 
-    metric: Literal["temperature", "memory", "throttle"]
+    metric: Literal["temperature", "memory", "throttle", "power"]
     threshold: float | str | None
     clear_below: float | str | None
     consecutive: int
-    action: Literal["warn", "pause", "stop"]
+    action: Literal["warn", "pause", "stop", "throttle"]
     name: str | None = None
+    power_limit: bool = False
 
     def slowdown_offset(self) -> float | None:
         """For a ``"slowdown±N"`` threshold, the signed offset in °C; else None."""
@@ -76,6 +81,11 @@ class GpuWatchConfig:
     devices: tuple[int, ...] | None = None
     history: float = 600.0
     alarms: tuple[AlarmRuleConfig, ...] = (AlarmRuleConfig(**DEFAULT_ALARM),)
+    #: Ludwig's ``gpu_memory_limit``: a fraction of each GPU in (0, 1], or MiB when above 1
+    gpu_memory_limit: float | None = None
+    #: out-of-memory recovery (split batches, same effective batch): auto = on for
+    #: ``batch_size: auto``
+    oom_recovery: bool | Literal["auto"] = "auto"
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> GpuWatchConfig:
@@ -88,6 +98,8 @@ class GpuWatchConfig:
             devices=tuple(devices) if devices is not None else None,
             history=float(data.get("history", 600.0)),
             alarms=tuple(AlarmRuleConfig(**a) for a in data.get("alarms", [DEFAULT_ALARM])),
+            gpu_memory_limit=data.get("gpu_memory_limit"),
+            oom_recovery=data.get("oom_recovery", "auto"),
         )
 
     def to_dict(self) -> dict[str, Any]:
@@ -157,6 +169,7 @@ _ALARM = Section(
         "name": Param(None, "str", "null"),
         "consecutive": Param(3, "int", ge=1),
         "action": Param("warn", choices=ALARM_ACTIONS),
+        "power_limit": Param(False, "bool"),
     }
 )
 
@@ -168,6 +181,8 @@ _SECTION = Section(
         "devices": ListOf(Param(0, "int", ge=0), None),
         "history": Param(600, "float", gt=0.0),
         "alarms": ListOf(_ALARM, [DEFAULT_ALARM], nullable=False),
+        "gpu_memory_limit": Param(None, "float", "null", gt=0.0),
+        "oom_recovery": Param("auto", "bool", literals=("auto",)),
     }
 )
 
@@ -183,12 +198,30 @@ def check_gpu_watch(raw: Any, path: KeyPath, ctx: Ctx) -> dict[str, Any]:
     return rendered
 
 
+def _check_throttle(alarm: dict[str, Any], path: KeyPath, ctx: Ctx) -> None:
+    metric, action = alarm.get("metric"), alarm.get("action")
+    if action == "throttle" and metric not in THROTTLE_METRICS:
+        ctx.problem((*path, "action"), f"action throttle holds a temperature or a power, not "
+                    f"{metric}", hint="use warn, pause or stop here")  # fmt: skip
+    if alarm.get("power_limit") and (metric, action) != ("power", "throttle"):
+        ctx.problem((*path, "power_limit"), "power_limit needs metric: power, action: throttle",
+                    hint="e.g. {metric: power, threshold: 250, action: throttle, "
+                    "power_limit: true}")  # fmt: skip
+
+
 def _check_alarm(alarm: dict[str, Any], path: KeyPath, ctx: Ctx) -> None:
     metric, threshold = alarm.get("metric"), alarm.get("threshold")
     if metric not in ALARM_METRICS:
         return
-    if threshold is None:
+    _check_throttle(alarm, path, ctx)
+    if threshold is None and metric == "power":
+        ctx.problem((*path, "threshold"), "a power alarm needs a threshold in watts",
+                    hint="e.g. threshold: 250")  # fmt: skip
+    elif threshold is None:
         alarm["threshold"] = _DEFAULT_THRESHOLD[metric]
+    elif metric == "power" and (isinstance(threshold, str) or threshold <= 0):
+        ctx.problem((*path, "threshold"), "a power threshold is a positive number of watts",
+                    hint="e.g. threshold: 250")  # fmt: skip
     elif metric == "throttle":
         ctx.problem(
             (*path, "threshold"),

@@ -27,13 +27,11 @@ class Config:
         self,
         rendered: dict[str, Any],
         *,
-        engine: str | None = None,
         source: str | None = None,
         positions: Positions | None = None,
     ) -> None:
         self._rendered = rendered
         self._gpu_watch = GpuWatchConfig.from_dict(rendered.get("gpu_watch") or {})
-        self.engine = engine
         self.source = source
         self._positions = positions
 
@@ -50,6 +48,12 @@ class Config:
         import yaml
 
         return str(yaml.safe_dump(self._rendered, sort_keys=False, default_flow_style=False))
+
+    @property
+    def positions(self) -> Positions | None:
+        """Where each key and value was written in the YAML source (None for a dict source):
+        what an engine's capability check locates its refusals with."""
+        return self._positions
 
     @property
     def gpu_watch(self) -> GpuWatchConfig:
@@ -115,4 +119,4 @@ class Config:
     def __repr__(self) -> str:
         ins = ", ".join(f["name"] for f in self._rendered.get("input_features", []))
         outs = ", ".join(f["name"] for f in self._rendered.get("output_features", []))
-        return f"Config(inputs=[{ins}], outputs=[{outs}], engine={self.engine!r})"
+        return f"Config(inputs=[{ins}], outputs=[{outs}])"

@@ -1,12 +1,13 @@
 """GPU alarm policy: rules, debounce and hysteresis as a pure function of the samples.
 
 A rule watches one metric on every GPU: ``temperature`` (°C, absolute or relative to the
-device's own slowdown threshold, e.g. ``slowdown-5``), ``memory`` (% of the total used) or
-``throttle`` (a thermal or power slowdown reason is active). It raises after
-``consecutive`` samples at or above the threshold and clears after ``consecutive`` samples
-below ``clear_below`` (hysteresis). :class:`AlarmPolicy` keeps that state per (rule,
-device) and returns the transitions; what to do with them (warn, pause, stop a run) is
-``ludwig_nb.runs.alarm_watch``'s business.
+device's own slowdown threshold, e.g. ``slowdown-5``), ``power`` (W drawn), ``memory``
+(% of the total used) or ``throttle`` (a thermal or power slowdown reason is active). It
+raises after ``consecutive`` samples at or above the threshold and clears after
+``consecutive`` samples below ``clear_below`` (hysteresis). :class:`AlarmPolicy` keeps that
+state per (rule, device) and returns the transitions; what to do with them (warn, pause,
+stop a run, or ``throttle``: hold the metric at the threshold with ``core/throttle.py``'s
+controller) is ``ludwig_nb.runs.alarm_watch``'s business.
 
 No clock is read here: the caller passes ``now``.
 """
@@ -23,6 +24,7 @@ from ludwig_nb.core.gpu_sample import POWER_REASONS, THERMAL_REASONS, GpuSample
 __all__ = [
     "ACTIONS",
     "METRICS",
+    "THROTTLE_METRICS",
     "AlarmPolicy",
     "AlarmRule",
     "AlarmTransition",
@@ -30,8 +32,10 @@ __all__ = [
     "parse_threshold",
 ]
 
-METRICS = ("temperature", "memory", "throttle")
-ACTIONS = ("warn", "pause", "stop")
+METRICS = ("temperature", "memory", "throttle", "power")
+ACTIONS = ("warn", "pause", "stop", "throttle")
+#: the metrics ``action: throttle`` can hold at a target
+THROTTLE_METRICS = ("temperature", "power")
 _DEFAULT_GAP = 5.0  # °C or % between the raise and the clear level when none is given
 _RELATIVE = re.compile(r"^\s*slowdown\s*(?:([+-])\s*(\d+(?:\.\d+)?))?\s*$", re.IGNORECASE)
 
@@ -95,6 +99,7 @@ class AlarmRule:
     action: str = "warn"
     name: str = ""
     reasons: tuple[str, ...] = THERMAL_REASONS + POWER_REASONS  # for metric "throttle"
+    power_limit: bool = False  # action throttle on power: cap the board limit (root only)
 
     def __post_init__(self) -> None:
         if self.metric not in METRICS:
@@ -105,8 +110,18 @@ class AlarmRule:
             raise ValueError(f"consecutive must be at least 1, got {self.consecutive}")
         if self.metric != "throttle" and self.threshold is None:
             raise ValueError(f"a {self.metric} alarm needs a threshold")
-        if self.metric == "memory" and self.threshold is not None and self.threshold.relative:
-            raise ValueError("a memory threshold is a percentage, not relative to slowdown")
+        if (
+            self.metric in ("memory", "power")
+            and self.threshold is not None
+            and (self.threshold.relative)
+        ):
+            unit = "percentage" if self.metric == "memory" else "number of watts"
+            raise ValueError(f"a {self.metric} threshold is a {unit}, not relative to slowdown")
+        if self.action == "throttle" and self.metric not in THROTTLE_METRICS:
+            raise ValueError(f"action throttle holds {' or '.join(THROTTLE_METRICS)}, not "
+                             f"{self.metric}")  # fmt: skip
+        if self.power_limit and (self.metric, self.action) != ("power", "throttle"):
+            raise ValueError("power_limit applies to {metric: power, action: throttle} only")
         if self.threshold is not None and self.clear_below is None:
             object.__setattr__(self, "clear_below", self.threshold.shifted(-_DEFAULT_GAP))
         if not self.name:
@@ -117,7 +132,8 @@ class AlarmRule:
     def from_config(cls, data: Mapping[str, Any]) -> AlarmRule:
         """Build from one entry of ``gpu_watch.alarms`` (keys: metric, threshold,
         clear_below, consecutive, action, name). Raises ``ValueError`` (one line)."""
-        known = {"metric", "threshold", "clear_below", "consecutive", "action", "name"}
+        known = {"metric", "threshold", "clear_below", "consecutive", "action", "name",
+                 "power_limit"}  # fmt: skip
         unknown = sorted(set(data) - known)
         if unknown:
             raise ValueError(f"unknown alarm key {unknown[0]!r}: use {', '.join(sorted(known))}")
@@ -135,14 +151,17 @@ class AlarmRule:
             consecutive=int(data.get("consecutive", 3)),
             action=str(data.get("action", "warn")),
             name=str(data.get("name") or ""),
+            power_limit=bool(data.get("power_limit") or False),
         )
 
     def value(self, sample: GpuSample) -> float | None:
-        """The reading this rule looks at: °C, % used, or 1.0/0.0 for throttle."""
+        """The reading this rule looks at: °C, W, % used, or 1.0/0.0 for throttle."""
         if sample.lost or sample.mig_index is not None:
             return None
         if self.metric == "temperature":
             return sample.temperature
+        if self.metric == "power":
+            return sample.power_draw
         if self.metric == "memory":
             return sample.memory_percent
         return 1.0 if set(sample.clock_reasons) & set(self.reasons) else 0.0
@@ -247,7 +266,7 @@ def _message(rule: AlarmRule, sample: GpuSample, value: float, level: float, up:
     if rule.metric == "throttle":
         active = ", ".join(r for r in sample.clock_reasons if r in rule.reasons)
         return f"{where} is throttling ({active})" if up else f"{where} stopped throttling"
-    unit = "°C" if rule.metric == "temperature" else "% memory"
+    unit = {"temperature": "°C", "power": " W"}.get(rule.metric, "% memory")
     if up:
         return f"{where} at {value:.0f}{unit} (alarm at {level:.0f}{unit}): {rule.action}"
     return f"{where} back to {value:.0f}{unit} (below {level:.0f}{unit})"

@@ -2,34 +2,83 @@
 
 The Stop button, ``%ludwig_stop``, the sidebar's control file, a temperature alarm and
 ``%unload_ext`` all call these methods; the engine calls :meth:`RunControl.checkpoint` at
-every step boundary. It lives in ``core`` (not ``runs``) because the engines, which sit
+every step boundary, and :meth:`RunControl.pace` there too (the throttle's idle time).
+It lives in ``core`` (not ``runs``) because the engines, which sit
 below ``runs``, must know its type.
+
+Engines depend on the :class:`Control` protocol, not on this class: a handful of methods with
+plain arguments, so that an engine in another process (Ray) can be handed a proxy for it.
 """
 
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Callable
+from typing import Protocol
 
-__all__ = ["RunControl", "StopRequested"]
+__all__ = ["Control", "RunControl", "StopRequested"]
 
 
 class StopRequested(Exception):
     """Raised inside the engine by :meth:`RunControl.checkpoint` when a stop was asked for."""
 
 
-class RunControl:
-    """Thread-safe stop / pause / resume flags.
+class Control(Protocol):
+    """What an engine may ask of the run that steers it (the engine side only).
 
-    Pauses nest by reason: an alarm pause and a user pause are separate, and the run
-    continues only when every reason has been released.
+    Every call takes and returns plain values, so an implementation can forward them across
+    a process boundary. ``checkpoint`` raises :class:`StopRequested` when a stop was asked for;
+    ``wait_while_paused`` blocks while paused and calls ``on_pause(reason)`` /
+    ``on_resume(reason)`` around the wait.
     """
 
-    def __init__(self) -> None:
+    @property
+    def stop_requested(self) -> bool: ...
+
+    @property
+    def stop_reason(self) -> str | None: ...
+
+    @property
+    def paused(self) -> bool: ...
+
+    def checkpoint(self) -> None: ...
+
+    def wait_while_paused(
+        self,
+        on_pause: Callable[[str], None] | None = None,
+        on_resume: Callable[[str], None] | None = None,
+    ) -> None: ...
+
+    def pace(self, max_idle: float = 10.0) -> float: ...
+
+
+class RunControl:
+    """Thread-safe stop / pause / resume flags and the throttle's pace (a :class:`Control`).
+
+    Pauses nest by reason: an alarm pause and a user pause are separate, and the run
+    continues only when every reason has been released. ``poll``, when given, is called at
+    every :meth:`checkpoint` and while paused: the run layer reads the control file there
+    (requests from the sidebar), so the engine needs to know nothing about it.
+    """
+
+    def __init__(
+        self,
+        poll: Callable[[], None] | None = None,
+        clock: Callable[[], float] = time.monotonic,
+        sleep: Callable[[float], None] | None = None,
+    ) -> None:
+        """``clock`` (seconds) and ``sleep`` (seconds; default: a wait that a stop or a
+        pause cuts short) time the pacing, so tests can run it on virtual time."""
+        self._poll = poll
         self._lock = threading.Lock()
         self._changed = threading.Condition(self._lock)
         self._stop_reason: str | None = None
         self._pause_reasons: set[str] = set()
+        self._clock, self._sleep = clock, sleep
+        self._duty, self._pace_reason = 1.0, ""
+        self._pace_mark: float | None = None  # when the engine last left pace()
+        self._idle_seconds = 0.0
 
     # -- requests (any thread) -------------------------------------------------------
     def stop(self, reason: str = "user") -> None:
@@ -80,6 +129,7 @@ class RunControl:
     ) -> None:
         """Block while paused (not while stopping). ``poll`` runs while waiting, so that
         a control file can be read even when nothing else wakes the thread."""
+        poll = poll or self._poll
         with self._changed:
             if not self._pause_reasons or self._stop_reason is not None:
                 return
@@ -95,10 +145,62 @@ class RunControl:
                         poll()
                     finally:
                         self._changed.acquire()
+        self._pace_mark = self._clock()  # a pause is not work: pacing restarts here
         if on_resume is not None:
             on_resume(reason)
 
+    # -- pacing (the throttle) ---------------------------------------------------------
+    def set_pace(self, duty: float, reason: str = "") -> None:
+        """Train ``duty`` of the time (0 < duty <= 1; 1.0 is full speed): the engine idles
+        ``busy * (1 - duty) / duty`` seconds after each ``busy`` seconds of work.
+        Raises ``ValueError`` for a duty outside (0, 1]."""
+        if not 0.0 < duty <= 1.0:
+            raise ValueError(f"duty must be in (0, 1], got {duty!r}")
+        with self._changed:
+            self._duty, self._pace_reason = float(duty), reason if duty < 1.0 else ""
+
+    @property
+    def duty(self) -> float:
+        """The duty cycle asked for (1.0: not throttled)."""
+        return self._duty
+
+    @property
+    def pace_reason(self) -> str:
+        return self._pace_reason
+
+    @property
+    def idle_seconds(self) -> float:
+        """Idle time the engine has inserted so far (seconds)."""
+        return self._idle_seconds
+
+    def pace(self, max_idle: float = 10.0) -> float:
+        """Engine side, at each step boundary: idle for the duty cycle's share of the
+        time worked since the last call (at most ``max_idle`` seconds; a stop or pause
+        cuts it short). Returns the seconds idled. Never changes a step."""
+        now = self._clock()
+        mark, duty = self._pace_mark, self._duty
+        idle = 0.0
+        if mark is not None and duty < 1.0 and not self.paused and not self.stop_requested:
+            idle = min(max_idle, max(0.0, now - mark) * (1.0 - duty) / duty)
+        if idle > 0.0:
+            self._idle(idle)
+            self._idle_seconds += idle
+        self._pace_mark = self._clock()
+        return idle
+
+    def _idle(self, seconds: float) -> None:
+        if self._sleep is not None:
+            self._sleep(seconds)
+            return
+        with self._changed:
+            self._changed.wait_for(
+                lambda: self._stop_reason is not None or bool(self._pause_reasons),
+                timeout=seconds,
+            )
+
     def checkpoint(self) -> None:
-        """Raise :class:`StopRequested` if a stop was asked for."""
+        """Poll for outside requests, then raise :class:`StopRequested` if a stop was asked for."""
+        if self._poll is not None:
+            self._poll()
         if self._stop_reason is not None:
             raise StopRequested(self._stop_reason)

@@ -192,6 +192,12 @@ class EtaEstimator:
         if old > 0 and schedule.batch_size > 0 and schedule.batch_size != old:
             self._rate.new_regime(scale=schedule.batch_size / old)
 
+    def regime_changed(self, scale: float | None = None) -> None:
+        """A known change of pace (the throttle's duty cycle, a micro-batch split) starts
+        a new regime at the next step; until it has steps, the step time is the current
+        one times ``scale`` (None: unknown)."""
+        self._rate.new_regime(scale=scale)
+
     def step_finished(self, step: int, end_time: float) -> None:
         """Step ``step`` (0-based) ended at ``end_time`` seconds. Steps come in order;
         raises ``ValueError`` for a step not after the previous one or a time that is

@@ -40,6 +40,7 @@ class EtaTracker:
         self._paused_at: float | None = None
         self._finished = False
         self._first: Estimate | None = None
+        self._duty = 1.0
 
     @property
     def estimator(self) -> EtaEstimator | None:
@@ -94,6 +95,14 @@ class EtaTracker:
         elif isinstance(event, ev.Resumed):
             est.interval_finished("pause", event.paused_at, event.time)
             self._paused_at = None
+        elif isinstance(event, ev.Throttled):
+            duty = min(1.0, max(1e-3, event.duty))
+            crossed = (duty < 1.0) != (self._duty < 1.0)
+            if crossed or abs(duty / self._duty - 1.0) >= 0.1:  # steps take 1/duty as long
+                est.regime_changed(scale=self._duty / duty)
+                self._duty = duty
+        elif isinstance(event, ev.OomRecovered):
+            est.regime_changed(scale=None)
         elif isinstance(event, ev.ScheduleChanged):
             est.set_schedule(schedule_from_info(event.schedule))
         elif isinstance(event, ev.RunFinished | ev.RunFailed):

@@ -25,6 +25,7 @@ __all__ = [
     "EvaluationFinished",
     "Event",
     "Metrics",
+    "OomRecovered",
     "Paused",
     "PhaseChanged",
     "Resumed",
@@ -34,6 +35,7 @@ __all__ = [
     "ScheduleChanged",
     "ScheduleInfo",
     "StepFinished",
+    "Throttled",
     "event_from_dict",
     "event_from_json",
 ]
@@ -113,7 +115,12 @@ def _json_default(value: Any) -> Any:
 
 @dataclasses.dataclass(frozen=True)
 class RunStarted(Event):
-    """The run has its plan: name, engine, device and the schedule the ETA needs."""
+    """The run has its plan: name, engine, device and the schedule the ETA needs.
+
+    ``device`` is the torch device text ("cpu", "cuda:1"); ``host`` (the machine's name) and
+    ``device_index`` (the GPU's index on that host, None on CPU) identify the device the
+    alarms act on, also when the engine trains on another machine.
+    """
 
     type: ClassVar[str] = "run_started"
     run_id: str
@@ -122,6 +129,8 @@ class RunStarted(Event):
     device: str
     schedule: ScheduleInfo
     start_step: int = 0  # > 0 when resumed from a checkpoint
+    host: str = ""
+    device_index: int | None = None
 
 
 @dataclasses.dataclass(frozen=True)
@@ -151,7 +160,7 @@ class StepFinished(Event):
     epoch: int  # 0-based epoch the step belongs to
     start_time: float
     batch_size: int
-    loss: float
+    loss: float | None  # None where the engine does not see each step's loss
     learning_rate: float | None = None
 
 
@@ -213,6 +222,38 @@ class AlarmCleared(Event):
 
 
 @dataclasses.dataclass(frozen=True)
+class Throttled(Event):
+    """The training loop's duty cycle changed: it trains ``duty`` of the time (1.0: the
+    throttle released). ``metric`` ("temperature" °C or "power" W) on GPU ``device`` read
+    ``value`` against ``target``; ``idle_s``: idle seconds inserted so far in the run;
+    ``method``: "duty" (idle time between steps) or "power_limit" (a board power cap)."""
+
+    type: ClassVar[str] = "throttled"
+    duty: float
+    reason: str = ""
+    device: int = -1
+    metric: str = ""
+    value: float = 0.0
+    target: float = 0.0
+    idle_s: float = 0.0
+    method: str = "duty"
+
+
+@dataclasses.dataclass(frozen=True)
+class OomRecovered(Event):
+    """Step ``step`` ran out of GPU memory and was redone in ``accumulation`` micro-batches
+    of at most ``micro_batch_size`` rows each; the step's ``batch_size`` (and so the
+    effective batch) is unchanged."""
+
+    type: ClassVar[str] = "oom_recovered"
+    step: int
+    batch_size: int
+    micro_batch_size: int
+    accumulation: int
+    message: str = ""
+
+
+@dataclasses.dataclass(frozen=True)
 class RunFinished(Event):
     """``status`` is "completed" or "stopped"; ``reason`` says why it ended."""
 
@@ -245,6 +286,8 @@ EVENT_TYPES: dict[str, type[Event]] = {
         Resumed,
         AlarmRaised,
         AlarmCleared,
+        Throttled,
+        OomRecovered,
         RunFinished,
         RunFailed,
     )

@@ -12,6 +12,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from ludwig_nb.core import events as ev
+from ludwig_nb.core.throttle import describe_throttle
 
 __all__ = ["ACTIVE_STATUSES", "FINAL_STATUSES", "RunState", "reduce_all", "reduce_state"]
 
@@ -28,6 +29,7 @@ class RunState:
     engine: str = ""
     device: str = ""
     status: str = "queued"
+    phase_detail: str = ""  # what the phase is doing, e.g. "importing Ludwig"
     step: int = 0  # steps finished
     total_steps: int = 0
     epoch: int = 0  # 0-based epoch of the last step
@@ -46,6 +48,10 @@ class RunState:
     checkpoints: int = 0
     alarms: tuple[Mapping[str, Any], ...] = ()
     pause_reason: str = ""
+    duty: float = 1.0  # fraction of the time the loop trains (1.0: not throttled)
+    throttle: str = ""  # "throttled to 70 %: GPU 0 held at 82 °C, target 82 °C"; "" when not
+    throttled_s: float = 0.0  # idle seconds the throttle inserted
+    micro_batch_size: int = 0  # > 0 once out-of-memory recovery split the batches
     reason: str = ""  # why it ended (stopped/failed)
     error: str = ""
 
@@ -109,7 +115,7 @@ def _changes(state: RunState, event: ev.Event) -> dict[str, Any]:
     if isinstance(event, ev.PhaseChanged):
         if state.is_final:
             return {}
-        return {"status": event.phase}
+        return {"status": event.phase, "phase_detail": event.detail}
     if isinstance(event, ev.StepFinished):
         return {
             "step": event.step + 1,
@@ -152,8 +158,15 @@ def _changes(state: RunState, event: ev.Event) -> dict[str, Any]:
     if isinstance(event, ev.AlarmCleared):
         key = (event.rule, event.device)
         return {"alarms": tuple(a for a in state.alarms if _alarm_key(a) != key)}
+    if isinstance(event, ev.Throttled):
+        return {"duty": event.duty, "throttle": describe_throttle(event),
+                "throttled_s": max(state.throttled_s, event.idle_s)}  # fmt: skip
+    if isinstance(event, ev.OomRecovered):
+        return {"micro_batch_size": event.micro_batch_size}
     if isinstance(event, ev.RunFinished):
         return {
+            "duty": 1.0,
+            "throttle": "",  # the run no longer trains; throttled_s stays as the record
             "status": event.status,
             "step": event.step,
             "reason": event.reason,

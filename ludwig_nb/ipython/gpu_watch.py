@@ -66,8 +66,9 @@ class GpuWatchMagics(Magics):
     @argument(
         "--action",
         default="warn",
-        choices=("warn", "pause", "stop"),
-        help="what an alarm does to the runs on that GPU (default: warn)",
+        choices=("warn", "pause", "stop", "throttle"),
+        help="what an alarm does to the runs on that GPU (default: warn); throttle holds "
+        "the GPU at the alarm temperature by spacing the training steps",
     )
     @argument("--history", default="10m", help="timeline length, e.g. 90s, 10m, 1h (default 10m)")
     @argument(
@@ -87,6 +88,7 @@ class GpuWatchMagics(Magics):
             %gpu_watch
             w = %gpu_watch --devices 0 --history 5m
             %gpu_watch --alarm slowdown-5 --action pause   # pause runs on a hot GPU
+            %gpu_watch --alarm slowdown-5 --action throttle   # hold it there instead
             %gpu_watch --simulate --alarm slowdown-5 --action pause
             %gpu_watch --stop
         """
@@ -157,8 +159,14 @@ def _live_runs() -> list[Any]:
 
 
 def _live_load() -> float:
-    """1.0 while a run of this kernel trains (the simulated GPU's load), else 0.0."""
-    return 1.0 if any(getattr(r, "status", "") in _LOADED for r in _live_runs()) else 0.0
+    """The simulated GPU's load: the highest duty cycle of this kernel's training runs
+    (1.0 unless throttled), 0.0 when none trains."""
+    duties = [
+        float(getattr(getattr(r, "control", None), "duty", 1.0))
+        for r in _live_runs()
+        if getattr(r, "status", "") in _LOADED
+    ]
+    return max(duties, default=0.0)
 
 
 def _shared_pump() -> Any:
@@ -181,16 +189,21 @@ def build_watch(
     sampler: Any = None,
     pump: Any = None,
     targets: Callable[[], Any] | None = None,
+    charts: str = "auto",
 ) -> tuple[Any, Callable[[], None]]:
     """Wire a sampler, an optional alarm watch and a view; register the view with the pump.
 
     Returns ``(view, cleanup)``; ``view.close()`` runs ``cleanup`` (stops the alarm watch
     and a sampler started here). ``sampler``/``pump``/``targets`` are injectable for tests.
+    ``charts``: the timelines' kind, as in ``ui.colab.resolve_charts`` (in Colab they are
+    SVG in core widgets unless its custom widget manager is on).
     """
     from ludwig_nb.core.alarms import AlarmPolicy
     from ludwig_nb.gpu import HostSource, Sampler, SimulatedGpu, ThermalProfile, kernel_sampler
     from ludwig_nb.runs.alarm_watch import AlarmWatch
+    from ludwig_nb.ui.colab import resolve_charts
     from ludwig_nb.ui.gpu_watch_view import GpuWatchView
+    from ludwig_nb.ui.svg_charts import SvgTimeline
 
     owned = sampler is None and simulate
     if sampler is None:
@@ -218,7 +231,13 @@ def build_watch(
     if rule is not None:
         title += f" · alarm {rule.name} → {rule.action}"
     view = GpuWatchView(
-        sampler, devices=devices, history=history, alarms=watch, title=title, on_close=cleanup
+        sampler,
+        devices=devices,
+        history=history,
+        alarms=watch,
+        title=title,
+        on_close=cleanup,
+        timeline=SvgTimeline if resolve_charts(charts) == "svg" else None,
     )
     sampler.start()
     pump = pump or _shared_pump()

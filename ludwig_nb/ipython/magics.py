@@ -16,7 +16,7 @@ from typing import Any
 from IPython.core.error import UsageError
 from IPython.core.magic import Magics, cell_magic, line_magic, magics_class
 from IPython.core.magic_arguments import argument, magic_arguments, parse_argstring
-from traitlets import Float, Unicode
+from traitlets import CaselessStrEnum, Float, Unicode
 
 __all__ = ["LudwigMagics"]
 
@@ -27,7 +27,15 @@ class LudwigMagics(Magics):
 
     results_dir = Unicode("results", help="Where run directories are created.").tag(config=True)
     frame_rate = Float(4.0, help="Dashboard updates per second (at most).").tag(config=True)
-    engine = Unicode("builtin", help="Default training engine.").tag(config=True)
+    engine = Unicode(
+        "auto", help="Default training engine: auto, builtin or ludwig (real Ludwig)."
+    ).tag(config=True)
+    charts = CaselessStrEnum(
+        ["auto", "svg", "bqplot"],
+        default_value="auto",
+        help="Dashboard charts: auto (SVG in Colab unless its custom widget manager is on, "
+        "bqplot elsewhere), svg (core widgets only) or bqplot (in Colab: enables the manager).",
+    ).tag(config=True)
 
     @property
     def _user_ns(self) -> dict[str, Any]:
@@ -41,9 +49,17 @@ class LudwigMagics(Magics):
     @argument("--dataset", "-d", help="A variable, an expression, a file path or demo:<name>.")
     @argument("--name", "-n", help="Variable to bind the run handle to (also the run's name).")
     @argument("--wait", action="store_true", help="Block until the run ends.")
+    @argument(
+        "--background",
+        action="store_true",
+        help="Return at once even in Colab (whose cells otherwise block to keep it live).",
+    )
     @argument("--estimate", action="store_true", help="Pre-flight time estimate; no full run.")
     @argument("--results-dir", help="Where the run directory goes (default: results).")
-    @argument("--engine", help="Training engine (default: builtin).")
+    @argument(
+        "--engine",
+        help="auto (default: built-in when it can run the config, else Ludwig), builtin, ludwig.",
+    )
     @argument("--device", help='"cpu", "cuda", "cuda:1"; default: the first GPU, else CPU.')
     @argument("--seed", type=int, help="Random seed (default 42, as in Ludwig).")
     @argument("--threads", type=int, help="CPU threads for training (default: cores - 1).")
@@ -52,7 +68,9 @@ class LudwigMagics(Magics):
         """Validate the Ludwig config in this cell and train it in the background.
 
         The cell returns at once; a live dashboard shows progress, ETA, curves and GPU
-        gauges while the kernel stays free. The run handle is bound to ``--name``.
+        gauges while the kernel stays free. The run handle is bound to ``--name``. In
+        Colab the cell blocks while the run trains (Colab draws widget updates only while
+        a cell runs); Interrupt stops the run gracefully, ``--background`` returns at once.
         Config mistakes are reported at this cell's line numbers (the magic line is 1).
 
         Example::
@@ -62,8 +80,10 @@ class LudwigMagics(Magics):
             output_features: [{name: churned, type: binary}]
         """
         args = parse_argstring(self.ludwig_config, line)
+        if args.wait and args.background:
+            raise UsageError("--wait and --background exclude each other: pick one")
         engine = args.engine or self.engine
-        config = _load_cell_config(cell, engine)
+        config = _load_cell_config(cell)
         if not args.dataset:
             raise UsageError(
                 "--dataset is required: a DataFrame variable, a file path or demo:<name>"
@@ -78,12 +98,15 @@ class LudwigMagics(Magics):
         self._user_ns["_ludwig_run"] = run
         from ludwig_nb.ui import show_run
 
-        show_run(run, fps=self.frame_rate, block=args.wait, sampler=run.sampler)
+        block = True if args.wait else False if args.background else None  # None: Colab blocks
+        show_run(run, fps=self.frame_rate, block=block, sampler=run.sampler, charts=self.charts)
         if args.wait:
             run.wait()
 
     def _train(self, config: Any, dataset: Any, args: Any, engine: str) -> Any:
+        from ludwig_nb.config import ConfigError
         from ludwig_nb.data import DataError
+        from ludwig_nb.engines.base import EngineUnavailable
         from ludwig_nb.runs import train
 
         try:
@@ -97,18 +120,26 @@ class LudwigMagics(Magics):
                 random_seed=args.seed,
                 threads=args.threads,
             )
-        except (DataError, FileNotFoundError, ValueError) as exc:
+        except ConfigError as err:  # the engine cannot run it: at the cell's line numbers
+            raise UsageError(str(err.shifted(1))) from None
+        except (DataError, EngineUnavailable, FileNotFoundError, ValueError) as exc:
             raise UsageError(str(exc)) from None
 
     def _estimate(self, config: Any, dataset: Any, args: Any) -> None:
         from IPython.display import display
 
+        from ludwig_nb.config import ConfigError
         from ludwig_nb.data import DataError
+        from ludwig_nb.engines.base import EngineUnavailable
         from ludwig_nb.runs import estimate
 
         try:
-            prediction = estimate(config, dataset, device=args.device)
-        except (DataError, ValueError) as exc:
+            prediction = estimate(
+                config, dataset, device=args.device, engine=args.engine or self.engine
+            )
+        except ConfigError as err:
+            raise UsageError(str(err.shifted(1))) from None
+        except (DataError, EngineUnavailable, ValueError) as exc:
             raise UsageError(str(exc)) from None
         display(prediction)
 
@@ -193,11 +224,11 @@ def _find(name: str | None) -> Any:
     return run
 
 
-def _load_cell_config(cell: str, engine: str) -> Any:
+def _load_cell_config(cell: str) -> Any:
     """Parse the cell; a ConfigError becomes one UsageError at the cell's line numbers."""
     from ludwig_nb.config import ConfigError, load_config
 
     try:
-        return load_config(cell, engine=engine)
+        return load_config(cell)
     except ConfigError as err:
         raise UsageError(str(err.shifted(1))) from None

@@ -7,7 +7,10 @@ on the runs using that GPU (a run with ``device_index`` None is affected by ever
 * ``warn``: an ``AlarmRaised`` / ``AlarmCleared`` event only;
 * ``pause``: ``control.pause("alarm:<rule>")`` until the alarm clears on every GPU that
   raised it for that run, then ``control.resume("alarm:<rule>")``;
-* ``stop``: ``control.stop("alarm: <message>")`` (a graceful stop; checkpoints are kept).
+* ``stop``: ``control.stop("alarm: <message>")`` (a graceful stop; checkpoints are kept);
+* ``throttle``: the raise/clear events as for ``warn``, and on every snapshot
+  :class:`~ludwig_nb.runs.throttle_watch.ThrottleWatch` sets the runs' duty cycle
+  (``control.set_pace``) to hold the metric at the threshold.
 
 A run that starts while a pausing alarm is up is paused at the next snapshot. Everything
 runs on the sampler thread; ``RunControl`` and ``emit`` are thread-safe.
@@ -25,6 +28,7 @@ from ludwig_nb.core.alarms import AlarmPolicy, AlarmRule, AlarmTransition
 from ludwig_nb.core.control import RunControl
 from ludwig_nb.core.events import AlarmCleared, AlarmRaised, Event
 from ludwig_nb.core.gpu_sample import Snapshot
+from ludwig_nb.runs.throttle_watch import PowerCapper, ThrottleWatch
 
 __all__ = ["AlarmTarget", "AlarmWatch", "pause_reason"]
 
@@ -71,6 +75,7 @@ class AlarmWatch:
         targets: Callable[[], Iterable[AlarmTarget]],
         clock: Callable[[], float] = time.time,
         log_size: int = 50,
+        power_capper: Callable[[], PowerCapper] | None = None,
     ) -> None:
         self.sampler = sampler
         self.policy = policy
@@ -82,6 +87,7 @@ class AlarmWatch:
         self._paused: dict[tuple[str, int], list[AlarmTarget]] = {}
         self._log: list[AlarmTransition] = []
         self._log_size = log_size
+        self.throttle = ThrottleWatch(policy.rules, policy.devices, power_capper)
 
     def start(self) -> AlarmWatch:
         """Subscribe to the sampler (idempotent); returns self."""
@@ -97,6 +103,9 @@ class AlarmWatch:
             paused, self._paused = self._paused, {}
         if unsubscribe is not None:
             unsubscribe()
+        if self.throttle:
+            with self._lock:  # after any snapshot still being handled
+                self.throttle.close(self._targets() if release else ())
         if release:
             for (rule, _), targets in paused.items():
                 for target in targets:
@@ -121,6 +130,8 @@ class AlarmWatch:
                 self._log.append(change)
             del self._log[: max(0, len(self._log) - self._log_size)]
             self._catch_up(targets, snapshot)
+            if self.throttle:
+                self.throttle.on_snapshot(snapshot, targets)
         return transitions
 
     # -- actions ---------------------------------------------------------------------

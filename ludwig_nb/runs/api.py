@@ -20,7 +20,7 @@ import yaml
 
 from ludwig_nb.core import rundir
 from ludwig_nb.engines.base import TrainJob
-from ludwig_nb.engines.registry import get_engine
+from ludwig_nb.engines.registry import AUTO, get_engine, select_engine
 from ludwig_nb.runs import live
 from ludwig_nb.runs.run import Run
 
@@ -45,12 +45,12 @@ def make_run_id(name: str, now: float) -> str:
     return f"{slug}-{stamp}-{secrets.token_hex(2)}"
 
 
-def _load(config: Any, engine: str) -> Config:
+def _load(config: Any) -> Config:
     from ludwig_nb.config import Config, load_config
 
     if isinstance(config, Config):
         return config
-    return load_config(config, engine=engine)
+    return load_config(config)
 
 
 def _origin() -> dict[str, str | None]:
@@ -74,7 +74,7 @@ def train(
     wait: bool = False,
     resume_from: str | os.PathLike[str] | None = None,
     device: str | None = None,
-    engine: str = "builtin",
+    engine: str = AUTO,
     *,
     random_seed: int | None = None,
     threads: int | None = None,
@@ -87,15 +87,16 @@ def train(
     TSV, Parquet, JSON, JSONL) or ``{"training": ..., "validation": ..., "test": ...}``.
     ``wait=True`` returns after the run ends. ``random_seed`` (default 42, as in Ludwig)
     makes runs reproducible; ``threads`` sets the CPU threads torch uses (default: all
-    cores but one). Raises ``ConfigError`` / ``DataError`` before any thread starts.
+    cores but one). ``engine``: "builtin", "ludwig" (real Ludwig, the ``[ludwig]`` extra) or
+    "auto": the built-in engine when it can run the config, else Ludwig when installed.
+    Raises ``ConfigError`` (``UnsupportedByEngine`` for a valid config the engine cannot
+    run), ``EngineUnavailable`` / ``DataError`` before any thread starts.
     """
-    from ludwig_nb.data import check_dataset
-
-    cfg = _load(config, engine)
+    cfg = _load(config)
+    engine_impl = select_engine(engine, cfg)
     rendered = cfg.to_dict()
-    data = check_dataset(rendered, dataset)
+    data = engine_impl.prepare_data(rendered, dataset)
     resume_dir = _check_resume(resume_from)
-    engine_impl = get_engine(engine)
 
     now = clock()
     name = name or "run"
@@ -155,13 +156,17 @@ def _attach_monitoring(run: Run, cfg: Config) -> None:
 
 
 def load_model(path: str | os.PathLike[str]) -> TrainedModel:
-    """Load a saved model (a ``model/`` folder or a run directory) in any process."""
-    from ludwig_nb.engines.builtin import load_model as builtin_load
+    """Load a saved model (a ``model/`` folder or a run directory) in any process, with the
+    engine its manifest names (a folder from before manifests: the built-in engine).
+    Raises ``FileNotFoundError``, ``ValueError`` (a bad manifest, an unknown engine) and
+    ``EngineUnavailable`` (the engine that saved it is not installed here)."""
+    from ludwig_nb.engines.manifest import read_manifest
 
     folder = Path(path)
     if (folder / rundir.MODEL_DIR).is_dir():
         folder = folder / rundir.MODEL_DIR
     if not folder.exists():
         raise FileNotFoundError(f"no saved model at {str(folder)!r}")
-    model: TrainedModel = builtin_load(folder)
+    manifest = read_manifest(folder)
+    model: TrainedModel = get_engine(str(manifest["engine"])).load(folder, manifest)
     return model

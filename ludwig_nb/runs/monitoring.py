@@ -53,7 +53,8 @@ def attach(run: Run, cfg: Config) -> None:
     owned = bool(simulate)
     if simulate:
         source = SimulatedGpu(
-            load=lambda: 1.0 if run.status in _LOADED_STATUSES else 0.0,
+            # the card works the run's duty cycle (the throttle spaces the steps)
+            load=lambda: run.control.duty if run.status in _LOADED_STATUSES else 0.0,
             profile=_profile(simulate),
         )
         sampler = Sampler(source, HostSource(), interval=float(section.get("interval", 1.0)))

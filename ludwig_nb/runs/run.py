@@ -72,7 +72,7 @@ class Run:
         self.name = name
         self.directory = Path(directory)
         self.engine_name = engine.name
-        self.control = RunControl()
+        self.control = RunControl(poll=self._poll_control)  # reads the sidebar's control file
         self.model: TrainedModel | None = None
         self.error: BaseException | None = None
         self.traceback_text = ""
@@ -89,7 +89,6 @@ class Run:
         self._eta = EtaTracker()
         self._done = threading.Event()
         self._thread: threading.Thread | None = None
-        job.poll = self._poll_control
 
     # -- lifecycle -------------------------------------------------------------------
     def start(self) -> Run:
@@ -143,9 +142,8 @@ class Run:
             self._events.append(event)
             self._state = reduce_state(self._state, event)
             self._eta.observe(event)
-            if isinstance(event, ev.RunStarted) and event.device.startswith("cuda"):
-                _, _, index = event.device.partition(":")
-                self.device_index = int(index or 0)
+            if isinstance(event, ev.RunStarted):
+                self.device_index = _device_index(event)
             state = self._state
         try:
             self._recorder.record(event, state)
@@ -295,3 +293,14 @@ class Run:
             f"{html.escape(state.status)}, step {state.step}/{state.total_steps} "
             f"<small>({html.escape(str(self.directory))})</small>"
         )
+
+
+def _device_index(event: ev.RunStarted) -> int | None:
+    """The GPU index a run trains on: the engine's ``device_index``, else parsed from
+    ``device`` ("cuda:1" -> 1, "cuda" -> 0) for engines that only name the device."""
+    if event.device_index is not None:
+        return event.device_index
+    if not event.device.startswith("cuda"):
+        return None
+    _, _, index = event.device.partition(":")
+    return int(index) if index.isdigit() else 0

@@ -46,7 +46,8 @@ class CurveData:
 
     def observe(self, event: ev.Event) -> None:
         if isinstance(event, ev.StepFinished):
-            self.train_loss.append(event.step + 1, event.loss)
+            if event.loss is not None:  # engines without a per-step loss leave no gap
+                self.train_loss.append(event.step + 1, event.loss)
             self.version += 1
         elif isinstance(event, ev.EvaluationFinished):
             self._observe_evaluation(event)

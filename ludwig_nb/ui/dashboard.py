@@ -30,6 +30,7 @@ from ludwig_nb.ui.formatting import (
     error_html,
     format_throughput,
     header_html,
+    pace_html,
     progress_text,
 )
 from ludwig_nb.ui.gauges import MiniGauges
@@ -53,6 +54,8 @@ class Dashboard:
     ``sampler``: a GPU sampler with ``latest() -> Snapshot | None`` (gauges and host
     CPU/RAM), or None to hide the gauges. ``clock``: wall-clock seconds (``time.time``),
     used for the ETA; the pump's ``now`` (monotonic) only throttles text refreshes.
+    ``chart``: makes the two charts from ``(title, y_label)``; bqplot's ``CurveChart`` by
+    default, ``ui.svg_charts.SvgCurveChart`` where only core widgets render (Colab).
     """
 
     def __init__(
@@ -61,8 +64,10 @@ class Dashboard:
         sampler: Any = None,
         clock: Callable[[], float] = time.time,
         max_points: int = 1000,
+        chart: Callable[[str, str], Any] = CurveChart,
     ) -> None:
         self.run = run
+        self._chart = chart
         self._sampler = sampler
         self._clock = clock
         self._subscription = run.subscribe()
@@ -99,8 +104,8 @@ class Dashboard:
         self.mini_gauges = MiniGauges(getattr(self.run, "device_index", None))
         self.gauges = self.mini_gauges.widget
         self.error = widgets.HTML("")
-        self.loss_chart = CurveChart("loss", "loss")
-        self.metric_chart = CurveChart("validation metric", "metric")
+        self.loss_chart = self._chart("loss", "loss")
+        self.metric_chart = self._chart("validation metric", "metric")
         self.widget = widgets.VBox(
             [
                 self.header,
@@ -199,7 +204,7 @@ class Dashboard:
             self.resume_button: {"disabled": state.status != "paused"},
             self.stop_button: {"disabled": state.status not in _ACTIVE},
             self.log_toggle: {"disabled": final},
-            self.alarms: {"value": alarm_banner_html(state.alarms)},
+            self.alarms: {"value": alarm_banner_html(state.alarms) + pace_html(state)},
         }
         _merge(writes, self._gauge_writes())
         if state.status == "failed":

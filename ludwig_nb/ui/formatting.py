@@ -133,7 +133,8 @@ def header_html(state: RunState) -> str:
         f'<span class="lnb-state" style="background:{color};color:white;border-radius:3px;'
         f'padding:1px 6px;font-size:90%">{html.escape(state_text(state))}</span>'
     )
-    details = " · ".join(html.escape(p) for p in (state.engine, state.device) if p)
+    parts = (state.engine, state.device, "" if state.is_final else state.phase_detail)
+    details = " · ".join(html.escape(p) for p in parts if p)
     return f"<b>{name}</b> {badge} <span style='color:#666'>{details}</span>"
 
 
@@ -169,6 +170,23 @@ def alarm_banner_html(alarms: Sequence[Mapping[str, Any]]) -> str:
             "</div>"
         )
     return "".join(parts)
+
+
+def pace_html(state: Any) -> str:
+    """One line per thing slowing the run on purpose (``RunState.throttle``, a batch split
+    by out-of-memory recovery); empty string when none."""
+    lines = []
+    if getattr(state, "throttle", ""):
+        idle = getattr(state, "throttled_s", 0.0)
+        lines.append(f"{state.throttle} (idle {idle:.0f} s so far)")
+    if getattr(state, "micro_batch_size", 0):
+        lines.append(f"out of GPU memory: batches of {state.batch_size} run as micro-batches "
+                     f"of {state.micro_batch_size} (same effective batch)")  # fmt: skip
+    return "".join(
+        '<div class="lnb-pace" style="background:#1565c0;color:white;padding:2px 6px;'
+        f'border-radius:3px;margin:2px 0">{html.escape(line)}</div>'
+        for line in lines
+    )
 
 
 def pick_metric(metrics: Mapping[str, Any]) -> tuple[str, str] | None:

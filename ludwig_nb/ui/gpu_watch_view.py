@@ -99,7 +99,9 @@ class GpuWatchView:
 
     ``history``: seconds of timeline shown. ``alarms``: anything with a ``log`` of
     :class:`AlarmTransition` (an ``AlarmWatch``), shown newest first. ``on_close``: called
-    once by :meth:`close` (the magic stops what it started there).
+    once by :meth:`close` (the magic stops what it started there). ``timeline``: makes a
+    GPU's timeline from ``(index, history)``; bqplot by default,
+    ``ui.svg_charts.SvgTimeline`` where only core widgets render (Colab).
     """
 
     def __init__(
@@ -111,8 +113,10 @@ class GpuWatchView:
         alarms: _AlarmLog | None = None,
         title: str = "GPU watch",
         on_close: Callable[[], None] | None = None,
+        timeline: Callable[[int, float], Any] | None = None,
     ) -> None:
         self.sampler = sampler
+        self._timeline = timeline or _Timeline
         self.devices = None if devices is None else frozenset(devices)
         self.history = float(history)
         self.alarms = alarms
@@ -126,7 +130,7 @@ class GpuWatchView:
         self.alarm_log = widgets.HTML("")
         self.gpu_box = widgets.VBox([])
         self._cards: dict[tuple[int, int | None], widgets.HTML] = {}
-        self._timelines: dict[int, _Timeline] = {}
+        self._timelines: dict[int, Any] = {}
         self._title = title
         self.widget = widgets.VBox([self.header, self.gpu_box, self.host, self.alarm_log])
         self._shown_in: int | None = None
@@ -188,7 +192,9 @@ class GpuWatchView:
             card = self._cards.setdefault(key, widgets.HTML(""))
             row: list[Any] = [card]
             if gpu.mig_index is None:
-                timeline = self._timelines.setdefault(gpu.index, _Timeline(gpu.index, self.history))
+                timeline = self._timelines.setdefault(
+                    gpu.index, self._timeline(gpu.index, self.history)
+                )
                 row.append(timeline.figure)
             box = widgets.HBox(row, layout=widgets.Layout(align_items="center"))
             card.layout.min_width = "420px"

@@ -7,16 +7,18 @@ Modes (``mode="auto"`` picks one):
   daemon thread draws at most ``fps`` frames a second while the kernel stays free. When
   the run ends, the display is replaced by a static HTML summary (``update_display``),
   so a saved notebook shows the result without a widget state.
-* ``"colab"`` (``google.colab`` imported): enables Colab's custom widget manager (bqplot
-  needs it) and, since Colab does not render widget updates made from other threads,
-  blocks (below).
+* ``"colab"`` (``google.colab`` importable; see ``ui/colab.py``): core ipywidgets-7
+  widgets only, charts drawn as SVG unless Colab's custom widget manager is active or
+  ``charts="bqplot"``; and, since Colab does not render widget updates made from other
+  threads, blocks (below) unless ``block=False``, saying once in the cell why.
 * ``"text"`` (plain IPython, terminal, no widget front end): the same state rendered as
   text/HTML through a display handle, updated at most once a second (every 10 s in a
   terminal, where each update prints a line).
 
-With ``block=True`` (``%%ludwig_config --wait``, and always in Colab) the view gets a pump
-of its own that runs on the calling thread until the run ends; a kernel interrupt
-(``KeyboardInterrupt``) stops the run gracefully and the pump draws its end.
+With ``block=True`` (``%%ludwig_config --wait``, and by default in Colab) the view gets a
+pump of its own that runs on the calling thread until the run ends; a kernel interrupt
+(SIGINT) stops the run gracefully and the pump draws its end (a second one raises
+``KeyboardInterrupt``).
 
 A ``post_execute`` hook makes a cell in which a run ends (``run.wait()``) wait briefly for
 the dashboard's last frame, so the summary is published while that cell still runs and
@@ -32,6 +34,7 @@ import threading
 import time
 from typing import Any
 
+from ludwig_nb.ui import colab
 from ludwig_nb.ui.pump import Pump
 
 __all__ = ["detect_mode", "shared_pump", "show_run", "show_view", "shutdown"]
@@ -64,8 +67,7 @@ def _shell() -> Any:
 
 def detect_mode(shell: Any = None, modules: Any = None) -> str:
     """``"colab"``, ``"widgets"`` (a Jupyter kernel with a front end) or ``"text"``."""
-    modules = sys.modules if modules is None else modules
-    if "google.colab" in modules:
+    if colab.in_colab(sys.modules if modules is None else modules):
         return "colab"
     shell = _shell() if shell is None else shell
     if shell is not None and getattr(shell, "kernel", None) is not None:
@@ -97,17 +99,21 @@ def show_run(
     mode: str = "auto",
     sampler: Any = None,
     fps: float = 4.0,
-    block: bool = False,
+    block: bool | None = None,
+    charts: str = "auto",
 ) -> None:
     """Display ``run``'s live dashboard in the current cell and keep it updated.
 
     ``mode``: "auto", "widgets", "colab" or "text". ``sampler`` defaults to the kernel's
-    GPU sampler; ``fps`` bounds the frames per second. With ``block`` (always in Colab)
-    the call pumps on this thread until the run ends, and a kernel interrupt stops the
-    run gracefully. Returns None, so a cell ending with it echoes nothing (use
-    :func:`show_view` for the view object). Raises ``ValueError`` for an unknown ``mode``.
+    GPU sampler; ``fps`` bounds the frames per second. With ``block`` (None: only in
+    Colab) the call pumps on this thread until the run ends, and a kernel interrupt stops
+    the run gracefully. ``charts``: "auto", "svg" (core widgets only) or "bqplot" (in
+    Colab this enables its custom widget manager). A dashboard shown after the run
+    started (or ended) catches up from the run's first event. Returns None, so a cell
+    ending with it echoes nothing (use :func:`show_view` for the view object). Raises
+    ``ValueError`` for an unknown ``mode`` or ``charts``.
     """
-    show_view(run, mode=mode, sampler=sampler, fps=fps, block=block)
+    show_view(run, mode=mode, sampler=sampler, fps=fps, block=block, charts=charts)
 
 
 def show_view(
@@ -116,24 +122,32 @@ def show_view(
     mode: str = "auto",
     sampler: Any = None,
     fps: float = 4.0,
-    block: bool = False,
+    block: bool | None = None,
+    charts: str = "auto",
 ) -> Any:
     """:func:`show_run`, returning the view (a :class:`~ludwig_nb.ui.dashboard.Dashboard`
     or a :class:`~ludwig_nb.ui.text_view.TextView`)."""
     if mode not in MODES:
         raise ValueError(f"mode must be one of {', '.join(MODES)}, not {mode!r}")
     resolved = detect_mode() if mode == "auto" else mode
+    in_colab = resolved == "colab"
+    chart_kind = colab.resolve_charts(charts, colab=in_colab)
+    if block is None:
+        block = in_colab  # Colab renders widget updates made while a cell runs only
     if resolved == "text":
         view = _text_view(run)
     else:
-        if resolved == "colab":
-            _enable_colab_widgets()
-            block = True  # Colab renders widget updates made on the main thread only
-        view = _dashboard(run, sampler if sampler is not None else _default_sampler())
+        if in_colab and block and colab.take_notice():
+            _display(colab.blocking_notice_bundle(run.name))
+        view = _dashboard(
+            run, sampler if sampler is not None else _default_sampler(), _chart(chart_kind)
+        )
     if block:
         pump = _blocking_pump(fps)
         pump.add(view)
-        pump.run_until(lambda: view.closed, lambda: run.stop("interrupt"))
+        stop = colab.StopOnInterrupt(lambda: run.stop("interrupt"))
+        with colab.graceful_interrupt(stop):
+            pump.run_until(lambda: view.closed, stop)
     else:
         pump = shared_pump(fps)
         pump.add(view)
@@ -186,22 +200,24 @@ def _final_summary(handle: Any) -> Any:
     return publish
 
 
-def _dashboard(run: Any, sampler: Any) -> Any:
+def _chart(kind: str) -> Any:
+    """The dashboard's chart class for ``kind`` ("svg" or "bqplot")."""
+    if kind == "svg":
+        from ludwig_nb.ui.svg_charts import SvgCurveChart
+
+        return SvgCurveChart
+    from ludwig_nb.ui.charts import CurveChart
+
+    return CurveChart
+
+
+def _dashboard(run: Any, sampler: Any, chart: Any) -> Any:
     from ludwig_nb.ui.dashboard import Dashboard
 
-    dashboard = Dashboard(run, sampler=sampler)
+    dashboard = Dashboard(run, sampler=sampler, chart=chart)
     handle = _display(_widget_bundle(dashboard.widget, f"ludwig_nb dashboard: {run.name}"))
     dashboard.on_final(_final_summary(handle))
     return dashboard
-
-
-def _enable_colab_widgets() -> None:
-    try:
-        from google.colab import output
-
-        output.enable_custom_widget_manager()
-    except Exception:  # an older Colab without it still shows the built-in widgets
-        return
 
 
 def _blocking_pump(fps: float) -> Pump:

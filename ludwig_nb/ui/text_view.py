@@ -23,6 +23,7 @@ from ludwig_nb.ui.formatting import (
     error_html,
     format_throughput,
     header_html,
+    pace_html,
     progress_text,
     state_text,
 )
@@ -59,7 +60,7 @@ def render_html(state: RunState, eta: str, samples_per_s: float | None) -> str:
         body += (
             f"<div>ETA {html.escape(eta)} · {html.escape(format_throughput(samples_per_s))}</div>"
         )
-    body += alarm_banner_html(state.alarms)
+    body += alarm_banner_html(state.alarms) + pace_html(state)
     if state.status == "failed":
         body += error_html(state.error or state.reason, "")
     return body + "</div>"

@@ -436,7 +436,7 @@ def ours_valid(config: dict[str, Any]) -> tuple[bool, dict[str, Any] | None, str
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         try:
-            return True, load_config(copy.deepcopy(config), engine=None).to_ludwig_dict(), ""
+            return True, load_config(copy.deepcopy(config)).to_ludwig_dict(), ""
         except ConfigError as err:
             return False, None, str(err)[:300]
 

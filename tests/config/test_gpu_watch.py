@@ -25,8 +25,11 @@ def test_defaults(minimal: str) -> None:
                 "name": None,
                 "consecutive": 3,
                 "action": "warn",
+                "power_limit": False,
             }
         ],
+        "gpu_memory_limit": None,
+        "oom_recovery": "auto",
     }
     assert cfg.gpu_watch == GpuWatchConfig()
 
@@ -91,3 +94,42 @@ def test_mistakes_are_located(
 ) -> None:
     err = fail(minimal + "gpu_watch:\n" + section)
     assert (err.line, err.path) == (line, path)
+
+
+@pytest.mark.parametrize(
+    ("section", "path", "words"),
+    [
+        ("  alarms:\n    - {metric: power, action: throttle}\n", "threshold", "watts"),
+        ("  alarms:\n    - {metric: power, threshold: slowdown-5}\n", "threshold", "watts"),
+        ("  alarms:\n    - {metric: power, threshold: -3}\n", "threshold", "positive"),
+        ("  alarms:\n    - {metric: memory, threshold: 90, action: throttle}\n", "action",
+         "temperature or a power"),
+        ("  alarms:\n    - {metric: temperature, action: pause, power_limit: true}\n",
+         "power_limit", "metric: power, action: throttle"),
+    ],
+)  # fmt: skip
+def test_throttle_mistakes_are_located(
+    fail: Callable[..., ConfigError], minimal: str, section: str, path: str, words: str
+) -> None:
+    err = fail(minimal + "gpu_watch:\n" + section)
+    assert (err.line, err.path) == (9, f"gpu_watch.alarms[0].{path}")
+    assert words in str(err)
+
+
+def test_throttle_and_memory_keys_render(minimal: str) -> None:
+    section = (
+        "gpu_watch:\n  gpu_memory_limit: 0.5\n  oom_recovery: true\n  alarms:\n"
+        "    - {metric: temperature, threshold: slowdown-5, action: throttle}\n"
+        "    - {metric: power, threshold: 250, action: throttle, power_limit: true}\n"
+    )
+    watch = load_config(minimal + section).gpu_watch
+    assert (watch.gpu_memory_limit, watch.oom_recovery) == (0.5, True)
+    assert [(a.metric, a.action, a.power_limit) for a in watch.alarms] == [
+        ("temperature", "throttle", False),
+        ("power", "throttle", True),
+    ]
+
+
+def test_memory_limit_must_be_positive(fail: Callable[..., ConfigError], minimal: str) -> None:
+    err = fail(minimal + "gpu_watch:\n  gpu_memory_limit: 0\n")
+    assert err.path == "gpu_watch.gpu_memory_limit"

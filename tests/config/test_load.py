@@ -1,4 +1,4 @@
-"""load_config end to end: sources, engines, line offsets, and each mistake located."""
+"""load_config end to end: sources, line offsets, and each mistake located."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from collections.abc import Callable
 import pytest
 import yaml
 
-from ludwig_nb.config import Config, ConfigError, ConfigWarning, UnsupportedByEngine, load_config
+from ludwig_nb.config import Config, ConfigError, ConfigWarning, load_config
 
 EXAMPLES = ["titanic", "adult_census", "text_classification", "multi_output"]
 
@@ -23,22 +23,12 @@ def test_ludwig_examples_load_and_render_stably(
     assert load_config(cfg) == cfg
 
 
-def test_valid_ludwig_config_outside_the_engine(example_text: Callable[[str], str]) -> None:
-    text = example_text("mnist_image")
-    with pytest.raises(UnsupportedByEngine) as info:
-        load_config(text)
-    assert (info.value.line, info.value.path) == (4, "input_features[0].type")
-    for engine in (None, "ludwig"):
-        cfg = load_config(text, engine=engine)
-        assert cfg.input_features[0]["encoder"]["conv_layers"][1]["dropout"] == 0.4
-
-
-def test_config_source_is_rechecked_for_a_stricter_engine(
+def test_every_valid_ludwig_config_is_accepted_whatever_the_engine(
     example_text: Callable[[str], str],
 ) -> None:
-    cfg = load_config(example_text("mnist_image"), engine=None)
-    with pytest.raises(UnsupportedByEngine):
-        load_config(cfg, engine="builtin")
+    cfg = load_config(example_text("mnist_image"))  # what an engine runs is the engine's say
+    assert cfg.input_features[0]["encoder"]["conv_layers"][1]["dropout"] == 0.4
+    assert cfg.positions is not None and cfg.positions.locate(("input_features", 0, "type"))
 
 
 def test_dict_source_has_no_positions(fail: Callable[..., ConfigError], minimal: str) -> None:
@@ -55,11 +45,6 @@ def test_wrong_source_kind(fail: Callable[..., ConfigError], source: object) -> 
 
 def test_non_string_keys_in_a_dict(fail: Callable[..., ConfigError]) -> None:
     assert "keys must be strings" in fail({1: "a"}).message
-
-
-def test_unknown_engine_is_a_value_error(minimal: str) -> None:
-    with pytest.raises(ValueError, match="unknown engine"):
-        load_config(minimal, engine="tensorflow")
 
 
 def test_line_offset_for_a_cell_magic(fail: Callable[..., ConfigError], minimal: str) -> None:
@@ -303,7 +288,6 @@ def test_old_flat_encoder_parameters_are_nested_with_a_note() -> None:
         cfg = load_config(
             "input_features:\n  - name: t\n    type: text\n    encoder: rnn\n    cell_type: lstm\n"
             "output_features:\n  - name: y\n    type: category\n    num_fc_layers: 2\n",
-            engine=None,
         )
     notes = [(n.line, n.path, n.message) for n in cfg.warnings]
     assert (

@@ -77,7 +77,7 @@ OUT = "output_features:\n  - name: y\n    type: binary\n"
 def test_ludwigs_checks_are_located(
     fail: Callable[..., ConfigError], text: str, path: str, words: str
 ) -> None:
-    err = fail(text, engine=None)
+    err = fail(text)
     matching = [e for e in err.errors if e.path == path]
     assert matching and words in matching[0].message and matching[0].line is not None
 
@@ -88,4 +88,4 @@ def test_a_valid_comparator_passes() -> None:
         + OUT
         + "combiner: {type: comparator, entity_1: [a], entity_2: [b]}\n"
     )
-    assert load_config(text, engine=None).combiner["entity_1"] == ["a"]
+    assert load_config(text).combiner["entity_1"] == ["a"]

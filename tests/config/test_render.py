@@ -12,7 +12,7 @@ from ludwig_nb.config import LUDWIG_VERSION, ConfigError, ConfigWarning, load_co
 
 def _render(inputs: str, outputs: str = "  - {name: y, type: binary}\n", extra: str = "") -> Any:
     text = f"input_features:\n{inputs}output_features:\n{outputs}{extra}"
-    return load_config(text, engine=None).to_dict()
+    return load_config(text).to_dict()
 
 
 def test_top_level_sections_are_all_there(minimal: str) -> None:
@@ -262,7 +262,6 @@ def test_old_per_type_preprocessing_moves_to_defaults(minimal: str) -> None:
         cfg = load_config(
             "input_features:\n  - {name: t, type: text}\noutput_features:\n"
             "  - {name: y, type: binary}\npreprocessing:\n  text:\n    lowercase: true\n",
-            engine=None,
         )
     note = cfg.warnings[0]
     assert (note.line, note.path) == (6, "preprocessing.text")
@@ -286,7 +285,7 @@ def test_llm_configs_are_valid_and_rendered_with_ludwigs_defaults() -> None:
         "input_features: [{name: q, type: text}]\noutput_features: [{name: a, type: text}]\n"
         "adapter: {type: lora}\ntrainer: {type: finetune}\n"
     )
-    cfg = load_config(text, engine=None)
+    cfg = load_config(text)
     rendered = cfg.to_ludwig_dict()
     assert (rendered["model_type"], rendered["base_model"]) == ("llm", "facebook/opt-350m")
     assert rendered["adapter"]["type"] == "lora" and rendered["adapter"]["r"] == 8
@@ -297,7 +296,6 @@ def test_llm_config_mistakes_are_located(fail: Callable[..., ConfigError]) -> No
     err = fail(
         "model_type: llm\nbase_model: x\ninput_features: [{name: q, type: text}]\n"
         "output_features: [{name: a, type: text}]\nadapter: {type: loraa}\n",
-        engine=None,
     )
     assert (err.line, err.path, err.hint) == (5, "adapter.type", "did you mean 'lora'?")
 

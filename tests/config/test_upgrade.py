@@ -79,8 +79,8 @@ def test_an_upgraded_config_renders_like_the_new_syntax() -> None:
     old = {**BASE, "training": {"epochs": 2, "eval_batch_size": 0, "type": "trainer"}}
     new = {**BASE, "trainer": {"epochs": 2, "eval_batch_size": None}}
     with pytest.warns(ConfigWarning):
-        upgraded = load_config(old, engine=None)
-    assert upgraded == load_config(new, engine=None)
+        upgraded = load_config(old)
+    assert upgraded == load_config(new)
     assert {w.path for w in upgraded.warnings} == {
         "training",
         "trainer.eval_batch_size",

@@ -59,3 +59,85 @@ def test_stop_releases_a_paused_wait():
     control.stop()
     worker.join(5)
     assert not worker.is_alive()
+
+
+def _paced(duty: float):
+    now, slept = [0.0], []
+
+    def sleep(seconds: float) -> None:
+        slept.append(seconds)
+        now[0] += seconds
+
+    control = RunControl(clock=lambda: now[0], sleep=sleep)
+    control.set_pace(duty, "alarm:t")
+    return control, now, slept
+
+
+def test_pace_idles_the_duty_cycles_share_of_the_work():
+    control, now, slept = _paced(0.5)
+    assert control.pace() == 0.0  # the first boundary: no work measured yet
+    now[0] += 1.0  # one step of work
+    assert control.pace() == 1.0  # duty 0.5: as long idle as busy
+    now[0] += 0.3
+    assert control.pace() == pytest.approx(0.3)
+    control.set_pace(0.25)
+    now[0] += 1.0
+    assert control.pace() == pytest.approx(3.0)
+    assert control.idle_seconds == pytest.approx(4.3) and slept == pytest.approx([1, 0.3, 3])
+    now[0] += 100.0
+    assert control.pace(max_idle=10.0) == 10.0  # capped
+
+
+def test_pace_full_duty_stop_and_pause_do_not_idle():
+    control, now, slept = _paced(1.0)
+    assert control.pace_reason == ""
+    control.pace()
+    now[0] += 1.0
+    assert control.pace() == 0.0
+    control.set_pace(0.5, "x")
+    control.pace()
+    now[0] += 1.0
+    control.stop()
+    assert control.pace() == 0.0 and slept == []
+
+
+def test_a_pause_is_not_counted_as_work():
+    control, now, _ = _paced(0.5)
+    control.pace()
+    control.pause("user")
+    now[0] += 50.0  # paused for 50 s
+
+    def release(_reason: str) -> None:
+        control.resume("user")
+
+    control.wait_while_paused(on_pause=release)
+    now[0] += 1.0
+    assert control.pace() == 1.0  # only the second of work after the pause
+
+
+def test_set_pace_rejects_a_bad_duty():
+    with pytest.raises(ValueError, match=r"\(0, 1\]"):
+        RunControl().set_pace(0.0)
+    with pytest.raises(ValueError):
+        RunControl().set_pace(1.5)
+
+
+def test_poll_runs_at_every_checkpoint_and_can_stop_the_run():
+    requests = ["", "", "stop"]
+    control = RunControl(poll=lambda: requests.pop(0) == "stop" and control.stop("sidebar"))
+    control.checkpoint()
+    control.checkpoint()
+    with pytest.raises(StopRequested, match="sidebar"):
+        control.checkpoint()
+    assert requests == []
+
+
+def test_run_control_is_a_control():
+    from ludwig_nb.core.control import Control
+
+    def engine_side(control: Control) -> bool:
+        control.checkpoint()
+        control.wait_while_paused(on_pause=None, on_resume=None)
+        return control.stop_requested or control.paused or control.stop_reason is not None
+
+    assert engine_side(RunControl()) is False

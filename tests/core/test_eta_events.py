@@ -131,3 +131,22 @@ def test_odd_streams_are_ignored():
     assert tracker.estimator.steps_done == 1
     tracker.observe(ev.StepFinished(float("nan"), 1, 0, T0 + 1.0, 16, 1.0))  # ignored
     assert tracker.estimator.steps_done == 1
+
+
+def test_throttle_starts_a_regime_scaled_by_the_duty():
+    """Throttled to half duty: steps take twice as long, and the ETA says so at once."""
+    events = _run(60)  # stable at 0.5 s a step
+    tracker = EtaTracker()
+    for e in events:
+        tracker.observe(e)
+    now = events[-1].time
+    before = tracker.estimate(now)
+    assert before is not None and before.step_s == pytest.approx(0.5, rel=0.05)
+    tracker.observe(ev.Throttled(now, duty=0.5, reason="alarm:t", device=0,
+                                 metric="temperature", value=82, target=82))  # fmt: skip
+    after = tracker.estimate(now)
+    assert after is not None and after.step_s == pytest.approx(1.0, rel=0.05)
+    assert after.remaining_s > 1.5 * before.remaining_s
+    tracker.observe(ev.Throttled(now, duty=1.0, reason="released"))
+    released = tracker.estimate(now)
+    assert released is not None and released.step_s == pytest.approx(0.5, rel=0.05)

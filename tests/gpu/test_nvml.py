@@ -165,3 +165,44 @@ def test_training_goes_on_when_a_gpu_is_lost_and_pauses_on_a_hot_one(drive_nvml:
     assert hot["temperature"] == 60.0 and hot["fan"] is None
     # 150 steps of 0.2 s are 30 virtual seconds; the pause (ticks 5..12) added to that
     assert result["virtual_seconds"] > 30.0 + 5.0
+
+
+def test_colab_gpus_t4_l4_a100_read_and_shown_in_the_gauges(drive_nvml: Any) -> None:
+    """Colab's GPUs (T4, L4, A100) through the real bindings: temperature against their
+    slowdown level, power against their limit and throttle reasons (what Colab's own
+    resource panel does not show), no fan, no per-process attribution (container PIDs)."""
+    from ludwig_nb.core.gpu_sample import GpuSample
+    from ludwig_nb.ui.gauges import compact_gauges_html, gpu_card_html
+
+    result = drive_nvml(scenario("colab"), {"ticks": [0, 1, 2, 3]})
+    idle, hot = gpus_at(result, 0), gpus_at(result, 3)
+    t4, l4, a100 = hot
+    assert [g["name"] for g in hot] == ["Tesla T4", "NVIDIA L4", "NVIDIA A100-SXM4-40GB"]
+    assert (t4["memory_total"], t4["memory_used"]) == (15 * GIB, 9 * GIB)
+    assert (t4["temperature"], t4["temperature_slowdown"], t4["temperature_shutdown"]) == (
+        86.0,
+        93.0,
+        96.0,
+    )
+    assert (t4["power_draw"], t4["power_limit"]) == (68.9, 70.0)
+    assert t4["clock_reasons"] == ["sw_power_cap", "sw_thermal_slowdown"]
+    assert idle[0]["clock_reasons"] == ["gpu_idle"] and idle[0]["pstate"] == 8
+    # no fan on these passively cooled cards; the kernel's own PID is not in the (container's)
+    # process list, so nothing is attributed to "this kernel"
+    assert all(g["fan"] is None and not g["process_memory"] for g in hot)
+    assert (l4["power_limit"], l4["clock_reasons"]) == (72.0, ["sw_power_cap"])
+    assert (a100["power_draw"], a100["temperature_slowdown"]) == (400.0, 89.0)
+
+    card = gpu_card_html(GpuSample.from_dict(t4))
+    assert "Tesla T4" in card and "86 °C" in card and "/ 70 W" in card
+    assert "sw_thermal_slowdown" in card and "sw_power_cap" in card and "fan" not in card
+    assert "this kernel" not in card
+    row = compact_gauges_html(_snapshot_of(result, 3), device_index=0)  # dashboard's row
+    assert row.count("<b>GPU ") == 3 and "GPU 0</b> ◀" in row
+    assert "/ 400 W" in row and "sw_thermal_slowdown" in row and "gpu_idle" not in row
+
+
+def _snapshot_of(result: dict[str, Any], i: int) -> Any:
+    from ludwig_nb.core.gpu_sample import Snapshot
+
+    return Snapshot.from_dict(result["ticks"][i]["snapshot"])

@@ -7,6 +7,7 @@ No torch here (``scripts/test_widgets7.sh`` runs these tests in a venv without i
 from __future__ import annotations
 
 import dataclasses
+import sys
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -17,6 +18,7 @@ import pytest
 from ludwig_nb.core import events as ev
 from ludwig_nb.core.gpu_sample import GpuSample, HostSample, Snapshot
 from ludwig_nb.core.state import RunState, reduce_state
+from ludwig_nb.ui.colab import _reset_notice
 
 T0 = 1_700_000_000.0  # wall-clock seconds of the synthetic run's start
 
@@ -314,3 +316,28 @@ def _give_widgets_a_live_comm(monkeypatch: pytest.MonkeyPatch) -> None:
 
     if hasattr(widget_module, "comm"):  # ipywidgets 8; 7 sends nothing without a kernel
         monkeypatch.setattr(widget_module.comm, "create_comm", _LiveComm)
+
+
+# -- the fake google.colab (tests/fixtures/colab) -------------------------------------
+FAKE_COLAB = Path(__file__).resolve().parents[1] / "fixtures" / "colab"
+
+
+def forget_colab() -> None:
+    """Unimport the fake (and a ``google`` namespace that only it made)."""
+    for name in [m for m in sys.modules if m == "google.colab" or m.startswith("google.colab.")]:
+        del sys.modules[name]
+    google = sys.modules.get("google")
+    paths = list(getattr(google, "__path__", []))
+    if google is not None and paths and all(str(FAKE_COLAB) in p for p in paths):
+        del sys.modules["google"]
+
+
+@pytest.fixture
+def fake_colab(monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
+    """``google.colab`` importable (not yet imported), as at the start of a Colab kernel."""
+    forget_colab()
+    monkeypatch.syspath_prepend(str(FAKE_COLAB))
+    _reset_notice()
+    yield None
+    forget_colab()
+    _reset_notice()

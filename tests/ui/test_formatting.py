@@ -80,3 +80,14 @@ def test_error_html_has_a_traceback_disclosure() -> None:
 )
 def test_pick_metric(metrics: dict, expected: tuple[str, str] | None) -> None:
     assert fmt.pick_metric(metrics) == expected
+
+
+def test_pace_html_says_the_throttle_and_the_split_in_words():
+    from ludwig_nb.core.state import RunState
+
+    assert fmt.pace_html(RunState()) == ""
+    state = RunState(throttle="throttled to 70 %: GPU 0 held at 82 °C, target 82 °C",
+                     throttled_s=12.4, batch_size=64, micro_batch_size=32)  # fmt: skip
+    html = fmt.pace_html(state)
+    assert "throttled to 70 %: GPU 0 held at 82 °C, target 82 °C (idle 12 s so far)" in html
+    assert "batches of 64 run as micro-batches of 32" in html

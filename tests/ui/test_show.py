@@ -117,31 +117,72 @@ class StoppableRun(FakeRun):
         self.emit(ev.RunFinished(time=T0 + 3, status="stopped", step=self.step, reason=reason))
 
 
-def test_colab_mode_pumps_on_the_calling_thread_and_interrupt_stops(
-    handles: list[FakeHandle], monkeypatch: pytest.MonkeyPatch
+def _widget_modules(widget: Any) -> set[str]:
+    """The model modules of ``widget`` and everything inside it."""
+    modules = {widget._model_module}
+    for child in getattr(widget, "children", ()):
+        modules |= _widget_modules(child)
+    return modules
+
+
+def test_colab_mode_core_widgets_main_thread_pump_and_interrupt_stops(
+    handles: list[FakeHandle], monkeypatch: pytest.MonkeyPatch, fake_colab: Any
 ) -> None:
-    enabled: list[bool] = []
-    colab_output = types.SimpleNamespace(enable_custom_widget_manager=lambda: enabled.append(True))
-    colab = types.ModuleType("google.colab")
-    colab.output = colab_output  # type: ignore[attr-defined]
-    monkeypatch.setitem(__import__("sys").modules, "google.colab", colab)
+    import signal
+
+    from ludwig_nb.ui.svg_charts import SvgCurveChart
+
     sleeps: list[float] = []
 
     def interrupting_sleep(seconds: float) -> None:
         sleeps.append(seconds)
         if len(sleeps) == 2:
-            raise KeyboardInterrupt  # the user interrupts the kernel mid-run
+            signal.raise_signal(signal.SIGINT)  # the user interrupts the kernel mid-run
 
     monkeypatch.setattr(
         show, "_blocking_pump", lambda fps: Pump(fps, clock=lambda: 0.0, sleep=interrupting_sleep)
     )
     run = StoppableRun()
     run.emit(started(run), *steps(0, 10, T0))
-    dash = show.show_view(run, sampler=None)  # auto -> colab
-    assert enabled == [True]
+    dash = show.show_view(run, sampler=None)  # auto -> colab (google.colab importable)
+    from google.colab.output import _widgets
+
+    assert _widgets.enable_calls == 0  # no CDN widget manager needed
+    assert isinstance(dash.loss_chart, SvgCurveChart)
+    assert _widget_modules(dash.widget) == {"@jupyter-widgets/controls"}
     assert run.calls == ["stop:interrupt"]
     assert dash.closed and dash.state.status == "stopped"
-    assert 'data-status="stopped"' in handles[0].updates[-1]["text/html"]
+    notice, dashboard = handles
+    assert "Why this cell stays busy" in notice.shown["text/html"]
+    assert 'data-status="stopped"' in dashboard.updates[-1]["text/html"]
+    again = StoppableRun(name="again")
+    again.emit(started(again), ev.RunFinished(time=T0 + 1, status="completed", step=0))
+    show.show_view(again, sampler=None)
+    assert len(handles) == 3  # the notice is shown once per kernel
+
+
+def test_colab_opt_in_to_bqplot_enables_the_widget_manager(
+    handles: list[FakeHandle], fake_colab: Any
+) -> None:
+    from ludwig_nb.ui.charts import CurveChart
+
+    run = FakeRun()
+    run.emit(started(run), ev.RunFinished(time=T0 + 1, status="completed", step=0))
+    dash = show.show_view(run, sampler=None, charts="bqplot")
+    from google.colab.output import _widgets
+
+    assert _widgets.enable_calls == 1 and isinstance(dash.loss_chart, CurveChart)
+
+
+def test_colab_background_mode_uses_the_shared_pump(
+    handles: list[FakeHandle], manual_pump: Pump, fake_colab: Any
+) -> None:
+    run = FakeRun()
+    run.emit(started(run), *steps(0, 10, T0))
+    dash = show.show_view(run, sampler=None, block=False)  # the cell returns at once
+    assert manual_pump.views == [dash] and len(handles) == 1  # no blocking notice
+    manual_pump.frame()
+    assert dash.progress_label.value.startswith("step 10 / 100")
 
 
 def test_block_pumps_on_the_calling_thread(

@@ -16,7 +16,6 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ludwig_nb.config.engine_support import BUILTIN_INPUT_TYPES, BUILTIN_OUTPUT_TYPES
 from ludwig_nb.data.errors import DataError
 from ludwig_nb.data.preprocessing import numeric, structured, vocab
 from ludwig_nb.data.preprocessing.missing import is_missing
@@ -33,9 +32,10 @@ __all__ = [
 ]
 
 METADATA_VERSION = 1
-# one list of what the built-in engine runs: the config layer's, which rejects the rest
-INPUT_TYPES = BUILTIN_INPUT_TYPES
-OUTPUT_TYPES = BUILTIN_OUTPUT_TYPES
+# The feature types this preprocessing handles; the built-in engine's capabilities
+# (engines/builtin/capabilities.py) take them from here and refuse the rest by name.
+INPUT_TYPES = ("binary", "number", "category", "text", "set", "bag", "vector", "date", "sequence")
+OUTPUT_TYPES = ("binary", "category", "number", "set", "vector")
 _DEFAULT_TOKENIZER = {"text": "space_punct", "sequence": "space", "set": "space", "bag": "space"}
 
 #: Transformed columns: feature name -> one or more arrays with rows first.

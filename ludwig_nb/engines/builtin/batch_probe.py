@@ -4,6 +4,10 @@ Candidates are powers of two from 16 up to a cap (128 on CPU as in Ludwig, 4096 
 CUDA; never above 20 % of the training rows or ``max_batch_size``). Each is timed over a
 few steps on a copy of the model; the probe stops when throughput falls, memory runs out
 or ``budget`` seconds are spent, and returns the fastest size.
+
+``eval_batch_size: auto``: forward passes only (no gradients), sizes from the training
+batch size doubling up to the largest evaluation split (4096 rows on CUDA, 1024 on CPU);
+the largest size that fits memory bounds the search, and the fastest one under it wins.
 """
 
 from __future__ import annotations
@@ -12,7 +16,7 @@ import logging
 import time
 from collections.abc import Callable
 
-__all__ = ["candidate_sizes", "probe_batch_size"]
+__all__ = ["candidate_sizes", "eval_candidate_sizes", "probe_batch_size", "probe_eval_batch_size"]
 
 log = logging.getLogger(__name__)
 
@@ -55,4 +59,44 @@ def probe_batch_size(
         if timer() - began > budget:
             break
     log.info("batch_size auto: %d (%.0f samples/s)", best, best_rate)
+    return best
+
+
+def eval_candidate_sizes(batch_size: int, rows: int, on_cuda: bool) -> list[int]:
+    """Evaluation batch sizes to try: ``batch_size`` doubling up to ``rows`` (the largest
+    evaluation split) and the device cap."""
+    cap = min(4096 if on_cuda else 1024, max(batch_size, rows))
+    sizes, size = [], max(1, batch_size)
+    while size <= cap:
+        sizes.append(size)
+        size *= 2
+    return sizes or [max(1, batch_size)]
+
+
+def probe_eval_batch_size(
+    run_forward: Callable[[int], None],
+    sizes: list[int],
+    budget: float = 2.0,
+    timer: Callable[[], float] = time.perf_counter,
+) -> int:
+    """Fastest of ``sizes`` (rows per second) among those that fit; ``run_forward(size)``
+    evaluates one batch of ``size`` rows. Out-of-memory ends the search (the sizes below
+    it fit); so does ``budget`` seconds spent."""
+    best, best_rate = sizes[0], 0.0
+    began = timer()
+    for size in sizes:
+        try:
+            run_forward(size)  # warm-up (and the memory check)
+            start = timer()
+            run_forward(size)
+            rate = size / max(timer() - start, 1e-9)
+        except RuntimeError as err:  # CUDA OOM is a RuntimeError subclass
+            if "out of memory" not in str(err).lower():
+                raise
+            break
+        if rate > best_rate:
+            best, best_rate = size, rate
+        if timer() - began > budget:
+            break
+    log.info("eval_batch_size auto: %d (%.0f rows/s)", best, best_rate)
     return best

@@ -1,15 +1,21 @@
-"""``BuiltinEngine``: the embedded torch engine behind ``Engine.fit``."""
+"""``BuiltinEngine``: the embedded torch engine behind the engine contract (engines/base.py)."""
 
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
-from ludwig_nb.core.control import RunControl
+from ludwig_nb.core.control import Control
+from ludwig_nb.core.events import ScheduleInfo
 from ludwig_nb.engines.base import Emit, TrainJob
-from ludwig_nb.engines.builtin.model_io import BuiltinModel
-from ludwig_nb.engines.builtin.trainer import Training
 
-__all__ = ["BuiltinEngine"]
+if TYPE_CHECKING:
+    from ludwig_nb.config import Config
+    from ludwig_nb.engines.builtin.model_io import BuiltinModel
+
+__all__ = ["BuiltinEngine", "default_threads"]
 
 
 class BuiltinEngine:
@@ -17,14 +23,51 @@ class BuiltinEngine:
 
     name = "builtin"
 
-    def fit(self, job: TrainJob, emit: Emit, control: RunControl) -> BuiltinModel:
+    def check(self, config: Config) -> None:
+        """Raise ``UnsupportedByEngine`` for what this engine cannot run (capabilities.py)."""
+        from ludwig_nb.engines.builtin.capabilities import check_builtin
+
+        check_builtin(config)
+
+    def prepare_data(self, config: Mapping[str, Any], dataset: Any) -> Any:
+        """Load and check the data (columns, values, classes, non-empty splits); raises
+        ``DataError``. The table is loaded here, once: the thread preprocesses it."""
+        from ludwig_nb.data import check_dataset
+
+        return check_dataset(config, dataset)
+
+    def plan(self, config: Mapping[str, Any], rows: int) -> ScheduleInfo:
+        """The schedule over ``rows`` training rows at the config's batch size (an
+        ``auto`` batch size plans with Ludwig's CPU default, 128)."""
+        from ludwig_nb.engines.builtin.schedule import plan_training
+
+        trainer = dict(config.get("trainer") or {})
+        size = trainer.get("batch_size")
+        batch_size = int(size) if isinstance(size, int) and size > 0 else 128
+        return plan_training(trainer, rows, batch_size).info()
+
+    def warm_up(self) -> None:
+        """Import torch and take one optimizer step (the lazy imports of a first use)."""
+        import torch
+
+        torch.optim.Adam([torch.zeros(1, requires_grad=True)]).step()
+
+    def fit(self, job: TrainJob, emit: Emit, control: Control) -> BuiltinModel:
         """Train ``job``; see trainer.py for the events and the stop/pause contract.
 
         Raises ``DataError`` for bad data, ``TrainingDiverged`` for a NaN loss,
         ``ValueError`` for a config part this engine lacks; a stop is not an error.
         """
+        from ludwig_nb.engines.builtin.trainer import Training
+
         _set_threads(job.threads)
-        return Training(job, emit, control).run()
+        return Training(job, emit, control, engine=self.name).run()
+
+    def load(self, folder: Path, manifest: Mapping[str, Any]) -> BuiltinModel:
+        """Load a model saved by this engine (raises ``FileNotFoundError``)."""
+        from ludwig_nb.engines.builtin.model_io import load_model
+
+        return load_model(folder / str(manifest.get("path") or "."))
 
 
 def default_threads(cpus: int | None, env: dict[str, str]) -> int | None:

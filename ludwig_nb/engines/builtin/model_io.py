@@ -5,6 +5,7 @@ A saved model is a directory (Ludwig's file names)::
     model_weights.pt             the ECD state dict
     model_hyperparameters.json   the rendered config it was trained with
     training_set_metadata.json   the preprocessing metadata (applied again at predict time)
+    ludwig_nb_model.json         the manifest: {"engine": "builtin"} (engines/manifest.py)
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from ludwig_nb.data.preprocessing import transform_frame
 from ludwig_nb.engines.builtin.device import Precision, TensorData, resolve_device
 from ludwig_nb.engines.builtin.evaluation import evaluate_split, forward_all
 from ludwig_nb.engines.builtin.model import ECD, Objective, to_data_space
+from ludwig_nb.engines.manifest import write_manifest
 
 __all__ = ["CONFIG_FILE", "METADATA_FILE", "WEIGHTS_FILE", "BuiltinModel", "load_model"]
 
@@ -96,6 +98,7 @@ class BuiltinModel:
         torch.save(state, target / WEIGHTS_FILE)
         (target / CONFIG_FILE).write_text(json.dumps(self.config, indent=2, default=str))
         (target / METADATA_FILE).write_text(json.dumps(self.metadata, indent=1, default=str))
+        write_manifest(target, "builtin")
         return target
 
 

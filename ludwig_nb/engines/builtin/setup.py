@@ -8,15 +8,22 @@ import dataclasses
 import json
 import logging
 import shutil
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import torch
 
 from ludwig_nb.engines.base import TrainJob
-from ludwig_nb.engines.builtin.batch_probe import candidate_sizes, probe_batch_size
+from ludwig_nb.engines.builtin.batch_probe import (
+    candidate_sizes,
+    eval_candidate_sizes,
+    probe_batch_size,
+    probe_eval_batch_size,
+)
 from ludwig_nb.engines.builtin.checkpoint import BEST, CHECKPOINTS_DIR, LATEST, load_checkpoint
 from ludwig_nb.engines.builtin.device import Precision, TensorData, resolve_device
+from ludwig_nb.engines.builtin.memory import apply_memory_limit
 from ludwig_nb.engines.builtin.model import ECD, Objective
 from ludwig_nb.engines.builtin.optim import auto_learning_rate, build_optimizer
 from ludwig_nb.engines.builtin.schedule import LearningRate, Plan, plan_training
@@ -108,19 +115,54 @@ def _accumulation(trainer: dict[str, Any]) -> int:
     return int(value) if isinstance(value, int) and value > 0 else 1
 
 
-def _eval_batch_size(trainer: dict[str, Any], batch_size: int) -> int:
+def _eval_batch_size(trainer: dict[str, Any], batch_size: int, s: dict[str, Any]) -> int:
     size = trainer.get("eval_batch_size")
-    return int(size) if isinstance(size, int) and size > 0 else max(batch_size, 256)
+    if size != "auto":
+        return int(size) if isinstance(size, int) and size > 0 else max(batch_size, 256)
+    module, splits = s["module"], s["splits"]
+    data = max(splits.values(), key=lambda d: d.rows)
+    rng = torch.get_rng_state()
+    was_training = module.training
+    module.eval()
+
+    device = s["device"]
+
+    @torch.no_grad()
+    def run_forward(rows: int) -> None:
+        batch = data.gather(torch.randint(0, data.rows, (rows,)))
+        module({k: tuple(t.to(device, non_blocking=True) for t in v) for k, v in batch.items()})
+
+    on_cuda = device.type == "cuda"
+    try:
+        return probe_eval_batch_size(
+            run_forward, eval_candidate_sizes(batch_size, data.rows, on_cuda)
+        )
+    finally:
+        module.train(was_training)
+        torch.set_rng_state(rng)
 
 
-def build_setup(job: TrainJob, trainer: dict[str, Any]) -> Setup:
+def evaluation_batches(
+    trainer: dict[str, Any], splits: dict[str, TensorData], eval_batch_size: int
+) -> int:
+    """Batches one evaluation runs: validation and test, and the training split when
+    ``evaluate_training_set`` is on (the ETA sizes evaluations with it before timing one)."""
+    names = ["validation", "test"] + (["training"] if trainer.get("evaluate_training_set") else [])
+    return sum(-(-splits[n].rows // eval_batch_size) for n in names if n in splits)
+
+
+def build_setup(
+    job: TrainJob, trainer: dict[str, Any], phase: Callable[[str, str], None] | None = None
+) -> Setup:
     """Load and preprocess the data, build model, optimizer, schedule; restore nothing yet
-    (the caller restores ``Setup.resume``). Raises ``DataError`` / ``ValueError``."""
+    (the caller restores ``Setup.resume``). ``phase(phase, detail)`` is told when a batch
+    size probe runs. Raises ``DataError`` / ``ValueError``."""
     seed = job_seed(job)
     resume = _resume_state(job)
     saved_meta = json.loads(resume["metadata"]) if resume else None
     metadata, splits = prepare_splits(job.config, job.dataset, seed, saved_meta)
     device = resolve_device(job.device)
+    apply_memory_limit(job.config, device)  # before the first allocation on the device
     for data in splits.values():
         data.place(device)
     torch.manual_seed(seed)
@@ -128,8 +170,16 @@ def build_setup(job: TrainJob, trainer: dict[str, Any]) -> Setup:
     objective = Objective(job.config, metadata)
     parts = {"module": module, "objective": objective, "train": splits["training"],
              "device": device}  # fmt: skip
+    probing = [k for k in ("batch_size", "eval_batch_size") if trainer.get(k) == "auto"]
+    if phase is not None and probing and not resume:
+        phase("preprocessing", f"probing {' and '.join(probing)} on {device}")
     batch_size = int(resume["batch_size"]) if resume else _batch_size(trainer, job, parts)
-    plan = plan_training(trainer, splits["training"].rows, batch_size)
+    parts["splits"] = splits
+    eval_batch_size = _eval_batch_size(trainer, batch_size, parts)
+    plan = dataclasses.replace(
+        plan_training(trainer, splits["training"].rows, batch_size),
+        evaluation_batches=evaluation_batches(trainer, splits, eval_batch_size),
+    )
     base_lr = trainer.get("learning_rate", 0.001)
     base_lr = auto_learning_rate(job.config) if base_lr in (None, "auto") else float(base_lr)
     optimizer = build_optimizer(module.parameters(), trainer.get("optimizer") or {}, base_lr)
@@ -142,7 +192,7 @@ def build_setup(job: TrainJob, trainer: dict[str, Any]) -> Setup:
         metadata=metadata, splits=splits, train=splits["training"], module=module,
         step_module=step_module, objective=objective, optimizer=optimizer,
         lr=LearningRate(base_lr, trainer.get("learning_rate_scheduler") or {}, plan), plan=plan,
-        eval_batch_size=_eval_batch_size(trainer, batch_size),
+        eval_batch_size=eval_batch_size,
         checkpoints=Path(job.run_dir) / CHECKPOINTS_DIR, resume=resume,
         accumulate=_accumulation(trainer),
         trainable=[p for p in module.parameters() if p.requires_grad],
@@ -169,6 +219,7 @@ def checkpoint_state(training: Training, step: int) -> dict[str, Any]:
         "running_loss": list(training.running_loss),
         "statistics": json.dumps(training.statistics),
         "metadata": json.dumps(s.metadata),
+        "micro_batches": training.memory.parts,  # an out-of-memory split survives a resume
     }
 
 
@@ -188,6 +239,7 @@ def restore_state(training: Training, state: dict[str, Any]) -> None:
     training.best = json.loads(state["best"])
     training.running_loss = list(state.get("running_loss", []))
     training.statistics = json.loads(state["statistics"])
+    training.memory.parts = int(state.get("micro_batches", 1))
     best_file = s.checkpoints / BEST
     if best_file.is_file():
         training.best_weights = load_checkpoint(best_file)["model"]

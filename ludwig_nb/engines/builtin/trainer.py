@@ -1,7 +1,7 @@
 """The training loop of the built-in engine: events, control, evaluation, checkpoints.
 
 One :class:`Training` per ``fit``. It emits every event of core/events.py through
-``emit``, checks ``control`` (and ``job.poll``) at every step boundary, evaluates and
+``emit``, checks ``control`` at every step boundary, evaluates and
 checkpoints where the plan says, stops early, and always leaves ``run_dir/model/`` and
 ``run_dir/training_statistics.json`` before ``RunFinished``. ``StopRequested`` ends the
 run as "stopped"; any other exception propagates (the run layer reports it).
@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import logging
 import math
+import socket
 import time
 from collections.abc import Callable
 from typing import Any
@@ -18,11 +19,12 @@ from typing import Any
 import torch
 
 from ludwig_nb.core import events as ev
-from ludwig_nb.core.control import RunControl, StopRequested
+from ludwig_nb.core.control import Control, StopRequested
 from ludwig_nb.core.rundir import write_json_atomic
 from ludwig_nb.engines.base import Emit, TrainJob
 from ludwig_nb.engines.builtin.device import Batch, batch_order, prefetched
 from ludwig_nb.engines.builtin.evaluation import evaluate_split, finite_only
+from ludwig_nb.engines.builtin.memory import MicroBatcher
 from ludwig_nb.engines.builtin.metrics import DEFAULT_VALIDATION_METRIC, MINIMIZE, is_improvement
 from ludwig_nb.engines.builtin.model_io import BuiltinModel
 from ludwig_nb.engines.builtin.optim import clip_gradients, penalty
@@ -37,6 +39,13 @@ class TrainingDiverged(RuntimeError):
     """The loss became NaN or infinite; the last good checkpoint is kept."""
 
 
+def _gpu_index(device: torch.device) -> int | None:
+    """The GPU's index on this host (a bare "cuda" is the current one), None on CPU."""
+    if device.type != "cuda":
+        return None
+    return device.index if device.index is not None else torch.cuda.current_device()
+
+
 def _stop_reason(reason: str | None) -> str:
     if reason in (None, "user"):
         return "stopped by user"
@@ -46,8 +55,9 @@ def _stop_reason(reason: str | None) -> str:
 class Training:
     """Runs one job; :meth:`run` returns the trained model."""
 
-    def __init__(self, job: TrainJob, emit: Emit, control: RunControl):
+    def __init__(self, job: TrainJob, emit: Emit, control: Control, engine: str = "builtin"):
         self.job, self.emit, self.control = job, emit, control
+        self.engine = engine
         self.clock = job.clock or time.time
         self.trainer: dict[str, Any] = dict(job.config.get("trainer") or {})
         self.timings = {"setup": 0.0, "data_wait": 0.0, "steps": 0.0, "events": 0.0,
@@ -65,6 +75,10 @@ class Training:
         #: (type, lambda) when regularisation is on; None skips it at every step
         self.regularization = (kind, strength) if strength and kind else None
         self.clipping = self.trainer.get("gradient_clipping")
+        #: runs each step's batch, split into micro-batches after a CUDA out-of-memory error
+        self.memory = MicroBatcher.for_training(
+            job.config, self._emit, self.clock, lambda: self.s.optimizer.zero_grad(True)
+        )
 
     # -- events ----------------------------------------------------------------------
     def _emit(self, event: ev.Event) -> None:
@@ -79,14 +93,15 @@ class Training:
     def run(self) -> BuiltinModel:
         began = time.perf_counter()
         self._phase("preprocessing")
-        self.s = build_setup(self.job, self.trainer)
+        self.s = build_setup(self.job, self.trainer, self._phase)
         if self.s.resume is not None:
             self._restore(self.s.resume)
         self.timings["setup"] = time.perf_counter() - began
         self._emit(
             ev.RunStarted(
-                time=self.clock(), run_id=self.job.run_id, name=self.job.name, engine="builtin",
+                time=self.clock(), run_id=self.job.run_id, name=self.job.name, engine=self.engine,
                 device=str(self.s.device), schedule=self.s.plan.info(), start_step=self.completed,
+                host=socket.gethostname(), device_index=_gpu_index(self.s.device),
             )
         )  # fmt: skip
         self._phase("training")
@@ -130,9 +145,9 @@ class Training:
         return lambda i: train.gather(order[i * size : (i + 1) * size])
 
     def _boundary(self) -> None:
-        """Poll the control file, honour a stop, wait out a pause."""
-        if self.job.poll is not None:
-            self.job.poll()
+        """Idle for the throttle's duty cycle, honour a stop (the control polls outside
+        requests), wait out a pause."""
+        self.control.pace()
         self.control.checkpoint()
         if not self.control.paused:
             return
@@ -145,7 +160,7 @@ class Training:
             self._emit(ev.Resumed(time=self.clock(), step=self.completed, paused_at=paused_at,
                                   reason=reason))  # fmt: skip
 
-        self.control.wait_while_paused(on_pause=on_pause, on_resume=on_resume, poll=self.job.poll)
+        self.control.wait_while_paused(on_pause=on_pause, on_resume=on_resume)
         self.control.checkpoint()
 
     # -- one step --------------------------------------------------------------------
@@ -159,7 +174,7 @@ class Training:
             group["lr"] = lr
         accumulate = self.s.accumulate
         sync = (step + 1) % accumulate == 0 or step + 1 == s.plan.total_steps
-        loss = self._forward_backward(batch, accumulate, sync)
+        loss = self.memory.run(step, batch, accumulate, sync, self._forward_backward)
         if not math.isfinite(loss):
             raise TrainingDiverged(self._diverged_message(loss, step))
         self.completed = step + 1
@@ -171,7 +186,7 @@ class Training:
         self._emit(ev.StepFinished(time=self.clock(), step=step, epoch=epoch, start_time=start_time,
                                    batch_size=rows, loss=loss, learning_rate=lr))  # fmt: skip
 
-    def _forward_backward(self, batch: Batch, accumulate: int, sync: bool) -> float:
+    def _forward_backward(self, batch: Batch, accumulate: float, sync: bool) -> float:
         s = self.s
         with s.precision.autocast():
             outputs = s.step_module(batch)

@@ -79,7 +79,7 @@ def test_poll_runs_at_every_step_boundary_and_its_errors_propagate(run_engine):
             raise RuntimeError("control file unreadable")
 
     with pytest.raises(RuntimeError, match="control file unreadable"):
-        run_engine(make_config(*NUMBER_TO_BINARY), table(rows=80), poll=poll)
+        run_engine(make_config(*NUMBER_TO_BINARY), table(rows=80), control=RunControl(poll=poll))
     assert len(calls) == 4
 
 

@@ -4,22 +4,21 @@ from __future__ import annotations
 
 import pytest
 
-from ludwig_nb.config import (
+from ludwig_nb.config import UnsupportedByEngine, load_config
+from ludwig_nb.engines.builtin.capabilities import (
     BUILTIN_ENCODERS,
     BUILTIN_INPUT_TYPES,
     BUILTIN_OUTPUT_TYPES,
-    UnsupportedByEngine,
-    load_config,
+    check_builtin,
 )
 
 HEAD = "output_features:\n  - name: y\n    type: binary\ninput_features:\n  - name: x\n"
 
 
 def _unsupported(text: str) -> UnsupportedByEngine:
-    load_config(text, engine=None)  # valid Ludwig
-    load_config(text, engine="ludwig")
+    cfg = load_config(text)  # valid Ludwig: the config layer accepts it
     with pytest.raises(UnsupportedByEngine) as info:
-        load_config(text)
+        check_builtin(cfg)
     return info.value
 
 
@@ -29,7 +28,7 @@ def test_input_types_outside_the_engine(ftype: str) -> None:
     assert (err.line, err.path) == (6, "input_features[0].type")
     assert f"{ftype} features are not run by the built-in engine" in err.message
     assert err.engine == "ludwig"
-    assert err.hint is not None and "pip install ludwig" in err.hint
+    assert err.hint is not None and 'pip install "ludwig_nb[ludwig]"' in err.hint
 
 
 @pytest.mark.parametrize("ftype", ["text", "sequence", "image", "timeseries"])
@@ -146,19 +145,34 @@ def test_every_problem_is_listed_and_the_model_type_alone_for_llm() -> None:
     assert llm.path == "model_type"
 
 
-def test_ray_backend_needs_the_ray_engine() -> None:
+def test_ray_backend_is_named_with_ludwigs_ray_backend() -> None:
     text = HEAD + "    type: number\nbackend:\n  type: ray\n"
     err = _unsupported(text)
-    assert (err.path, err.engine) == ("backend.type", "ray")
-    assert load_config(text, engine="ray").to_dict()["backend"] == {"type": "ray"}
+    assert (err.path, err.engine) == ("backend.type", "ludwig")
+    assert err.hint is not None and "Ray backend" in err.hint
 
 
-def test_schema_errors_come_before_engine_errors() -> None:
+def test_schema_errors_are_the_config_layers_and_never_engine_errors() -> None:
     text = HEAD + "    type: image\ntrainer:\n  epochs: 0\n"
     with pytest.raises(Exception) as info:
         load_config(text)
     assert not isinstance(info.value, UnsupportedByEngine)
     assert [e.path for e in info.value.errors] == ["trainer.epochs"]  # type: ignore[attr-defined]
+
+
+def test_a_dict_source_is_refused_without_lines() -> None:
+    cfg = load_config({"input_features": [{"name": "x", "type": "image"}],
+                       "output_features": [{"name": "y", "type": "binary"}]})  # fmt: skip
+    with pytest.raises(UnsupportedByEngine) as info:
+        check_builtin(cfg)
+    assert (info.value.line, info.value.path) == (None, "input_features[0].type")
+
+
+def test_data_layer_types_are_the_engines() -> None:
+    from ludwig_nb.data.preprocessing.pipeline import INPUT_TYPES, OUTPUT_TYPES
+
+    assert set(BUILTIN_ENCODERS) == set(BUILTIN_INPUT_TYPES) == set(INPUT_TYPES)
+    assert BUILTIN_OUTPUT_TYPES == OUTPUT_TYPES
 
 
 @pytest.mark.parametrize("ftype", BUILTIN_INPUT_TYPES)

@@ -1,19 +1,24 @@
-"""Which valid Ludwig configs each engine can run.
+"""Which valid Ludwig configs the built-in engine can run (its half of the engine contract).
 
-The built-in engine (issue 3) runs a subset of Ludwig's ECD. Everything else that Ludwig
-accepts is reported by name as ``UnsupportedByEngine``, pointing at an engine that runs it,
-so that nothing is ever silently ignored. The tables here are the contract with
-``ludwig_nb.engines.builtin``: widen them only together with the engine.
+The built-in engine runs a subset of Ludwig's ECD. Everything else that Ludwig accepts is
+reported by name as ``UnsupportedByEngine``, located at the config's line, pointing at the
+engine that runs it (``engine: ludwig``), so that nothing is ever silently ignored. The
+feature types are the data layer's (what its preprocessing handles); the rest are this
+engine's model parts. Widen the tables only together with the engine.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from ludwig_nb.config.errors import UnsupportedByEngine
+from ludwig_nb.config.errors import ConfigError, UnsupportedByEngine
 from ludwig_nb.config.schema.fields import Ctx
 from ludwig_nb.config.yaml_positions import KeyPath, format_path
+from ludwig_nb.data.preprocessing.pipeline import INPUT_TYPES, OUTPUT_TYPES
+
+if TYPE_CHECKING:
+    from ludwig_nb.config import Config
 
 __all__ = [
     "BUILTIN_COMBINERS",
@@ -25,28 +30,16 @@ __all__ = [
     "BUILTIN_RNN_CELLS",
     "BUILTIN_SPLITS",
     "BUILTIN_TOKENIZERS",
-    "ENGINES",
+    "LUDWIG_HINT",
+    "check_builtin",
     "check_engine_support",
 ]
 
-ENGINES = ("builtin", "ludwig")
-# ludwig_nb has only the built-in engine so far: the hints name what runs the config today
-# (Ludwig itself, unchanged), not engines that do not exist yet.
-LUDWIG_HINT = "Ludwig runs this config unchanged: `pip install ludwig`, then `ludwig train`"
+LUDWIG_HINT = 'engine: ludwig runs this config unchanged (`pip install "ludwig_nb[ludwig]"`)'
 RAY_HINT = "Ludwig's Ray backend runs it: `pip install 'ludwig[distributed]'`, then `ludwig train`"
 
-BUILTIN_INPUT_TYPES = (
-    "binary",
-    "number",
-    "category",
-    "text",
-    "set",
-    "bag",
-    "vector",
-    "date",
-    "sequence",
-)
-BUILTIN_OUTPUT_TYPES = ("binary", "category", "number", "set", "vector")
+BUILTIN_INPUT_TYPES = INPUT_TYPES
+BUILTIN_OUTPUT_TYPES = OUTPUT_TYPES
 _SEQ = ("embed", "parallel_cnn", "rnn", "transformer")
 BUILTIN_ENCODERS: dict[str, tuple[str, ...]] = {
     "binary": ("passthrough", "dense"),
@@ -119,13 +112,19 @@ _OUTPUT_PROBES: tuple[_Probe, ...] = (
 )
 
 
-def check_engine_support(cfg: dict[str, Any], engine: str, ctx: Ctx) -> None:
-    """Report, as ``UnsupportedByEngine`` problems in ``ctx``, what ``engine`` cannot run.
+def check_builtin(config: Config) -> None:
+    """Raise ``UnsupportedByEngine`` (every problem, located at the config's lines) for what
+    the built-in engine cannot run of the valid ``config``."""
+    ctx = Ctx(config.positions)
+    check_engine_support(config.to_dict(), ctx)
+    if ctx.problems:
+        ordered = sorted(ctx.problems, key=lambda p: (p.line is None, p.line or 0, p.column or 0))
+        raise ConfigError.collect(ordered)
 
-    ``cfg`` is a rendered config without schema problems. Only "builtin" restricts anything.
-    """
-    if engine != "builtin":
-        return
+
+def check_engine_support(cfg: dict[str, Any], ctx: Ctx) -> None:
+    """Report, as ``UnsupportedByEngine`` problems in ``ctx``, what the built-in engine
+    cannot run of ``cfg`` (a rendered config without schema problems)."""
     report = _Reporter(ctx)
     if cfg.get("model_type") != "ecd":
         report(
@@ -160,7 +159,6 @@ def check_engine_support(cfg: dict[str, Any], engine: str, ctx: Ctx) -> None:
             ("backend", "type"),
             f"backend '{backend.get('type')}' is not run by the built-in engine",
             engine_hint=RAY_HINT,
-            engine="ray",
         )
 
 

@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# Build (or reuse) a venv with exactly Colab's pinned kernel stack (scripts/colab/pins.txt)
+# on this machine's Python, then install ludwig_nb's own requirements into it the way
+# `%pip install ludwig_nb` would in Colab: unconstrained, so that a requirement which moved
+# a pin would show. The check itself (pins unchanged) is scripts/test_colab.sh's business.
+#
+# The venv is cached outside the clone, keyed by a hash of the pins, the tools, ludwig_nb's
+# requirements, the torch pin and the Python version, so repeated CI runs reuse it.
+#
+#   scripts/setup_colab_env.sh          # prints the venv's path on its last line
+set -euo pipefail
+repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+PY=${PYTHON:-python3.11}
+command -v "$PY" >/dev/null || PY=python3
+torch_pin="torch==2.13.0"   # CPU wheel on disk (/opt/wheels); an unpinned torch pulls CUDA
+reqs=$("$PY" "$repo/scripts/colab/requirements.py" "$repo/pyproject.toml")
+key=$( { cat "$repo/scripts/colab/pins.txt" "$repo/scripts/colab/tools.txt"; echo "$reqs|$torch_pin";
+         "$PY" -c 'import sys; print(sys.version_info[:2])'; } | sha256sum | cut -c1-12)
+cache=${LUDWIG_NB_ENV_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/ludwig_nb/envs}
+venv="$cache/colab-$key"
+if [[ ! -f "$venv/.complete" ]]; then
+  echo "setup_colab_env: building $venv" >&2
+  rm -rf "$venv"
+  mkdir -p "$cache"
+  "$PY" -m venv "$venv"
+  pip=("$venv/bin/python" -m pip install -q --disable-pip-version-check)
+  "${pip[@]}" --upgrade pip >&2
+  "${pip[@]}" "$torch_pin" >&2
+  "${pip[@]}" -r "$repo/scripts/colab/pins.txt" >&2
+  "${pip[@]}" -r "$repo/scripts/colab/tools.txt" -c "$repo/scripts/colab/pins.txt" >&2
+  # ludwig_nb's requirements, read from pyproject.toml, unconstrained (what Colab's %pip
+  # does): first the resolver's plan (kept for scripts/test_colab.sh), then the install
+  mapfile -t req_array <<<"$reqs"
+  "${pip[@]}" --dry-run --report "$venv/ludwig_nb-install-report.json" "${req_array[@]}" >&2
+  "${pip[@]}" "${req_array[@]}" >&2
+  "$venv/bin/python" -m ipykernel install --sys-prefix --name python3 >/dev/null
+  touch "$venv/.complete"
+fi
+echo "$venv"
