@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 import warnings
+from collections.abc import Mapping
 from typing import Any
 
 from ludwig_nb.config.cross_checks import check_across
