@@ -497,6 +497,9 @@ def main() -> None:
                 print(f"RENDER {category}/{name}: {len(differing)} leaves differ: {differing[:6]}")
     for category, (same, total) in by_category.items():
         print(f"{category}: same verdict {same}/{total}")
+    if len(sys.argv) > 1:  # save Ludwig's verdicts: python -m tests.config.ludwig_corpus out.json
+        with open(sys.argv[1], "w") as out:
+            json.dump({k: list(v) for k, v in _VERDICTS.items()}, out)
     every = [sum(v[0] for v in by_category.values()), sum(v[1] for v in by_category.values())]
     print(f"all: same verdict {every[0]}/{every[1]}; rendered leaves equal {leaves[0]}/{leaves[1]}")
     sys.stdout.flush()
