@@ -41,12 +41,24 @@ def test_same_verdict_as_ludwig(config: dict[str, Any]) -> None:
     assert ours_ok == ludwig_ok, f"Ludwig: {ludwig_error or 'valid'}; ours: {our_error or 'valid'}"
 
 
+# Where ludwig_nb's render deliberately differs from Ludwig 0.11's (reason for each).
+KNOWN_RENDER_DIFFERENCES: dict[str, str] = {
+    "in-image-_vit_legacy": "the fixed image size a pretrained torchvision-style encoder imposes "
+    "on preprocessing (height, width) is not modelled",
+}
+
+
 @pytest.mark.parametrize(
     "config",
     [
-        pytest.param(c, id=f"{cat}/{name}")
+        pytest.param(
+            c,
+            id=f"{cat}/{name}",
+            marks=[pytest.mark.xfail(reason=KNOWN_RENDER_DIFFERENCES[name], strict=True)]
+            if name in KNOWN_RENDER_DIFFERENCES
+            else [],
+        )
         for cat, name, c in ludwig_corpus.corpus()
-        if cat in ("schema", "written")
     ],
 )
 def test_render_matches_ludwig(config: dict[str, Any]) -> None:

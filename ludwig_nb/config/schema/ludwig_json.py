@@ -200,6 +200,8 @@ class JValue(Spec):
             return value
         if isinstance(value, int | float) and not isinstance(value, bool):
             self._check_bounds(value, path, ctx)
+            if isinstance(value, int) and "number" in self.types and "integer" not in self.types:
+                return float(value)  # Ludwig loads a written number field as a float
         elif isinstance(value, list | tuple):
             return self._check_items(list(value), path, ctx)
         return value
@@ -270,6 +272,8 @@ class JAnyOf(Spec):
         return " or ".join(dict.fromkeys(o.describe() for o in self.options))
 
     def check(self, value: Any, path: KeyPath, ctx: Ctx) -> Any:
+        if value is None and any(_accepts_kind(o, None) for o in self.options):
+            return None  # an explicit null option wins over a section that would fill itself
         for option in self.options:
             trial = Ctx(ctx.positions)
             rendered = option.check(value, path, trial)
