@@ -12,7 +12,7 @@ Importing this package imports pyyaml only (no torch, no pydantic, no threads).
 
 from __future__ import annotations
 
-from ludwig_nb.config.errors import ConfigError, UnsupportedByEngine
+from ludwig_nb.config.errors import ConfigError, ConfigWarning, UnsupportedByEngine
 from ludwig_nb.config.gpu_watch import AlarmRuleConfig, GpuWatchConfig
 from ludwig_nb.config.load import load_config
 from ludwig_nb.config.model import Config
@@ -23,6 +23,7 @@ __all__ = [
     "AlarmRuleConfig",
     "Config",
     "ConfigError",
+    "ConfigWarning",
     "GpuWatchConfig",
     "UnsupportedByEngine",
     "load_config",

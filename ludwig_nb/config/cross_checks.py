@@ -8,6 +8,7 @@ from __future__ import annotations
 import math
 from typing import Any, TypeGuard
 
+from ludwig_nb.config.ludwig_checks import check_like_ludwig
 from ludwig_nb.config.schema.features import OUTPUT_METRICS
 from ludwig_nb.config.schema.fields import Ctx, allowed_hint, suggest
 
@@ -18,6 +19,7 @@ def check_across(cfg: dict[str, Any], ctx: Ctx) -> None:
     """Cross-field checks; also fills ``trainer.validation_field``/``validation_metric`` the
     way Ludwig does (the first output feature and its default validation metric; with only a
     metric given, the first output feature that has it)."""
+    check_like_ludwig(cfg, ctx)
     if cfg.get("model_type") != "ecd":
         return
     _unique_names(cfg, ctx)
@@ -146,7 +148,15 @@ def _batch_sizes(trainer: dict[str, Any], ctx: Ctx) -> None:
 def _split(pre: dict[str, Any], ctx: Ctx) -> None:
     split = pre.get("split") or {}
     probabilities = split.get("probabilities")
-    if isinstance(probabilities, list) and all(
+    if isinstance(probabilities, list) and len(probabilities) != 3:
+        # Ludwig 0.11's schema lets this through, then its splitter fails at split time
+        ctx.problem(
+            ("preprocessing", "split", "probabilities"),
+            "split probabilities must be three (training, validation, test), "
+            f"not {len(probabilities)}",
+            hint="e.g. [0.7, 0.1, 0.2]; use 0 for a split you do not want",
+        )
+    elif isinstance(probabilities, list) and all(
         isinstance(p, int | float) and math.isfinite(p) for p in probabilities
     ):
         total = math.fsum(probabilities)

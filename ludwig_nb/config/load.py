@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Mapping
 from typing import Any
 
@@ -22,12 +23,21 @@ def load_config(source: str | Mapping[str, Any] | Config, *, line_offset: int = 
     ``line_offset``: added to every reported line (1 when the YAML starts on a cell's line 2).
     What an engine can run is the engine's to say (``Engine.check``), not the config layer's.
 
+    Old syntax that Ludwig upgrades (``training:``, encoder parameters on the feature, ...) is
+    upgraded the same way, and keys Ludwig ignores are dropped; each is a located
+    ``ConfigWarning``, issued with ``warnings.warn`` and kept in ``Config.warnings``.
+
     Raises ``ConfigError`` listing every problem found.
     """
     try:
-        return _load(source)
+        config = _load(source)
     except ConfigError as err:
         raise (err.shifted(line_offset) if line_offset else err) from None
+    if line_offset:
+        config.warnings = tuple(w.shifted(line_offset) for w in config.warnings)
+    for note in config.warnings:  # old syntax upgraded, keys that do nothing
+        warnings.warn(note, stacklevel=2)
+    return config
 
 
 def _load(source: str | Mapping[str, Any] | Config) -> Config:
@@ -52,4 +62,6 @@ def _load(source: str | Mapping[str, Any] | Config) -> Config:
     if ctx.problems:
         ordered = sorted(ctx.problems, key=lambda p: (p.line is None, p.line or 0, p.column or 0))
         raise ConfigError.collect(ordered)
-    return Config(rendered, source=text, positions=positions)
+    config = Config(rendered, source=text, positions=positions)
+    config.warnings = tuple(ctx.notes)
+    return config

@@ -5,6 +5,7 @@ from __future__ import annotations
 import copy
 from typing import Any
 
+from ludwig_nb.config.errors import ConfigWarning
 from ludwig_nb.config.gpu_watch import GpuWatchConfig
 from ludwig_nb.config.yaml_positions import KeyPath, Positions
 
@@ -17,7 +18,10 @@ class Config:
     Build it with ``load_config``. ``to_dict()`` is the rendered config (plus ``gpu_watch``);
     ``to_ludwig_dict()`` is the same without our ``gpu_watch`` section, a valid Ludwig 0.11
     config. Accessors return copies: a ``Config`` never changes after it is made.
+    ``warnings``: what ``load_config`` noted (old syntax upgraded, keys that do nothing).
     """
+
+    warnings: tuple[ConfigWarning, ...] = ()
 
     def __init__(
         self,
