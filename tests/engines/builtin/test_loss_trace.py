@@ -66,7 +66,7 @@ CASES: dict[str, tuple[list[dict[str, Any]], list[dict[str, Any]], dict[str, Any
 }  # fmt: skip
 #: combiner settings per case (the rest use Ludwig's default concat)
 COMBINERS = {
-    "fc_combiner_regression": {"num_fc_layers": 2, "output_size": 16},
+    "fc_combiner_regression": {"type": "concat", "num_fc_layers": 2, "output_size": 16},
     "tabtransformer_combiner": {"type": "tabtransformer", "hidden_size": 16, "num_heads": 2,
                                 "transformer_output_size": 16, "output_size": 16},
 }  # fmt: skip
@@ -77,8 +77,8 @@ def trace(name: str) -> dict[str, Any]:
     from ludwig_nb.engines.builtin import BuiltinEngine
 
     inputs, outputs, trainer = CASES[name]
-    config = render({"input_features": inputs, "output_features": outputs,
-                     "combiner": COMBINERS.get(name, {}),
+    combiner = {"combiner": COMBINERS[name]} if name in COMBINERS else {}  # Ludwig's default
+    config = render({"input_features": inputs, "output_features": outputs, **combiner,
                      "trainer": {**FAST, "epochs": 5, **trainer}})  # fmt: skip
     events: list[Any] = []
     with tempfile.TemporaryDirectory() as tmp:
