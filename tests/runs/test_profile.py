@@ -16,7 +16,7 @@ input_features:
   - {name: a, type: number}
 output_features:
   - {name: y, type: binary}
-trainer: {epochs: 40, batch_size: 16}
+trainer: {epochs: 30, batch_size: 4, early_stop: -1}
 gpu_watch: {simulate: true, interval: 0.25}
 """
 
