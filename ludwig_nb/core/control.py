@@ -64,10 +64,13 @@ class RunControl:
         self._changed = threading.Condition(self._lock)
         self._stop_reason: str | None = None
         self._pause_reasons: set[str] = set()
+        #: how many times a stop was asked for (engine: ray cancels its job at the second)
+        self.stop_count = 0
 
     # -- requests (any thread) -------------------------------------------------------
     def stop(self, reason: str = "user") -> None:
         with self._changed:
+            self.stop_count += 1
             if self._stop_reason is None:
                 self._stop_reason = reason
             self._changed.notify_all()

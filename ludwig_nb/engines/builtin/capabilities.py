@@ -36,7 +36,9 @@ __all__ = [
 ]
 
 LUDWIG_HINT = 'engine: ludwig runs this config unchanged (`pip install "ludwig_nb[ludwig]"`)'
-RAY_HINT = "Ludwig's Ray backend runs it: `pip install 'ludwig[distributed]'`, then `ludwig train`"
+RAY_HINT = (
+    'engine: ray (the default for `backend: {type: ray}`) runs it: `pip install "ludwig_nb[ray]"`'
+)
 
 BUILTIN_INPUT_TYPES = INPUT_TYPES
 BUILTIN_OUTPUT_TYPES = OUTPUT_TYPES

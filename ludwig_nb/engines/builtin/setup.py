@@ -17,6 +17,7 @@ from ludwig_nb.engines.base import TrainJob
 from ludwig_nb.engines.builtin.batch_probe import candidate_sizes, probe_batch_size
 from ludwig_nb.engines.builtin.checkpoint import BEST, CHECKPOINTS_DIR, LATEST, load_checkpoint
 from ludwig_nb.engines.builtin.device import Precision, TensorData, resolve_device
+from ludwig_nb.engines.builtin.distributed import shard_rows
 from ludwig_nb.engines.builtin.model import ECD, Objective
 from ludwig_nb.engines.builtin.optim import auto_learning_rate, build_optimizer
 from ludwig_nb.engines.builtin.schedule import LearningRate, Plan, plan_training
@@ -122,9 +123,10 @@ def evaluation_batches(
     return sum(-(-splits[n].rows // eval_batch_size) for n in names if n in splits)
 
 
-def build_setup(job: TrainJob, trainer: dict[str, Any]) -> Setup:
+def build_setup(job: TrainJob, trainer: dict[str, Any], world_size: int = 1) -> Setup:
     """Load and preprocess the data, build model, optimizer, schedule; restore nothing yet
-    (the caller restores ``Setup.resume``). Raises ``DataError`` / ``ValueError``."""
+    (the caller restores ``Setup.resume``). ``world_size``: ranks of a data-parallel run;
+    the plan covers one rank's shard. Raises ``DataError`` / ``ValueError``."""
     seed = job_seed(job)
     resume = _resume_state(job)
     saved_meta = json.loads(resume["metadata"]) if resume else None
@@ -140,7 +142,7 @@ def build_setup(job: TrainJob, trainer: dict[str, Any]) -> Setup:
     batch_size = int(resume["batch_size"]) if resume else _batch_size(trainer, job, parts)
     eval_batch_size = _eval_batch_size(trainer, batch_size)
     plan = dataclasses.replace(
-        plan_training(trainer, splits["training"].rows, batch_size),
+        plan_training(trainer, shard_rows(splits["training"].rows, world_size), batch_size),
         evaluation_batches=evaluation_batches(trainer, splits, eval_batch_size),
     )
     base_lr = trainer.get("learning_rate", 0.001)

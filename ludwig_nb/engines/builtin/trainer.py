@@ -23,6 +23,7 @@ from ludwig_nb.core.control import Control, StopRequested
 from ludwig_nb.core.rundir import write_json_atomic
 from ludwig_nb.engines.base import Emit, TrainJob
 from ludwig_nb.engines.builtin.device import Batch, batch_order, prefetched
+from ludwig_nb.engines.builtin.distributed import SINGLE, Distributed
 from ludwig_nb.engines.builtin.evaluation import evaluate_split, finite_only
 from ludwig_nb.engines.builtin.metrics import DEFAULT_VALIDATION_METRIC, MINIMIZE, is_improvement
 from ludwig_nb.engines.builtin.model_io import BuiltinModel
@@ -54,9 +55,17 @@ def _stop_reason(reason: str | None) -> str:
 class Training:
     """Runs one job; :meth:`run` returns the trained model."""
 
-    def __init__(self, job: TrainJob, emit: Emit, control: Control, engine: str = "builtin"):
+    def __init__(
+        self,
+        job: TrainJob,
+        emit: Emit,
+        control: Control,
+        engine: str = "builtin",
+        distributed: Distributed = SINGLE,
+    ):
         self.job, self.emit, self.control = job, emit, control
         self.engine = engine
+        self.distributed = distributed  # this process's rank of a data-parallel run
         self.clock = job.clock or time.time
         self.trainer: dict[str, Any] = dict(job.config.get("trainer") or {})
         self.timings = {"setup": 0.0, "data_wait": 0.0, "steps": 0.0, "events": 0.0,
@@ -88,9 +97,10 @@ class Training:
     def run(self) -> BuiltinModel:
         began = time.perf_counter()
         self._phase("preprocessing")
-        self.s = build_setup(self.job, self.trainer)
+        self.s = build_setup(self.job, self.trainer, world_size=self.distributed.world_size)
         if self.s.resume is not None:
             self._restore(self.s.resume)
+        self.s.step_module = self.distributed.wrap(self.s.step_module)  # DDP on >1 rank
         self.timings["setup"] = time.perf_counter() - began
         self._emit(
             ev.RunStarted(
@@ -116,8 +126,8 @@ class Training:
             epoch = plan.epoch_of(self.completed)
             first = epoch * plan.steps_per_epoch
             count = min(plan.steps_per_epoch, plan.total_steps - first)
-            order = batch_order(
-                s.train.rows, s.seed, epoch, self.trainer.get("should_shuffle", True)
+            order = self.distributed.shard(
+                batch_order(s.train.rows, s.seed, epoch, self.trainer.get("should_shuffle", True))
             ).to(s.train.device)  # one copy per epoch, not one per batch
             size = plan.batch_size
             batches = prefetched(self._batch_maker(order, size), count, s.device,
