@@ -86,6 +86,27 @@ def _measure(name: str, workers: int | None, data: pd.DataFrame, epochs: int) ->
     }  # fmt: skip
 
 
+def _stop_latency(data: pd.DataFrame) -> tuple[int, float, float]:
+    """A 2-worker run stopped after its first steps: seconds from ``run.stop()`` to the
+    RunFinished event in the kernel, and to the run's end (workers gone)."""
+    from ludwig_nb.core import events as ev
+    from ludwig_nb.runs import train
+
+    with tempfile.TemporaryDirectory() as tmp:
+        run = train(_config(2, 1000), data, results_dir=Path(tmp) / "r",
+                    registry_dir=Path(tmp) / "reg")  # fmt: skip
+        while run.is_active and not any(isinstance(e, ev.StepFinished) for e in run.events):
+            time.sleep(0.05)
+        steps = sum(isinstance(e, ev.StepFinished) for e in run.events)
+        clicked = time.time()
+        run.stop()
+        while run.is_active and not any(isinstance(e, ev.RunFinished) for e in run.events):
+            time.sleep(0.01)
+        finished = time.time() - clicked
+        run.wait()
+        return steps, finished, time.time() - clicked
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--epochs", type=int, default=3)
@@ -96,12 +117,13 @@ def main() -> None:
     variants = {"builtin": None, "ray0": 0, "ray1": 1, "ray2": 2}
     chosen = [v for v in args.variants.split(",") if v]
     if any(variants[v] for v in chosen):
-        import ray
+        from ludwig_nb.engines.ray.driver import ensure_ray
 
-        os.environ.setdefault("RAY_agent_register_timeout_ms", "120000")
         began = time.time()
-        ray.init(num_cpus=2, log_to_driver=False)
-        print(f"ray.init: {time.time() - began:.1f} s ({socket.gethostname()}, 2 CPUs)")
+        ensure_ray(None)  # what a run does: a local Ray with the machine's CPUs
+        print(
+            f"ray.init: {time.time() - began:.1f} s ({socket.gethostname()}, {os.cpu_count()} CPUs)"
+        )
     results = [_measure(v, variants[v], data, args.epochs) for v in chosen]
     base = next((r for r in results if r["variant"] == "builtin"), results[0])
     print(f"{'variant':8} {'steps':>5} {'first step s':>12} {'step ms p50':>11} {'x builtin':>9} "
@@ -119,10 +141,16 @@ def main() -> None:
             f"2 vs 1 workers: steps/s x{rate:.2f} (a step of 2 workers is 2x the rows), "
             f"wall x{wall:.2f}"
         )
+    if "ray2" in chosen:
+        click, finished, returned = _stop_latency(data)
+        print(
+            f"Stop (2 workers): RunFinished {finished:.2f} s after the click, run over "
+            f"{returned:.2f} s after it (steps before the click: {click})"
+        )
     if any(variants[v] for v in chosen):
         import ray
 
-        ray.shutdown()
+        ray.shutdown()  # the Ray this benchmark started
 
 
 if __name__ == "__main__":

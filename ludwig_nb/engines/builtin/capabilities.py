@@ -161,6 +161,7 @@ def check_engine_support(cfg: dict[str, Any], ctx: Ctx) -> None:
             ("backend", "type"),
             f"backend '{backend.get('type')}' is not run by the built-in engine",
             engine_hint=RAY_HINT,
+            engine="ray",
         )
 
 

@@ -171,6 +171,7 @@ class RayDriver:
             thread.start()
             self._pump(channel.poll, lambda: not thread.is_alive(), channel.set_control, None)
             thread.join()
+            self._write_workers(channel.workers())
             if failure:
                 self._raise_failure(failure[0], channel.errors())
         finally:

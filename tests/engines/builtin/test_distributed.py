@@ -82,7 +82,7 @@ def _spawn(tmp_path: Path, stop_after: int | None) -> list[dict]:
 @pytest.mark.timeout(300)
 def test_two_ranks_take_the_same_steps_and_end_with_identical_parameters(tmp_path):
     ranks = _spawn(tmp_path, stop_after=None)
-    # 128 training rows (80% of 160) -> 64 a rank -> 4 steps of 16 an epoch, 3 epochs
+    # 112 training rows (70% of 160) -> 56 a rank -> 4 steps of 16 an epoch, 3 epochs
     assert ranks[0]["total"] == ranks[1]["total"] == 12
     assert ranks[0]["steps"] == ranks[1]["steps"] == list(range(12))
     assert ranks[0]["digest"] == ranks[1]["digest"]

@@ -40,7 +40,7 @@ def test_local_mode_runs_the_worker_code_in_process(tmp_path):
     assert (run.engine_name, run.status) == ("ray", "completed")
     started = next(e for e in run.events if isinstance(e, ev.RunStarted))
     assert started.engine == "ray"
-    # one rank: the whole table, the built-in loop's own plan (160 training rows / 16)
+    # one rank: the whole table, the built-in loop's own plan (140 training rows / 16)
     assert steps_of(run) == list(range(run.total_steps))
     assert run.total_steps == started.schedule.total_steps
     workers = json.loads((run.directory / "workers.json").read_text())["workers"]
@@ -58,15 +58,16 @@ def test_two_workers_stream_steps_in_order_and_keep_the_ranks_identical(ray_sess
     assert run.error is None, run.traceback_text
     assert run.status == "completed"
     started = next(e for e in run.events if isinstance(e, ev.RunStarted))
-    # 320 training rows -> 160 per rank at 16 a step -> 10 steps an epoch, 2 epochs
-    assert (started.schedule.steps_per_epoch, started.schedule.total_steps) == (10, 20)
-    assert steps_of(run) == list(range(20))  # every step, once, in order, from rank 0
+    # 280 training rows (Ludwig's 70% split) -> 140 per rank -> 9 steps of 16 an epoch, 2 epochs
+    # (one process would take 18 an epoch)
+    assert (started.schedule.steps_per_epoch, started.schedule.total_steps) == (9, 18)
+    assert steps_of(run) == list(range(18))  # every step, once, in order, from rank 0
     assert [e.time for e in run.events if isinstance(e, ev.StepFinished)] == sorted(
         e.time for e in run.events if isinstance(e, ev.StepFinished)
     )
     workers = json.loads((run.directory / "workers.json").read_text())["workers"]
     assert [w["rank"] for w in workers] == [0, 1]
-    assert {w["steps"] for w in workers} == {20}
+    assert {w["steps"] for w in workers} == {18}
     assert workers[0]["parameters_sha256"] == workers[1]["parameters_sha256"]
     assert workers[0]["pid"] != workers[1]["pid"]  # two processes, not one
     model = load_model(run.directory / "model")
