@@ -34,6 +34,12 @@ def _free_port() -> int:
         return int(probe.getsockname()[1])
 
 
+def agent_ports() -> dict[str, int]:
+    """Free ports for a node's agents, chosen up front (see :func:`ray_cluster`)."""
+    return {name: _free_port() for name in ("metrics_agent_port", "metrics_export_port",
+            "runtime_env_agent_port", "dashboard_agent_listen_port")}  # fmt: skip
+
+
 @pytest.fixture(scope="session")
 def ray_cluster():
     """A one-node Ray "cluster" (``ray.cluster_utils.Cluster``) with ``RAY_CPUS`` CPUs,
@@ -50,8 +56,7 @@ def ray_cluster():
         pytest.fail("a Ray was already initialised in this process; the tests start their own")
     cluster = None
     for attempt in range(3):  # a loaded box can miss the raylet's fixed wait for the agents
-        ports = {name: _free_port() for name in ("metrics_agent_port", "metrics_export_port",
-                 "runtime_env_agent_port", "dashboard_agent_listen_port")}  # fmt: skip
+        ports = agent_ports()
         try:
             cluster = Cluster(initialize_head=True, head_node_args={"num_cpus": RAY_CPUS, **ports})
             break

@@ -160,3 +160,32 @@ def test_a_killed_worker_fails_the_run_with_the_error_shown(ray_session, tmp_pat
     failed = next(e for e in run.events if isinstance(e, ev.RunFailed))
     assert "Ray" in failed.message and "worker logs" in failed.message
     wait_for(lambda: cpus_free(ray_session), timeout=120)
+
+
+def test_losing_a_node_mid_run_fails_the_run_with_the_error_shown(ray_cluster, tmp_path):
+    """A fake second node (``ray.cluster_utils.Cluster.add_node``): the workers are spread
+    one per node (STRICT_SPREAD), the node is removed after the first steps."""
+    import ray
+
+    from tests.engines.ray.conftest import agent_ports
+
+    try:
+        node = ray_cluster.add_node(num_cpus=1, **agent_ports())
+    except Exception as failure:  # Ray raises a bare Exception when a node does not start
+        if "timed out during startup" in str(failure):
+            pytest.skip(f"the fake second node did not start on this machine: {failure}")
+        raise
+    ray_cluster.wait_for_nodes()
+    config = ray_config(2, epochs=400)
+    config["backend"]["trainer"].update(placement_strategy="STRICT_SPREAD",
+                                        resources_per_worker={"CPU": 1})  # fmt: skip
+    run = ludwig_nb.train(config, table(rows=400), results_dir=tmp_path,
+                          registry_dir=tmp_path / "reg")  # fmt: skip
+    wait_for(lambda: steps_of(run))
+    ray_cluster.remove_node(node)
+    run.wait(300)
+    assert run.is_done
+    assert run.status == "failed"
+    assert type(run.error).__name__ == "WorkerFailed"
+    assert "worker logs" in str(run.error)
+    wait_for(lambda: ray.available_resources().get("CPU", 0) == RAY_CPUS, timeout=120)
