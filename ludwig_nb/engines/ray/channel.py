@@ -48,6 +48,11 @@ class _Store:
         self.pause: str | None = None
         self.errors: list[dict[str, Any]] = []
         self.workers: dict[int, dict[str, Any]] = {}  # rank -> its end-of-run report
+        self.starts: dict[int, int] = {}  # rank -> how often it started (restarts: > 1)
+
+    def start(self, rank: int) -> int:
+        self.starts[rank] = self.starts.get(rank, 0) + 1
+        return self.starts[rank]
 
     def add(self, batch: list[Any]) -> None:
         self.events.extend(batch)
@@ -98,6 +103,9 @@ class ProgressChannel:
     async def errors(self) -> list[dict[str, Any]]:
         return list(self._store.errors)
 
+    async def started(self, rank: int) -> int:
+        return self._store.start(rank)
+
     async def report_worker(self, report: dict[str, Any]) -> None:
         self._store.workers[int(report["rank"])] = report
 
@@ -138,6 +146,10 @@ class LocalChannel:
     def errors(self) -> list[dict[str, Any]]:
         with self._changed:
             return list(self._store.errors)
+
+    def started(self, rank: int) -> int:
+        with self._changed:
+            return self._store.start(rank)
 
     def report_worker(self, report: dict[str, Any]) -> None:
         with self._changed:
@@ -195,6 +207,15 @@ class ChannelClient:
         import ray
 
         ray.get(self._actor.report_error.remote(error), timeout=10)
+
+    def started(self, rank: int) -> int:
+        """Count this rank's start; more than 1 means Ray Train restarted the workers."""
+        if self._local is not None:
+            return self._local.started(rank)
+        import ray
+
+        count: int = ray.get(self._actor.started.remote(rank), timeout=30)
+        return count
 
     def report_worker(self, report: dict[str, Any]) -> None:
         """This rank's end-of-run report (host, device, steps/s, parameter digest)."""

@@ -182,14 +182,20 @@ class RayDriver:
 
         self._emit_phase("starting Ray")
         ensure_ray(self.backend.address)
+        from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
+
+        # the channel and the task that owns the controller live on the driver's node: losing
+        # another node then loses workers (a failed run), never the run's plumbing
+        here = NodeAffinitySchedulingStrategy(ray.get_runtime_context().get_node_id(), soft=False)
         actor = (ray.remote(num_cpus=0)(ProgressChannel)
                  .options(name=self.channel_name, namespace=NAMESPACE, max_concurrency=64,
-                          runtime_env=worker_runtime_env())
+                          runtime_env=worker_runtime_env(), scheduling_strategy=here)
                  .remote())  # fmt: skip
         try:
             self._emit_phase(f"starting {self.backend.num_workers} Ray Train workers")
             dataset = [ray.put(self.job.dataset)]  # nested: the workers get the ref
-            task = ray.remote(num_cpus=0, max_retries=0, runtime_env=worker_runtime_env())(_fit)
+            task = ray.remote(num_cpus=0, max_retries=0, runtime_env=worker_runtime_env(),
+                              scheduling_strategy=here)(_fit)  # fmt: skip
             ref = task.remote(self._loop_config(dataset), self._scaling(), self._run_config())
 
             def poll(cursor: int, timeout: float) -> tuple[list[Any], int]:
@@ -228,6 +234,8 @@ class RayDriver:
             self._forward_control(set_control, kill)
             batch, cursor = poll(cursor, 0.0 if finished else POLL_S)
             for event in batch:
+                if isinstance(event, ev.StepFinished) and event.step <= self.last_step:
+                    continue  # redone after a restart from the last checkpoint: seen already
                 self._observe(event)
                 self.emit(event)
             if finished and not batch:

@@ -113,10 +113,13 @@ def _train(
         dataset = ray.get(dataset)
     elif isinstance(dataset, list) and dataset and isinstance(dataset[0], ray.ObjectRef):
         dataset = ray.get(dataset[0])  # a DataFrame travels via the object store
+    resume = Path(loop["resume_from"]) if loop["resume_from"] else None
+    primary_dir = Path(loop["run_dir"])
+    if client.started(rank) > 1 and (primary_dir / "checkpoints" / "latest.ckpt").is_file():
+        resume = primary_dir  # Ray Train restarted the workers (max_failures): continue
     job = TrainJob(
         config=loop["config"], dataset=dataset, run_dir=run_dir, run_id=loop["run_id"],
-        name=loop["name"], device=str(device), seed=loop["seed"],
-        resume_from=Path(loop["resume_from"]) if loop["resume_from"] else None,
+        name=loop["name"], device=str(device), seed=loop["seed"], resume_from=resume,
     )  # fmt: skip
     agree = torch_agree(device) if world > 1 else None
     if rank == 0:

@@ -189,3 +189,21 @@ def test_losing_a_node_mid_run_fails_the_run_with_the_error_shown(ray_cluster, t
     assert type(run.error).__name__ == "WorkerFailed"
     assert "worker logs" in str(run.error)
     wait_for(lambda: ray.available_resources().get("CPU", 0) == RAY_CPUS, timeout=120)
+
+
+def test_with_max_failures_a_killed_worker_restarts_from_the_last_checkpoint(ray_session, tmp_path):
+    config = ray_config(2, epochs=30)
+    config["backend"]["trainer"]["max_failures"] = 1
+    config["trainer"]["checkpoints_per_epoch"] = 2
+    run = ludwig_nb.train(config, table(rows=400), results_dir=tmp_path,
+                          registry_dir=tmp_path / "reg")  # fmt: skip
+    wait_for(lambda: any(isinstance(e, ev.CheckpointSaved) for e in run.events))
+    workers = [p for p in ray_children() if "RayTrainWorker" in " ".join(p.cmdline())]
+    os.kill(workers[-1].pid, signal.SIGKILL)
+    run.wait(360)
+    assert run.error is None, run.traceback_text
+    assert run.status == "completed"
+    starts = [e for e in run.events if isinstance(e, ev.RunStarted)]
+    assert len(starts) == 2 and starts[1].start_step > 0  # resumed, not from step 0
+    assert steps_of(run) == list(range(run.total_steps))  # each step once, in order
+    wait_for(lambda: cpus_free(ray_session), timeout=60)
