@@ -100,23 +100,26 @@ def test_stop_ends_every_rank_at_a_step_boundary(ray_session, tmp_path):
 
 
 def test_pause_holds_every_step_until_resume(ray_session, tmp_path):
-    run = ludwig_nb.train(
-        ray_config(2, epochs=3),
-        table(rows=400),
-        results_dir=tmp_path,
-        registry_dir=tmp_path / "reg",
-    )
+    run = ludwig_nb.train(ray_config(2, epochs=400), table(rows=400), results_dir=tmp_path,
+                          registry_dir=tmp_path / "reg")  # fmt: skip
     wait_for(lambda: steps_of(run))
     run.pause()
-    wait_for(lambda: any(isinstance(e, ev.Paused) for e in run.events))
+    paused = wait_for(lambda: next((e for e in run.events if isinstance(e, ev.Paused)), None))
     run.resume()
+    wait_for(lambda: any(isinstance(e, ev.StepFinished) and e.step > paused.step
+                         for e in run.events))  # fmt: skip
+    run.stop()
     run.wait(240)
+    assert run.is_done
     assert run.error is None, run.traceback_text
     kinds = [type(e).__name__ for e in run.events]
-    paused, resumed = kinds.index("Paused"), kinds.index("Resumed")
-    assert "StepFinished" not in kinds[paused:resumed]  # no rank stepped while paused
-    assert steps_of(run) == list(range(run.total_steps))  # and none was lost
-    assert run.status == "completed"
+    at_pause, at_resume = kinds.index("Paused"), kinds.index("Resumed")
+    assert "StepFinished" not in kinds[at_pause:at_resume]  # no rank stepped while paused
+    resumed = next(e for e in run.events if isinstance(e, ev.Resumed))
+    assert resumed.step == paused.step
+    steps = steps_of(run)
+    assert steps == list(range(len(steps)))  # none lost or repeated across the pause
+    assert run.status == "stopped"
 
 
 def test_a_second_stop_cancels_the_job_and_frees_the_cpus(ray_session, tmp_path):
