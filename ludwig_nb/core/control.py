@@ -79,10 +79,13 @@ class RunControl:
         self._duty, self._pace_reason = 1.0, ""
         self._pace_mark: float | None = None  # when the engine last left pace()
         self._idle_seconds = 0.0
+        #: how many times a stop was asked for (engine: ray cancels its job at the second)
+        self.stop_count = 0
 
     # -- requests (any thread) -------------------------------------------------------
     def stop(self, reason: str = "user") -> None:
         with self._changed:
+            self.stop_count += 1
             if self._stop_reason is None:
                 self._stop_reason = reason
             self._changed.notify_all()

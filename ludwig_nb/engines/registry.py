@@ -1,9 +1,10 @@
 """The one list of engine names, and how a name (or "auto") becomes an engine for a config.
 
 ``builtin`` is the embedded torch engine; ``ludwig`` runs real Ludwig (the ``[ludwig]``
-extra). ``auto`` (the default everywhere) picks the built-in engine when it can run the
-config, else Ludwig when it is installed, else raises the built-in engine's located refusal,
-which names ``pip install "ludwig_nb[ludwig]"``.
+extra); ``ray`` runs the built-in loop on Ray Train workers (the ``[ray]`` extra; ``auto``
+picks it for ``backend: {type: ray}``). ``auto`` (the default everywhere) otherwise picks
+the built-in engine when it can run the config, else Ludwig when it is installed, else
+raises the built-in engine's located refusal, which names ``pip install "ludwig_nb[ludwig]"``.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ __all__ = ["AUTO", "ENGINES", "ENGINE_NAMES", "get_engine", "select_engine"]
 ENGINES = {
     "builtin": "ludwig_nb.engines.builtin:BuiltinEngine",
     "ludwig": "ludwig_nb.engines.ludwig:LudwigEngine",
+    "ray": "ludwig_nb.engines.ray:RayEngine",
 }
 AUTO = "auto"
 #: what ``engine=`` accepts, in the order help texts list them
@@ -43,6 +45,8 @@ def select_engine(name: str, config: Config) -> Engine:
     """The engine that runs ``config``: ``name``'s after its check, or for "auto" the first
     of builtin, ludwig that can. Raises ``UnsupportedByEngine`` (located),
     ``EngineUnavailable`` (what to install) or ``ValueError`` (unknown name)."""
+    if name == AUTO and ((config.to_dict().get("backend") or {}).get("type")) == "ray":
+        name = "ray"  # `backend: {type: ray}` is the built-in loop on Ray Train workers
     if name != AUTO:
         engine = get_engine(name)
         engine.check(config)

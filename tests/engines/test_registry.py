@@ -24,7 +24,7 @@ def ludwig_absent(monkeypatch):
 
 
 def test_the_names_are_one_list():
-    assert registry.ENGINE_NAMES == ("auto", "builtin", "ludwig")
+    assert registry.ENGINE_NAMES == ("auto", "builtin", "ludwig", "ray")
     with pytest.raises(ValueError, match="auto, builtin, ludwig"):
         registry.get_engine("tensorflow")
 

@@ -36,7 +36,9 @@ __all__ = [
 ]
 
 LUDWIG_HINT = 'engine: ludwig runs this config unchanged (`pip install "ludwig_nb[ludwig]"`)'
-RAY_HINT = "Ludwig's Ray backend runs it: `pip install 'ludwig[distributed]'`, then `ludwig train`"
+RAY_HINT = (
+    'engine: ray (the default for `backend: {type: ray}`) runs it: `pip install "ludwig_nb[ray]"`'
+)
 
 BUILTIN_INPUT_TYPES = INPUT_TYPES
 BUILTIN_OUTPUT_TYPES = OUTPUT_TYPES
@@ -159,6 +161,7 @@ def check_engine_support(cfg: dict[str, Any], ctx: Ctx) -> None:
             ("backend", "type"),
             f"backend '{backend.get('type')}' is not run by the built-in engine",
             engine_hint=RAY_HINT,
+            engine="ray",
         )
 
 

@@ -24,6 +24,7 @@ from ludwig_nb.engines.builtin.batch_probe import (
 )
 from ludwig_nb.engines.builtin.checkpoint import BEST, CHECKPOINTS_DIR, LATEST, load_checkpoint
 from ludwig_nb.engines.builtin.device import Precision, TensorData, resolve_device
+from ludwig_nb.engines.builtin.distributed import shard_rows
 from ludwig_nb.engines.builtin.layers import own_dropout
 from ludwig_nb.engines.builtin.memory import apply_memory_limit
 from ludwig_nb.engines.builtin.model import ECD, Objective
@@ -165,11 +166,15 @@ def evaluation_batches(
 
 
 def build_setup(
-    job: TrainJob, trainer: dict[str, Any], phase: Callable[[str, str], None] | None = None
+    job: TrainJob,
+    trainer: dict[str, Any],
+    phase: Callable[[str, str], None] | None = None,
+    world_size: int = 1,
 ) -> Setup:
     """Load and preprocess the data, build model, optimizer, schedule; restore nothing yet
     (the caller restores ``Setup.resume``). ``phase(phase, detail)`` is told when a batch
-    size probe runs. Raises ``DataError`` / ``ValueError``."""
+    size probe runs. ``world_size``: ranks of a data-parallel run; the plan covers one
+    rank's shard. Raises ``DataError`` / ``ValueError``."""
     seed = job_seed(job)
     resume = _resume_state(job)
     saved_meta = json.loads(resume["metadata"]) if resume else None
@@ -191,7 +196,7 @@ def build_setup(
     parts["splits"] = splits
     eval_batch_size = _eval_batch_size(trainer, batch_size, parts)
     plan = dataclasses.replace(
-        plan_training(trainer, splits["training"].rows, batch_size),
+        plan_training(trainer, shard_rows(splits["training"].rows, world_size), batch_size),
         evaluation_batches=evaluation_batches(trainer, splits, eval_batch_size),
     )
     base_lr = trainer.get("learning_rate", 0.001)

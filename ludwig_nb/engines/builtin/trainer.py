@@ -28,6 +28,7 @@ from ludwig_nb.core.rundir import write_json_atomic
 from ludwig_nb.engines.base import Emit, TrainJob
 from ludwig_nb.engines.builtin.capture import StepCapture
 from ludwig_nb.engines.builtin.device import Batch, batch_order, prefetched
+from ludwig_nb.engines.builtin.distributed import SINGLE, Distributed
 from ludwig_nb.engines.builtin.evaluation import evaluate_split, finite_only
 from ludwig_nb.engines.builtin.memory import MicroBatcher
 from ludwig_nb.engines.builtin.metrics import DEFAULT_VALIDATION_METRIC, MINIMIZE, is_improvement
@@ -80,9 +81,17 @@ class _Done:
 class Training:
     """Runs one job; :meth:`run` returns the trained model."""
 
-    def __init__(self, job: TrainJob, emit: Emit, control: Control, engine: str = "builtin"):
+    def __init__(
+        self,
+        job: TrainJob,
+        emit: Emit,
+        control: Control,
+        engine: str = "builtin",
+        distributed: Distributed = SINGLE,
+    ):
         self.job, self.emit, self.control = job, emit, control
         self.engine = engine
+        self.distributed = distributed  # this process's rank of a data-parallel run
         self.clock = job.clock or time.time
         self.trainer: dict[str, Any] = dict(job.config.get("trainer") or {})
         self.timings = {"setup": 0.0, "data_wait": 0.0, "steps": 0.0, "events": 0.0,
@@ -134,6 +143,7 @@ class Training:
         self.s = setup
         if self.s.resume is not None:
             self._restore(self.s.resume)
+        self.s.step_module = self.distributed.wrap(self.s.step_module)  # DDP on >1 rank
         self.timings["setup"] = time.perf_counter() - began
         self.sync_interval = loss_sync_interval(self.s.device)
         self._emit(
@@ -167,7 +177,9 @@ class Training:
 
         def work() -> None:
             try:
-                out["setup"] = build_setup(self.job, self.trainer, self._phase)
+                out["setup"] = build_setup(
+                    self.job, self.trainer, self._phase, world_size=self.distributed.world_size
+                )
             except BaseException as err:  # re-raised on the run's thread
                 out["error"] = err
 
@@ -192,8 +204,8 @@ class Training:
             epoch = plan.epoch_of(self.completed)
             first = epoch * plan.steps_per_epoch
             count = min(plan.steps_per_epoch, plan.total_steps - first)
-            order = batch_order(
-                s.train.rows, s.seed, epoch, self.trainer.get("should_shuffle", True)
+            order = self.distributed.shard(
+                batch_order(s.train.rows, s.seed, epoch, self.trainer.get("should_shuffle", True))
             ).to(s.train.device)  # one copy per epoch, not one per batch
             size = plan.batch_size
             batches = prefetched(self._batch_maker(order, size), count, s.device,

@@ -145,11 +145,11 @@ def test_every_problem_is_listed_and_the_model_type_alone_for_llm() -> None:
     assert llm.path == "model_type"
 
 
-def test_ray_backend_is_named_with_ludwigs_ray_backend() -> None:
+def test_ray_backend_points_at_engine_ray() -> None:
     text = HEAD + "    type: number\nbackend:\n  type: ray\n"
     err = _unsupported(text)
-    assert (err.path, err.engine) == ("backend.type", "ludwig")
-    assert err.hint is not None and "Ray backend" in err.hint
+    assert (err.path, err.engine) == ("backend.type", "ray")
+    assert err.hint is not None and "engine: ray" in err.hint and "ludwig_nb[ray]" in err.hint
 
 
 def test_schema_errors_are_the_config_layers_and_never_engine_errors() -> None:

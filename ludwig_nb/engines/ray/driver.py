@@ -1,0 +1,305 @@
+"""The driver side of a Ray run, on the run's thread in the kernel.
+
+:class:`RayDriver` starts Ray lazily (``ignore_reinit_error``, ``log_to_driver=False``: the
+workers' output stays out of the cell), creates the run's channel, launches ``fit()`` of a
+``TorchTrainer`` inside a ``num_cpus=0`` Ray task (so a second Stop can
+``ray.cancel(force=True)`` it, which ends the controller and its workers and frees the
+placement group), then long-polls the channel and feeds every event to the run's ``emit``,
+forwarding Stop/Pause the other way. It never shuts Ray down and never calls ``ray stop``.
+With ``num_workers: 0`` the same ``fit()`` runs on a helper thread in this process (Ray
+Train's local mode) and the channel is in-process.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+import shutil
+import threading
+from pathlib import Path
+from typing import Any
+
+from ludwig_nb.core import events as ev
+from ludwig_nb.core.control import Control, StopRequested
+from ludwig_nb.core.rundir import write_json_atomic
+from ludwig_nb.engines.base import Emit, TrainJob
+from ludwig_nb.engines.ray.backend import RayBackend
+from ludwig_nb.engines.ray.channel import (
+    NAMESPACE,
+    ProgressChannel,
+    register_local_channel,
+    unregister_local_channel,
+)
+from ludwig_nb.engines.ray.engine import RunKilled, WorkerFailed, worker_config
+from ludwig_nb.engines.ray.worker import WORKER_LOGS, train_loop_per_worker
+
+__all__ = ["POLL_S", "WORKERS_FILE", "RayDriver", "ensure_ray", "worker_runtime_env"]
+
+log = logging.getLogger(__name__)
+
+WORKERS_FILE = "workers.json"
+POLL_S = 0.25  # seconds one long-poll of the channel waits for events
+
+
+def ensure_ray(address: str | None) -> bool:
+    """Connect to Ray once per process: ``address`` (or ``RAY_ADDRESS``) joins a cluster,
+    neither starts a local one. True when this call started it. Never shuts anything down."""
+    import ray
+
+    if ray.is_initialized():
+        return False
+    target = address or os.environ.get("RAY_ADDRESS") or None
+    # a busy machine starts the dashboard agent in more than the raylet's default 30 s wait
+    os.environ.setdefault("RAY_agent_register_timeout_ms", "120000")
+    for attempt in range(2):  # a loaded machine can miss the raylet's fixed agent wait once
+        try:
+            ray.init(address=target, ignore_reinit_error=True, log_to_driver=False,
+                     logging_level=logging.WARNING)  # fmt: skip
+            return True
+        except Exception as failure:  # Ray raises a bare Exception when its node times out
+            if target is not None or attempt == 1 or "timed out during startup" not in str(failure):
+                raise
+            log.warning("ludwig_nb: the local Ray did not start in time; trying once more")
+            ray.shutdown()
+    return True
+
+
+def worker_runtime_env() -> dict[str, Any]:
+    """The runtime env of the run's actor and task (the controller and the workers inherit
+    it): ``PYTHONPATH`` starts with the folder this ludwig_nb is imported from, so that the
+    workers import the same code on this machine (an editable install or a clone). Other
+    nodes of a cluster need ludwig_nb installed, like Ray itself, at the same version."""
+    import ludwig_nb
+
+    root = str(Path(ludwig_nb.__file__).resolve().parent.parent)
+    inherited = os.environ.get("PYTHONPATH")
+    return {
+        "env_vars": {"PYTHONPATH": os.pathsep.join([root, *([inherited] if inherited else [])])}
+    }
+
+
+def _fit(loop: dict[str, Any], scaling: dict[str, Any], run: dict[str, Any]) -> None:
+    """``TorchTrainer(...).fit()``: in a Ray task, or in-process in local mode."""
+    from ray.train import FailureConfig, RunConfig, ScalingConfig
+    from ray.train.torch import TorchTrainer
+
+    failures = run.pop("max_failures")
+    TorchTrainer(
+        train_loop_per_worker,
+        train_loop_config=loop,
+        scaling_config=ScalingConfig(**scaling),
+        run_config=RunConfig(**run, failure_config=FailureConfig(max_failures=failures)),
+    ).fit()
+
+
+class RayDriver:
+    """One run's driver: :meth:`run` returns the model or raises (see engine.py)."""
+
+    def __init__(self, job: TrainJob, emit: Emit, control: Control) -> None:
+        self.job, self.emit, self.control = job, emit, control
+        self.backend = RayBackend.from_config(job.config)
+        self.channel_name = f"run-{job.run_id}"
+        storage = self.backend.storage_path
+        #: where rank 0 writes checkpoints/ and model/ (shared storage on a cluster)
+        self.storage_dir = (Path(storage).expanduser().resolve() / job.run_id if storage
+                            else Path(job.run_dir))  # fmt: skip
+        self.last_step = -1
+        self.last_checkpoint: str | None = None
+        self._sent: tuple[str | None, str | None] = (None, None)
+        self._killed = False
+
+    # -- the loop configs ----------------------------------------------------------------
+    def _loop_config(self, dataset: Any) -> dict[str, Any]:
+        return {
+            "channel": self.channel_name, "config": worker_config(self.job.config),
+            "dataset": dataset, "run_dir": str(self.storage_dir), "run_id": self.job.run_id,
+            "name": self.job.name, "seed": self.job.seed, "use_gpu": self.backend.use_gpu,
+            "resume_from": self._resume_dir(), "in_process": self.backend.local_mode,
+        }  # fmt: skip
+
+    def _resume_dir(self) -> str | None:
+        """The run directory to resume from; with a storage path its checkpoints live there."""
+        source = self.job.resume_from
+        if source is None:
+            return None
+        source = Path(source)
+        if not (source / "checkpoints").is_dir() and self.backend.storage_path:
+            stored = Path(self.backend.storage_path).expanduser().resolve() / source.name
+            if (stored / "checkpoints").is_dir():
+                return str(stored)
+        return str(source)
+
+    def _scaling(self) -> dict[str, Any]:
+        b = self.backend
+        return {"num_workers": b.num_workers, "use_gpu": b.use_gpu,
+                "resources_per_worker": dict(b.resources_per_worker) or None,
+                "placement_strategy": b.placement_strategy}  # fmt: skip
+
+    def _run_config(self) -> dict[str, Any]:
+        ray_dir = self.storage_dir / "ray"  # Ray Train's own run state
+        return {"name": f"ludwig_nb-{self.job.run_id}", "storage_path": str(ray_dir),
+                "max_failures": self.backend.max_failures}  # fmt: skip
+
+    # -- the run -------------------------------------------------------------------------
+    def run(self) -> Any:
+        self.storage_dir.mkdir(parents=True, exist_ok=True)
+        if self.backend.local_mode:
+            self._run_local()
+        else:
+            self._run_remote()
+        return self._collect_model()
+
+    def _emit_phase(self, detail: str) -> None:
+        import time
+
+        self.emit(ev.PhaseChanged(time=time.time(), phase="preprocessing", detail=detail))
+
+    def _run_local(self) -> None:
+        channel = register_local_channel(self.channel_name)
+        failure: list[BaseException] = []
+
+        def target() -> None:
+            try:
+                _fit(self._loop_config(self.job.dataset), self._scaling(), self._run_config())
+            except BaseException as exc:
+                failure.append(exc)
+
+        thread = threading.Thread(target=target, name=f"ludwig_nb-ray-local-{self.job.run_id}",
+                                  daemon=True)  # fmt: skip
+        try:
+            thread.start()
+            self._pump(channel.poll, lambda: not thread.is_alive(), channel.set_control, None)
+            thread.join()
+            self._write_workers(channel.workers())
+            if failure:
+                self._raise_failure(failure[0], channel.errors())
+        finally:
+            unregister_local_channel(self.channel_name)
+
+    def _run_remote(self) -> None:
+        import ray
+
+        self._emit_phase("starting Ray")
+        ensure_ray(self.backend.address)
+        from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
+
+        # the channel and the task that owns the controller live on the driver's node: losing
+        # another node then loses workers (a failed run), never the run's plumbing
+        here = NodeAffinitySchedulingStrategy(ray.get_runtime_context().get_node_id(), soft=False)
+        actor = (ray.remote(num_cpus=0)(ProgressChannel)
+                 .options(name=self.channel_name, namespace=NAMESPACE, max_concurrency=64,
+                          runtime_env=worker_runtime_env(), scheduling_strategy=here)
+                 .remote())  # fmt: skip
+        try:
+            self._emit_phase(f"starting {self.backend.num_workers} Ray Train workers")
+            dataset = [ray.put(self.job.dataset)]  # nested: the workers get the ref
+            task = ray.remote(num_cpus=0, max_retries=0, runtime_env=worker_runtime_env(),
+                              scheduling_strategy=here)(_fit)  # fmt: skip
+            ref = task.remote(self._loop_config(dataset), self._scaling(), self._run_config())
+
+            def poll(cursor: int, timeout: float) -> tuple[list[Any], int]:
+                result: tuple[list[Any], int] = ray.get(actor.poll.remote(cursor, timeout))
+                return result
+
+            def done() -> bool:
+                ready, _ = ray.wait([ref], timeout=0)
+                return bool(ready)
+
+            def set_control(stop: str | None, pause: str | None) -> None:
+                actor.set_control.remote(stop, pause)
+
+            def kill() -> None:
+                ray.cancel(ref, force=True)
+
+            self._pump(poll, done, set_control, kill)
+            with contextlib.suppress(Exception):
+                self._write_workers(ray.get(actor.workers.remote(), timeout=30))
+            try:
+                ray.get(ref)
+            except BaseException as exc:
+                if self._killed:
+                    raise self._kill_error() from None
+                self._raise_failure(exc, ray.get(actor.errors.remote()))
+        finally:
+            with contextlib.suppress(Exception):
+                ray.kill(actor)
+
+    # -- the pump ------------------------------------------------------------------------
+    def _pump(self, poll: Any, done: Any, set_control: Any, kill: Any) -> None:
+        """Feed events until the job ends, then drain what is left."""
+        cursor = 0
+        while True:
+            finished = done()  # read before polling: nothing pushed before the end is lost
+            self._forward_control(set_control, kill)
+            batch, cursor = poll(cursor, 0.0 if finished else POLL_S)
+            for event in batch:
+                if isinstance(event, ev.StepFinished) and event.step <= self.last_step:
+                    continue  # redone after a restart from the last checkpoint: seen already
+                self._observe(event)
+                self.emit(event)
+            if finished and not batch:
+                return
+
+    def _observe(self, event: ev.Event) -> None:
+        if isinstance(event, ev.StepFinished):
+            self.last_step = event.step
+        elif isinstance(event, ev.CheckpointSaved):
+            self.last_checkpoint = event.path
+
+    def _forward_control(self, set_control: Any, kill: Any) -> None:
+        with contextlib.suppress(StopRequested):
+            self.control.checkpoint()  # reads the sidebar's control file
+        stop = self.control.stop_reason if self.control.stop_requested else None
+        reasons = getattr(self.control, "pause_reasons", None)
+        pause = (",".join(sorted(reasons)) if reasons else None) if reasons is not None else (
+            "user" if self.control.paused else None)  # fmt: skip
+        if (stop, pause) != self._sent:
+            set_control(stop, pause)
+            self._sent = (stop, pause)
+        stops = int(getattr(self.control, "stop_count", 1 if stop else 0))
+        if kill is not None and stops >= 2 and not self._killed:
+            log.warning("ludwig_nb: second Stop: cancelling Ray job of run %s", self.job.run_id)
+            self._killed = True
+            kill()
+
+    def _write_workers(self, reports: list[dict[str, Any]]) -> None:
+        """``<run dir>/workers.json``: one entry per rank (host, device, steps, steps/s,
+        parameters_sha256: equal on every rank when the ranks stayed in step)."""
+        if reports:
+            write_json_atomic(Path(self.job.run_dir) / WORKERS_FILE, {"workers": reports})
+
+    # -- the end -------------------------------------------------------------------------
+    def _kill_error(self) -> RunKilled:
+        where = (f"the last checkpoint is {self.last_checkpoint}; continue with "
+                 f"resume_from={str(self.job.run_dir)!r}" if self.last_checkpoint
+                 else "no checkpoint was saved")  # fmt: skip
+        return RunKilled(f"the Ray job was cancelled by a second Stop after step "
+                         f"{self.last_step}; {where}")  # fmt: skip
+
+    def _raise_failure(self, exc: BaseException, errors: list[dict[str, Any]]) -> None:
+        logs = Path(self.job.run_dir) / WORKER_LOGS
+        if errors:
+            first = errors[0]
+            failed = WorkerFailed(f"Ray worker rank {first['rank']} on {first['host']} failed: "
+                                  f"{first['error_type']}: {first['message']} (worker logs: "
+                                  f"{logs})")  # fmt: skip
+            failed.add_note(f"the worker's traceback:\n{first['traceback']}")
+            raise failed from None
+        text = str(exc).strip().splitlines()
+        summary = next((line for line in reversed(text) if line.strip()), type(exc).__name__)
+        failed = WorkerFailed(f"the Ray job failed ({type(exc).__name__}): {summary} "
+                              f"(worker logs: {logs})")  # fmt: skip
+        failed.add_note(str(exc))
+        raise failed from None
+
+    def _collect_model(self) -> Any:
+        from ludwig_nb.engines.builtin.model_io import load_model
+
+        run_dir = Path(self.job.run_dir)
+        if self.storage_dir.resolve() != run_dir.resolve():  # bring the results home
+            shutil.copytree(self.storage_dir / "model", run_dir / "model", dirs_exist_ok=True)
+            stats = self.storage_dir / "training_statistics.json"
+            if stats.is_file():
+                shutil.copy2(stats, run_dir / "training_statistics.json")
+        return load_model(run_dir / "model")

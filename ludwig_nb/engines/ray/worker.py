@@ -1,0 +1,169 @@
+"""What each Ray Train worker runs: the built-in engine's own training loop, as one rank.
+
+:func:`train_loop_per_worker` is handed to ``TorchTrainer`` (and, with ``num_workers: 0``,
+runs in-process in Ray Train's local mode: the same function). Rank 0 writes the run
+directory and emits the events (batched into the channel); the other ranks train into a
+scratch directory and emit nothing. The model is wrapped in ``DistributedDataParallel``
+when there is more than one rank, and each rank takes its shard of the batch order.
+A worker's prints and log records go to ``<run dir>/workers/rank-<r>.log``, not the cell.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import logging
+import os
+import shutil
+import socket
+import tempfile
+import time
+import traceback
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from ludwig_nb.engines.base import TrainJob
+from ludwig_nb.engines.builtin.distributed import Distributed
+from ludwig_nb.engines.ray.channel import ChannelClient, EventBatcher
+from ludwig_nb.engines.ray.worker_control import WorkerControl, torch_agree
+
+__all__ = ["WORKER_LOGS", "parameters_digest", "train_loop_per_worker"]
+
+WORKER_LOGS = "workers"  # <run dir>/workers/rank-<r>.log
+
+
+@contextlib.contextmanager
+def _worker_log(path: Path, in_process: bool) -> Iterator[None]:
+    """Send this worker's prints and log records to ``path`` (not in local mode: there the
+    worker is a thread of the kernel, whose output is the notebook's)."""
+    if in_process:
+        yield
+        return
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "a", encoding="utf-8", buffering=1) as out:
+        handler = logging.StreamHandler(out)
+        handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+        root = logging.getLogger()
+        root.addHandler(handler)
+        try:
+            with contextlib.redirect_stdout(out), contextlib.redirect_stderr(out):
+                yield
+        finally:
+            root.removeHandler(handler)
+
+
+def _device(use_gpu: bool) -> Any:
+    import torch
+
+    if use_gpu:
+        import ray.train.torch
+
+        return ray.train.torch.get_device()
+    return torch.device("cpu")
+
+
+def _wrap_ddp(device: Any) -> Any:
+    from torch.nn.parallel import DistributedDataParallel
+
+    def wrap(module: Any) -> Any:
+        ids = [device.index] if getattr(device, "type", "cpu") == "cuda" else None
+        return DistributedDataParallel(module, device_ids=ids)
+
+    return wrap
+
+
+def train_loop_per_worker(loop: dict[str, Any]) -> None:
+    """One rank of the run described by ``loop`` (built by engine.py); raises what the
+    training loop raises, after reporting it to the channel with this rank and host."""
+    import ray.train
+
+    from ludwig_nb.engines.builtin.trainer import Training
+
+    context = ray.train.get_context()
+    rank, world = context.get_world_rank(), context.get_world_size()
+    client = ChannelClient(loop["channel"])
+    run_dir = Path(loop["run_dir"])
+    scratch = None if rank == 0 else Path(tempfile.mkdtemp(prefix=f"ludwig_nb-rank{rank}-"))
+    log_path = run_dir / WORKER_LOGS / f"rank-{rank}.log"
+    try:
+        with _worker_log(log_path, loop["in_process"]):
+            _train(loop, rank, world, client, scratch or run_dir, Training)
+    except BaseException as exc:
+        with contextlib.suppress(Exception):  # the run layer still gets Ray's own error
+            client.report_error({
+                "rank": rank, "host": socket.gethostname(), "error_type": type(exc).__name__,
+                "message": str(exc) or type(exc).__name__,
+                "traceback": "".join(traceback.format_exception(exc)),
+            })  # fmt: skip
+        raise
+    finally:
+        if scratch is not None:
+            shutil.rmtree(scratch, ignore_errors=True)
+
+
+def _train(
+    loop: dict[str, Any], rank: int, world: int, client: ChannelClient, run_dir: Path, training: Any
+) -> None:
+    import ray
+
+    device = _device(bool(loop["use_gpu"]))
+    dataset = loop["dataset"]
+    if isinstance(dataset, ray.ObjectRef):
+        dataset = ray.get(dataset)
+    elif isinstance(dataset, list) and dataset and isinstance(dataset[0], ray.ObjectRef):
+        dataset = ray.get(dataset[0])  # a DataFrame travels via the object store
+    resume = Path(loop["resume_from"]) if loop["resume_from"] else None
+    primary_dir = Path(loop["run_dir"])
+    if client.started(rank) > 1 and (primary_dir / "checkpoints" / "latest.ckpt").is_file():
+        resume = primary_dir  # Ray Train restarted the workers (max_failures): continue
+    job = TrainJob(
+        config=loop["config"], dataset=dataset, run_dir=run_dir, run_id=loop["run_id"],
+        name=loop["name"], device=str(device), seed=loop["seed"], resume_from=resume,
+    )  # fmt: skip
+    agree = torch_agree(device) if world > 1 else None
+    if rank == 0:
+        emit: Any = EventBatcher(client.push)
+        control = WorkerControl(client.control_nowait, client.control_wait, agree)
+    else:
+        emit = _discard
+        control = WorkerControl(_nothing, _nothing_after, agree)
+    distributed = Distributed(rank=rank, world_size=world,
+                              wrap_module=_wrap_ddp(device) if world > 1 else None)  # fmt: skip
+    began = time.monotonic()
+    loop_state = training(job, emit, control, engine="ray", distributed=distributed)
+    try:
+        model = loop_state.run()
+    finally:
+        if rank == 0:
+            emit.flush()
+    client.report_worker({
+        "rank": rank, "host": socket.gethostname(), "device": str(device),
+        "pid": os.getpid(), "steps": loop_state.completed,
+        "seconds": round(time.monotonic() - began, 3),
+        "steps_per_s": round(loop_state.completed / max(1e-9, loop_state.timings["steps"]), 2),
+        "parameters_sha256": parameters_digest(model.module),
+    })  # fmt: skip
+
+
+def parameters_digest(module: Any) -> str:
+    """SHA-256 over the module's parameters and buffers (names and bytes, in order): equal
+    on every rank of a data-parallel run that kept its ranks in step."""
+    digest = hashlib.sha256()
+    for name, value in module.state_dict().items():
+        digest.update(name.encode())
+        digest.update(value.detach().cpu().contiguous().numpy().tobytes())
+    return digest.hexdigest()
+
+
+def _discard(event: Any) -> None:
+    return None
+
+
+def _nothing() -> tuple[None, None]:
+    return None, None
+
+
+def _nothing_after(timeout: float) -> tuple[None, None]:
+    time.sleep(timeout)
+    return None, None
