@@ -18,7 +18,7 @@ input_features:
   - {name: b, type: category}
 output_features:
   - {name: y, type: binary}
-trainer: {epochs: 3, batch_size: 32, learning_rate: 0.001}
+trainer: {epochs: 15, batch_size: 32, learning_rate: 0.001, early_stop: -1}
 gpu_watch: {simulate: true, interval: 0.25}
 """
 
@@ -70,10 +70,10 @@ def test_curves_overlay_on_step_epoch_and_elapsed(runs):
     comparison = compare(*runs)
     by_step = comparison.curves("validation", "combined", "loss", x="step")
     assert set(by_step) == {"base", "fast"}
-    assert len(by_step["base"][0]) == 3  # one point per epoch's evaluation
+    assert len(by_step["base"][0]) == 15  # one point per epoch's evaluation
     assert by_step["fast"][0][-1] < by_step["base"][0][-1]  # twice the batch: half the steps
     by_epoch = comparison.curves("validation", "combined", "loss", x="epoch")
-    assert by_epoch["base"][0] == by_epoch["fast"][0] == [1.0, 2.0, 3.0]
+    assert by_epoch["base"][0] == by_epoch["fast"][0] == [float(e) for e in range(1, 16)]
     with pytest.raises(ValueError, match="x must be"):
         comparison.curves("validation", "combined", "loss", x="wall")
 

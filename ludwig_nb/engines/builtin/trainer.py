@@ -172,7 +172,12 @@ class Training:
         """``build_setup`` (preprocessing, model) in a helper thread while this one polls
         the control file and the stop flag every ``poll_s`` seconds: a stop during a long
         preprocessing lands within a second. None when stopped (the helper is abandoned;
-        it only reads the dataset and finishes on its own)."""
+        it only reads the dataset and finishes on its own). A rank of a data-parallel run
+        sets up without polling: its control agrees with the other ranks in a collective,
+        and ranks polling a different number of times would wait on each other forever."""
+        world_size = self.distributed.world_size
+        if world_size > 1:
+            return build_setup(self.job, self.trainer, self._phase, world_size=world_size)
         out: dict[str, Any] = {}
 
         def work() -> None:

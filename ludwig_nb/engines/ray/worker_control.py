@@ -57,6 +57,12 @@ class WorkerControl:
     def paused(self) -> bool:
         return self._pause is not None and self._stop is None
 
+    def pace(self, max_idle: float = 10.0) -> float:
+        """The throttle's duty cycle does not reach Ray workers yet (each worker's node
+        would need its own GPU watch): no idle time is inserted; returns 0 s."""
+        del max_idle
+        return 0.0
+
     def checkpoint(self) -> None:
         self._update(self._read_now())
         if self._stop is not None:
