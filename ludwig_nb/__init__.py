@@ -15,6 +15,7 @@ __version__ = "0.1.0"
 __all__ = [
     "__version__",
     "estimate",
+    "hyperopt",
     "load_config",
     "load_ipython_extension",
     "load_model",
@@ -27,6 +28,7 @@ __all__ = [
 _LAZY = {
     "load_config": "ludwig_nb.config:load_config",
     "train": "ludwig_nb.runs:train",
+    "hyperopt": "ludwig_nb.runs:hyperopt",
     "load_model": "ludwig_nb.runs:load_model",
     "estimate": "ludwig_nb.runs:estimate",
     "show": "ludwig_nb.ui:show_run",

@@ -8,6 +8,7 @@ from typing import Any
 from ludwig_nb.config.cross_checks import check_across
 from ludwig_nb.config.engine_support import check_engine_support
 from ludwig_nb.config.errors import ConfigError
+from ludwig_nb.config.hyperopt import check_hyperopt
 from ludwig_nb.config.model import Config
 from ludwig_nb.config.render import render
 from ludwig_nb.config.schema.fields import Ctx
@@ -62,6 +63,7 @@ def _load(source: str | Mapping[str, Any] | Config, engine: str | None) -> Confi
     ctx = Ctx(positions)
     rendered = render(data, ctx)
     check_across(rendered, ctx)
+    check_hyperopt(rendered, ctx)
     if not ctx.problems and engine in ("builtin", "ray"):
         check_engine_support(rendered, "builtin", ctx)
         if engine == "ray":

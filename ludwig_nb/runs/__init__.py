@@ -2,8 +2,9 @@
 
 from ludwig_nb.runs.api import load_model, train
 from ludwig_nb.runs.run import EventSubscription, Run
+from ludwig_nb.runs.search import Search, hyperopt
 
-__all__ = ["EventSubscription", "Run", "estimate", "load_model", "train"]
+__all__ = ["EventSubscription", "Run", "Search", "estimate", "hyperopt", "load_model", "train"]
 
 
 def estimate(config, dataset, **kwargs):  # type: ignore[no-untyped-def]
