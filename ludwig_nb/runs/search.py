@@ -131,8 +131,16 @@ class Search:
         return self
 
     def wait(self, timeout: float | None = None) -> Search:
-        """Block until the search ends (or ``timeout`` seconds); returns the search."""
-        self._done.wait(timeout)
+        """Block until the search ends (or ``timeout`` seconds); returns the search.
+
+        A kernel interrupt (Ctrl-C) while waiting stops the search gracefully and waits for
+        its running trials to stop; a second one raises ``KeyboardInterrupt``.
+        """
+        try:
+            self._done.wait(timeout)
+        except KeyboardInterrupt:
+            self.stop("interrupt")
+            self._done.wait()
         return self
 
     def stop(self, reason: str = "user") -> None:
@@ -291,7 +299,9 @@ class Search:
             self._reap(study, live)
             if self._stop.is_set() and not live:
                 break
-            counted = sum(1 for t in self.records() if t.state in _FINISHED and not t.search_stopped)
+            counted = sum(
+                1 for t in self.records() if t.state in _FINISHED and not t.search_stopped
+            )
             over_budget = (
                 self.time_budget_s is not None
                 and self.started is not None
@@ -403,7 +413,9 @@ class Search:
             )
             if better:
                 record.metric = value
-        self._journal({"event": "trial_evaluated", "trial": record.number, "step": step, "value": value})
+        self._journal(
+            {"event": "trial_evaluated", "trial": record.number, "step": step, "value": value}
+        )
         if record.state == "running":
             otrial.report(value, step)
             if otrial.should_prune():
