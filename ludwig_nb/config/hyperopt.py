@@ -176,6 +176,7 @@ def check_hyperopt(cfg: dict[str, Any], ctx: Ctx) -> None:
     _check_parameters(cfg, section.get("parameters"), ctx)
     _check_goal_metric(cfg, section, ctx)
     _check_search_alg(section.get("search_alg"), ctx)
+    _check_points(section, ctx)
     _check_executor(section.get("executor"), ctx)
 
 
@@ -346,11 +347,8 @@ def _check_goal_metric(cfg: dict[str, Any], section: dict[str, Any], ctx: Ctx) -
         )
         return
     goal = section["goal"]
-    if (
-        metric in _MINIMIZED
-        and goal == "maximize"
-        or metric not in _MINIMIZED
-        and goal == "minimize"
+    if (metric in _MINIMIZED and goal == "maximize") or (
+        metric not in _MINIMIZED and goal == "minimize"
     ):
         # Ludwig accepts it; it is nearly always a mistake, so say so without refusing
         section.setdefault("_warnings", []).append(
@@ -381,6 +379,28 @@ def _check_search_alg(search: Any, ctx: Ctx) -> None:
     seed = search.get("random_state_seed", search.get("seed"))
     if seed is not None and not (isinstance(seed, int) and not isinstance(seed, bool)):
         ctx.problem((*path, "random_state_seed"), f"the seed must be an integer, not {seed!r}")
+
+
+def _check_points(section: dict[str, Any], ctx: Ctx) -> None:
+    """``search_alg.points_to_evaluate``: trials to run first, each naming known parameters."""
+    search = section.get("search_alg")
+    points = search.get("points_to_evaluate") if isinstance(search, dict) else None
+    if points is None:
+        return
+    path: KeyPath = ("hyperopt", "search_alg", "points_to_evaluate")
+    if not isinstance(points, list) or not all(isinstance(p, dict) for p in points):
+        ctx.problem(path, "points_to_evaluate is a list of {parameter: value} mappings")
+        return
+    names = list(section.get("parameters") or {})
+    for i, point in enumerate(points):
+        for key in point:
+            if key not in names:
+                ctx.problem(
+                    (*path, i, key),
+                    f"points_to_evaluate[{i}] sets {key!r}, which is not a searched parameter",
+                    hint=_hint(str(key), names),
+                    key=True,
+                )
 
 
 def _check_executor(executor: Any, ctx: Ctx) -> None:
@@ -426,10 +446,10 @@ def _check_executor(executor: Any, ctx: Ctx) -> None:
             f"max_concurrent_trials must be auto or a whole number >= 1, not {concurrent!r}",
         )
     for key in ("cpu_resources_per_trial", "gpu_resources_per_trial"):
-        value = executor.get(key)
+        value: Any = executor.get(key)
         if not (_number(value) and value >= 0):
             ctx.problem((*path, key), f"{key} must be a number >= 0, not {value!r}")
-    gpus = executor.get("gpu_resources_per_trial")
+    gpus: Any = executor.get("gpu_resources_per_trial")
     if _number(gpus) and gpus > 1 and not float(gpus).is_integer():
         ctx.problem(
             (*path, "gpu_resources_per_trial"),
@@ -485,7 +505,7 @@ def apply_parameters(config: dict[str, Any], parameters: dict[str, Any]) -> dict
                 _merge(out, copy.deepcopy(value))
             continue
         parts = name.split(".")
-        node: dict[str, Any] = features[parts[0]] if parts[0] in features else out
+        node: dict[str, Any] = features.get(parts[0], out)
         keys = parts[1:] if parts[0] in features else parts
         for key in keys[:-1]:
             child = node.get(key)

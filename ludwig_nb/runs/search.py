@@ -216,8 +216,10 @@ class Search:
         done = frame[(frame["state"] == "completed") & frame["metric"].notna()]
         if done.empty:
             return None
-        index = done["metric"].idxmin() if self.goal == "minimize" else done["metric"].idxmax()
-        return done.loc[index]
+        metric = done["metric"].astype(float)
+        index = metric.idxmin() if self.goal == "minimize" else metric.idxmax()
+        row: pd.Series = done.loc[index]  # type: ignore[call-overload]
+        return row
 
     def remaining_s(self, now: float | None = None) -> float | None:
         """Seconds until the search is done (see ``core.search_eta``); None before a basis."""
@@ -504,7 +506,7 @@ class Search:
                     "eval_stats": eval_stats,
                 }
             )
-        results.sort(key=lambda r: r["metric_score"], reverse=self.goal == "maximize")
+        results.sort(key=lambda r: float(r["metric_score"]), reverse=self.goal == "maximize")  # type: ignore[arg-type]
         section = {k: v for k, v in self.section.items() if not k.startswith("_")}
         stats = {"hyperopt_config": section, "hyperopt_results": results}
         tmp = self.directory / (STATISTICS_FILE + ".tmp")
@@ -631,7 +633,8 @@ def _raw(config: Any, parse: Callable[[str], Any]) -> dict[str, Any]:
         raise ConfigError(f"a config is YAML text, a dict or a Config, not {type(config).__name__}")
     if not isinstance(data, dict):
         raise ConfigError("a config is a mapping (input_features, output_features, ...)")
-    return json.loads(json.dumps(data, default=str))
+    copied: dict[str, Any] = json.loads(json.dumps(data, default=str))
+    return copied
 
 
 def _validated(config: Any) -> dict[str, Any]:

@@ -90,7 +90,9 @@ def _distribution(spec: dict[str, Any]) -> optuna.distributions.BaseDistribution
 
     space = spec["space"]
     if space in ("choice", "grid_search"):
-        return CategoricalDistribution(_encoded_choices(spec.get("values", spec.get("categories"))))
+        return CategoricalDistribution(
+            _encoded_choices(list(spec.get("values", spec.get("categories")) or []))
+        )
     lower, upper = spec["lower"], spec["upper"]
     if space == "uniform":
         return FloatDistribution(lower, upper)

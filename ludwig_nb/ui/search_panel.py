@@ -125,11 +125,8 @@ def best_so_far_svg(records: Sequence[Any], goal: str) -> str:
         if i:
             steps.append(f"{px:.1f},{at(x, best[i - 1])[1]:.1f}")
         steps.append(f"{px:.1f},{py:.1f}")
-    dots = "".join(
-        f'<circle cx="{at(i + 1, float(r.metric))[0]:.1f}" cy="{at(i + 1, float(r.metric))[1]:.1f}" '
-        f'r="2" fill="#1f77b4"/>'
-        for i, r in enumerate(done)
-    )
+    centres = [at(i + 1, float(r.metric)) for i, r in enumerate(done)]
+    dots = "".join(f'<circle cx="{x:.1f}" cy="{y:.1f}" r="2" fill="#1f77b4"/>' for x, y in centres)
     axes = (
         f'<text x="2" y="{_PAD + 4}">{y1:.3g}</text><text x="2" y="{_H - _PAD}">{y0:.3g}</text>'
         f'<text x="{_W - _PAD - 30}" y="{_H - 8}">completed trials</text>'
@@ -157,6 +154,13 @@ def parallel_svg(records: Sequence[Any], parameters: Sequence[str], best: int | 
         )
 
     positions: dict[str, Callable[[Any], float]] = {}
+
+    def numeric(lo: float, hi: float, log: bool) -> Callable[[Any], float]:
+        return lambda v: ((math.log10(v) if log else v) - lo) / (hi - lo)
+
+    def labelled(labels: list[str]) -> Callable[[Any], float]:
+        return lambda v: (labels.index(str(v)) + 0.5) / len(labels)
+
     for axis in axes:
         values = [coord(r, axis) for r in rows]
         numbers = [float(v) for v in values if isinstance(v, int | float)]
@@ -164,12 +168,10 @@ def parallel_svg(records: Sequence[Any], parameters: Sequence[str], best: int | 
             log = axis != "metric" and min(numbers) > 0 and max(numbers) / min(numbers) > 50
             mapped = [math.log10(v) for v in numbers] if log else numbers
             lo, hi = _scale(mapped)
-            positions[axis] = lambda v, lo=lo, hi=hi, log=log: (
-                ((math.log10(v) if log else v) - lo) / (hi - lo)
-            )
+            positions[axis] = numeric(lo, hi, log)
         else:
             labels = sorted({str(v) for v in values})
-            positions[axis] = lambda v, labels=labels: (labels.index(str(v)) + 0.5) / len(labels)
+            positions[axis] = labelled(labels)
     step = (width - 2 * _PAD) / max(1, len(axes) - 1)
     parts = []
     for i, axis in enumerate(axes):
@@ -187,8 +189,9 @@ def parallel_svg(records: Sequence[Any], parameters: Sequence[str], best: int | 
             frac = positions[axis](value)
             pts.append(f"{_PAD + i * step:.1f},{_H - _PAD - frac * (_H - 2 * _PAD):.1f}")
         color = _BEST if record.number == best else _STATE_COLORS.get(record.state, "#1f77b4")
+        thick = 2.5 if record.number == best else 1
         parts.append(
-            f'<polyline fill="none" stroke="{color}" stroke-width="{2.5 if record.number == best else 1}" '
+            f'<polyline fill="none" stroke="{color}" stroke-width="{thick}" '
             f'points="{" ".join(pts)}"><title>trial {record.number}</title></polyline>'
         )
     return (
@@ -351,6 +354,7 @@ def show_search(search: Any, *, fps: float = 4.0, block: bool = False) -> Search
     interrupt stops the search gracefully (a second interrupt gives the cell back).
     """
     from ludwig_nb.ui import colab
+    from ludwig_nb.ui.pump import Pump
     from ludwig_nb.ui.show import (
         _display,
         _install_hook,
@@ -358,7 +362,6 @@ def show_search(search: Any, *, fps: float = 4.0, block: bool = False) -> Search
         _widget_bundle,
         shared_pump,
     )
-    from ludwig_nb.ui.pump import Pump
 
     panel = SearchPanel(search)
     handle = _display(_widget_bundle(panel.widget, f"ludwig_nb search: {search.name}"))
