@@ -65,7 +65,7 @@ def test_encoders_outside_the_engine(encoder: str, ftype: str) -> None:
         ("trainer:\n  optimizer: {type: lbfgs}\n", 8, "trainer.optimizer.type"),
         ("preprocessing:\n  split: {type: hash, column: x}\n", 8, "preprocessing.split.type"),
         (
-            "hyperopt:\n  parameters:\n    trainer.learning_rate: {space: choice, categories: [0.1]}\n",
+            "hyperopt:\n  parameters:\n    trainer.epochs: {space: choice, categories: [1]}\n",
             7,
             "hyperopt",
         ),

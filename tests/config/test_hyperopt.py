@@ -95,7 +95,8 @@ def test_defaults_do_not_change_the_input():
             "needs upper",
         ),
         (
-            "  parameters:\n    trainer.batch_size: {space: qrandint, lower: 8, upper: 64, q: 2.5}\n",
+            "  parameters:\n    trainer.batch_size: {space: qrandint, lower: 8, upper: 64, q: 2.5}"
+            "\n",
             9,
             "hyperopt.parameters.trainer.batch_size.q",
             "whole numbers",
