@@ -432,11 +432,18 @@ class Search:
             record.state = state
             record.ended = self._clock()
         if state == "completed" and record.metric is not None:
-            study.tell(otrial, record.metric)
+            outcome: dict[str, Any] = {"values": record.metric}
         elif state == "pruned":
-            study.tell(otrial, state=optuna.trial.TrialState.PRUNED)
+            outcome = {"state": optuna.trial.TrialState.PRUNED}
         else:
-            study.tell(otrial, state=optuna.trial.TrialState.FAIL)
+            outcome = {"state": optuna.trial.TrialState.FAIL}
+        try:
+            study.tell(otrial, **outcome)
+        except RuntimeError as exc:
+            # GridSampler calls study.stop() once the grid is done, which Optuna allows only
+            # inside study.optimize; tell() has stored the trial by then (its `finally`)
+            if "Study.stop" not in str(exc):
+                raise
         self._journal(
             {
                 "event": "trial_finished",

@@ -94,7 +94,7 @@ def test_ludwig_hyperopt_searches_the_cell_and_binds_the_search(ip, tmp_path):
             "ludwig_hyperopt", "--dataset demo:cars --name cars_search --wait", SEARCH
         )
     search = ip.user_ns["cars_search"]
-    assert search is ip.user_ns["_ludwig_search"] and search.is_done
+    assert search is ip.user_ns["_ludwig_search"] and search.is_done and search.error is None
     assert sorted(search.trials["trainer.learning_rate"]) == [0.001, 0.01]
     assert list(search.trials["state"]) == ["completed", "completed"]
     assert search.directory == (tmp_path / "results" / "cars_search").resolve()

@@ -134,6 +134,7 @@ def test_a_trial_worse_at_its_first_evaluation_is_pruned_there(df, tmp_path):
         epochs=6,
     )
     search = _search(config, df, tmp_path, name="prune", wait=True)
+    assert search.error is None
     first, second = search.records()
     assert first.params["trainer.learning_rate"] == 0.1 and first.state == "completed"
     assert len(first.curve) == 6
@@ -160,7 +161,7 @@ def test_a_failing_trial_is_failed_not_pruned_and_the_search_goes_on(df, tmp_pat
     assert states == {"concat": "completed", "tabnet": "failed"}
     failed = next(r for r in search.records() if r.state == "failed")
     assert "tabnet" in failed.error
-    assert search.total == 2  # a pure grid runs its grid
+    assert search.total == 2 and search.error is None  # a pure grid runs its grid
 
 
 def test_stop_ends_the_search_and_its_running_trial(df, tmp_path):
@@ -289,6 +290,7 @@ def test_a_new_process_resumes_the_search_and_never_reruns_a_finished_trial(df, 
         threads=1,
     )
     search.wait(600)
+    assert search.error is None
     records = search.records()
     assert [r.state for r in records] == ["completed"] * 3
     assert records[0].run is None  # restored from the journal, not trained again
