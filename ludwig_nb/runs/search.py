@@ -63,6 +63,7 @@ class TrialRecord:
     run: Run | None = None
     error: str | None = None
     search_stopped: bool = False  # ended because the whole search stopped: reruns on resume
+    eval_steps: set[int] = dataclasses.field(default_factory=set, repr=False)
 
     @property
     def duration_s(self) -> float | None:
@@ -296,7 +297,7 @@ class Search:
             pruner=make_pruner(self.section["executor"]["scheduler"], epochs),
         )
         self._seed_study(study)
-        live: dict[int, tuple[Any, Any]] = {}  # number -> (optuna trial, subscription)
+        live: dict[int, Any] = {}  # trial number -> its Optuna trial, while it trains
         while True:
             self._reap(study, live)
             if self._stop.is_set() and not live:
@@ -351,7 +352,7 @@ class Search:
                 with self._lock:
                     del self._trials[trial.number]
 
-    def _launch(self, study: Any, live: dict[int, tuple[Any, Any]]) -> None:
+    def _launch(self, study: Any, live: dict[int, Any]) -> None:
         from ludwig_nb.config.hyperopt import apply_parameters
         from ludwig_nb.runs.api import train
 
@@ -378,35 +379,40 @@ class Search:
             return
         record.run = run
         record.run_dir = str(run.directory)
-        live[number] = (otrial, run.subscribe())
+        # the pruner decides on the training thread, at each evaluation, before the next step
+        run.add_listener(lambda event: self._on_event(otrial, record, event))
+        for event in run.events:  # what came before the listener was attached
+            self._on_event(otrial, record, event)
+        live[number] = otrial
 
-    def _reap(self, study: Any, live: dict[int, tuple[Any, Any]]) -> None:
+    def _reap(self, study: Any, live: dict[int, Any]) -> None:
         for number in list(live):
-            otrial, subscription = live[number]
+            otrial = live[number]
             record = self._trials[number]
             run = record.run
             assert run is not None
-            for event in subscription.drain():
-                if isinstance(event, ev.EvaluationFinished):
-                    self._observe(otrial, record, event)
             if run.is_done:
-                for event in subscription.drain():
-                    if isinstance(event, ev.EvaluationFinished):
-                        self._observe(otrial, record, event)
                 state = record.state if record.state == "pruned" else _final_state(run)
                 if state == "failed":
                     record.error = str(run.error) if run.error else run.status
                 self._finish(study, otrial, record, state)
                 del live[number]
 
-    def _observe(self, otrial: Any, record: TrialRecord, event: ev.EvaluationFinished) -> None:
+    def _on_event(self, otrial: Any, record: TrialRecord, event: ev.Event) -> None:
+        """One evaluation of a trial: its curve, its best, the journal, the pruner. Runs on
+        the trial's training thread (and once on the driver's for earlier events)."""
+        if not isinstance(event, ev.EvaluationFinished):
+            return
         split, feature, metric = self.metric_path
         value = (event.metrics.get(split) or {}).get(feature, {}).get(metric)
         if value is None or not math.isfinite(float(value)):
             return
         value = float(value)
-        step = len(record.curve) + 1
         with self._lock:
+            if record.state != "running" or event.step in record.eval_steps:
+                return  # after a prune, or seen already (replayed)
+            record.eval_steps.add(event.step)
+            step = len(record.curve) + 1
             record.curve.append((step, value))
             record.last = value
             record.epoch = event.epoch + 1
