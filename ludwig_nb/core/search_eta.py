@@ -30,11 +30,12 @@ def search_remaining_s(
 
     ``finished_s``: durations (s) of trials that ended (completed, pruned, failed all count:
     they all cost time). ``running``: the trials in flight. ``queued``: trials not started
-    yet. A running trial without its own ETA is expected to last the median finished
-    duration; a queued one costs the median finished duration, divided over
-    ``concurrency`` slots.
+    yet. A running trial without its own ETA is expected to last the mean finished
+    duration; a queued one costs the mean finished duration (the mean, not the median:
+    trial durations are skewed by the sampled batch sizes and epochs, and the sum of the
+    queue is what matters), divided over ``concurrency`` slots.
     """
-    typical = statistics.median(finished_s) if finished_s else None
+    typical = statistics.fmean(finished_s) if finished_s else None
     in_flight = []
     for trial in running:
         if trial.remaining_s is not None:

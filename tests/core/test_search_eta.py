@@ -10,12 +10,12 @@ def test_no_basis_before_a_trial_finishes_or_has_an_eta():
     assert search_remaining_s([], [], queued=2) is None
 
 
-def test_a_running_trial_with_its_own_eta_and_queued_trials_at_the_median():
-    remaining = search_remaining_s([10.0, 30.0, 20.0], [RunningTrial(4.0, 6.0)], queued=2)
-    assert remaining == pytest.approx(6.0 + 2 * 20.0)
+def test_a_running_trial_with_its_own_eta_and_queued_trials_at_the_mean():
+    remaining = search_remaining_s([10.0, 50.0, 15.0], [RunningTrial(4.0, 6.0)], queued=2)
+    assert remaining == pytest.approx(6.0 + 2 * 25.0)  # the mean: the queue's expected sum
 
 
-def test_a_running_trial_without_eta_is_expected_to_last_the_median():
+def test_a_running_trial_without_eta_is_expected_to_last_the_mean():
     remaining = search_remaining_s([10.0, 10.0], [RunningTrial(4.0, None)], queued=0)
     assert remaining == pytest.approx(6.0)
     overdue = search_remaining_s([10.0], [RunningTrial(15.0, None)], queued=0)
