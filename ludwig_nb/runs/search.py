@@ -359,11 +359,14 @@ class Search:
         otrial = study.ask(self.space.distributions)
         number = max([*self._trials, -1]) + 1
         params = self.space.decode(otrial.params)
-        record = TrialRecord(number=number, params=params, state="running", started=self._clock())
+        record = TrialRecord(number=number, params=params, state="queued", started=self._clock())
         with self._lock:
             self._trials[number] = record
         self._journal({"event": "trial_started", "trial": number, "params": params})
         config = apply_parameters(self._raw, params)
+        options = dict(self._train_options)
+        if options.get("threads") is None and self.concurrency > 1:  # share the cores
+            options["threads"] = max(1, ((os.cpu_count() or 2) - 1) // self.concurrency)
         try:
             run = train(
                 config,
@@ -371,14 +374,21 @@ class Search:
                 name=f"{self.name}-trial{number}",
                 results_dir=self.directory / "trials",
                 registry_dir=self._registry,
-                **self._train_options,
+                **options,
             )
         except Exception as exc:  # a sampled config the engine refuses: the trial failed
             record.error = str(exc)
             self._finish(study, otrial, record, "failed")
             return
-        record.run = run
-        record.run_dir = str(run.directory)
+        with self._lock:
+            record.run = run
+            record.run_dir = str(run.directory)
+            record.state = "running"
+        if self._stop.is_set():  # stop() came while train() was validating this trial
+            record.search_stopped = True
+            run.stop("user")
+        elif self._paused.is_set():
+            run.pause("user")
         # the pruner decides on the training thread, at each evaluation, before the next step
         run.add_listener(lambda event: self._on_event(otrial, record, event))
         for event in run.events:  # what came before the listener was attached

@@ -331,3 +331,21 @@ def test_config_mistakes_are_located_before_any_trial(df, tmp_path):
         _search(config, df, tmp_path)
     assert info.value.line == 9 and "learning_rate" in str(info.value)
     assert not (tmp_path / "results").exists()
+
+
+def test_max_concurrent_trials_runs_trials_side_by_side(df, tmp_path):
+    config = _config(
+        """\
+        parameters:
+          trainer.learning_rate: {space: uniform, lower: 0.01, upper: 0.1}
+        executor: {num_samples: 4, max_concurrent_trials: 2}
+        """,
+        epochs=400,
+    )
+    search = _search(config, df, tmp_path, name="two")
+    until(lambda: search.counts()["running"] == 2, timeout=120)
+    running = [r.run for r in search.records() if r.state == "running"]
+    assert len(running) == 2 and all(r.is_active for r in running)
+    search.stop()
+    search.wait(120)
+    assert search.counts()["stopped"] == 2 and len(search.records()) == 2
