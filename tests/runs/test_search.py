@@ -349,3 +349,19 @@ def test_max_concurrent_trials_runs_trials_side_by_side(df, tmp_path):
     search.stop()
     search.wait(120)
     assert search.counts()["stopped"] == 2 and len(search.records()) == 2
+
+
+def test_every_trial_is_watched_as_its_config_asks(df, tmp_path):
+    # gpu_watch applies to each trial as to any run: its sampler, alarms and device
+    config = _config(
+        """\
+        parameters:
+          trainer.learning_rate: {space: grid_search, values: [0.01, 0.05]}
+        """,
+        epochs=1,
+    ).replace("hyperopt:\n", "gpu_watch: {simulate: true, interval: 0.25}\nhyperopt:\n")
+    search = _search(config, df, tmp_path, name="watched", wait=True)
+    assert search.error is None and len(search.runs) == 2
+    for run in search.runs:
+        assert run.sampler is not None and run.device_index == 0
+        assert "gpu_watch" in (run.directory / "config.yaml").read_text()
