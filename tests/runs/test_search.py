@@ -365,3 +365,27 @@ def test_every_trial_is_watched_as_its_config_asks(df, tmp_path):
     for run in search.runs:
         assert run.sampler is not None and run.device_index == 0
         assert "gpu_watch" in (run.directory / "config.yaml").read_text()
+
+
+def test_an_interrupt_while_waiting_stops_the_search_gracefully(df, tmp_path):
+    import os
+    import signal
+    import threading
+
+    config = _config(
+        """\
+        parameters:
+          trainer.learning_rate: {space: uniform, lower: 0.01, upper: 0.1}
+        executor: {num_samples: 3}
+        """,
+        epochs=400,
+    )
+    search = _search(config, df, tmp_path, name="interrupt")
+
+    def interrupt_once_training():
+        until(lambda: search.records() and search.records()[0].curve, timeout=120)
+        os.kill(os.getpid(), signal.SIGINT)
+
+    threading.Thread(target=interrupt_once_training, daemon=True).start()
+    search.wait()  # Ctrl-C here: the search stops, the call returns (no KeyboardInterrupt)
+    assert search.is_done and [r.state for r in search.records()] == ["stopped"]
