@@ -91,7 +91,7 @@ def curves_svg(records: Sequence[Any], best: int | None, metric: str) -> str:
     axes = (
         f'<text x="2" y="{_PAD + 4}">{y1:.3g}</text>'
         f'<text x="2" y="{_H - _PAD}">{y0:.3g}</text>'
-        f'<text x="{_W - _PAD}" y="{_H - 8}">eval {x1:.0f}</text>'
+        f'<text x="{_W - 4}" y="{_H - 8}" text-anchor="end">evaluation {x1:.0f}</text>'
     )
     return _svg_frame(f"{metric} per evaluation (best in red)", axes + "".join(lines))
 
@@ -129,7 +129,7 @@ def best_so_far_svg(records: Sequence[Any], goal: str) -> str:
     dots = "".join(f'<circle cx="{x:.1f}" cy="{y:.1f}" r="2" fill="#1f77b4"/>' for x, y in centres)
     axes = (
         f'<text x="2" y="{_PAD + 4}">{y1:.3g}</text><text x="2" y="{_H - _PAD}">{y0:.3g}</text>'
-        f'<text x="{_W - _PAD - 30}" y="{_H - 8}">completed trials</text>'
+        f'<text x="{_W - 4}" y="{_H - 8}" text-anchor="end">completed trials</text>'
     )
     line = f'<polyline fill="none" stroke="{_BEST}" stroke-width="2" points="{" ".join(steps)}"/>'
     return _svg_frame("best so far", axes + dots + line)
@@ -172,10 +172,11 @@ def parallel_svg(records: Sequence[Any], parameters: Sequence[str], best: int | 
         else:
             labels = sorted({str(v) for v in values})
             positions[axis] = labelled(labels)
-    step = (width - 2 * _PAD) / max(1, len(axes) - 1)
+    pad = 56  # room for the axis labels
+    step = (width - 2 * pad) / max(1, len(axes) - 1)
     parts = []
     for i, axis in enumerate(axes):
-        x = _PAD + i * step
+        x = pad + i * step
         parts.append(
             f'<line x1="{x:.1f}" y1="{_PAD}" x2="{x:.1f}" y2="{_H - _PAD}" stroke="#ccc"/>'
         )
@@ -187,7 +188,7 @@ def parallel_svg(records: Sequence[Any], parameters: Sequence[str], best: int | 
         for i, axis in enumerate(axes):
             value = coord(record, axis)
             frac = positions[axis](value)
-            pts.append(f"{_PAD + i * step:.1f},{_H - _PAD - frac * (_H - 2 * _PAD):.1f}")
+            pts.append(f"{pad + i * step:.1f},{_H - _PAD - frac * (_H - 2 * _PAD):.1f}")
         color = _BEST if record.number == best else _STATE_COLORS.get(record.state, "#1f77b4")
         thick = 2.5 if record.number == best else 1
         parts.append(
@@ -236,7 +237,7 @@ def search_html(search: Any, now: float | None = None) -> str:
     parameters = list(search.section["parameters"])
     cells = "".join(f"<th>{html.escape(p)}</th>" for p in parameters)
     table = [
-        '<table style="border-collapse:collapse;font-size:12px">'
+        '<table cellpadding="2" style="border-collapse:collapse;font-size:12px">'
         f"<tr><th>trial</th><th>state</th>{cells}<th>last</th><th>best</th>"
         "<th>epoch</th><th>ETA</th><th>time</th></tr>"
     ]
