@@ -317,6 +317,9 @@ class Search:
                 and len(live) < self.concurrency
                 and counted + len(live) < self.total
             )
+            if over_budget and live and not self._stop.is_set():
+                self._journal({"event": "time_budget_spent", "time_budget_s": self.time_budget_s})
+                self.stop("time_budget")  # as Ray Tune: the budget ends running trials too
             if can_start:
                 self._launch(study, live)
                 continue

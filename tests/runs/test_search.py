@@ -27,7 +27,9 @@ hyperopt:
 
 
 def _config(body: str, epochs: int = 3) -> str:
-    return BASE.replace("EPOCHS", str(epochs)) + textwrap.indent(textwrap.dedent(body), "  ")
+    """A config whose long trials (>= 100 epochs, to be stopped) never end by early stopping."""
+    epochs_text = f"{epochs}, early_stop: -1" if epochs >= 100 else str(epochs)
+    return BASE.replace("EPOCHS", epochs_text) + textwrap.indent(textwrap.dedent(body), "  ")
 
 
 @pytest.fixture
@@ -389,3 +391,19 @@ def test_an_interrupt_while_waiting_stops_the_search_gracefully(df, tmp_path):
     threading.Thread(target=interrupt_once_training, daemon=True).start()
     search.wait()  # Ctrl-C here: the search stops, the call returns (no KeyboardInterrupt)
     assert search.is_done and [r.state for r in search.records()] == ["stopped"]
+
+
+def test_a_spent_time_budget_stops_the_search_and_its_running_trial(df, tmp_path):
+    config = _config(
+        """\
+        parameters:
+          trainer.learning_rate: {space: uniform, lower: 0.01, upper: 0.1}
+        executor: {num_samples: 5, time_budget_s: 0.5}
+        """,
+        epochs=400,
+    )
+    search = _search(config, df, tmp_path, name="budget", wait=True)
+    assert search.error is None
+    states = [r.state for r in search.records()]
+    assert states == ["stopped"]  # budget spent during the first trial: no second one
+    assert any(e["event"] == "time_budget_spent" for e in _journal(search))
