@@ -94,7 +94,7 @@ def main() -> None:
     parser.add_argument("--epochs", type=int, default=12)
     parser.add_argument("--demo", default="cars")
     args = parser.parse_args()
-    results: dict[str, list[dict]] = {"random": [], "tpe": []}
+    results: dict[str, list[dict]] = {"random": [], "optuna": []}
     with tempfile.TemporaryDirectory() as tmp:
         for seed in range(args.seeds):
             for algorithm, runs in results.items():
@@ -106,10 +106,10 @@ def main() -> None:
                     flush=True,
                 )
     print(f"\nbest validation loss after n trials ({args.demo}, mean of {args.seeds} seeds)")
-    print(f"{'n':>3} {'random':>9} {'tpe':>9} {'tpe/random':>11}")
+    print(f"{'n':>3} {'random':>9} {'tpe':>9} {'tpe/random':>11}")  # optuna = TPE
     for n in range(args.trials):
         rnd = statistics.mean(r["curve"][n] for r in results["random"])
-        tpe = statistics.mean(r["curve"][n] for r in results["tpe"])
+        tpe = statistics.mean(r["curve"][n] for r in results["optuna"])
         print(f"{n + 1:>3} {rnd:>9.4f} {tpe:>9.4f} {tpe / rnd:>11.3f}")
     print("\nsearch ETA error |predicted - actual| / actual (mean over all searches)")
     for fraction in FRACTIONS:

@@ -14,6 +14,7 @@ __version__ = "0.1.0"
 
 __all__ = [
     "__version__",
+    "compare",
     "estimate",
     "hyperopt",
     "load_config",
@@ -31,6 +32,7 @@ _LAZY = {
     "hyperopt": "ludwig_nb.runs:hyperopt",
     "load_model": "ludwig_nb.runs:load_model",
     "estimate": "ludwig_nb.runs:estimate",
+    "compare": "ludwig_nb.ui.compare_view:compare",
     "show": "ludwig_nb.ui:show_run",
 }
 

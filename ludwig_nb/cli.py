@@ -1,7 +1,7 @@
 """``ludwig-nb``: the same configs, headless.
 
     ludwig-nb train --config c.yaml --dataset d.csv [--output-directory DIR]
-    ludwig-nb train --demo churn
+    ludwig-nb train --demo churn [--engine auto|builtin|ludwig]
     ludwig-nb evaluate --model DIR --dataset d.csv
     ludwig-nb predict --model DIR --dataset d.csv [--output predictions.csv]
     ludwig-nb hyperopt --config c.yaml --dataset d.csv [--name NAME] (config with hyperopt:)
@@ -14,29 +14,61 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-__all__ = ["main"]
+__all__ = ["Follower", "main", "progress_line"]
+
+
+def _demos() -> dict[str, str]:
+    from ludwig_nb.data.demo import DEMO_DATASETS
+
+    return DEMO_DATASETS
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="ludwig-nb", description=__doc__.split("\n\n")[0])
+    from ludwig_nb.engines.registry import ENGINE_NAMES
+
+    demos = _demos()
+    demo_list = "; ".join(f"{name}: {text}" for name, text in demos.items())
+    parser = argparse.ArgumentParser(
+        prog="ludwig-nb",
+        description=__doc__.split("\n\n")[0],
+        epilog=f"bundled demos (--demo NAME, or --dataset demo:NAME): {demo_list}",
+    )
     sub = parser.add_subparsers(dest="command", required=True)
     train = sub.add_parser("train", help="train a model from a Ludwig config")
+    dataset_help = f"CSV, TSV, Parquet, JSON or JSONL file, or demo:NAME ({', '.join(demos)})"
     train.add_argument("--config", "-c", help="YAML config file")
-    train.add_argument("--dataset", "-d", help="CSV, TSV, Parquet, JSON or JSONL file")
-    train.add_argument("--demo", help="a bundled demo (config + dataset): churn, housing, reviews")
+    train.add_argument("--dataset", "-d", help=dataset_help)
+    train.add_argument(
+        "--demo", choices=list(demos), help=f"a bundled demo (its config and dataset): {demo_list}"
+    )
     train.add_argument("--output-directory", "-o", default="results", help="results root")
     train.add_argument("--name", help="run name")
     train.add_argument("--device", help='"cpu", "cuda", "cuda:1"')
     train.add_argument("--resume-from", help="run directory of a stopped or crashed run")
     train.add_argument("--seed", type=int, help="random seed (default 42, as in Ludwig)")
     train.add_argument("--threads", type=int, help="CPU threads for training (default: cores-1)")
-    train.add_argument("--no-progress", action="store_true", help="no progress bar")
+    train.add_argument(
+        "--engine",
+        default="auto",
+        choices=ENGINE_NAMES,
+        help="auto (built-in when it can run the config, else Ludwig), builtin or ludwig",
+    )
+    train.add_argument("--no-progress", action="store_true", help="no progress output")
+    train.add_argument("--json", action="store_true", help="print the best metrics as JSON")
+    train.add_argument(
+        "--profile-steps", type=int, default=0, help="torch.profiler capture of N steps"
+    )
+    comp = sub.add_parser("compare", help="compare runs (ludwig_nb or Ludwig output dirs)")
+    comp.add_argument("runs", nargs="+", help="run directories; the first is the base")
+    comp.add_argument("--json", action="store_true", help="machine-readable output")
+    comp.add_argument("--all-config", action="store_true", help="every config path, not the diff")
     search = sub.add_parser("hyperopt", help="search a config's hyperopt: section")
     search.add_argument("--config", "-c", required=True, help="YAML config with hyperopt:")
     search.add_argument("--dataset", "-d", required=True, help="CSV, TSV, Parquet, JSON(L)")
@@ -47,9 +79,11 @@ def _parser() -> argparse.ArgumentParser:
     for name, text in (("evaluate", "evaluate a saved model"), ("predict", "predict")):
         cmd = sub.add_parser(name, help=text)
         cmd.add_argument("--model", "-m", required=True, help="model/ folder or run directory")
-        cmd.add_argument("--dataset", "-d", required=True)
+        cmd.add_argument("--dataset", "-d", required=True, help=dataset_help)
         if name == "predict":
             cmd.add_argument("--output", help="write predictions here (CSV); default: stdout")
+        else:
+            cmd.add_argument("--json", action="store_true", help="print the metrics as JSON")
     return parser
 
 
@@ -57,14 +91,27 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     from ludwig_nb.config import ConfigError
     from ludwig_nb.data import DataError
+    from ludwig_nb.engines.base import EngineUnavailable
+    from ludwig_nb.runs import CheckpointError, ModelLoadError, RunDirectoryError
 
     try:
         if args.command == "train":
             return _train(args)
+        if args.command == "compare":
+            return _compare(args)
         if args.command == "hyperopt":
             return _hyperopt(args)
         return _evaluate(args) if args.command == "evaluate" else _predict(args)
-    except (ConfigError, DataError, FileNotFoundError) as exc:
+    except (
+        ConfigError,
+        DataError,
+        EngineUnavailable,
+        FileNotFoundError,
+        CheckpointError,
+        ModelLoadError,
+        RunDirectoryError,
+        ValueError,
+    ) as exc:
         print(f"ludwig-nb: {exc}", file=sys.stderr)
         return 2
 
@@ -147,11 +194,16 @@ def _train(args: argparse.Namespace) -> int:
         resume_from=args.resume_from,
         random_seed=args.seed,
         threads=args.threads,
+        engine=args.engine,
+        profile_steps=args.profile_steps,
     )
-    _follow(run, show=not args.no_progress)
+    if args.no_progress:
+        _wait(run)
+    else:
+        Follower(run, sys.stderr).follow()
     state = run.state
-    print(f"{state.status}: {state.step}/{state.total_steps} steps -> {run.directory}")
-    if state.best_metrics:
+    print(_final_report(state, str(run.directory)))
+    if args.json and state.best_metrics:
         print(json.dumps(state.best_metrics, indent=1, default=float))
     if run.error is not None:
         print(f"error: {state.error}", file=sys.stderr)
@@ -159,45 +211,188 @@ def _train(args: argparse.Namespace) -> int:
     return 0
 
 
-def _follow(run: Any, show: bool) -> None:
-    """A terminal progress bar fed by the run's events, with our ETA (not tqdm's)."""
-    from tqdm import tqdm
+def _wait(run: Any) -> None:
+    """Wait for the run; Ctrl-C stops it gracefully (a second Ctrl-C gives up)."""
+    try:
+        run.wait()
+    except KeyboardInterrupt:
+        run.stop("keyboard interrupt")
+        run.wait()
 
-    from ludwig_nb.core.eta_format import format_estimate
 
-    bar = tqdm(
-        total=0,
-        disable=not show,
-        unit="step",
-        dynamic_ncols=True,
-        bar_format="{l_bar}{bar}| {n_fmt}/{total_fmt} {postfix}",
-    )
-    subscription = run.subscribe()
-    interrupted = False
-    while True:
-        try:
-            done = run.wait(0.25).is_done
-            state = run.state
+def _compare(args: argparse.Namespace) -> int:
+    from ludwig_nb.runs.compare import compare
+
+    comparison = compare(*args.runs)
+    config = comparison.config_all if args.all_config else comparison.config_diff
+    if args.json:
+        rows = [{k: (None if isinstance(v, float) and math.isnan(v) else v)
+                 for k, v in row.items()} for row in comparison.rows()]  # fmt: skip
+        print(json.dumps({"runs": comparison.names, "warnings": comparison.warnings,
+                          "config": {p: list(v) for p, v in config.items()}, "rows": rows},
+                         indent=1, default=str))  # fmt: skip
+        return 0
+    for warning in comparison.warnings:
+        print(f"warning: {warning}")
+    print(f"config ({len(comparison.config_diff)} change(s)):")
+    for path, values in config.items():
+        print(f"  {path}: " + " | ".join(str(v) for v in values))
+    frame = comparison.to_frame().drop(columns=["kind"], errors="ignore")
+    print(frame.to_string(float_format=lambda v: f"{v:.6g}"))
+    return 0
+
+
+def _final_report(state: Any, directory: str) -> str:
+    """``completed: 2,585/2,585 steps -> DIR``, why it ended, then the best metrics beside
+    the trivial baseline as a table."""
+    from ludwig_nb.core.early_stop import end_reason
+    from ludwig_nb.core.metrics_text import metrics_text_table
+
+    lines = [f"{state.status}: {state.step:,}/{state.total_steps:,} steps -> {directory}"]
+    ended = end_reason(state)
+    if ended:
+        lines.append(ended)
+    metrics = state.best_metrics or state.latest_metrics
+    table = metrics_text_table(metrics, state.baseline, state.baseline_predictors)
+    if table:
+        if state.best_metrics:
+            at = f", step {state.best_step:,}" if state.best_step else ""
+            lines.append(f"metrics (best{at}):")
+        else:
+            lines.append("metrics (latest evaluation):")
+        lines.append(table)
+    return "\n".join(lines)
+
+
+def _eta_words(run: Any, state: Any, watch: Any, now: float) -> str:
+    """The ETA part of a progress line; with early stopping the ETA is an upper bound
+    and the likely stop is forecast."""
+    from ludwig_nb.core.early_stop import format_forecast
+    from ludwig_nb.core.eta_format import format_duration, format_estimate
+
+    estimate = run.eta(now)
+    text = format_estimate(estimate, now)
+    if not watch.active or not state.total_steps:
+        return f"ETA {text}"
+    step_s = getattr(estimate, "step_s", None)
+    forecast = watch.forecast(state.step, state.total_steps, step_s)
+    words = format_forecast(forecast, state.total_steps)
+    if forecast is not None and forecast.remaining_s is not None:
+        words += f", ≈ {format_duration(forecast.remaining_s)} from now"
+    bound = f"ETA ≤ {format_duration(estimate.remaining_s)}" if estimate is not None else "ETA ?"
+    return f"{bound} · {words}"
+
+
+def progress_line(state: Any, eta_words: str, pause_words: str = "") -> str:
+    """One progress line: ``"training · step 1,200 / 3,000 (40 %) · epoch 2 / 5 · loss
+    0.2312 · ETA …"``; paused: the reason in words and the frozen estimate."""
+    if state.status == "preprocessing" or (state.status == "queued" and not state.step):
+        return f"{state.status} · loading and preprocessing the data"
+    if state.is_final:
+        from ludwig_nb.core.early_stop import end_reason
+
+        ended = end_reason(state) or state.error
+        return " · ".join(p for p in (state.status, f"step {state.step:,}", ended) if p)
+    total = f"{state.total_steps:,}" if state.total_steps else "?"
+    pct = f" ({100 * state.progress:.0f} %)" if state.total_steps else ""
+    parts = [pause_words or state.status, f"step {state.step:,} / {total}{pct}"]
+    if state.epochs:
+        parts.append(f"epoch {min(state.epoch + 1, state.epochs)} / {state.epochs}")
+    if state.last_loss is not None:
+        parts.append(f"loss {state.last_loss:.4g}")
+    parts.append(f"estimate frozen: {eta_words}" if pause_words else eta_words)
+    return " · ".join(parts)
+
+
+class Follower:
+    """Progress on ``stream``: a tqdm bar on a terminal; without one (a log file, CI) a
+    plain line every ``interval`` seconds, never carriage-return frames. Ctrl-C stops the
+    run gracefully; a second one gives up. ``clock`` (monotonic seconds) spaces the lines,
+    ``wall`` (wall-clock seconds) feeds the ETA."""
+
+    def __init__(
+        self,
+        run: Any,
+        stream: Any,
+        interval: float = 10.0,
+        clock: Callable[[], float] = time.monotonic,
+        wall: Callable[[], float] = time.time,
+    ) -> None:
+        from ludwig_nb.core.early_stop import EarlyStopWatch
+
+        self.run = run
+        self.stream = stream
+        self.tty = bool(getattr(stream, "isatty", lambda: False)())
+        self.interval = interval
+        self.clock = clock
+        self.wall = wall
+        self.watch = EarlyStopWatch(getattr(run, "config", None))
+        self._subscription = run.subscribe()
+        self._frozen = ""  # the ETA words when the pause began
+        self._last_line: float | None = None
+        self.lines = 0
+
+    def line(self) -> str:
+        """The current progress line (drains the run's new events first)."""
+        from ludwig_nb.core.status_text import pause_text
+
+        for event in self._subscription.drain():
+            self.watch.observe(event)
+        state = self.run.state
+        if state.status == "paused":
+            if not self._frozen:
+                self._frozen = _eta_words(self.run, state, self.watch, self.wall())
+            return progress_line(state, self._frozen, pause_text(state))
+        self._frozen = ""
+        return progress_line(state, _eta_words(self.run, state, self.watch, self.wall()))
+
+    def follow(self) -> None:
+        bar = self._bar() if self.tty else None
+        interrupted = False
+        while True:
+            try:
+                done = self.run.wait(0.25).is_done
+                self.show(bar, done)
+                if done:
+                    break
+            except KeyboardInterrupt:
+                if interrupted:
+                    raise
+                interrupted = True
+                self.run.stop("keyboard interrupt")
+        if bar is not None:
+            bar.close()
+
+    def _bar(self) -> Any:
+        from tqdm import tqdm
+
+        return tqdm(total=0, unit="step", dynamic_ncols=True, file=self.stream,
+                    bar_format="{l_bar}{bar}| {n_fmt}/{total_fmt} {postfix}")  # fmt: skip
+
+    def show(self, bar: Any, done: bool) -> None:
+        """Update the bar, or print a line when ``interval`` passed (or the run ended)."""
+        state = self.run.state
+        if bar is not None:
             bar.total = max(state.total_steps, state.step)
             bar.n = state.step
-            loss = f"loss={state.last_loss:.4g} " if state.last_loss is not None else ""
-            bar.set_postfix_str(f"{loss}{state.status} · {format_estimate(run.eta(), time.time())}")
-            subscription.drain()
-            if done:
-                break
-        except KeyboardInterrupt:
-            if interrupted:
-                raise
-            interrupted = True
-            run.stop("keyboard interrupt")
-    bar.close()
+            bar.set_postfix_str(self.line())
+            return
+        now = self.clock()
+        if done or self._last_line is None or now - self._last_line >= self.interval:
+            self._last_line = now
+            print(self.line(), file=self.stream, flush=True)
+            self.lines += 1
 
 
 def _evaluate(args: argparse.Namespace) -> int:
+    from ludwig_nb.core.metrics_text import metrics_text_table
     from ludwig_nb.runs import load_model
 
     metrics = load_model(args.model).evaluate(args.dataset)
-    print(json.dumps(metrics, indent=1, default=float))
+    if args.json:
+        print(json.dumps(metrics, indent=1, default=float))
+    else:
+        print(metrics_text_table({str(args.dataset): metrics}))
     return 0
 
 

@@ -84,7 +84,8 @@ preprocessing:
     code("churn.history.tail(3)", ignore=True),
     code("""
 test_metrics = churn.model.evaluate(churn_df.sample(1000, random_state=0))
-round(test_metrics["churn"]["accuracy"], 2) > 0.85
+always_no = churn.state.baseline["test"]["churn"]["accuracy"]  # the trivial baseline
+test_metrics["churn"]["accuracy"] > always_no + 0.05
 """),
     code("""
 predictions = churn.model.predict(churn_df.head(5))
@@ -118,7 +119,7 @@ input_features:
     preprocessing: {max_sequence_length: 128, most_common: 5000}
 output_features:
   - {name: score, type: category}
-trainer: {epochs: 3, batch_size: 64, learning_rate: 0.002, eval_batch_size: 512}
+trainer: {epochs: 10, batch_size: 64, learning_rate: 0.002, eval_batch_size: 512}
 """,
         ignore=True,
     ),
@@ -132,7 +133,7 @@ input_features:
     preprocessing: {max_sequence_length: 128, most_common: 5000}
 output_features:
   - {name: score, type: category}
-trainer: {epochs: 3, batch_size: 64, learning_rate: 0.005, eval_batch_size: 512}
+trainer: {epochs: 10, batch_size: 64, learning_rate: 0.005, eval_batch_size: 512}
 """,
         ignore=True,
     ),
@@ -219,11 +220,13 @@ from ludwig_nb.data import demo_dataset
 churn_df = pd.read_csv(demo_dataset("churn"))
 CONFIG = '''
 input_features:
-  - {name: state, type: category}
+  - {name: international_plan, type: binary}
+  - {name: voice_mail_plan, type: binary}
   - {name: total_day_minutes, type: number}
   - {name: total_eve_minutes, type: number}
+  - {name: total_intl_minutes, type: number}
+  - {name: total_intl_calls, type: number}
   - {name: number_customer_service_calls, type: number}
-  - {name: international_plan, type: binary}
 output_features:
   - {name: churn, type: binary}
 combiner: {type: concat, num_fc_layers: 2, output_size: 64}

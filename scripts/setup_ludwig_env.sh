@@ -30,5 +30,5 @@ fi
 # not installed here: tests run from the clone (pytest's pythonpath), so the clone may move.
 "$venv/bin/python" -m pip install -q --disable-pip-version-check \
   pytest pytest-timeout hypothesis nvidia-ml-py psutil "ipywidgets>=7.6,<9" bqplot ipykernel \
-  "ipython>=8" jupyter_server jupyter_core >&2
+  "ipython>=8" jupyter_server jupyter_core matplotlib seaborn ptitprince >&2  # + ludwig visualize
 echo "$venv"

@@ -32,6 +32,17 @@ const plugin: JupyterFrontEndPlugin<void> = {
     const panel = new SidebarPanel(model);
     panel.title.icon = ludwigIcon;
     app.shell.add(panel, 'left', { rank: 900 });
+    // the "this notebook" filter follows the document in focus
+    const follow = () => {
+      const current = app.shell.currentWidget as { context?: { path?: string } } | null;
+      const path = current?.context?.path ?? null;
+      if (path !== null && path.endsWith('.ipynb') && path !== model.runListOptions.notebook) {
+        model.runListOptions = { ...model.runListOptions, notebook: path };
+      }
+    };
+    const shell = app.shell as unknown as { currentChanged?: { connect: (f: () => void) => void } };
+    shell.currentChanged?.connect(follow);
+    follow();
     restorer?.add(panel, PANEL_ID);
 
     let interval = 2000;

@@ -8,7 +8,16 @@ import { Poll } from '@lumino/polling';
 import { ISignal, Signal } from '@lumino/signaling';
 
 import { ControlAction, GpusReply, RunsReply } from './types';
-import { DEFAULT_VIEW_OPTIONS, ViewOptions, ViewState, gpuSection, runRow } from './view_state';
+import {
+  DEFAULT_RUN_LIST,
+  DEFAULT_VIEW_OPTIONS,
+  RunListOptions,
+  ViewOptions,
+  ViewState,
+  gpuSection,
+  runList,
+  runRow
+} from './view_state';
 
 /** How the model reaches the server (ServerConnection in the app, a fake in tests). */
 export interface SidebarApi {
@@ -128,10 +137,22 @@ export class SidebarModel {
 
   private _derive(): ViewState {
     const now = this._clock();
-    const runs = (this._runs?.runs ?? []).map(r => runRow(r, now, this._pending.get(r.run_id)));
+    const listed = runList(this._runs?.runs ?? [], this._runList);
+    const runs = listed.map(r => runRow(r, now, this._pending.get(r.run_id)));
     return { ...gpuSection(this._gpus, this._viewOptions), runs, error: this._error };
   }
 
+  /** Which runs to list and in what order (filter, hide finished, the focused notebook). */
+  get runListOptions(): RunListOptions {
+    return this._runList;
+  }
+
+  set runListOptions(options: RunListOptions) {
+    this._runList = options;
+    this._publish();
+  }
+
+  private _runList: RunListOptions = DEFAULT_RUN_LIST;
   private _api: SidebarApi;
   private _clock: () => number;
   private _viewOptions: ViewOptions;

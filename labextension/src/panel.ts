@@ -9,7 +9,7 @@ import { Widget } from '@lumino/widgets';
 
 import { SidebarModel } from './model';
 import { ControlAction } from './types';
-import { Card, Meter, RunRow, ViewState } from './view_state';
+import { Card, Meter, RunFilter, RunRow, ViewState } from './view_state';
 
 export const PANEL_ID = 'ludwig-nb-sidebar';
 const ACTIONS: ControlAction[] = ['pause', 'resume', 'stop'];
@@ -77,9 +77,11 @@ export class SidebarPanel extends Widget {
     this._gpuMessage = el('div', 'jp-LudwigNb-gpuMessage');
     this._cards = el('div', 'jp-LudwigNb-cards');
     const runsHeader = el('h2', 'jp-LudwigNb-header', 'Runs');
+    this._filters = this._filterControls();
     this._runs = el('ul', 'jp-LudwigNb-runs');
     this._noRuns = el('div', 'jp-LudwigNb-empty', 'No runs yet. Start one in a notebook with ludwig_nb.train(config, data).');
-    for (const child of [this._error, header, this._gpuMessage, this._cards, runsHeader, this._noRuns, this._runs]) {
+    const parts = [this._error, header, this._gpuMessage, this._cards, runsHeader, this._filters, this._noRuns, this._runs];
+    for (const child of parts) {
       this.node.appendChild(child);
     }
     this._runs.addEventListener('click', this._onClick);
@@ -114,17 +116,56 @@ export class SidebarPanel extends Widget {
     void this._model.poll?.refresh();
   }
 
+  /** The run filter (live / this notebook / all) and the "hide finished" switch. */
+  private _filterControls(): HTMLElement {
+    const box = el('div', 'jp-LudwigNb-filters');
+    const select = el('select', 'jp-LudwigNb-filter') as HTMLSelectElement;
+    for (const [value, label] of [
+      ['all', 'all runs'],
+      ['live', 'live runs'],
+      ['notebook', 'this notebook']
+    ]) {
+      const option = el('option', '', label) as HTMLOptionElement;
+      option.value = value;
+      select.appendChild(option);
+    }
+    select.value = this._model.runListOptions.filter;
+    select.title = 'Which runs to list';
+    select.addEventListener('change', () => {
+      this._model.runListOptions = { ...this._model.runListOptions, filter: select.value as RunFilter };
+    });
+    const label = el('label', 'jp-LudwigNb-hideFinished');
+    const check = el('input', 'jp-LudwigNb-hideFinished-input') as HTMLInputElement;
+    check.type = 'checkbox';
+    check.checked = this._model.runListOptions.hideFinished;
+    check.addEventListener('change', () => {
+      this._model.runListOptions = { ...this._model.runListOptions, hideFinished: check.checked };
+    });
+    label.append(check, document.createTextNode(' hide finished'));
+    box.append(select, label);
+    return box;
+  }
+
   private _syncRuns(rows: RunRow[]): void {
-    // keyed by run id so that buttons keep their identity (and focus) across refreshes
+    // keyed by run id so that buttons keep their identity (and focus) across refreshes;
+    // a heading goes before the first run of each notebook (or kernel)
     const existing = new Map<string, HTMLLIElement>();
     for (const child of Array.from(this._runs.children) as HTMLLIElement[]) {
-      existing.set(child.dataset.runId ?? '', child);
+      if (child.dataset.runId) {
+        existing.set(child.dataset.runId, child);
+      }
     }
-    const ordered = rows.map(row => {
+    const ordered: HTMLLIElement[] = [];
+    let group: string | null = null;
+    for (const row of rows) {
+      if (row.group !== group) {
+        group = row.group;
+        ordered.push(el('li', 'jp-LudwigNb-group', group) as HTMLLIElement);
+      }
       const item = existing.get(row.id) ?? this._newRunItem(row.id);
       updateRunItem(item, row);
-      return item;
-    });
+      ordered.push(item);
+    }
     this._runs.replaceChildren(...ordered);
   }
 
@@ -135,7 +176,7 @@ export class SidebarPanel extends Widget {
       item.appendChild(el('div', `jp-LudwigNb-run-${part}`));
     }
     item.appendChild(bar(0, 'jp-LudwigNb-progress'));
-    for (const part of ['progressText', 'eta', 'best', 'alarms']) {
+    for (const part of ['progressText', 'eta', 'best', 'alarms', 'note']) {
       item.appendChild(el('div', `jp-LudwigNb-run-${part}`));
     }
     const buttons = el('div', 'jp-LudwigNb-run-actions');
@@ -164,6 +205,7 @@ export class SidebarPanel extends Widget {
   private _gpuMessage: HTMLElement;
   private _cards: HTMLElement;
   private _runs: HTMLUListElement;
+  private _filters: HTMLElement;
   private _noRuns: HTMLElement;
 }
 
@@ -184,6 +226,7 @@ function updateRunItem(item: HTMLLIElement, row: RunRow): void {
   setText(item, 'eta', row.etaText);
   setText(item, 'best', row.bestMetricText);
   setText(item, 'alarms', row.alarmText);
+  setText(item, 'note', row.noteText);
   item.querySelector('.jp-LudwigNb-progress')?.replaceWith(bar(row.progress, 'jp-LudwigNb-progress'));
   (item.querySelector('.jp-LudwigNb-run-actions') as HTMLElement).hidden = !Object.values(row.actions).some(Boolean);
   for (const action of ACTIONS) {

@@ -44,6 +44,8 @@ interface EventBase {
   v: number;
   /** wall-clock seconds */
   time: number;
+  /** dotted paths of numbers that were non-finite (inf/nan), written as null */
+  nonfinite?: string[];
 }
 
 export interface RunStarted extends EventBase {
@@ -54,6 +56,8 @@ export interface RunStarted extends EventBase {
   device: string;
   schedule: ScheduleInfo;
   start_step: number;
+  host: string;
+  device_index: number | null;
 }
 export interface ScheduleChanged extends EventBase {
   type: 'schedule_changed';
@@ -71,7 +75,7 @@ export interface StepFinished extends EventBase {
   epoch: number;
   start_time: number;
   batch_size: number;
-  loss: number;
+  loss: number | null;
   learning_rate: number | null;
 }
 export interface EvaluationFinished extends EventBase {
@@ -149,6 +153,13 @@ export interface RunFailed extends EventBase {
   traceback: string;
 }
 
+export interface BaselineComputed extends EventBase {
+  type: 'baseline_computed';
+  metrics: Metrics;
+  /** per output feature: what the trivial baseline predicts ("always 'no'") */
+  predictors: Record<string, string>;
+}
+
 export type RunEvent =
   | RunStarted
   | ScheduleChanged
@@ -163,7 +174,8 @@ export type RunEvent =
   | Throttled
   | OomRecovered
   | RunFinished
-  | RunFailed;
+  | RunFailed
+  | BaselineComputed;
 
 /** An active alarm as kept in RunState.alarms. */
 export interface ActiveAlarm {
@@ -204,6 +216,11 @@ export interface RunSummary {
   last_loss: number | null;
   latest_metrics: Metrics;
   best_metrics: Metrics;
+  /** the trivial baseline's metrics (majority class / training mean), same shape */
+  baseline: Metrics;
+  baseline_predictors: Record<string, string>;
+  best_step: number | null;
+  evaluations_since_best: number | null;
   alarms: ActiveAlarm[];
   updated_at: number | null;
   finished_at: number | null;
@@ -212,6 +229,12 @@ export interface RunSummary {
   reason: string | null;
   error: string | null;
   eta: EtaInfo | null;
+  /** the run could not write its files (a full disk): the system's message */
+  write_error: string | null;
+  /** what was wrong with this entry's registry file or status.json (empty when nothing) */
+  problems: string[];
+  /** dotted paths of numbers that were non-finite (inf/nan), sent as null */
+  nonfinite: string[];
 }
 
 export interface RunsReply {
@@ -251,6 +274,13 @@ export interface GpuSample {
   lost: boolean;
   time: number;
   mig_index?: number | null;
+  energy_consumed?: number | null;
+  throttled_power_s?: number | null;
+  throttled_thermal_s?: number | null;
+  sm_activity?: number | null;
+  sm_occupancy?: number | null;
+  tensor_activity?: number | null;
+  memory_bandwidth?: number | null;
 }
 
 export interface HostSample {
@@ -258,6 +288,8 @@ export interface HostSample {
   cpu_percent: number | null;
   memory_used: number | null;
   memory_total: number | null;
+  process_cpu_percent?: number | null;
+  process_rss?: number | null;
 }
 
 /** GET /ludwig-nb/gpus */

@@ -41,6 +41,8 @@ export interface Card {
 export interface RunRow {
   id: string;
   name: string;
+  /** the group heading the row sits under: its notebook, its kernel, or "other processes" */
+  group: string;
   /** the notebook's file name (or the kernel id) */
   where: string;
   /** the notebook's full path, for the tooltip */
@@ -51,6 +53,8 @@ export interface RunRow {
   etaText: string;
   bestMetricText: string;
   alarmText: string;
+  /** what the server found wrong with this run's files, and numbers that were inf/nan */
+  noteText: string;
   level: Level;
   actions: Record<ControlAction, boolean>;
 }
@@ -219,11 +223,48 @@ export function bestMetric(metrics: Metrics): { text: string } | null {
   return { text: `best ${splitName} ${featureName} ${metricName} ${formatNumber(value)}` };
 }
 
+const HEADLINE_METRICS = ['accuracy', 'mean_absolute_error', 'root_mean_squared_error', 'r2', 'roc_auc'];
+
+/**
+ * The best metric beside the trivial baseline on the same split, as core/baseline.py words it:
+ * "test churn accuracy 0.945 · always 'no': 0.865" (null when the run has no baseline yet).
+ */
+export function baselineText(run: Pick<RunSummary, 'best_metrics' | 'baseline' | 'baseline_predictors'>): string | null {
+  const metrics = run.best_metrics ?? {};
+  const split = ['test', 'validation', 'training'].find(s => metrics[s] !== undefined);
+  if (!split) {
+    return null;
+  }
+  const parts: string[] = [];
+  for (const [feature, predictor] of Object.entries(run.baseline_predictors ?? {})) {
+    const model = metrics[split]?.[feature] ?? {};
+    const base = run.baseline?.[split]?.[feature] ?? {};
+    const name = HEADLINE_METRICS.find(m => typeof model[m] === 'number' && typeof base[m] === 'number');
+    if (name) {
+      parts.push(`${split} ${feature} ${name} ${formatNumber(model[name])} · ${predictor}: ${formatNumber(base[name])}`);
+    }
+  }
+  return parts.length > 0 ? parts.join('; ') : null;
+}
+
+/** Why a run is paused, in words (core/status_text.py says the same in Python). */
+export function pauseText(run: Pick<RunSummary, 'pause_reason' | 'alarms'>): string {
+  const reason = run.pause_reason || 'user';
+  if (reason.startsWith('alarm:')) {
+    const rule = reason.slice('alarm:'.length);
+    const alarm = (run.alarms ?? []).find(a => a.rule === rule);
+    const message = alarm?.message?.replace(/: (pause|warn|stop)$/, '');
+    return message ? `paused: ${message}; resumes when it clears` : `paused by the alarm ${rule}`;
+  }
+  const sources: Record<string, string> = { user: 'paused by you', control_file: 'paused from the sidebar' };
+  return sources[reason] ?? `paused (${reason})`;
+}
+
 /** "ETA 3m 12s (2m 50s – 3m 40s)", counting down from status.json's written_at to ``now``. */
 export function etaText(run: RunSummary, now: number): string {
   const status = run.status;
   if (status === 'paused') {
-    return run.pause_reason ? `paused (${run.pause_reason})` : 'paused';
+    return pauseText(run);
   }
   if (FINAL_STATUSES.has(status)) {
     const when = run.finished_at ? ` after ${formatDuration(run.finished_at - (run.started_at ?? run.finished_at))}` : '';
@@ -260,6 +301,19 @@ function basename(path: string): string {
   return path.split(/[\\/]/).pop() || path;
 }
 
+/** One line: the entry's problems, then which numbers were inf/nan (shown as "N/A"). */
+export function noteText(run: RunSummary): string {
+  const parts = [...(run.problems ?? [])];
+  if (run.write_error) {
+    parts.push(`cannot write its files: ${run.write_error}`);
+  }
+  const nonfinite = run.nonfinite ?? [];
+  if (nonfinite.length > 0) {
+    parts.push(`inf/nan (shown as N/A): ${nonfinite.join(', ')}`);
+  }
+  return parts.join('; ');
+}
+
 const PAUSABLE = new Set(['training', 'evaluating', 'preprocessing', 'queued']);
 
 export function runRow(run: RunSummary, now: number, pending: ReadonlySet<ControlAction> = new Set()): RunRow {
@@ -267,6 +321,7 @@ export function runRow(run: RunSummary, now: number, pending: ReadonlySet<Contro
   // an ended run shows how it ended, not the alarms that were active at that moment
   const alarms = final ? [] : (run.alarms ?? []);
   const best = bestMetric(run.best_metrics);
+  const versus = baselineText(run);
   const level: Level =
     run.status === 'failed' || run.status === 'interrupted'
       ? 'alarm'
@@ -276,15 +331,17 @@ export function runRow(run: RunSummary, now: number, pending: ReadonlySet<Contro
   return {
     id: run.run_id,
     name: run.name,
+    group: groupName(run),
     where: run.notebook ? basename(run.notebook) : run.kernel ? `kernel ${run.kernel}` : '',
     whereTitle: run.notebook ?? '',
     status: run.status,
     progress: run.status === 'completed' ? 1 : fraction(run.progress),
     progressText: progressText(run),
     etaText: etaText(run, now),
-    bestMetricText: best ? best.text : '',
+    bestMetricText: versus ? `best: ${versus}` : best ? best.text : '',
     alarmText: alarms.map(a => a.message || `${a.rule} on GPU ${a.device}`).join('; '),
-    level,
+    noteText: noteText(run),
+    level: level === 'ok' && (run.problems ?? []).length > 0 ? 'warn' : level,
     actions: {
       stop: !final && run.status !== 'stopping' && !pending.has('stop'),
       pause: !final && PAUSABLE.has(run.status) && !pending.has('pause'),
@@ -304,4 +361,68 @@ export function gpuSection(
   const hostCardValue = gpuCards.length === 0 && reply.host ? hostCard(reply.host) : null;
   const gpuMessage = gpuCards.length === 0 ? (reply.reason ? `No GPU: ${reply.reason}` : 'No GPU') : '';
   return { gpuCards, hostCard: hostCardValue, gpuMessage };
+}
+
+/** Which runs the list shows: live ones, this notebook's, or all. */
+export type RunFilter = 'live' | 'notebook' | 'all';
+
+export interface RunListOptions {
+  filter: RunFilter;
+  hideFinished: boolean;
+  /** path of the notebook in focus (relative to the server root), for the "notebook" filter */
+  notebook: string | null;
+}
+
+export const DEFAULT_RUN_LIST: RunListOptions = { filter: 'all', hideFinished: false, notebook: null };
+
+/**
+ * The kernel knows its notebook as an absolute path (JPY_SESSION_NAME = the kernel's cwd +
+ * the file name), the front end as a path relative to the server root.
+ */
+function sameNotebook(kernelPath: string | null, relative: string): boolean {
+  if (!kernelPath) {
+    return false;
+  }
+  const normal = kernelPath.replace(/\\/g, '/');
+  return normal === relative || normal.endsWith(`/${relative}`);
+}
+
+/** A run whose process is alive and which has not ended. */
+export function isLive(run: RunSummary): boolean {
+  return run.alive && !FINAL_STATUSES.has(run.status);
+}
+
+function groupKey(run: RunSummary): string {
+  return run.notebook ?? (run.kernel ? `kernel ${run.kernel}` : '');
+}
+
+function groupName(run: RunSummary): string {
+  return run.notebook ? basename(run.notebook) : run.kernel ? `kernel ${run.kernel}` : 'other processes';
+}
+
+/**
+ * The runs to list, in a stable order: live runs first, then by notebook (grouped), then
+ * by start time and id, so that rows never swap places between refreshes.
+ */
+export function runList(runs: RunSummary[], options: RunListOptions = DEFAULT_RUN_LIST): RunSummary[] {
+  const kept = runs.filter(run => {
+    if (options.hideFinished && !isLive(run)) {
+      return false;
+    }
+    if (options.filter === 'live') {
+      return isLive(run);
+    }
+    if (options.filter === 'notebook') {
+      return options.notebook !== null && sameNotebook(run.notebook, options.notebook);
+    }
+    return true;
+  });
+  const rank = (run: RunSummary) => (isLive(run) ? 0 : 1);
+  return kept.sort(
+    (a, b) =>
+      rank(a) - rank(b) ||
+      groupKey(a).localeCompare(groupKey(b)) ||
+      (a.started_at ?? 0) - (b.started_at ?? 0) ||
+      a.run_id.localeCompare(b.run_id)
+  );
 }

@@ -51,6 +51,10 @@ export function run(overrides: Partial<RunSummary> = {}): RunSummary {
     last_loss: 0.5,
     latest_metrics: {},
     best_metrics: {},
+    baseline: {},
+    baseline_predictors: {},
+    best_step: null,
+    evaluations_since_best: null,
     alarms: [],
     updated_at: 1000,
     finished_at: null,
@@ -59,6 +63,9 @@ export function run(overrides: Partial<RunSummary> = {}): RunSummary {
     reason: '',
     error: '',
     eta: { remaining_s: 300, low_s: 240, high_s: 360, state: 'stable', finish_time: null },
+    problems: [],
+    nonfinite: [],
+    write_error: null,
     ...overrides
   };
 }

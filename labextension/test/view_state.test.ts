@@ -2,6 +2,10 @@ import { describe, expect, it } from 'vitest';
 
 import { formatDuration, formatNumber } from '../src/format';
 import {
+  baselineText,
+  RunListOptions,
+  runList,
+  pauseText,
   bestMetric,
   etaText,
   gpuCard,
@@ -163,6 +167,26 @@ describe('best metric', () => {
   });
 });
 
+describe('baseline beside the best metric', () => {
+  const withBaseline = run({
+    status: 'completed',
+    best_metrics: { test: { churn: { accuracy: 0.945, loss: 0.18 } }, validation: { churn: { accuracy: 0.95 } } },
+    baseline: { test: { churn: { accuracy: 0.865 } }, validation: { churn: { accuracy: 0.86 } } },
+    baseline_predictors: { churn: "always 'no'" }
+  });
+
+  it('puts the baseline on the same split as the metric', () => {
+    expect(baselineText(withBaseline)).toBe("test churn accuracy 0.945 · always 'no': 0.865");
+    expect(runRow(withBaseline, 1000).bestMetricText).toBe("best: test churn accuracy 0.945 · always 'no': 0.865");
+  });
+
+  it('falls back to the plain best metric without a baseline', () => {
+    const plain = run({ best_metrics: { validation: { combined: { loss: 0.25 } } } });
+    expect(baselineText(plain)).toBeNull();
+    expect(runRow(plain, 1000).bestMetricText).toBe('best validation combined loss 0.25');
+  });
+});
+
 describe('formatting', () => {
   it.each([
     [0, '0s'],
@@ -190,5 +214,46 @@ describe('where a run comes from', () => {
 
   it('falls back to the kernel id', () => {
     expect(runRow(run({ notebook: null, kernel: 'abc' }), 0).where).toBe('kernel abc');
+  });
+});
+
+describe('run list', () => {
+  const runs = [
+    run({ run_id: 'c', name: 'old', notebook: 'b.ipynb', status: 'completed', started_at: 100 }),
+    run({ run_id: 'b', name: 'other', notebook: 'b.ipynb', status: 'training', started_at: 300 }),
+    run({ run_id: 'a', name: 'mine', notebook: 'a.ipynb', status: 'training', started_at: 400 }),
+    run({ run_id: 'd', name: 'dead', notebook: 'a.ipynb', status: 'interrupted', alive: false, started_at: 50 })
+  ];
+
+  it('puts live runs first, grouped by notebook, in a stable order', () => {
+    const ids = runList([...runs]).map(r => r.run_id);
+    expect(ids).toEqual(['a', 'b', 'd', 'c']);
+    expect(runList([...runs].reverse()).map(r => r.run_id)).toEqual(ids); // order-independent
+    expect(runRow(runs[2], 1000).group).toBe('a.ipynb');
+  });
+
+  it('filters live / this notebook / all and hides finished runs', () => {
+    const ids = (options: Partial<RunListOptions>) =>
+      runList([...runs], { filter: 'all', hideFinished: false, notebook: null, ...options }).map(r => r.run_id);
+    expect(ids({ filter: 'live' })).toEqual(['a', 'b']);
+    expect(ids({ filter: 'notebook', notebook: 'b.ipynb' })).toEqual(['b', 'c']);
+    expect(ids({ filter: 'notebook', notebook: 'b.ipynb', hideFinished: true })).toEqual(['b']);
+    expect(ids({ hideFinished: true })).toEqual(['a', 'b']);
+    expect(ids({ filter: 'notebook' })).toEqual([]);
+    const absolute = [run({ run_id: 'x', notebook: '/srv/root/work/a.ipynb' })];
+    expect(runList(absolute, { filter: 'notebook', hideFinished: false, notebook: 'work/a.ipynb' })).toHaveLength(1);
+    expect(runList(absolute, { filter: 'notebook', hideFinished: false, notebook: 'a.ipynb' })).toHaveLength(1);
+    expect(runList(absolute, { filter: 'notebook', hideFinished: false, notebook: 'b/a.ipynb' })).toHaveLength(0);
+  });
+});
+
+describe('pause in words', () => {
+  it('names the alarm, not its rule', () => {
+    const alarm = { rule: 'temperature>=slowdown-5', device: 0, value: 88, threshold: 83, action: 'pause',
+                    message: 'GPU 0 at 88°C (alarm at 83°C): pause', time: 1 };
+    const paused = run({ status: 'paused', pause_reason: 'alarm:temperature>=slowdown-5', alarms: [alarm] });
+    expect(pauseText(paused)).toBe('paused: GPU 0 at 88°C (alarm at 83°C); resumes when it clears');
+    expect(etaText(paused, 1000)).not.toContain('alarm:temperature');
+    expect(pauseText(run({ status: 'paused', pause_reason: 'user' }))).toBe('paused by you');
   });
 });

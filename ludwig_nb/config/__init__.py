@@ -12,35 +12,18 @@ Importing this package imports pyyaml only (no torch, no pydantic, no threads).
 
 from __future__ import annotations
 
-from ludwig_nb.config.engine_support import (
-    BUILTIN_COMBINERS,
-    BUILTIN_ENCODERS,
-    BUILTIN_INPUT_TYPES,
-    BUILTIN_LOSSES,
-    BUILTIN_OPTIMIZERS,
-    BUILTIN_OUTPUT_TYPES,
-    BUILTIN_SPLITS,
-    BUILTIN_TOKENIZERS,
-)
-from ludwig_nb.config.errors import ConfigError, UnsupportedByEngine
+from ludwig_nb.config.errors import ConfigError, ConfigWarning, UnsupportedByEngine
 from ludwig_nb.config.gpu_watch import AlarmRuleConfig, GpuWatchConfig
 from ludwig_nb.config.load import load_config
 from ludwig_nb.config.model import Config
 from ludwig_nb.config.render import LUDWIG_VERSION
 
 __all__ = [
-    "BUILTIN_COMBINERS",
-    "BUILTIN_ENCODERS",
-    "BUILTIN_INPUT_TYPES",
-    "BUILTIN_LOSSES",
-    "BUILTIN_OPTIMIZERS",
-    "BUILTIN_OUTPUT_TYPES",
-    "BUILTIN_SPLITS",
-    "BUILTIN_TOKENIZERS",
     "LUDWIG_VERSION",
     "AlarmRuleConfig",
     "Config",
     "ConfigError",
+    "ConfigWarning",
     "GpuWatchConfig",
     "UnsupportedByEngine",
     "load_config",

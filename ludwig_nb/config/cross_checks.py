@@ -8,6 +8,7 @@ from __future__ import annotations
 import math
 from typing import Any, TypeGuard
 
+from ludwig_nb.config.ludwig_checks import check_like_ludwig
 from ludwig_nb.config.schema.features import OUTPUT_METRICS
 from ludwig_nb.config.schema.fields import Ctx, allowed_hint, suggest
 
@@ -18,6 +19,7 @@ def check_across(cfg: dict[str, Any], ctx: Ctx) -> None:
     """Cross-field checks; also fills ``trainer.validation_field``/``validation_metric`` the
     way Ludwig does (the first output feature and its default validation metric; with only a
     metric given, the first output feature that has it)."""
+    check_like_ludwig(cfg, ctx)
     if cfg.get("model_type") != "ecd":
         return
     _unique_names(cfg, ctx)
@@ -32,6 +34,7 @@ def check_across(cfg: dict[str, Any], ctx: Ctx) -> None:
             hint="keep one of them (the other at 0)",
         )
     _batch_sizes(trainer, ctx)
+    _attention_heads(cfg, ctx)
     _split(cfg["preprocessing"], ctx)
     _validation(cfg, ctx)
 
@@ -95,6 +98,30 @@ def _references(cfg: dict[str, Any], ctx: Ctx) -> None:
                 )
 
 
+def _attention_heads(cfg: dict[str, Any], ctx: Ctx) -> None:
+    """A transformer splits ``hidden_size`` over ``num_heads``: it must divide evenly."""
+    places: list[tuple[tuple[Any, ...], Any]] = [
+        (("input_features", i, "encoder"), f.get("encoder"))
+        for i, f in enumerate(cfg["input_features"])
+    ]
+    places.append((("combiner",), cfg.get("combiner")))
+    for path, section in places:
+        if not isinstance(section, dict) or section.get("type") not in (
+            "transformer",
+            "tabtransformer",
+        ):
+            continue
+        hidden, heads = section.get("hidden_size"), section.get("num_heads")
+        if _positive(hidden) and _positive(heads) and hidden % heads:
+            fits = [n for n in range(1, min(hidden, 16) + 1) if hidden % n == 0]
+            ctx.problem(
+                (*path, "num_heads"),
+                f"num_heads {heads} does not divide hidden_size {hidden}: each attention "
+                "head gets hidden_size / num_heads dimensions",
+                hint=f"use num_heads in {fits} or a hidden_size that {heads} divides",
+            )
+
+
 def _batch_sizes(trainer: dict[str, Any], ctx: Ctx) -> None:
     batch, effective = trainer.get("batch_size"), trainer.get("effective_batch_size")
     accumulation = trainer.get("gradient_accumulation_steps")
@@ -121,7 +148,15 @@ def _batch_sizes(trainer: dict[str, Any], ctx: Ctx) -> None:
 def _split(pre: dict[str, Any], ctx: Ctx) -> None:
     split = pre.get("split") or {}
     probabilities = split.get("probabilities")
-    if isinstance(probabilities, list) and all(
+    if isinstance(probabilities, list) and len(probabilities) != 3:
+        # Ludwig 0.11's schema lets this through, then its splitter fails at split time
+        ctx.problem(
+            ("preprocessing", "split", "probabilities"),
+            "split probabilities must be three (training, validation, test), "
+            f"not {len(probabilities)}",
+            hint="e.g. [0.7, 0.1, 0.2]; use 0 for a split you do not want",
+        )
+    elif isinstance(probabilities, list) and all(
         isinstance(p, int | float) and math.isfinite(p) for p in probabilities
     ):
         total = math.fsum(probabilities)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-__all__ = ["MAX_LISTED", "ConfigError", "UnsupportedByEngine"]
+__all__ = ["MAX_LISTED", "ConfigError", "ConfigWarning", "UnsupportedByEngine"]
 
 #: how many problems ``str(err)`` lists before "... and N more"
 MAX_LISTED = 8
@@ -110,6 +110,58 @@ class UnsupportedByEngine(ConfigError):
         self.engine = engine
 
 
+class ConfigWarning(UserWarning):
+    """A config that Ludwig accepts but that deserves a word, located like a ``ConfigError``:
+    old syntax that was upgraded (``training:`` -> ``trainer:``), or a key that does nothing
+    (Ludwig accepts it and ignores it). ``str(w)`` reads like one ``ConfigError``."""
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        line: int | None = None,
+        column: int | None = None,
+        path: str = "",
+        hint: str | None = None,
+        source_line: str | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.message = message
+        self.line = line
+        self.column = column
+        self.path = path
+        self.hint = hint
+        self.source_line = source_line
+
+    def shifted(self, lines: int) -> ConfigWarning:
+        """A copy with its line moved down by ``lines`` (see ``ConfigError.shifted``)."""
+        line = None if self.line is None else self.line + lines
+        return ConfigWarning(
+            self.message,
+            line=line,
+            column=self.column,
+            path=self.path,
+            hint=self.hint,
+            source_line=self.source_line,
+        )
+
+    def __str__(self) -> str:
+        return _render_one(self)
+
+    def __repr__(self) -> str:
+        return f"ConfigWarning({self.message!r}, line={self.line}, path={self.path!r})"
+
+    def __reduce__(self) -> tuple[object, ...]:
+        return (_rebuild_warning, (self.__dict__.copy(),))
+
+
+def _rebuild_warning(state: dict[str, object]) -> ConfigWarning:
+    note = ConfigWarning.__new__(ConfigWarning)
+    UserWarning.__init__(note, state.get("message", ""))
+    note.__dict__.update(state)
+    return note
+
+
 def _rebuild(kind: type[ConfigError], state: dict[str, object]) -> ConfigError:
     err = kind.__new__(kind)
     ValueError.__init__(err, state.get("message", ""))
@@ -125,7 +177,7 @@ def _shift_one(problem: ConfigError, lines: int) -> ConfigError:
     return copy
 
 
-def _render_one(problem: ConfigError) -> str:
+def _render_one(problem: ConfigError | ConfigWarning) -> str:
     where = [f"line {problem.line}"] if problem.line is not None else []
     where += [problem.path] if problem.path else []
     head = f"{', '.join(where)}: {problem.message}" if where else problem.message

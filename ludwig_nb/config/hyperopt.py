@@ -56,9 +56,7 @@ SPLITS = ("train", "training", "validation", "test")
 SEARCH_ALGS: dict[str, str | None] = {
     "random": "random",
     "variant_generator": "random",
-    "grid": "grid",
     "optuna": "tpe",
-    "tpe": "tpe",
     "hyperopt": "tpe",
     "bohb": "tpe",
     "ax": None,
@@ -127,7 +125,8 @@ _TOP_KEYS = (
 def hyperopt_defaults(section: dict[str, Any]) -> dict[str, Any]:
     """``section`` with Ludwig's defaults filled in (a new dict; ``section`` is unchanged).
 
-    The executor type defaults to ``local`` (ours; Ludwig's default ``ray`` needs a cluster).
+    As Ludwig: ``num_samples: 1``, ``time_budget_s: 3600``, search ``random``, scheduler
+    ``fifo``. The executor type defaults to ``local`` (ours; Ludwig's ``ray`` needs Ray Tune).
     """
     out = copy.deepcopy(section)
     out.setdefault("parameters", {})
@@ -141,8 +140,8 @@ def hyperopt_defaults(section: dict[str, Any]) -> dict[str, Any]:
     if isinstance(executor, dict):
         executor = {
             "type": "local",
-            "num_samples": 10,
-            "time_budget_s": None,
+            "num_samples": 1,
+            "time_budget_s": 3600,
             "max_concurrent_trials": "auto",
             "cpu_resources_per_trial": 1,
             "gpu_resources_per_trial": 0,
@@ -154,12 +153,15 @@ def hyperopt_defaults(section: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def check_hyperopt(cfg: dict[str, Any], ctx: Ctx) -> None:
-    """Check ``cfg["hyperopt"]`` (when present) against ``cfg``; problems go into ``ctx``.
+def check_hyperopt(cfg: dict[str, Any], ctx: Ctx, written: Any = None) -> None:
+    """Check the ``hyperopt`` section against ``cfg``; problems go into ``ctx``.
 
-    Replaces ``cfg["hyperopt"]`` with the section with its defaults filled in.
+    ``written``: the section as the user wrote it (default: ``cfg["hyperopt"]``); the
+    schema layer's rendering fills Ludwig's Ray defaults (``executor.type: ray``), so the
+    meaning is checked on what was written. Replaces ``cfg["hyperopt"]`` with that section
+    with our defaults filled in (Ludwig's, but ``executor.type: local``).
     """
-    raw = cfg.get("hyperopt")
+    raw = cfg.get("hyperopt") if written is None else written
     if raw is None:
         return
     base: KeyPath = ("hyperopt",)
@@ -489,28 +491,41 @@ def _check_scheduler(scheduler: Any, ctx: Ctx) -> None:
 
 
 # -- substitution ------------------------------------------------------------------------------
-def apply_parameters(config: dict[str, Any], parameters: dict[str, Any]) -> dict[str, Any]:
+def apply_parameters(
+    config: dict[str, Any], parameters: dict[str, Any], rendered: dict[str, Any] | None = None
+) -> dict[str, Any]:
     """A copy of ``config`` (without ``hyperopt``) with ``parameters`` substituted, in order.
 
     Keys are Ludwig's: ``trainer.learning_rate``, ``<feature>.encoder.type``, ``.`` (merge a
-    whole mapping into the config), ``defaults.<type>.<section>.<key>``.
+    whole mapping into the config), ``defaults.<type>.<section>.<key>``. A block the user
+    did not write (``combiner`` for ``combiner.output_size``) is created with the ``type``
+    that ``rendered`` (the same config with its defaults filled in) gives it.
     """
     out = copy.deepcopy({k: v for k, v in config.items() if k != "hyperopt"})
-    features = {
-        f["name"]: f for f in [*out.get("input_features", []), *out.get("output_features", [])]
-    }
+
+    def by_name(cfg: dict[str, Any]) -> dict[str, Any]:
+        return {
+            f["name"]: f for f in [*cfg.get("input_features", []), *cfg.get("output_features", [])]
+        }
+
+    features = by_name(out)
+    shown = by_name(rendered) if rendered else {}
     for name, value in parameters.items():
         if name == ".":
             if isinstance(value, dict):
                 _merge(out, copy.deepcopy(value))
             continue
         parts = name.split(".")
-        node: dict[str, Any] = features.get(parts[0], out)
-        keys = parts[1:] if parts[0] in features else parts
+        is_feature = parts[0] in features
+        node: dict[str, Any] = features[parts[0]] if is_feature else out
+        full: Any = shown.get(parts[0]) if is_feature else rendered
+        keys = parts[1:] if is_feature else parts
         for key in keys[:-1]:
+            full = full.get(key) if isinstance(full, dict) else None
             child = node.get(key)
             if not isinstance(child, dict):
-                child = {}
+                typed = isinstance(full, dict) and full.get("type") is not None
+                child = {"type": full["type"]} if typed else {}
                 node[key] = child
             node = child
         if isinstance(value, dict) and isinstance(node.get(keys[-1]), dict):

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Mapping
 from typing import Any
 
 from ludwig_nb.config.cross_checks import check_across
-from ludwig_nb.config.engine_support import check_engine_support
 from ludwig_nb.config.errors import ConfigError
 from ludwig_nb.config.hyperopt import check_hyperopt
 from ludwig_nb.config.model import Config
@@ -14,37 +14,34 @@ from ludwig_nb.config.render import render
 from ludwig_nb.config.schema.fields import Ctx
 from ludwig_nb.config.yaml_positions import Positions, parse_yaml
 
-__all__ = ["KNOWN_ENGINES", "load_config"]
-
-#: engines whose limits the config layer knows; None and "ludwig" check nothing beyond Ludwig
-KNOWN_ENGINES = (None, "builtin", "ray", "ludwig")
+__all__ = ["load_config"]
 
 
-def load_config(
-    source: str | Mapping[str, Any] | Config,
-    engine: str | None = "builtin",
-    *,
-    line_offset: int = 0,
-) -> Config:
-    """Parse, validate and render a config.
+def load_config(source: str | Mapping[str, Any] | Config, *, line_offset: int = 0) -> Config:
+    """Parse, validate and render a config: every valid Ludwig config is accepted.
 
     ``source``: YAML text, a mapping (e.g. ``yaml.safe_load`` output) or a ``Config``.
-    ``engine``: "builtin" (default) or "ray" also reject what the built-in training loop
-    cannot run (``UnsupportedByEngine``); None or "ludwig" accept every valid Ludwig config.
     ``line_offset``: added to every reported line (1 when the YAML starts on a cell's line 2).
+    What an engine can run is the engine's to say (``Engine.check``), not the config layer's.
 
-    Raises ``ConfigError`` listing every problem found (``UnsupportedByEngine`` when the config
-    is valid Ludwig but not for this engine), and ``ValueError`` for an unknown ``engine``.
+    Old syntax that Ludwig upgrades (``training:``, encoder parameters on the feature, ...) is
+    upgraded the same way, and keys Ludwig ignores are dropped; each is a located
+    ``ConfigWarning``, issued with ``warnings.warn`` and kept in ``Config.warnings``.
+
+    Raises ``ConfigError`` listing every problem found.
     """
-    if engine not in KNOWN_ENGINES:
-        raise ValueError(f"unknown engine {engine!r}; known: builtin, ray, ludwig or None")
     try:
-        return _load(source, engine)
+        config = _load(source)
     except ConfigError as err:
         raise (err.shifted(line_offset) if line_offset else err) from None
+    if line_offset:
+        config.warnings = tuple(w.shifted(line_offset) for w in config.warnings)
+    for note in config.warnings:  # old syntax upgraded, keys that do nothing
+        warnings.warn(note, stacklevel=2)
+    return config
 
 
-def _load(source: str | Mapping[str, Any] | Config, engine: str | None) -> Config:
+def _load(source: str | Mapping[str, Any] | Config) -> Config:
     text: str | None = None
     positions: Positions | None = None
     if isinstance(source, Config):
@@ -63,12 +60,10 @@ def _load(source: str | Mapping[str, Any] | Config, engine: str | None) -> Confi
     ctx = Ctx(positions)
     rendered = render(data, ctx)
     check_across(rendered, ctx)
-    check_hyperopt(rendered, ctx)
-    if not ctx.problems and engine in ("builtin", "ray"):
-        check_engine_support(rendered, "builtin", ctx)
-        if engine == "ray":
-            ctx.problems = [p for p in ctx.problems if getattr(p, "engine", None) != "ray"]
+    check_hyperopt(rendered, ctx, data.get("hyperopt"))
     if ctx.problems:
         ordered = sorted(ctx.problems, key=lambda p: (p.line is None, p.line or 0, p.column or 0))
         raise ConfigError.collect(ordered)
-    return Config(rendered, engine=engine, source=text, positions=positions)
+    config = Config(rendered, source=text, positions=positions)
+    config.warnings = tuple(ctx.notes)
+    return config

@@ -5,6 +5,7 @@ from __future__ import annotations
 import copy
 from typing import Any
 
+from ludwig_nb.config.errors import ConfigWarning
 from ludwig_nb.config.gpu_watch import GpuWatchConfig
 from ludwig_nb.config.yaml_positions import KeyPath, Positions
 
@@ -17,19 +18,20 @@ class Config:
     Build it with ``load_config``. ``to_dict()`` is the rendered config (plus ``gpu_watch``);
     ``to_ludwig_dict()`` is the same without our ``gpu_watch`` section, a valid Ludwig 0.11
     config. Accessors return copies: a ``Config`` never changes after it is made.
+    ``warnings``: what ``load_config`` noted (old syntax upgraded, keys that do nothing).
     """
+
+    warnings: tuple[ConfigWarning, ...] = ()
 
     def __init__(
         self,
         rendered: dict[str, Any],
         *,
-        engine: str | None = None,
         source: str | None = None,
         positions: Positions | None = None,
     ) -> None:
         self._rendered = rendered
         self._gpu_watch = GpuWatchConfig.from_dict(rendered.get("gpu_watch") or {})
-        self.engine = engine
         self.source = source
         self._positions = positions
 
@@ -46,6 +48,12 @@ class Config:
         import yaml
 
         return str(yaml.safe_dump(self._rendered, sort_keys=False, default_flow_style=False))
+
+    @property
+    def positions(self) -> Positions | None:
+        """Where each key and value was written in the YAML source (None for a dict source):
+        what an engine's capability check locates its refusals with."""
+        return self._positions
 
     @property
     def gpu_watch(self) -> GpuWatchConfig:
@@ -111,4 +119,4 @@ class Config:
     def __repr__(self) -> str:
         ins = ", ".join(f["name"] for f in self._rendered.get("input_features", []))
         outs = ", ".join(f["name"] for f in self._rendered.get("output_features", []))
-        return f"Config(inputs=[{ins}], outputs=[{outs}], engine={self.engine!r})"
+        return f"Config(inputs=[{ins}], outputs=[{outs}])"

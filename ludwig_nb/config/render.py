@@ -1,25 +1,21 @@
 """Validate a whole document and render it: every section and default filled in.
 
-``render(data, ctx)`` walks the top level, the features (with ``defaults`` applied), the
-combiner, trainer, preprocessing and our ``gpu_watch``; problems go to ``ctx``.
+``render(data, ctx)`` applies Ludwig's silent upgrades of old syntax (``upgrade``), then walks
+the top level, the features (with ``defaults`` applied), the combiner, trainer, preprocessing
+and the rest against Ludwig 0.11's own schema, plus our ``gpu_watch``; problems and notes go
+to ``ctx``.
 """
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Mapping
 from typing import Any
 
 from ludwig_nb.config.gpu_watch import check_gpu_watch
-from ludwig_nb.config.schema.combiners import combiner_section
-from ludwig_nb.config.schema.features import (
-    FEATURE_TYPES,
-    check_defaults,
-    check_feature,
-)
-from ludwig_nb.config.schema.fields import Ctx, FreeDict, Param, allowed_hint, suggest
-from ludwig_nb.config.schema.preprocessing import global_preprocessing
-from ludwig_nb.config.schema.trainer import trainer_section
+from ludwig_nb.config.schema.features import check_defaults, check_feature
+from ludwig_nb.config.schema.fields import Ctx, Param, suggest
+from ludwig_nb.config.schema.ludwig_json import JObject, ludwig_spec
+from ludwig_nb.config.upgrade import upgrade
 
 __all__ = ["LUDWIG_VERSION", "TOP_LEVEL_KEYS", "render"]
 
@@ -38,7 +34,7 @@ TOP_LEVEL_KEYS = (
     "ludwig_version",
     "gpu_watch",
 )
-_RENAMED = {"training": "trainer"}  # Ludwig < 0.5 names
+_SECTIONS = ("combiner", "trainer", "preprocessing", "hyperopt", "backend")
 
 
 def render(data: Mapping[str, Any], ctx: Ctx) -> dict[str, Any]:
@@ -46,39 +42,46 @@ def render(data: Mapping[str, Any], ctx: Ctx) -> dict[str, Any]:
     model_type = Param("ecd", choices=("ecd", "llm")).check(
         data.get("model_type", "ecd"), ("model_type",), ctx
     )
-    if model_type == "llm":
-        # a different schema altogether: kept as written for the Ludwig engine to judge
-        kept = {k: copy.deepcopy(v) for k, v in data.items() if k != "gpu_watch"}
-        kept["gpu_watch"] = check_gpu_watch(data.get("gpu_watch"), ("gpu_watch",), ctx)
-        return kept
-    _check_top_keys(data, ctx)
-    written_defaults, rendered_defaults = check_defaults(data.get("defaults"), ("defaults",), ctx)
-    out: dict[str, Any] = {"model_type": "ecd"}
+    if model_type not in ("ecd", "llm"):
+        return {}
+    config = upgrade(data, ctx)
+    top = ludwig_spec(str(model_type))
+    assert isinstance(top, JObject)
+    _check_top_keys(config, top, ctx)
+    written_defaults, rendered_defaults = check_defaults(config.get("defaults"), ("defaults",), ctx)
+    out: dict[str, Any] = {"model_type": model_type}
     for side in ("input_features", "output_features"):
-        out[side] = _features(data, side, ctx, written_defaults)
-    out["combiner"] = combiner_section().check(data.get("combiner"), ("combiner",), ctx)
-    out["trainer"] = trainer_section().check(data.get("trainer"), ("trainer",), ctx)
-    out["preprocessing"] = _preprocessing(data.get("preprocessing"), ctx)
-    out["defaults"] = rendered_defaults
-    out["hyperopt"] = FreeDict().check(data.get("hyperopt"), ("hyperopt",), ctx)
-    out["backend"] = FreeDict().check(data.get("backend"), ("backend",), ctx)
-    out["ludwig_version"] = Param(LUDWIG_VERSION, "str").check(
-        data.get("ludwig_version", LUDWIG_VERSION), ("ludwig_version",), ctx
-    )
-    out["gpu_watch"] = check_gpu_watch(data.get("gpu_watch"), ("gpu_watch",), ctx)
+        out[side] = _features(config, side, ctx, written_defaults if model_type == "ecd" else {})
+    if isinstance(config.get("backend"), str):
+        config["backend"] = {"type": config["backend"]}
+    order = [k for k in TOP_LEVEL_KEYS if k in top.field_names]
+    for key in [*order, *(k for k in top.field_names if k not in order)]:
+        if key == "defaults":
+            out["defaults"] = rendered_defaults
+        spec = top.field(key)
+        if key in ("model_type", "input_features", "output_features", "defaults") or spec is None:
+            continue
+        if key == "ludwig_version":
+            out[key] = LUDWIG_VERSION  # Ludwig's upgrade stamps its own version on every config
+        elif key in config:
+            out[key] = spec.check(config[key], (key,), ctx)
+        elif key == "hyperopt":
+            out[key] = None  # Ludwig renders no hyperopt section unless one is written
+        elif getattr(spec, "has_default", False):
+            out[key] = spec.default()
+    out["gpu_watch"] = check_gpu_watch(config.get("gpu_watch"), ("gpu_watch",), ctx)
     return out
 
 
-def _check_top_keys(data: Mapping[str, Any], ctx: Ctx) -> None:
+def _check_top_keys(data: Mapping[str, Any], top: JObject, ctx: Ctx) -> None:
+    known = [*top.field_names, "gpu_watch"]
     for key in data:
-        if key in TOP_LEVEL_KEYS:
-            continue
-        hint = (
-            f"'{key}' is the old name of '{_RENAMED[key]}'"
-            if key in _RENAMED
-            else suggest(str(key), TOP_LEVEL_KEYS) or allowed_hint(TOP_LEVEL_KEYS)
-        )
-        ctx.problem((key,), f"unknown top-level key '{key}'", hint=hint, key=True)
+        if key not in known:
+            ctx.note(
+                (key,),
+                f"'{key}' is not a Ludwig section: Ludwig ignores it, and so does ludwig_nb",
+                hint=suggest(str(key), known) or "remove it",
+            )
 
 
 def _features(
@@ -99,38 +102,13 @@ def _features(
     if not raw:
         ctx.problem((side,), f"{side} is empty: the config needs at least one")
         return []
+    if data.get("model_type") == "llm":
+        spec = ludwig_spec("llm", side)
+        rendered: list[dict[str, Any]] = spec.check(raw, (side,), ctx)
+        return rendered
     output = side == "output_features"
-    rendered = (
+    features = (
         check_feature(item, (side, i), ctx, output=output, defaults=defaults)
         for i, item in enumerate(raw)
     )
-    return [f for f in rendered if f is not None]
-
-
-_OLD_SPLIT_KEYS = {
-    "split_probabilities": "split: {type: random, probabilities: [...]}",
-    "stratify": "split: {type: stratify, column: ...}",
-    "force_split": "split: {type: fixed, column: split}",
-}
-
-
-def _preprocessing(raw: Any, ctx: Ctx) -> Any:
-    if isinstance(raw, Mapping):
-        for key in [k for k in raw if k in _OLD_SPLIT_KEYS]:  # Ludwig < 0.6 split options
-            ctx.problem(
-                ("preprocessing", key),
-                f"'{key}' is an old split option",
-                hint=f"write {_OLD_SPLIT_KEYS[key]}",
-                key=True,
-            )
-        raw = {k: v for k, v in raw.items() if k not in _OLD_SPLIT_KEYS}
-        moved = [k for k in raw if k in FEATURE_TYPES]
-        for key in moved:  # Ludwig < 0.6 kept per-type preprocessing here
-            ctx.problem(
-                ("preprocessing", key),
-                f"per-type preprocessing '{key}' belongs in defaults",
-                hint=f"move it to defaults.{key}.preprocessing",
-                key=True,
-            )
-        raw = {k: v for k, v in raw.items() if k not in moved}
-    return global_preprocessing().check(raw, ("preprocessing",), ctx)
+    return [f for f in features if f is not None]

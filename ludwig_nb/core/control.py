@@ -5,6 +5,9 @@ The Stop button, ``%ludwig_stop``, the sidebar's control file, a temperature ala
 every step boundary, and :meth:`RunControl.pace` there too (the throttle's idle time).
 It lives in ``core`` (not ``runs``) because the engines, which sit
 below ``runs``, must know its type.
+
+Engines depend on the :class:`Control` protocol, not on this class: a handful of methods with
+plain arguments, so that an engine in another process (Ray) can be handed a proxy for it.
 """
 
 from __future__ import annotations
@@ -12,28 +15,62 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable
+from typing import Protocol
 
-__all__ = ["RunControl", "StopRequested"]
+__all__ = ["Control", "RunControl", "StopRequested"]
 
 
 class StopRequested(Exception):
     """Raised inside the engine by :meth:`RunControl.checkpoint` when a stop was asked for."""
 
 
+class Control(Protocol):
+    """What an engine may ask of the run that steers it (the engine side only).
+
+    Every call takes and returns plain values, so an implementation can forward them across
+    a process boundary. ``checkpoint`` raises :class:`StopRequested` when a stop was asked for;
+    ``wait_while_paused`` blocks while paused and calls ``on_pause(reason)`` /
+    ``on_resume(reason)`` around the wait.
+    """
+
+    @property
+    def stop_requested(self) -> bool: ...
+
+    @property
+    def stop_reason(self) -> str | None: ...
+
+    @property
+    def paused(self) -> bool: ...
+
+    def checkpoint(self) -> None: ...
+
+    def wait_while_paused(
+        self,
+        on_pause: Callable[[str], None] | None = None,
+        on_resume: Callable[[str], None] | None = None,
+    ) -> None: ...
+
+    def pace(self, max_idle: float = 10.0) -> float: ...
+
+
 class RunControl:
-    """Thread-safe stop / pause / resume flags.
+    """Thread-safe stop / pause / resume flags and the throttle's pace (a :class:`Control`).
 
     Pauses nest by reason: an alarm pause and a user pause are separate, and the run
-    continues only when every reason has been released.
+    continues only when every reason has been released. ``poll``, when given, is called at
+    every :meth:`checkpoint` and while paused: the run layer reads the control file there
+    (requests from the sidebar), so the engine needs to know nothing about it.
     """
 
     def __init__(
         self,
+        poll: Callable[[], None] | None = None,
         clock: Callable[[], float] = time.monotonic,
         sleep: Callable[[float], None] | None = None,
     ) -> None:
         """``clock`` (seconds) and ``sleep`` (seconds; default: a wait that a stop or a
         pause cuts short) time the pacing, so tests can run it on virtual time."""
+        self._poll = poll
         self._lock = threading.Lock()
         self._changed = threading.Condition(self._lock)
         self._stop_reason: str | None = None
@@ -92,6 +129,7 @@ class RunControl:
     ) -> None:
         """Block while paused (not while stopping). ``poll`` runs while waiting, so that
         a control file can be read even when nothing else wakes the thread."""
+        poll = poll or self._poll
         with self._changed:
             if not self._pause_reasons or self._stop_reason is not None:
                 return
@@ -161,6 +199,8 @@ class RunControl:
             )
 
     def checkpoint(self) -> None:
-        """Raise :class:`StopRequested` if a stop was asked for."""
+        """Poll for outside requests, then raise :class:`StopRequested` if a stop was asked for."""
+        if self._poll is not None:
+            self._poll()
         if self._stop_reason is not None:
             raise StopRequested(self._stop_reason)

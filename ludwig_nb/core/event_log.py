@@ -38,7 +38,8 @@ class EventLog:
         self._epoch = array("q")
         self._start = array("d")
         self._batch = array("q")
-        self._loss = array("d")
+        self._loss = array("d")  # NaN where loss is None (see _loss_known)
+        self._loss_known = bytearray()
         self._lr = array("d")  # NaN where learning_rate is None (see _lr_known)
         self._lr_known = bytearray()
 
@@ -55,7 +56,8 @@ class EventLog:
         self._epoch.append(epoch)
         self._start.append(start)
         self._batch.append(batch)
-        self._loss.append(loss)
+        self._loss.append(math.nan if loss is None else loss)
+        self._loss_known.append(loss is not None)
         self._lr.append(math.nan if lr is None else lr)
         self._lr_known.append(lr is not None)
         self._kinds.append(1)
@@ -85,7 +87,9 @@ class EventLog:
             "epoch": self._epoch.tolist(),
             "start_time": self._start.tolist(),
             "batch_size": self._batch.tolist(),
-            "loss": self._loss.tolist(),
+            "loss": self._loss.tolist()
+            if not self._loss_known.count(0)  # every step had a loss: the fast path
+            else [self._loss[k] if self._loss_known[k] else None for k in range(n)],
             "learning_rate": [self._lr[k] if self._lr_known[k] else None for k in range(n)],
         }
 
@@ -121,13 +125,17 @@ class EventLog:
             lr if known else None
             for lr, known in zip(self._lr[lo:hi], self._lr_known[lo:hi], strict=True)
         )
+        losses = (
+            loss if known else None
+            for loss, known in zip(self._loss[lo:hi], self._loss_known[lo:hi], strict=True)
+        )
         for time, step, epoch, start, batch, loss, lr in zip(
             self._time[lo:hi],
             self._step[lo:hi],
             self._epoch[lo:hi],
             self._start[lo:hi],
             self._batch[lo:hi],
-            self._loss[lo:hi],
+            losses,
             lrs,
             strict=True,
         ):
@@ -166,21 +174,21 @@ class EventLog:
 
 _new_step = object.__new__
 
-_Row = tuple[float, int, int, float, int, float, float | None]
+_Row = tuple[float, int, int, float, int, float | None, float | None]
 
 
 def _step_row(event: ev.StepFinished) -> _Row | None:
     """The step's values as column types, or None when one does not fit a column (the
     event is then kept as an object, unchanged)."""
     try:
-        lr = event.learning_rate
+        lr, loss = event.learning_rate, event.loss
         return (
             float(event.time),
             operator.index(event.step),
             operator.index(event.epoch),
             float(event.start_time),
             operator.index(event.batch_size),
-            float(event.loss),
+            None if loss is None else float(loss),
             None if lr is None else float(lr),
         )
     except (TypeError, ValueError, OverflowError):

@@ -16,11 +16,14 @@ import json
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
+from ludwig_nb.core import strict_json
+
 __all__ = [
     "EVENT_TYPES",
     "EVENT_VERSION",
     "AlarmCleared",
     "AlarmRaised",
+    "BaselineComputed",
     "CheckpointSaved",
     "EvaluationFinished",
     "Event",
@@ -91,7 +94,18 @@ class Event:
         return data
 
     def to_json(self) -> str:
-        return json.dumps(self.to_dict(), separators=(",", ":"), default=_json_default)
+        """Strict JSON (one line): a non-finite number is written as ``null`` and its
+        dotted path listed under ``"nonfinite"`` (``core.strict_json``)."""
+        data = self.to_dict()
+        try:
+            return json.dumps(data, separators=(",", ":"), default=_json_default, allow_nan=False)
+        except ValueError:  # an overflowing loss or metric: null + the flag, never Infinity
+            return json.dumps(
+                strict_json.flagged(data),
+                separators=(",", ":"),
+                default=_json_default,
+                allow_nan=False,
+            )
 
 
 _FIELD_NAMES: dict[type, tuple[str, ...]] = {}
@@ -115,7 +129,12 @@ def _json_default(value: Any) -> Any:
 
 @dataclasses.dataclass(frozen=True)
 class RunStarted(Event):
-    """The run has its plan: name, engine, device and the schedule the ETA needs."""
+    """The run has its plan: name, engine, device and the schedule the ETA needs.
+
+    ``device`` is the torch device text ("cpu", "cuda:1"); ``host`` (the machine's name) and
+    ``device_index`` (the GPU's index on that host, None on CPU) identify the device the
+    alarms act on, also when the engine trains on another machine.
+    """
 
     type: ClassVar[str] = "run_started"
     run_id: str
@@ -124,6 +143,8 @@ class RunStarted(Event):
     device: str
     schedule: ScheduleInfo
     start_step: int = 0  # > 0 when resumed from a checkpoint
+    host: str = ""
+    device_index: int | None = None
 
 
 @dataclasses.dataclass(frozen=True)
@@ -153,7 +174,7 @@ class StepFinished(Event):
     epoch: int  # 0-based epoch the step belongs to
     start_time: float
     batch_size: int
-    loss: float
+    loss: float | None  # None where the engine does not see each step's loss
     learning_rate: float | None = None
 
 
@@ -247,6 +268,19 @@ class OomRecovered(Event):
 
 
 @dataclasses.dataclass(frozen=True)
+class BaselineComputed(Event):
+    """The trivial baseline (majority class / training mean) scored on every split.
+
+    ``metrics`` has the shape of ``EvaluationFinished.metrics``; ``predictors`` says per
+    output feature what the baseline predicts ("always 'no'", "always the mean 23.5").
+    """
+
+    type: ClassVar[str] = "baseline_computed"
+    metrics: Mapping[str, Any]
+    predictors: Mapping[str, str] = dataclasses.field(default_factory=dict)
+
+
+@dataclasses.dataclass(frozen=True)
 class RunFinished(Event):
     """``status`` is "completed" or "stopped"; ``reason`` says why it ended."""
 
@@ -283,6 +317,7 @@ EVENT_TYPES: dict[str, type[Event]] = {
         OomRecovered,
         RunFinished,
         RunFailed,
+        BaselineComputed,
     )
 }
 

@@ -86,6 +86,14 @@ class GpuSample:
     lost: bool = False
     time: float = 0.0  # wall-clock seconds
     mig_index: int | None = None  # set for a MIG instance
+    # counters and profiling metrics (issue 16); None where NVML does not offer them
+    energy_consumed: float | None = None  # J since the driver loaded (a counter)
+    throttled_power_s: float | None = None  # s clocks were held down by power, since load
+    throttled_thermal_s: float | None = None  # s clocks were held down by heat, since load
+    sm_activity: float | None = None  # % of SMs busy (GPM, Hopper and newer)
+    sm_occupancy: float | None = None  # % of the theoretical warps active (GPM)
+    tensor_activity: float | None = None  # % of time any tensor core was busy (GPM)
+    memory_bandwidth: float | None = None  # % of the peak DRAM bandwidth used (GPM)
 
     @property
     def memory_percent(self) -> float | None:
@@ -116,12 +124,15 @@ class GpuSample:
 
 @dataclasses.dataclass(frozen=True)
 class HostSample:
-    """One reading of the host: CPU % (all cores, 0..100) and RAM in bytes."""
+    """One reading of the host: CPU % (all cores, 0..100) and RAM in bytes, plus this
+    process's CPU % (of all cores, 0..100) and resident memory (bytes)."""
 
     time: float
     cpu_percent: float | None = None
     memory_used: int | None = None
     memory_total: int | None = None
+    process_cpu_percent: float | None = None
+    process_rss: int | None = None
 
     @property
     def memory_percent(self) -> float | None:

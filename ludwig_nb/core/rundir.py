@@ -19,12 +19,15 @@ from __future__ import annotations
 
 import contextlib
 import json
+import math
 import os
 import re
 import tempfile
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
+
+from ludwig_nb.core import strict_json
 
 __all__ = [
     "CONFIG_FILE",
@@ -66,12 +69,13 @@ def is_valid_run_id(run_id: str) -> bool:
 
 
 def write_json_atomic(path: Path, data: Mapping[str, Any]) -> None:
-    """Write JSON so that a reader sees the old file or the new one, never half of one."""
+    """Write strict JSON (non-finite numbers as ``null``, see ``core.strict_json``) so that
+    a reader sees the old file or the new one, never half of one. Raises ``OSError``."""
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            json.dump(data, handle, default=str)
+            handle.write(strict_json.dumps(data))
         os.replace(tmp, path)
     except BaseException:
         with contextlib.suppress(OSError):
@@ -200,8 +204,21 @@ def iter_registry(registry_dir: Path) -> Iterator[dict[str, Any]]:
     entries = [
         e for e in (read_json(p) for p in paths) if e and is_valid_run_id(str(e.get("run_id", "")))
     ]
-    entries.sort(key=lambda e: float(e.get("started_at") or 0.0), reverse=True)
+    entries.sort(key=_time_of, reverse=True)
     yield from entries
+
+
+def _time_of(entry: Mapping[str, Any]) -> float:
+    """``started_at`` as seconds; 0 for an entry whose value is not a number."""
+    value = entry.get("started_at")
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return 0.0
+    return float(value) if math.isfinite(value) else 0.0
+
+
+def _pid_of(entry: Mapping[str, Any]) -> int:
+    value = entry.get("pid")
+    return value if isinstance(value, int) and not isinstance(value, bool) else 0
 
 
 def prune_registry(
@@ -212,8 +229,8 @@ def prune_registry(
     Entries of live processes stay; run directories are never touched. Returns the ids
     removed."""
     entries = list(iter_registry(registry_dir))  # newest first
-    dead = [e for e in entries if not pid_alive(int(e.get("pid") or 0))]
-    old = {e["run_id"] for e in dead if now - float(e.get("started_at") or 0.0) > max_age_s}
+    dead = [e for e in entries if not pid_alive(_pid_of(e))]
+    old = {e["run_id"] for e in dead if now - _time_of(e) > max_age_s}
     extra = max(0, len(entries) - len(old) - keep)
     recent_dead = [e["run_id"] for e in dead if e["run_id"] not in old]
     over = set(recent_dead[len(recent_dead) - extra :]) if extra else set()
@@ -229,7 +246,7 @@ def pid_alive(pid: int) -> bool:
         return False
     try:
         os.kill(pid, 0)
-    except ProcessLookupError:
+    except (ProcessLookupError, OverflowError):  # gone, or no pid this large can exist
         return False
     except PermissionError:
         return True

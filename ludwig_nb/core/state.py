@@ -29,6 +29,7 @@ class RunState:
     engine: str = ""
     device: str = ""
     status: str = "queued"
+    phase_detail: str = ""  # what the phase is doing, e.g. "importing Ludwig"
     step: int = 0  # steps finished
     total_steps: int = 0
     epoch: int = 0  # 0-based epoch of the last step
@@ -53,6 +54,10 @@ class RunState:
     micro_batch_size: int = 0  # > 0 once out-of-memory recovery split the batches
     reason: str = ""  # why it ended (stopped/failed)
     error: str = ""
+    baseline: Mapping[str, Any] = dataclasses.field(default_factory=dict)  # metrics shape
+    baseline_predictors: Mapping[str, str] = dataclasses.field(default_factory=dict)
+    best_step: int | None = None  # steps done at the best evaluation
+    evaluations_since_best: int = 0  # evaluations in a row without improvement
 
     @property
     def progress(self) -> float:
@@ -114,7 +119,9 @@ def _changes(state: RunState, event: ev.Event) -> dict[str, Any]:
     if isinstance(event, ev.PhaseChanged):
         if state.is_final:
             return {}
-        return {"status": event.phase}
+        same = event.phase == state.status
+        detail = event.detail or (state.phase_detail if same else "")
+        return {"status": event.phase, "phase_detail": detail}
     if isinstance(event, ev.StepFinished):
         return {
             "step": event.step + 1,
@@ -125,13 +132,16 @@ def _changes(state: RunState, event: ev.Event) -> dict[str, Any]:
             "status": "training" if state.status in ("evaluating", "queued") else state.status,
         }
     if isinstance(event, ev.EvaluationFinished):
+        best = event.improved or not state.best_metrics
         return {
             "latest_metrics": event.metrics,
-            "best_metrics": event.metrics
-            if event.improved or not state.best_metrics
-            else state.best_metrics,
+            "best_metrics": event.metrics if best else state.best_metrics,
+            "best_step": event.step + 1 if best else state.best_step,
+            "evaluations_since_best": 0 if best else state.evaluations_since_best + 1,
             "evaluations": state.evaluations + 1,
         }
+    if isinstance(event, ev.BaselineComputed):
+        return {"baseline": event.metrics, "baseline_predictors": event.predictors}
     if isinstance(event, ev.CheckpointSaved):
         return {"checkpoints": state.checkpoints + 1}
     if isinstance(event, ev.Paused):

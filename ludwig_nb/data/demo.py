@@ -6,7 +6,11 @@ from pathlib import Path
 
 from ludwig_nb.data.errors import DataError
 
-__all__ = ["DEMO_DATASETS", "demo_config", "demo_dataset"]
+__all__ = ["DEMO_DATASETS", "DEMO_PREFIX", "demo_config", "demo_dataset", "demo_help"]
+
+#: a dataset given as ``"demo:churn"`` is the bundled demo of that name, wherever a
+#: dataset is accepted (train, evaluate, predict, the magic and the CLI)
+DEMO_PREFIX = "demo:"
 
 _HERE = Path(__file__).resolve().parent / "datasets"
 
@@ -21,6 +25,11 @@ DEMO_DATASETS = {
 def _check(name: str) -> None:
     if name not in DEMO_DATASETS:
         raise DataError(f"no demo dataset {name!r}; choose one of {', '.join(DEMO_DATASETS)}")
+
+
+def demo_help() -> str:
+    """``"churn (telecom churn, ...), cars (...), reviews (...)"`` for help texts."""
+    return "; ".join(f"{name} ({text})" for name, text in DEMO_DATASETS.items())
 
 
 def demo_dataset(name: str) -> Path:

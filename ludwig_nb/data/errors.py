@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-__all__ = ["DataError"]
+__all__ = ["DataError", "DataWarning"]
 
 
 class DataError(ValueError):
@@ -11,3 +11,8 @@ class DataError(ValueError):
     The message is one line that names the file, column or split at fault and, where it
     can, what to do (e.g. the closest column name).
     """
+
+
+class DataWarning(UserWarning):
+    """The dataset trains, but probably not as meant (an input with no values, an input
+    that reads the target, a target with more classes than the vocabulary keeps)."""

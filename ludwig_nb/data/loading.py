@@ -14,9 +14,18 @@ from typing import Any
 
 import pandas as pd
 
+from ludwig_nb.data.demo import DEMO_PREFIX, demo_dataset
 from ludwig_nb.data.errors import DataError
 
-__all__ = ["SPLIT_NAMES", "Dataset", "check_dataset", "load_dataset", "load_table"]
+__all__ = [
+    "SPLIT_NAMES",
+    "TABLE_SUFFIXES",
+    "Dataset",
+    "check_columns",
+    "check_dataset",
+    "load_dataset",
+    "load_table",
+]
 
 #: The split names Ludwig uses, in order.
 SPLIT_NAMES = ("training", "validation", "test")
@@ -32,15 +41,21 @@ _READERS: dict[str, Callable[[Path], pd.DataFrame]] = {
     ".jsonl": lambda p: pd.read_json(p, lines=True),
 }
 
+#: file types :func:`load_table` reads (a trailing .gz, .bz2, .zip or .xz is allowed)
+TABLE_SUFFIXES = tuple(_READERS)
+
 
 def load_table(source: Any) -> pd.DataFrame:
-    """Load one table from a DataFrame or a path; raises :class:`DataError` when it cannot."""
+    """Load one table from a DataFrame, a path or ``"demo:NAME"`` (a bundled demo dataset);
+    raises :class:`DataError` when it cannot (an unknown demo name lists the demos)."""
     if isinstance(source, pd.DataFrame):
         return source
     if not isinstance(source, str | Path):
         raise DataError(
             f"dataset must be a DataFrame, a path or a dict of splits, not {type(source).__name__}"
         )
+    if isinstance(source, str) and source.startswith(DEMO_PREFIX):
+        source = demo_dataset(source.removeprefix(DEMO_PREFIX).strip())
     path = Path(source).expanduser()
     suffixes = [s.lower() for s in path.suffixes]
     if suffixes and suffixes[-1] in (".gz", ".bz2", ".zip", ".xz"):
@@ -93,18 +108,20 @@ def _describe(source: Any) -> str:
     return str(source) if isinstance(source, str | Path) else "the dataset"
 
 
-def _feature_columns(config: Mapping[str, Any]) -> list[tuple[str, str]]:
-    """``(role, column)`` for every feature of the config."""
+def _feature_columns(config: Mapping[str, Any], outputs: bool = True) -> list[tuple[str, str]]:
+    """``(role, column)`` for every feature of the config (inputs only unless ``outputs``)."""
     out: list[tuple[str, str]] = []
-    for role in ("input_features", "output_features"):
+    for role in ("input_features", "output_features")[: 2 if outputs else 1]:
         for feature in config.get(role) or []:
             out.append((role, str(feature.get("column") or feature["name"])))
     return out
 
 
-def _check_columns(config: Mapping[str, Any], frame: pd.DataFrame, where: str) -> None:
+def _check_columns(
+    config: Mapping[str, Any], frame: pd.DataFrame, where: str, outputs: bool = True
+) -> None:
     existing = [str(c) for c in frame.columns]
-    for role, column in _feature_columns(config):
+    for role, column in _feature_columns(config, outputs):
         if column in frame.columns:
             continue
         close = difflib.get_close_matches(column, existing, n=1, cutoff=0.6)
@@ -142,18 +159,74 @@ def check_dataset(config: Mapping[str, Any], dataset: Any) -> Dataset:
     ``TrainJob.dataset``. Raises :class:`DataError`.
     """
     from ludwig_nb.data.preprocessing import check_values
+    from ludwig_nb.data.value_checks import check_column_names, warn_surprises
 
     loaded = load_dataset(dataset)
     if isinstance(loaded, dict):
-        for name, frame in loaded.items():
-            _check_columns(config, frame, f"{_describe(dataset.get(name))} ({name} split)")
+        for name, given in list(loaded.items()):
+            where = f"{_describe(dataset.get(name))} ({name} split)"
+            loaded[name] = frame = check_column_names(given, where)
+            _check_columns(config, frame, where)
             check_values(config, frame)
         _check_targets(config, loaded["training"], "training split")
+        warn_surprises(config, loaded["training"], "training split")
     else:
+        loaded = check_column_names(loaded, _describe(dataset))
         _check_columns(config, loaded, _describe(dataset))
         check_values(config, loaded)
         _check_targets(config, loaded, _describe(dataset))
+        warn_surprises(config, loaded, _describe(dataset))
         from ludwig_nb.data.splits import split_dataset
 
         split_dataset(loaded, config.get("preprocessing") or {}, seed=0)  # empty splits
     return loaded
+
+
+_HEADER_READERS: dict[str, Callable[[Path], pd.DataFrame]] = {
+    ".csv": lambda p: pd.read_csv(p, nrows=0),
+    ".tsv": lambda p: pd.read_csv(p, sep="\t", nrows=0),
+    ".jsonl": lambda p: pd.read_json(p, lines=True, nrows=1),
+}
+
+
+def _header(source: Any) -> pd.DataFrame | None:
+    """The columns of a table without its rows: a frame as is, a CSV/TSV/JSONL file's first
+    line, a Parquet file's schema; None for a format read only by the engine itself."""
+    if isinstance(source, pd.DataFrame):
+        return source
+    if not isinstance(source, str | Path):
+        raise DataError(
+            f"dataset must be a DataFrame, a path or a dict of splits, not {type(source).__name__}"
+        )
+    path = Path(source).expanduser()
+    if not path.exists():
+        raise DataError(f"{path}: no such file")
+    kind = path.suffix.lower()
+    try:
+        if kind == ".parquet":
+            import pyarrow.parquet as pq
+
+            return pd.DataFrame(columns=pq.read_schema(path).names)
+        reader = _HEADER_READERS.get(kind)
+        return reader(path) if reader is not None else None
+    except ImportError:
+        return None
+    except Exception as err:
+        reason = str(err).splitlines()[0] if str(err) else type(err).__name__
+        raise DataError(f"{path}: unreadable as {kind[1:].upper()} ({reason})") from err
+
+
+def check_columns(config: Mapping[str, Any], dataset: Any, *, outputs: bool = True) -> None:
+    """Check that every feature column of ``config`` exists in ``dataset`` (a DataFrame, a
+    path or a dict of splits) without loading the rows: files are read to their header only,
+    so an engine that loads and splits data in its own thread keeps the kernel free.
+    ``outputs=False`` checks the input columns only (prediction). Raises :class:`DataError`.
+    """
+    sources = dataset if isinstance(dataset, Mapping) else {None: dataset}
+    for name, source in sources.items():
+        if source is None:
+            continue
+        frame = _header(source)
+        if frame is not None:
+            where = _describe(source) + (f" ({name} split)" if name else "")
+            _check_columns(config, frame, where, outputs)

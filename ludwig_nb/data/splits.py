@@ -16,7 +16,7 @@ import pandas as pd
 from ludwig_nb.data.errors import DataError
 from ludwig_nb.data.loading import SPLIT_NAMES
 
-__all__ = ["sample_rows", "split_dataset"]
+__all__ = ["sample_rows", "split_dataset", "split_rows"]
 
 _DEFAULT_PROBABILITIES = (0.7, 0.1, 0.2)
 _FIXED_VALUES = {
@@ -85,17 +85,17 @@ def _probabilities(split: Mapping[str, Any]) -> tuple[float, float, float]:
     return probs[0], probs[1], probs[2]
 
 
-def split_dataset(
+def split_rows(
     frame: pd.DataFrame, preprocessing: Mapping[str, Any], seed: int
-) -> dict[str, pd.DataFrame]:
-    """Split one table into ``{"training", "validation", "test"}`` (absent splits omitted).
+) -> dict[str, np.ndarray]:
+    """Row positions in ``frame`` of ``{"training", "validation", "test"}`` (absent splits
+    omitted), in frame order; ``sample_ratio`` / ``sample_size`` are not applied here.
 
     Raises :class:`DataError` for an unsupported split type, a bad split column, or a
     split whose probability is > 0 but which would be left empty.
     """
     split = dict(preprocessing.get("split") or {})
     kind = split.get("type", "random")
-    frame = sample_rows(frame, preprocessing, seed)
     if kind == "random":
         probs = _probabilities(split)
         labels = _assign_random(len(frame), probs, seed)
@@ -108,14 +108,26 @@ def split_dataset(
         labels = _assign_fixed(frame[by], by)
     else:
         raise DataError(f"split type {kind!r} is not supported by the built-in engine")
-    out: dict[str, pd.DataFrame] = {}
+    out: dict[str, np.ndarray] = {}
     for i, name in enumerate(SPLIT_NAMES):
-        part = frame[labels == i]
-        if len(part) == 0 and (i == 0 or (kind != "fixed" and probs[i] > 0)):
+        rows = np.flatnonzero(labels == i)
+        if len(rows) == 0 and (i == 0 or (kind != "fixed" and probs[i] > 0)):
             raise DataError(
                 f"the {name} split is empty ({len(frame)} rows, probability {probs[i]}); "
                 "give more rows or change preprocessing.split.probabilities"
             )
-        if len(part):
-            out[name] = part.reset_index(drop=True)
+        if len(rows):
+            out[name] = rows
     return out
+
+
+def split_dataset(
+    frame: pd.DataFrame, preprocessing: Mapping[str, Any], seed: int
+) -> dict[str, pd.DataFrame]:
+    """Split one table into ``{"training", "validation", "test"}`` frames (absent splits
+    omitted), after ``sample_ratio`` / ``sample_size``. Raises as :func:`split_rows`."""
+    frame = sample_rows(frame, preprocessing, seed)
+    return {
+        name: frame.iloc[rows].reset_index(drop=True)
+        for name, rows in split_rows(frame, preprocessing, seed).items()
+    }

@@ -1,22 +1,60 @@
-"""Engines by name. The built-in torch engine is the embedded default."""
+"""The one list of engine names, and how a name (or "auto") becomes an engine for a config.
+
+``builtin`` is the embedded torch engine; ``ludwig`` runs real Ludwig (the ``[ludwig]``
+extra). ``auto`` (the default everywhere) picks the built-in engine when it can run the
+config, else Ludwig when it is installed, else raises the built-in engine's located refusal,
+which names ``pip install "ludwig_nb[ludwig]"``.
+"""
 
 from __future__ import annotations
 
-from ludwig_nb.engines.base import Engine
+import importlib
+from typing import TYPE_CHECKING
 
-__all__ = ["ENGINES", "get_engine"]
+from ludwig_nb.config.errors import UnsupportedByEngine
+from ludwig_nb.engines.base import Engine, EngineUnavailable
 
-#: name -> "module:class"; imported only when asked for (torch is heavy).
-ENGINES = {"builtin": "ludwig_nb.engines.builtin:BuiltinEngine"}
+if TYPE_CHECKING:
+    from ludwig_nb.config import Config
+
+__all__ = ["AUTO", "ENGINES", "ENGINE_NAMES", "get_engine", "select_engine"]
+
+#: name -> "module:class"; imported only when asked for (torch and Ludwig are heavy).
+ENGINES = {
+    "builtin": "ludwig_nb.engines.builtin:BuiltinEngine",
+    "ludwig": "ludwig_nb.engines.ludwig:LudwigEngine",
+}
+AUTO = "auto"
+#: what ``engine=`` accepts, in the order help texts list them
+ENGINE_NAMES = (AUTO, *ENGINES)
 
 
-def get_engine(name: str = "builtin") -> Engine:
+def get_engine(name: str) -> Engine:
     """Return a new engine; ``ValueError`` names the engines that exist."""
-    import importlib
-
     target = ENGINES.get(name)
     if target is None:
-        raise ValueError(f"unknown engine {name!r}; available: {', '.join(sorted(ENGINES))}")
+        raise ValueError(f"unknown engine {name!r}; choose one of {', '.join(ENGINE_NAMES)}")
     module_name, cls_name = target.split(":")
     engine: Engine = getattr(importlib.import_module(module_name), cls_name)()
     return engine
+
+
+def select_engine(name: str, config: Config) -> Engine:
+    """The engine that runs ``config``: ``name``'s after its check, or for "auto" the first
+    of builtin, ludwig that can. Raises ``UnsupportedByEngine`` (located),
+    ``EngineUnavailable`` (what to install) or ``ValueError`` (unknown name)."""
+    if name != AUTO:
+        engine = get_engine(name)
+        engine.check(config)
+        return engine
+    builtin = get_engine("builtin")
+    try:
+        builtin.check(config)
+    except UnsupportedByEngine as refusal:
+        ludwig = get_engine("ludwig")
+        try:
+            ludwig.check(config)
+        except EngineUnavailable:
+            raise refusal from None
+        return ludwig
+    return builtin

@@ -6,6 +6,7 @@ import logging
 import threading
 import time
 from collections.abc import Callable
+from typing import Any
 
 from ludwig_nb.core.gpu_sample import HostSample
 
@@ -15,7 +16,8 @@ log = logging.getLogger(__name__)
 
 
 class HostSource:
-    """CPU % (all cores, since the previous call) and RAM (bytes). Thread-safe.
+    """CPU % (all cores, since the previous call) and RAM (bytes), and the same for this
+    process (CPU % of all cores, resident bytes). Thread-safe.
 
     psutil is imported on the first ``sample()``; ``sample()`` never raises (a failure gives
     a sample of ``None`` values).
@@ -25,6 +27,7 @@ class HostSource:
         self._clock = clock
         self._lock = threading.Lock()
         self._primed = False
+        self._process: Any = None
 
     def sample(self) -> HostSample:
         now = self._clock()
@@ -34,9 +37,12 @@ class HostSource:
 
                 if not self._primed:  # the first cpu_percent(None) call is always 0.0
                     psutil.cpu_percent(interval=None)
+                    self._process = psutil.Process()
+                    self._process.cpu_percent(interval=None)
                     self._primed = True
                 cpu = float(psutil.cpu_percent(interval=None))
                 memory = psutil.virtual_memory()
+                process_cpu, rss = self._process_usage(psutil.cpu_count() or 1)
             except Exception as exc:
                 log.debug("host sampling failed: %s", exc)
                 return HostSample(time=now)
@@ -45,4 +51,17 @@ class HostSource:
             cpu_percent=cpu,
             memory_used=int(memory.total - memory.available),
             memory_total=int(memory.total),
+            process_cpu_percent=process_cpu,
+            process_rss=rss,
         )
+
+    def _process_usage(self, cores: int) -> tuple[float | None, int | None]:
+        """This process's CPU (% of all cores, so 0..100 like the host's) and RSS bytes."""
+        try:
+            with self._process.oneshot():
+                cpu = float(self._process.cpu_percent(interval=None)) / cores
+                rss = int(self._process.memory_info().rss)
+        except Exception as exc:  # a sandbox without /proc/self access
+            log.debug("process sampling failed: %s", exc)
+            return None, None
+        return cpu, rss

@@ -26,6 +26,7 @@ from types import ModuleType
 from typing import Any
 
 from ludwig_nb.core.gpu_sample import GpuSample, decode_clock_reasons
+from ludwig_nb.gpu.gpm import GpmReader
 
 __all__ = ["NvmlSource"]
 
@@ -51,6 +52,7 @@ class _Device:
         self.unsupported: set[str] = set()
         self.lost = False
         self.static: dict[str, Any] = {}
+        self.gpm: GpmReader | None = None
 
 
 class NvmlSource:
@@ -99,6 +101,9 @@ class NvmlSource:
         """Shut NVML down (idempotent); a later ``sample()`` initialises it again."""
         with self._lock:
             if self._initialised and self._nvml is not None:
+                for device in self._devices:
+                    if device.gpm is not None:
+                        device.gpm.close()
                 try:
                     self._nvml.nvmlShutdown()
                 except Exception as exc:  # a dying driver at exit is not worth a traceback
@@ -200,8 +205,34 @@ class NvmlSource:
             **self._read_activity(nvml, dev),
             **self._read_memory(nvml, dev),
             **self._read_thermal(nvml, dev),
+            **self._read_counters(nvml, dev),
+            **self._read_gpm(nvml, dev),
             "process_memory": self._process_memory(dev),
         }
+
+    def _read_counters(self, nvml: ModuleType, dev: _Device) -> dict[str, Any]:
+        """Energy (J) and the time clocks were held down by power and by heat (s), all
+        counters since the driver loaded; the profile takes their differences."""
+        h = dev.handle
+        energy = self._call(
+            dev, "energy", lambda: _optional(nvml, "nvmlDeviceGetTotalEnergyConsumption")(h)
+        )
+        fields: dict[str, Any] = {"energy_consumed": None if energy is None else energy / 1e3}
+        for key, policy in (("throttled_power_s", 0), ("throttled_thermal_s", 1)):
+            # NVML_PERF_POLICY_POWER / _THERMAL; violationTime is in ns
+            status = self._call(
+                dev, key, lambda p=policy: _optional(nvml, "nvmlDeviceGetViolationStatus")(h, p)
+            )
+            fields[key] = None if status is None else status.violationTime / 1e9
+        return fields
+
+    def _read_gpm(self, nvml: ModuleType, dev: _Device) -> dict[str, float]:
+        """SM activity, occupancy, tensor activity, DRAM bandwidth (%, GPM) or nothing."""
+        if dev.mig_index is not None:
+            return {}  # MIG instances need nvmlGpmMigSampleGet; the parent's rates cover it
+        if dev.gpm is None:
+            dev.gpm = GpmReader(nvml, dev.handle)
+        return dev.gpm.read()
 
     def _read_activity(self, nvml: ModuleType, dev: _Device) -> dict[str, Any]:
         """Utilisation %, power W, fan %, clocks MHz and the P-state."""

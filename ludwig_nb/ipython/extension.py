@@ -9,9 +9,20 @@ __all__ = ["load", "unload"]
 
 
 def load(ipython: Any) -> None:
-    from ludwig_nb.ipython.magics import LudwigMagics
+    import sys
 
+    from ludwig_nb.engines.builtin import warmup
+    from ludwig_nb.ipython.magics import LudwigMagics
+    from ludwig_nb.ipython.warmup import warm_imports
+
+    monitoring = sys.modules.get("ludwig_nb.runs.monitoring")
+    if monitoring is not None:  # loaded again: the sampler serves the views once more
+        monitoring.keep_kernel_sampler()
     ipython.register_magics(LudwigMagics)
+    # the first cell's modules, then torch and the engine (its first optimizer imports
+    # torch._dynamo), in one background thread: the dashboard within a second, and the
+    # first step soon after train()
+    warm_imports(then=warmup.warm_up)
     with contextlib.suppress(ImportError):
         from ludwig_nb.ipython.gpu_watch import GpuWatchMagics
 
@@ -21,12 +32,23 @@ def load(ipython: Any) -> None:
 def unload(ipython: Any) -> None:
     """Stop the UI pump and the kernel's GPU sampler. Runs go on training (their events
     and checkpoints stay in their run directories) and can be steered again after a
-    new ``%load_ext``."""
+    new ``%load_ext``. While a run's temperature alarms listen to the sampler, it keeps
+    sampling until the last such run ends (the alarms still pause or stop it)."""
     import sys
 
     ui = sys.modules.get("ludwig_nb.ui")
     if ui is not None and hasattr(ui, "shutdown"):
         ui.shutdown()
+    monitoring = sys.modules.get("ludwig_nb.runs.monitoring")
+    if monitoring is not None:
+        watching = monitoring.release_kernel_sampler()
+        if watching:
+            names = ", ".join(r.name for r in watching)
+            print(
+                f"ludwig_nb: the GPU sampler keeps watching {len(watching)} run(s) with "
+                f"alarms ({names}) until they end"
+            )
+        return
     gpu = sys.modules.get("ludwig_nb.gpu")
     if gpu is not None and hasattr(gpu, "shutdown_kernel_sampler"):
         gpu.shutdown_kernel_sampler()

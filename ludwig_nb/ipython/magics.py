@@ -27,7 +27,9 @@ class LudwigMagics(Magics):
 
     results_dir = Unicode("results", help="Where run directories are created.").tag(config=True)
     frame_rate = Float(4.0, help="Dashboard updates per second (at most).").tag(config=True)
-    engine = Unicode("builtin", help="Default training engine.").tag(config=True)
+    engine = Unicode(
+        "auto", help="Default training engine: auto, builtin or ludwig (real Ludwig)."
+    ).tag(config=True)
     charts = CaselessStrEnum(
         ["auto", "svg", "bqplot"],
         default_value="auto",
@@ -53,11 +55,21 @@ class LudwigMagics(Magics):
         help="Return at once even in Colab (whose cells otherwise block to keep it live).",
     )
     @argument("--estimate", action="store_true", help="Pre-flight time estimate; no full run.")
+    @argument(
+        "--vary", help="With --estimate: one pilot per value, e.g. trainer.batch_size=32,64,128."
+    )
     @argument("--results-dir", help="Where the run directory goes (default: results).")
-    @argument("--engine", help="Training engine (default: builtin).")
+    @argument(
+        "--engine",
+        help="auto (default: built-in when it can run the config, else Ludwig), builtin, ludwig.",
+    )
     @argument("--device", help='"cpu", "cuda", "cuda:1"; default: the first GPU, else CPU.')
     @argument("--seed", type=int, help="Random seed (default 42, as in Ludwig).")
     @argument("--threads", type=int, help="CPU threads for training (default: cores - 1).")
+    @argument(
+        "--profile-steps", type=int, default=0,
+        help="Record N steps with torch.profiler (trace + top ops in the run directory).",
+    )  # fmt: skip
     @cell_magic
     def ludwig_config(self, line: str, cell: str) -> None:
         """Validate the Ludwig config in this cell and train it in the background.
@@ -78,28 +90,33 @@ class LudwigMagics(Magics):
         if args.wait and args.background:
             raise UsageError("--wait and --background exclude each other: pick one")
         engine = args.engine or self.engine
-        config = _load_cell_config(cell, engine)
+        config = _load_cell_config(cell)
         if not args.dataset:
             raise UsageError(
                 "--dataset is required: a DataFrame variable, a file path or demo:<name>"
             )
         dataset = self._resolve_dataset(args.dataset)
+        if args.vary and not args.estimate:
+            raise UsageError("--vary needs --estimate (it runs one pilot per value, no full run)")
         if args.estimate:
             self._estimate(config, dataset, args)
             return
+        import ludwig_nb.ui.dashboard  # noqa: F401  (loaded before the worker loads torch)
+        from ludwig_nb.ui import show_run
+
         run = self._train(config, dataset, args, engine)
         if args.name:
             self._user_ns[args.name] = run
         self._user_ns["_ludwig_run"] = run
-        from ludwig_nb.ui import show_run
-
         block = True if args.wait else False if args.background else None  # None: Colab blocks
         show_run(run, fps=self.frame_rate, block=block, sampler=run.sampler, charts=self.charts)
         if args.wait:
             run.wait()
 
     def _train(self, config: Any, dataset: Any, args: Any, engine: str) -> Any:
+        from ludwig_nb.config import ConfigError
         from ludwig_nb.data import DataError
+        from ludwig_nb.engines.base import EngineUnavailable
         from ludwig_nb.runs import train
 
         try:
@@ -112,19 +129,29 @@ class LudwigMagics(Magics):
                 engine=engine,
                 random_seed=args.seed,
                 threads=args.threads,
+                profile_steps=args.profile_steps,
             )
-        except (DataError, FileNotFoundError, ValueError) as exc:
+        except ConfigError as err:  # the engine cannot run it: at the cell's line numbers
+            raise UsageError(str(err.shifted(1))) from None
+        except (DataError, EngineUnavailable, OSError, ValueError) as exc:  # each says where
             raise UsageError(str(exc)) from None
 
     def _estimate(self, config: Any, dataset: Any, args: Any) -> None:
         from IPython.display import display
 
+        from ludwig_nb.config import ConfigError
         from ludwig_nb.data import DataError
+        from ludwig_nb.engines.base import EngineUnavailable
         from ludwig_nb.runs import estimate
 
+        vary = _parse_vary(args.vary) if args.vary else None
         try:
-            prediction = estimate(config, dataset, device=args.device)
-        except (DataError, ValueError) as exc:
+            prediction = estimate(
+                config, dataset, vary=vary, device=args.device, engine=args.engine or self.engine
+            )
+        except ConfigError as err:
+            raise UsageError(str(err.shifted(1))) from None
+        except (DataError, EngineUnavailable, ValueError) as exc:
             raise UsageError(str(exc)) from None
         display(prediction)
 
@@ -149,6 +176,44 @@ class LudwigMagics(Magics):
             pass
         raise UsageError(
             f"--dataset {spec!r} is neither a variable, an expression nor an existing file"
+        )
+
+    # -- compare ---------------------------------------------------------------------
+    @magic_arguments()
+    @argument("runs", nargs="+", help="Run names of this kernel, variables or run directories.")
+    @line_magic
+    def ludwig_compare(self, line: str) -> Any:
+        """Compare runs side by side: config diff, metrics with deltas, time, resources and
+        learning curves; the first run is the base. Runs are names of this kernel's runs,
+        variables holding run handles, ludwig_nb run directories or Ludwig output
+        directories.
+
+        Example::
+
+            %ludwig_compare baseline wider results/old-run-20260101-120000-ab12
+        """
+        from ludwig_nb.ui.compare_view import compare
+
+        args = parse_argstring(self.ludwig_compare, line)
+        sources = [self._resolve_run(spec) for spec in args.runs]
+        try:
+            return compare(*sources)
+        except (FileNotFoundError, ValueError) as exc:
+            raise UsageError(str(exc)) from None
+
+    def _resolve_run(self, spec: str) -> Any:
+        from ludwig_nb.runs import live
+
+        run = live.find_run(spec)
+        if run is not None:
+            return run
+        value = self._user_ns.get(spec)
+        if value is not None and hasattr(value, "directory"):
+            return value
+        if Path(spec).expanduser().is_dir():
+            return Path(spec).expanduser()
+        raise UsageError(
+            f"{spec!r} is not a run of this kernel, a variable holding a run, or a directory"
         )
 
     # -- %%ludwig_hyperopt -----------------------------------------------------------
@@ -198,14 +263,19 @@ class LudwigMagics(Magics):
         show_search(search, fps=self.frame_rate, block=bool(args.wait))
 
     # -- run control -----------------------------------------------------------------
+    @magic_arguments()
+    @argument("--live", action="store_true", help="Only runs that are training now.")
+    @argument("--all", action="store_true", help="Also finished runs of other kernels.")
     @line_magic
     def ludwig_runs(self, line: str) -> Any:
-        """Show the runs of this kernel and those registered on this machine."""
+        """Show this kernel's runs, then other kernels' live runs grouped by notebook."""
         from IPython.display import HTML
 
         from ludwig_nb.ipython.runs_table import runs_table_html
 
-        return HTML(runs_table_html())
+        args = parse_argstring(self.ludwig_runs, line)
+        which = "all" if args.all else "live" if args.live else "default"
+        return HTML(runs_table_html(which=which))
 
     @magic_arguments()
     @argument("name", nargs="?", help="Run name or id (default: the latest run).")
@@ -240,6 +310,16 @@ class LudwigMagics(Magics):
         print(f"resuming {run.name}")
 
 
+def _parse_vary(text: str) -> dict[str, list[Any]]:
+    """``trainer.batch_size=32,64,128`` -> ``{"trainer.batch_size": [32, 64, 128]}``."""
+    import yaml
+
+    path, sep, values = text.partition("=")
+    if not sep or not path.strip() or not values.strip():
+        raise UsageError(f"--vary {text!r}: expected PATH=V1,V2,... e.g. trainer.batch_size=32,64")
+    return {path.strip(): [yaml.safe_load(v) for v in values.split(",") if v.strip()]}
+
+
 def _find(name: str | None) -> Any:
     from ludwig_nb.runs import live
 
@@ -255,11 +335,11 @@ def _find(name: str | None) -> Any:
     return run
 
 
-def _load_cell_config(cell: str, engine: str) -> Any:
+def _load_cell_config(cell: str) -> Any:
     """Parse the cell; a ConfigError becomes one UsageError at the cell's line numbers."""
     from ludwig_nb.config import ConfigError, load_config
 
     try:
-        return load_config(cell, engine=engine)
+        return load_config(cell)
     except ConfigError as err:
         raise UsageError(str(err.shifted(1))) from None

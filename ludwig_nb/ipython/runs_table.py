@@ -1,4 +1,5 @@
-"""The ``%ludwig_runs`` table: runs of this kernel and runs registered on this machine."""
+"""The ``%ludwig_runs`` table: this kernel's runs first, then other live runs, grouped by
+notebook, in a stable order; finished runs of other processes only with ``--all``."""
 
 from __future__ import annotations
 
@@ -13,7 +14,9 @@ from ludwig_nb.ui.formatting import format_duration
 
 __all__ = ["collect_rows", "runs_table_html"]
 
-_COLUMNS = ("name", "state", "progress", "best metric", "duration", "directory")
+_COLUMNS = ("name", "notebook", "state", "progress", "best metric", "duration", "directory")
+#: which runs to list: this kernel's and live ones (default), live only, or every run
+FILTERS = ("default", "live", "all")
 
 
 def _best_metric(state: dict[str, Any]) -> str:
@@ -35,12 +38,13 @@ def _duration(state: dict[str, Any], now: float) -> str:
     return format_duration((state.get("finished_at") or now) - start)
 
 
-def _row(state: dict[str, Any], directory: str, now: float) -> dict[str, str]:
+def _row(state: dict[str, Any], directory: str, now: float, notebook: str = "") -> dict[str, str]:
     total = int(state.get("total_steps") or 0)
     step = int(state.get("step") or 0)
     progress = f"{step}/{total} ({100 * step / total:.0f}%)" if total else f"{step}"
     return {
         "name": str(state.get("name", "")),
+        "notebook": notebook,
         "state": str(state.get("status", "")),
         "progress": progress,
         "best metric": _best_metric(state),
@@ -49,34 +53,58 @@ def _row(state: dict[str, Any], directory: str, now: float) -> dict[str, str]:
     }
 
 
-def collect_rows(registry: Path | None = None, now: float | None = None) -> list[dict[str, str]]:
-    """This kernel's runs first (live state), then registered runs of other processes."""
-    from ludwig_nb.runs import live
-    from ludwig_nb.runs.api import default_registry_dir
-
-    now = time.time() if now is None else now
-    rows, seen = [], set()
-    for run in reversed(live.all_runs()):
-        rows.append(_row(run.state.to_dict(), str(run.directory), now))
-        seen.add(run.id)
-    for entry in rundir.iter_registry(registry or default_registry_dir()):
+def _others(registry: Path, seen: set[str], now: float) -> list[tuple[Any, ...]]:
+    """``(live rank, notebook, started_at, run id, row)`` for runs of other processes."""
+    out = []
+    for entry in rundir.iter_registry(registry):
         if entry["run_id"] in seen:
             continue
         directory = str(entry.get("directory", ""))
         state = rundir.read_json(Path(directory) / rundir.STATUS_FILE) or dict(entry)
-        if state.get("status") not in FINAL_STATUSES and not rundir.pid_alive(
-            int(entry.get("pid") or 0)
-        ):
+        alive = rundir.pid_alive(int(entry.get("pid") or 0))
+        if state.get("status") not in FINAL_STATUSES and not alive:
             state["status"] = "interrupted"
         state.setdefault("name", entry.get("name", ""))
-        rows.append(_row(state, directory, now))
+        notebook = str(
+            entry.get("notebook") or (f"kernel {entry['kernel']}" if entry.get("kernel") else "")
+        )
+        live = alive and state.get("status") not in FINAL_STATUSES
+        row = _row(state, directory, now, notebook)
+        out.append(
+            (0 if live else 1, notebook, float(entry.get("started_at") or 0), entry["run_id"], row)
+        )
+    return out
+
+
+def collect_rows(
+    registry: Path | None = None, now: float | None = None, which: str = "default"
+) -> list[dict[str, str]]:
+    """This kernel's runs first (newest first), then other processes' runs: live ones
+    first, grouped by notebook, by start time. ``which``: ``"default"`` (this kernel's and
+    live runs), ``"live"`` (live runs only) or ``"all"`` (finished ones of other processes
+    too). Raises ``ValueError`` for another ``which``."""
+    from ludwig_nb.runs import live
+    from ludwig_nb.runs.api import default_registry_dir
+
+    if which not in FILTERS:
+        raise ValueError(f"which must be one of {', '.join(FILTERS)}, not {which!r}")
+    now = time.time() if now is None else now
+    rows, seen = [], set()
+    for run in reversed(live.all_runs()):
+        seen.add(run.id)
+        if which == "live" and not run.is_active:
+            continue
+        rows.append(_row(run.state.to_dict(), str(run.directory), now, "this kernel"))
+    others = sorted(_others(registry or default_registry_dir(), seen, now))
+    rows.extend(o[-1] for o in others if which == "all" or o[0] == 0)
     return rows
 
 
-def runs_table_html(registry: Path | None = None) -> str:
-    rows = collect_rows(registry)
+def runs_table_html(registry: Path | None = None, which: str = "default") -> str:
+    rows = collect_rows(registry, which=which)
     if not rows:
-        return "<p>No ludwig_nb runs yet.</p>"
+        hint = "" if which == "all" else " (<code>%ludwig_runs --all</code> lists finished ones)"
+        return f"<p>No ludwig_nb runs to show{hint}.</p>"
     head = "".join(f"<th>{c}</th>" for c in _COLUMNS)
     body = "".join(
         "<tr>" + "".join(f"<td>{html.escape(row[c])}</td>" for c in _COLUMNS) + "</tr>"

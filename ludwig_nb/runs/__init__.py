@@ -1,14 +1,36 @@
 """Runs: the ``Run`` handle, its worker thread, its run directory, and saved models."""
 
+from ludwig_nb.engines.errors import CheckpointError, ModelLoadError
 from ludwig_nb.runs.api import load_model, train
+from ludwig_nb.runs.directories import RunDirectoryError
 from ludwig_nb.runs.run import EventSubscription, Run
 from ludwig_nb.runs.search import Search, hyperopt
 
-__all__ = ["EventSubscription", "Run", "Search", "estimate", "hyperopt", "load_model", "train"]
+__all__ = [
+    "CheckpointError",
+    "EventSubscription",
+    "ModelLoadError",
+    "Run",
+    "RunDirectoryError",
+    "Search",
+    "estimate",
+    "hyperopt",
+    "load_model",
+    "train",
+]
 
 
-def estimate(config, dataset, **kwargs):  # type: ignore[no-untyped-def]
-    """Pre-flight prediction of a run's total time: see ``ludwig_nb.runs.preflight``."""
+def estimate(config, dataset, vary=None, **kwargs):  # type: ignore[no-untyped-def]
+    """Pre-flight prediction of a run's total time: see ``ludwig_nb.runs.preflight``.
+
+    ``vary={"trainer.batch_size": [32, 64, 128]}``: one pilot per value, a table and a plot
+    of predicted time per epoch, total time, samples/s and peak GPU memory, with the values
+    that do not fit and the fastest that does (``ludwig_nb.runs.sweep``).
+    """
+    if vary is not None:
+        from ludwig_nb.runs.sweep import estimate_sweep
+
+        return estimate_sweep(config, dataset, vary, **kwargs)
     from ludwig_nb.runs.preflight import estimate as _estimate
 
     return _estimate(config, dataset, **kwargs)

@@ -20,8 +20,9 @@ import yaml
 
 from ludwig_nb.core import rundir
 from ludwig_nb.engines.base import TrainJob
-from ludwig_nb.engines.registry import get_engine
+from ludwig_nb.engines.registry import AUTO, get_engine, select_engine
 from ludwig_nb.runs import live
+from ludwig_nb.runs.directories import explain, make_run_directory, undo
 from ludwig_nb.runs.run import Run
 
 if TYPE_CHECKING:
@@ -45,12 +46,12 @@ def make_run_id(name: str, now: float) -> str:
     return f"{slug}-{stamp}-{secrets.token_hex(2)}"
 
 
-def _load(config: Any, engine: str) -> Config:
+def _load(config: Any) -> Config:
     from ludwig_nb.config import Config, load_config
 
     if isinstance(config, Config):
         return config
-    return load_config(config, engine=engine)
+    return load_config(config)
 
 
 def _origin() -> dict[str, str | None]:
@@ -74,10 +75,11 @@ def train(
     wait: bool = False,
     resume_from: str | os.PathLike[str] | None = None,
     device: str | None = None,
-    engine: str = "builtin",
+    engine: str = AUTO,
     *,
     random_seed: int | None = None,
     threads: int | None = None,
+    profile_steps: int = 0,
     clock: Callable[[], float] = time.time,
     registry_dir: Path | None = None,
 ) -> Run:
@@ -87,55 +89,77 @@ def train(
     TSV, Parquet, JSON, JSONL) or ``{"training": ..., "validation": ..., "test": ...}``.
     ``wait=True`` returns after the run ends. ``random_seed`` (default 42, as in Ludwig)
     makes runs reproducible; ``threads`` sets the CPU threads torch uses (default: all
-    cores but one). Raises ``ConfigError`` / ``DataError`` before any thread starts.
+    cores but one). ``engine``: "builtin", "ludwig" (real Ludwig, the ``[ludwig]`` extra) or
+    "auto": the built-in engine when it can run the config, else Ludwig when installed.
+    ``profile_steps=N`` records N training steps (after 4 warm-up steps) with
+    torch.profiler: ``torch_trace.json`` (Chrome/Perfetto) and the top operators
+    (``run.top_ops``) in the run directory.
+    Raises ``ConfigError`` (``UnsupportedByEngine`` for a valid config the engine cannot
+    run), ``EngineUnavailable`` / ``DataError`` / ``CheckpointError`` / ``RunDirectoryError``
+    (an ``OSError`` naming the path) before any thread starts, ``ValueError`` for a negative
+    ``profile_steps``, and leaves no run directory behind when it raises.
     """
-    from ludwig_nb.data import check_dataset
-
-    cfg = _load(config, engine)
+    if not isinstance(profile_steps, int) or profile_steps < 0:
+        raise ValueError(f"profile_steps must be a whole number >= 0, got {profile_steps!r}")
+    cfg = _load(config)
+    engine_impl = select_engine(engine, cfg)
     rendered = cfg.to_dict()
-    data = check_dataset(rendered, dataset)
-    resume_dir = _check_resume(resume_from)
-    engine_impl = get_engine(engine)
+    data = engine_impl.prepare_data(rendered, dataset)
+    resume_dir = _check_resume(resume_from, engine_impl, rendered)
 
     now = clock()
     name = name or "run"
     run_id = make_run_id(name, now)
-    directory = Path(results_dir).resolve() / run_id
-    directory.mkdir(parents=True, exist_ok=False)
-    (directory / rundir.CONFIG_FILE).write_text(
-        yaml.safe_dump(rendered, sort_keys=False), encoding="utf-8"
-    )
-
-    job = TrainJob(
-        config=rendered,
-        dataset=data,
-        run_dir=directory,
-        run_id=run_id,
-        name=name,
-        device=device,
-        resume_from=resume_dir,
-        clock=clock,
-        seed=random_seed,
-        threads=threads,
-    )
-    run = Run(
-        run_id=run_id, name=name, directory=directory, engine=engine_impl, job=job, clock=clock
-    )
-    registry = registry_dir if registry_dir is not None else default_registry_dir()
-    rundir.prune_registry(registry, now)  # the registry lists live and recent runs only
-    rundir.register_run(
-        registry,
-        rundir.registry_entry(run_id, name, directory, os.getpid(), now, **_origin()),
-    )
+    directory, created = make_run_directory(Path(results_dir).resolve(), run_id)
+    registry = Path(registry_dir) if registry_dir is not None else default_registry_dir()
+    try:
+        (directory / rundir.CONFIG_FILE).write_text(
+            yaml.safe_dump(rendered, sort_keys=False), encoding="utf-8"
+        )
+        job = TrainJob(
+            config=rendered,
+            dataset=data,
+            run_dir=directory,
+            run_id=run_id,
+            name=name,
+            device=device,
+            resume_from=resume_dir,
+            clock=clock,
+            seed=random_seed,
+            threads=threads,
+            profile_steps=profile_steps,
+        )
+        run = Run(
+            run_id=run_id, name=name, directory=directory, engine=engine_impl, job=job, clock=clock
+        )
+    except OSError as err:
+        undo(created)
+        raise explain(err, directory, "results") from err
+    try:
+        rundir.prune_registry(registry, now)  # the registry lists live and recent runs only
+        rundir.register_run(
+            registry,
+            rundir.registry_entry(run_id, name, directory, os.getpid(), now, **_origin()),
+        )
+    except OSError as err:
+        run._abandon()
+        undo(created)
+        raise explain(err, registry, "registry") from err
     live.add_run(run)
     _attach_monitoring(run, cfg)
+    _write_ludwig_files_at_end(run, rendered, dataset, random_seed)
     run.start()
     if wait:
         run.wait()
     return run
 
 
-def _check_resume(resume_from: str | os.PathLike[str] | None) -> Path | None:
+def _check_resume(
+    resume_from: str | os.PathLike[str] | None, engine: Any, config: dict[str, Any]
+) -> Path | None:
+    """The run directory to resume from, checked by the engine before any thread starts
+    (the checkpoint loads and fits the config). Raises ``FileNotFoundError`` or the
+    engine's ``CheckpointError``, naming the file."""
     if resume_from is None:
         return None
     path = Path(resume_from)
@@ -144,6 +168,9 @@ def _check_resume(resume_from: str | os.PathLike[str] | None) -> Path | None:
             f"cannot resume from {str(path)!r}: it has no checkpoints/ folder "
             "(pass the run directory of a stopped or crashed run)"
         )
+    check = getattr(engine, "check_resume", None)  # engines without one check in fit()
+    if check is not None:
+        check(path, config)
     return path
 
 
@@ -154,14 +181,28 @@ def _attach_monitoring(run: Run, cfg: Config) -> None:
     attach(run, cfg)
 
 
+def _write_ludwig_files_at_end(run: Run, config: Any, dataset: Any, seed: int | None) -> None:
+    """training_statistics / test_statistics / description.json in Ludwig's shapes."""
+    from ludwig_nb.runs.ludwig_files import write_ludwig_files
+
+    source = dataset if isinstance(dataset, (str, os.PathLike, dict)) else None
+    if isinstance(source, os.PathLike):
+        source = str(source)
+    run.add_result_writer(lambda r: write_ludwig_files(r, config, source, seed))
+
+
 def load_model(path: str | os.PathLike[str]) -> TrainedModel:
-    """Load a saved model (a ``model/`` folder or a run directory) in any process."""
-    from ludwig_nb.engines.builtin import load_model as builtin_load
+    """Load a saved model (a ``model/`` folder or a run directory) in any process, with the
+    engine its manifest names (a folder from before manifests: the built-in engine).
+    Raises ``FileNotFoundError``, ``ValueError`` (a bad manifest, an unknown engine) and
+    ``EngineUnavailable`` (the engine that saved it is not installed here)."""
+    from ludwig_nb.engines.manifest import read_manifest
 
     folder = Path(path)
     if (folder / rundir.MODEL_DIR).is_dir():
         folder = folder / rundir.MODEL_DIR
     if not folder.exists():
         raise FileNotFoundError(f"no saved model at {str(folder)!r}")
-    model: TrainedModel = builtin_load(folder)
+    manifest = read_manifest(folder)
+    model: TrainedModel = get_engine(str(manifest["engine"])).load(folder, manifest)
     return model

@@ -8,16 +8,59 @@ alarm can pause a real run on a machine without a GPU.
 from __future__ import annotations
 
 import logging
+import threading
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 if TYPE_CHECKING:
     from ludwig_nb.config import Config
     from ludwig_nb.runs.run import Run
 
-__all__ = ["attach"]
+__all__ = ["attach", "keep_kernel_sampler", "release_kernel_sampler"]
 
 log = logging.getLogger(__name__)
+
+
+class _KernelWatches:
+    """Runs whose alarms listen to the kernel's shared sampler: while one is active, the
+    sampler must not stop (a "stop at 90 °C" run must not train on, unwatched, after
+    ``%unload_ext``)."""
+
+    lock = threading.Lock()
+    runs: ClassVar[set[Run]] = set()
+    release_pending = False
+
+
+def release_kernel_sampler() -> list[Run]:
+    """Stop the kernel's GPU sampler now, or, while active runs' alarms listen to it, as
+    soon as the last of them ends. Returns those runs (empty: stopped now)."""
+    from ludwig_nb.gpu import stop_kernel_sampler
+
+    with _KernelWatches.lock:
+        watching = [r for r in _KernelWatches.runs if r.is_active]
+        _KernelWatches.release_pending = bool(watching)
+    if not watching:
+        stop_kernel_sampler()
+    return watching
+
+
+def keep_kernel_sampler() -> None:
+    """Cancel a pending :func:`release_kernel_sampler` (the extension was loaded again)."""
+    with _KernelWatches.lock:
+        _KernelWatches.release_pending = False
+
+
+def _unwatch(run: Run) -> None:
+    from ludwig_nb.gpu import stop_kernel_sampler
+
+    with _KernelWatches.lock:
+        _KernelWatches.runs.discard(run)
+        last = _KernelWatches.release_pending and not any(r.is_active for r in _KernelWatches.runs)
+        if last:
+            _KernelWatches.release_pending = False
+    if last:
+        stop_kernel_sampler()
+
 
 _LOADED_STATUSES = frozenset({"training", "evaluating", "preprocessing"})
 
@@ -39,11 +82,26 @@ def _profile(simulate: Any) -> Any:
     return ThermalProfile()
 
 
+def _profile_run(run: Run, sampler: Any) -> None:
+    """Every run gets a resource profile from the sampler it already has (none: phases
+    and steps only); it is written as system_resource_usage.json when the run ends."""
+    from ludwig_nb.runs.profile import ResourceProfile
+
+    profile = run.resources = ResourceProfile(run, sampler).start()
+
+    def write(_: Run) -> None:
+        profile.stop()
+        profile.write()
+
+    run.add_result_writer(write)
+
+
 def attach(run: Run, cfg: Config) -> None:
     """Give ``run`` a sampler and an alarm watch when its config asks for them."""
     section = _section(cfg)
     enabled = section.get("enabled", "auto")
     if enabled is False:
+        _profile_run(run, None)
         return
     from ludwig_nb.core.alarms import AlarmPolicy
     from ludwig_nb.gpu import HostSource, Sampler, SimulatedGpu, kernel_sampler
@@ -63,13 +121,19 @@ def attach(run: Run, cfg: Config) -> None:
     else:
         sampler = kernel_sampler()
     run.sampler = sampler
+    _profile_run(run, sampler)
     if not simulate and enabled == "auto" and not sampler.gpu_available:
         return  # host CPU/RAM for the dashboard; no GPU to raise alarms on
     watch = AlarmWatch(sampler, AlarmPolicy.from_config(section), targets=lambda: [run]).start()
+    if not owned:
+        with _KernelWatches.lock:
+            _KernelWatches.runs.add(run)
 
     def _detach(_: Run) -> None:
         watch.close()
         if owned:
             sampler.stop()
+        else:
+            _unwatch(run)
 
     run.add_finish_callback(_detach)

@@ -23,8 +23,10 @@ from ludwig_nb.core import events as ev
 from ludwig_nb.core.eta import Costs, EtaEstimator, Schedule
 from ludwig_nb.core.eta_events import EtaTracker
 from ludwig_nb.core.eta_format import format_duration
+from ludwig_nb.engines.base import Engine
+from ludwig_nb.engines.registry import AUTO, select_engine
 
-__all__ = ["Prediction", "estimate"]
+__all__ = ["Prediction", "estimate", "pilot_run", "predict_from_pilot"]
 
 _DEFAULT_PILOT_STEPS = 60
 
@@ -102,11 +104,13 @@ def _phase_time(events: list[ev.Event], phase: str) -> float | None:
     )
 
 
-def _full_schedule(trainer: Mapping[str, Any], pilot: ev.ScheduleInfo) -> ev.ScheduleInfo:
-    from ludwig_nb.engines.builtin.schedule import plan_training
-
-    rows = pilot.steps_per_epoch * pilot.batch_size
-    return plan_training(trainer, rows, pilot.batch_size).info()
+def _full_schedule(
+    engine: Engine, rendered: Mapping[str, Any], pilot: ev.ScheduleInfo
+) -> ev.ScheduleInfo:
+    """The full run's plan, from the engine, at the batch size the pilot settled on."""
+    config = copy.deepcopy(dict(rendered))
+    config["trainer"]["batch_size"] = pilot.batch_size
+    return engine.plan(config, pilot.steps_per_epoch * pilot.batch_size)
 
 
 def estimate(
@@ -115,7 +119,7 @@ def estimate(
     *,
     device: str | None = None,
     pilot_steps: int | None = None,
-    engine: str = "builtin",
+    engine: str = AUTO,
 ) -> Prediction:
     """Run a short pilot and predict the whole run's duration (see the module doc).
 
@@ -123,39 +127,46 @@ def estimate(
     ``RuntimeError`` if the pilot itself fails.
     """
     from ludwig_nb.config import load_config
-    from ludwig_nb.runs.api import train
 
-    cfg = load_config(config, engine=engine) if not hasattr(config, "to_dict") else config
+    cfg = load_config(config) if not hasattr(config, "to_dict") else config
+    chosen = select_engine(engine, cfg)
     rendered = cfg.to_dict()
-    _warm_up_imports()
+    chosen.warm_up()  # the pilot's first steps must measure the run, not one-off imports
 
     steps = pilot_steps or _DEFAULT_PILOT_STEPS
+    run = pilot_run(rendered, dataset, steps, device=device, engine=chosen)
+    if run.status != "completed":
+        raise RuntimeError(f"the pilot run did not complete: {run.state.error or run.status}")
+    return _predict(list(run.events), rendered, chosen)
+
+
+def pilot_run(
+    rendered: Mapping[str, Any], dataset: Any, steps: int, *, device: str | None, engine: Engine
+) -> Any:
+    """Train the pilot (``steps`` steps, one evaluation, one checkpoint) in a throw-away
+    directory and return its finished ``Run`` (whatever its status)."""
+    from ludwig_nb.runs.api import train
+
     with tempfile.TemporaryDirectory(prefix="ludwig_nb-pilot-") as tmp:
-        run = train(
+        return train(
             _pilot_config(rendered, steps),
             dataset,
             name="pilot",
             results_dir=tmp,
             device=device,
-            engine=engine,
+            engine=engine.name,
             registry_dir=Path(tmp) / "registry",
             wait=True,
         )
-    if run.status != "completed":
-        raise RuntimeError(f"the pilot run did not complete: {run.state.error or run.status}")
-    return _predict(list(run.events), rendered["trainer"], steps)
 
 
-def _warm_up_imports() -> None:
-    """Pay the engine's one-off costs (importing torch, and the lazy imports the first
-    optimizer triggers) before the pilot, so that the pilot's preprocessing and first steps
-    measure the run, not a first use the full run in this process will not pay again."""
-    import torch
-
-    torch.optim.Adam([torch.zeros(1, requires_grad=True)]).step()
+def predict_from_pilot(run: Any, rendered: Mapping[str, Any], engine: Engine) -> Prediction:
+    """The :class:`Prediction` from a completed pilot ``run`` (see :func:`pilot_run`)."""
+    return _predict(list(run.events), rendered, engine)
 
 
-def _predict(events: list[ev.Event], trainer: Mapping[str, Any], steps: int) -> Prediction:
+def _predict(events: list[ev.Event], rendered: Mapping[str, Any], engine: Engine) -> Prediction:
+    trainer = rendered["trainer"]
     started = next(e for e in events if isinstance(e, ev.RunStarted))
     step_events = [e for e in events if isinstance(e, ev.StepFinished)]
     tracker = EtaTracker()
@@ -168,7 +179,7 @@ def _predict(events: list[ev.Event], trainer: Mapping[str, Any], steps: int) -> 
     spread = statistics.pstdev(durations) if len(durations) > 1 else 0.0
     evaluations = _durations(events, ev.EvaluationFinished)
     checkpoints = _durations(events, ev.CheckpointSaved)
-    full = _full_schedule(trainer, started.schedule)
+    full = _full_schedule(engine, rendered, started.schedule)
     schedule = Schedule(
         total_steps=full.total_steps,
         epoch_starts=full.epoch_starts,

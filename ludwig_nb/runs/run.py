@@ -8,6 +8,7 @@ the recorder (events.ndjson / status.json). Views read events through
 
 from __future__ import annotations
 
+import errno
 import logging
 import threading
 import time
@@ -32,6 +33,18 @@ if TYPE_CHECKING:
 __all__ = ["EventSubscription", "Run"]
 
 log = logging.getLogger(__name__)
+
+
+def _failure_message(exc: BaseException, directory: Path) -> str:
+    """What ``RunFailed.message`` says: the exception's text, and for a full disk what to
+    do (the last checkpoint was written atomically, so it is whole)."""
+    if isinstance(exc, OSError) and exc.errno == errno.ENOSPC:
+        where = f" writing {exc.filename}" if exc.filename else ""
+        return (
+            f"no space left on the device{where}; free some space, then resume with "
+            f"train(..., resume_from={str(directory)!r}) (the last checkpoint is whole)"
+        )
+    return str(exc) or type(exc).__name__
 
 
 class EventSubscription:
@@ -72,12 +85,14 @@ class Run:
         self.name = name
         self.directory = Path(directory)
         self.engine_name = engine.name
-        self.control = RunControl()
+        self.control = RunControl(poll=self._poll_control)  # reads the sidebar's control file
         self.model: TrainedModel | None = None
         self.error: BaseException | None = None
         self.traceback_text = ""
         self.device_index: int | None = None  # the GPU it trains on (alarms act on it)
         self.sampler: Any = None  # the GPU sampler watching it, when one runs
+        self.resources: Any = None  # its ResourceProfile (runs/profile.py), once attached
+        self._result_writers: list[Callable[[Run], None]] = []
         self._engine = engine
         self._job = job
         self._recorder = RunRecorder(self.directory, eta=self._eta_status)
@@ -90,7 +105,6 @@ class Run:
         self._eta = EtaTracker()
         self._done = threading.Event()
         self._thread: threading.Thread | None = None
-        job.poll = self._poll_control
 
     # -- lifecycle -------------------------------------------------------------------
     def start(self) -> Run:
@@ -103,6 +117,7 @@ class Run:
 
     def _work(self) -> None:
         try:
+            self._emit_baseline()
             self.model = self._engine.fit(self._job, self.emit, self.control)
             if not self.state.is_final:  # an engine that forgot to say so
                 status = "stopped" if self.control.stop_requested else "completed"
@@ -116,18 +131,46 @@ class Run:
                     time=self._clock(),
                     step=self.step,
                     error_type=type(exc).__name__,
-                    message=str(exc) or type(exc).__name__,
+                    message=_failure_message(exc, self.directory),
                     traceback=self.traceback_text,
                 )
             )
         finally:
             self._recorder.close()
+            self._write_results()
             self._done.set()
             for callback in self._finish_callbacks:
                 try:
                     callback(self)
                 except Exception:
                     log.exception("ludwig_nb: a finish callback of run %s failed", self.id)
+
+    def add_result_writer(self, writer: Callable[[Run], None]) -> None:
+        """Call ``writer(run)`` when the run ends, before :meth:`wait` returns, so the files
+        it writes (the resource profile, Ludwig's statistics) are there once it does."""
+        self._result_writers.append(writer)
+
+    def _write_results(self) -> None:
+        for writer in self._result_writers:
+            try:
+                writer(self)
+            except Exception:  # a results file must never turn a finished run into a failed one
+                log.exception("ludwig_nb: a result writer of run %s failed", self.id)
+
+    def _abandon(self) -> None:
+        """Release the run directory's files of a run that will never start."""
+        self._recorder.close()
+
+    def _emit_baseline(self) -> None:
+        """Say what preprocessing works on, then the trivial baseline (both before the
+        engine starts, so the dashboard has something true to show at once)."""
+        from ludwig_nb.runs.baseline import baseline_event, preprocessing_detail
+
+        detail = preprocessing_detail(self._job)
+        self.emit(ev.PhaseChanged(time=self._clock(), phase="preprocessing", detail=detail))
+        event = baseline_event(self._job, self._clock)
+        if event is not None:
+            self.emit(event)
 
     def add_finish_callback(self, callback: Callable[[Run], None]) -> None:
         """Call ``callback(run)`` once the run has ended (at once if it already has)."""
@@ -144,9 +187,8 @@ class Run:
             self._events.append(event)
             self._state = reduce_state(self._state, event)
             self._eta.observe(event)
-            if isinstance(event, ev.RunStarted) and event.device.startswith("cuda"):
-                _, _, index = event.device.partition(":")
-                self.device_index = int(index or 0)
+            if isinstance(event, ev.RunStarted):
+                self.device_index = _device_index(event)
             state = self._state
         try:
             self._recorder.record(event, state)
@@ -227,6 +269,11 @@ class Run:
         return not self._done.is_set()
 
     @property
+    def config(self) -> dict[str, Any]:
+        """The fully rendered config this run trains (read it, do not change it)."""
+        return self._job.config
+
+    @property
     def state(self) -> RunState:
         with self._lock:
             return self._state
@@ -291,6 +338,43 @@ class Run:
                 rows.append(row)
         return pd.DataFrame(rows)
 
+    @property
+    def profile(self) -> pd.DataFrame:
+        """The resource profile: one row per sampler tick (1 Hz by default) with ``phase``,
+        ``step``, ``host_*`` and ``gpu<i>_*`` columns (bytes, s, J, W, °C, %). Empty when
+        the run has no sampler (``gpu_watch: {enabled: false}``)."""
+        from ludwig_nb.runs.profile import profile_frame
+
+        if self.resources is None:
+            return profile_frame({})
+        return profile_frame({"samples": self.resources.samples()})
+
+    @property
+    def top_ops(self) -> pd.DataFrame:
+        """The operators a ``profile_steps`` capture recorded, most self time first:
+        ``name``, ``calls``, ``self_cpu_s``, ``cpu_total_s``, ``self_device_s`` (seconds).
+        Raises ``FileNotFoundError`` saying how to get one when the run has no capture."""
+        import json
+
+        import pandas as pd
+
+        path = self.directory / "torch_top_ops.json"
+        if not path.is_file():
+            raise FileNotFoundError(
+                f"run {self.name!r} has no torch.profiler capture ({path} is missing): "
+                "train with profile_steps=N (--profile-steps N) to record N steps"
+            )
+        return pd.DataFrame(json.loads(path.read_text(encoding="utf-8"))["ops"])
+
+    @property
+    def profile_summary(self) -> dict[str, Any]:
+        """Per-phase seconds, steps/s, samples/s, peak memory (bytes), energy (J), J per
+        sample, peak temperature (°C), seconds throttled; ``{}`` without a profile."""
+        if self.resources is None:
+            return {}
+        summary: dict[str, Any] = self.resources.to_dict()["summary"]
+        return summary
+
     def __repr__(self) -> str:
         state = self.state
         return (
@@ -307,3 +391,14 @@ class Run:
             f"{html.escape(state.status)}, step {state.step}/{state.total_steps} "
             f"<small>({html.escape(str(self.directory))})</small>"
         )
+
+
+def _device_index(event: ev.RunStarted) -> int | None:
+    """The GPU index a run trains on: the engine's ``device_index``, else parsed from
+    ``device`` ("cuda:1" -> 1, "cuda" -> 0) for engines that only name the device."""
+    if event.device_index is not None:
+        return event.device_index
+    if not event.device.startswith("cuda"):
+        return None
+    _, _, index = event.device.partition(":")
+    return int(index) if index.isdigit() else 0

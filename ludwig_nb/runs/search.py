@@ -83,6 +83,7 @@ class Search:
         raw_config: dict[str, Any],
         section: dict[str, Any],
         dataset: Any,
+        rendered: dict[str, Any] | None = None,
         train_options: dict[str, Any],
         registry_dir: Path | None = None,
         clock: Callable[[], float] = time.time,
@@ -94,6 +95,7 @@ class Search:
         self.section = section
         self.space = SearchSpace(section["parameters"])
         self._raw = raw_config
+        self._rendered = rendered
         self._dataset = dataset
         self._train_options = train_options
         self._registry = registry_dir
@@ -114,10 +116,8 @@ class Search:
             else int(executor["max_concurrent_trials"])
         )
         self.total = int(executor["num_samples"])
-        if self._is_grid:
-            self.total = self.space.grid_size * (
-                int(executor["num_samples"]) if "num_samples" in _raw_executor(raw_config) else 1
-            )
+        if self._is_grid:  # as Ray Tune: the grid, num_samples times
+            self.total = self.space.grid_size * int(executor["num_samples"])
         self.time_budget_s = executor.get("time_budget_s")
         self.started: float | None = None
         self.ended: float | None = None
@@ -258,7 +258,7 @@ class Search:
     @property
     def _is_grid(self) -> bool:
         kind = self.section["search_alg"].get("type")
-        return kind == "grid" or (kind in ("random", "variant_generator") and self.space.all_grid)
+        return kind in ("random", "variant_generator") and self.space.all_grid
 
     def _state_of(self, trial: TrialRecord) -> str:
         if trial.state == "running" and trial.run is not None and trial.run.status == "paused":
@@ -366,7 +366,7 @@ class Search:
         with self._lock:
             self._trials[number] = record
         self._journal({"event": "trial_started", "trial": number, "params": params})
-        config = apply_parameters(self._raw, params)
+        config = apply_parameters(self._raw, params, self._rendered)
         options = dict(self._train_options)
         if options.get("threads") is None and self.concurrency > 1:  # share the cores
             options["threads"] = max(1, ((os.cpu_count() or 2) - 1) // self.concurrency)
@@ -377,6 +377,7 @@ class Search:
                 name=f"{self.name}-trial{number}",
                 results_dir=self.directory / "trials",
                 registry_dir=self._registry,
+                engine="builtin",
                 **options,
             )
         except Exception as exc:  # a sampled config the engine refuses: the trial failed
@@ -540,11 +541,6 @@ class Search:
         tmp.replace(self.directory / STATISTICS_FILE)
 
 
-def _raw_executor(raw: dict[str, Any]) -> dict[str, Any]:
-    executor = (raw.get("hyperopt") or {}).get("executor")
-    return executor if isinstance(executor, dict) else {}
-
-
 def _split(name: str) -> str:
     return "training" if name == "train" else name
 
@@ -637,6 +633,7 @@ def hyperopt(
         raw_config=raw,
         section=rendered["hyperopt"],
         dataset=dataset,
+        rendered=rendered,
         train_options={"device": device, "random_seed": random_seed, "threads": threads},
         registry_dir=registry_dir,
     )
@@ -664,14 +661,17 @@ def _raw(config: Any, parse: Callable[[str], Any]) -> dict[str, Any]:
 
 
 def _validated(config: Any) -> dict[str, Any]:
-    """The rendered config, with every problem located; the "hyperopt is a search, not a
-    training run" refusal that ``train()`` makes is the one problem dropped."""
+    """The rendered config, with every problem located, checked against the built-in engine
+    that trains the trials; the "hyperopt is a search, not a training run" refusal that
+    ``train()`` makes is the one problem dropped."""
     from ludwig_nb.config import ConfigError, load_config
+    from ludwig_nb.engines.registry import get_engine
 
+    cfg = load_config(config)
     try:
-        return load_config(config, engine="builtin").to_dict()
+        get_engine("builtin").check(cfg)
     except ConfigError as err:
         rest = [p for p in err.errors if p.path != "hyperopt"]
         if rest:
             raise ConfigError.collect(rest) from None
-        return load_config(config, engine=None).to_dict()
+    return cfg.to_dict()

@@ -118,9 +118,9 @@ def make_sampler(
 ) -> optuna.samplers.BaseSampler:
     """Ludwig ``search_alg.type`` -> an Optuna sampler (random, TPE, grid)."""
     kind = search_alg.get("type", "random")
-    if kind == "grid" or (kind in ("random", "variant_generator") and space.all_grid):
+    if kind in ("random", "variant_generator") and space.all_grid:
         return optuna.samplers.GridSampler(space.grid(), seed=seed)
-    if kind in ("optuna", "tpe", "hyperopt", "bohb"):
+    if kind in ("optuna", "hyperopt", "bohb"):
         startup = int(search_alg.get("n_startup_trials", 3))
         return optuna.samplers.TPESampler(seed=seed, n_startup_trials=startup)
     return optuna.samplers.RandomSampler(seed=seed)

@@ -15,6 +15,7 @@ from jupyter_core.paths import jupyter_runtime_dir
 from ludwig_nb.core.rundir import registry_dir
 from ludwig_nb.server.gpu_feed import GpuFeed
 from ludwig_nb.server.handlers import FEED_KEY, REGISTRY_KEY, route_table
+from ludwig_nb.server.notebook_fallback import strip_live_widgets
 
 __all__ = ["load"]
 
@@ -25,8 +26,17 @@ def load(server_app: Any) -> None:
     web_app.settings[REGISTRY_KEY] = registry_dir(Path(jupyter_runtime_dir()))
     web_app.settings[FEED_KEY] = GpuFeed()
     web_app.add_handlers(".*$", route_table(web_app.settings["base_url"]))
+    _register_save_hook(server_app)
     _stop_with_server(server_app)
     server_app.log.info("ludwig_nb: sidebar routes at %sludwig-nb/", web_app.settings["base_url"])
+
+
+def _register_save_hook(server_app: Any) -> None:
+    """Saved notebooks get run snapshots instead of dashboard widgets (notebook_fallback)."""
+    manager = getattr(server_app, "contents_manager", None)
+    register = getattr(manager, "register_pre_save_hook", None)
+    if register is not None:
+        register(strip_live_widgets)
 
 
 def _stop_with_server(server_app: Any) -> None:

@@ -11,7 +11,6 @@ through Jupyter's XSRF check. File I/O runs in the executor, off the event loop.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
@@ -22,7 +21,7 @@ from jupyter_server.utils import url_path_join
 from tornado import web
 from tornado.ioloop import IOLoop
 
-from ludwig_nb.core import rundir
+from ludwig_nb.core import rundir, strict_json
 from ludwig_nb.server import runs_view
 from ludwig_nb.server.gpu_feed import GpuFeed
 
@@ -59,7 +58,7 @@ class _LudwigHandler(APIHandler):
     def _reply(self, data: Any) -> None:
         self.set_header("Content-Type", "application/json")
         self.set_header("Cache-Control", "no-store")
-        self.finish(json.dumps(data, default=str))
+        self.finish(strict_json.dumps(data))
 
     async def _entry_or_error(self, run_id: str) -> dict[str, Any]:
         if not rundir.is_valid_run_id(run_id):
@@ -99,16 +98,30 @@ class RunHandler(_LudwigHandler):
     @authorized
     async def get(self, run_id: str) -> None:
         entry = await self._entry_or_error(run_id)
-        try:
-            offset = max(0, int(self.get_query_argument("offset", "0")))
-        except ValueError as exc:
-            raise web.HTTPError(400, "offset must be an integer") from exc
-        summary = await self._off_loop(runs_view.run_summary, entry)
+        offset = _offset(self.get_query_argument("offset", "0"))
+        summary = await self._off_loop(runs_view.safe_summary, entry)
         events_path = Path(str(entry["directory"])) / rundir.EVENTS_FILE
         events, new_offset, more = await self._off_loop(
             rundir.read_events, events_path, offset, rundir.EVENTS_PAGE_BYTES
         )
+        events = [strict_json.flagged(event) for event in events]  # old logs may hold NaN
         self._reply({"run": summary, "events": events, "offset": new_offset, "more": more})
+
+
+#: the largest offset a client can hold exactly (a JavaScript number is a double)
+MAX_OFFSET = 2**53 - 1
+
+
+def _offset(text: str) -> int:
+    """The ``offset`` query argument: a byte offset from 0 to :data:`MAX_OFFSET`
+    (HTTP 400 otherwise)."""
+    try:
+        offset = int(text)
+    except ValueError as exc:
+        raise web.HTTPError(400, "offset must be a whole number of bytes") from exc
+    if not 0 <= offset <= MAX_OFFSET:
+        raise web.HTTPError(400, f"offset must be between 0 and {MAX_OFFSET}")
+    return offset
 
 
 class ControlHandler(_LudwigHandler):
@@ -118,7 +131,7 @@ class ControlHandler(_LudwigHandler):
     @authorized
     async def post(self, run_id: str, action: str) -> None:
         entry = await self._entry_or_error(run_id)
-        summary = await self._off_loop(runs_view.run_summary, entry)
+        summary = await self._off_loop(runs_view.safe_summary, entry)
         if not summary["alive"]:
             raise web.HTTPError(409, f"run is not running (status {summary['status']})")
         await self._off_loop(rundir.request_control, Path(str(entry["directory"])), action)

@@ -8,19 +8,22 @@ I/O; handlers call it off the event loop.
 
 from __future__ import annotations
 
+import json
+import math
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
-from ludwig_nb.core import rundir
-from ludwig_nb.core.state import FINAL_STATUSES
+from ludwig_nb.core import rundir, strict_json
+from ludwig_nb.core.state import ACTIVE_STATUSES, FINAL_STATUSES
 
-__all__ = ["INTERRUPTED", "find_run", "list_runs", "run_summary"]
+__all__ = ["INTERRUPTED", "KNOWN_STATUSES", "find_run", "list_runs", "run_summary", "safe_summary"]
 
 INTERRUPTED = "interrupted"
+KNOWN_STATUSES = ACTIVE_STATUSES | FINAL_STATUSES
 
-#: status.json fields passed through to the sidebar unchanged (see docs/CONTRACTS.md)
-_STATUS_FIELDS = (
+#: status.json fields the sidebar shows, by the JSON type each must have (docs/CONTRACTS.md)
+_NUMBER_FIELDS = (
     "step",
     "total_steps",
     "epoch",
@@ -29,27 +32,161 @@ _STATUS_FIELDS = (
     "batch_size",
     "progress",
     "last_loss",
-    "latest_metrics",
-    "best_metrics",
-    "alarms",
-    "engine",
-    "device",
+    "best_step",
+    "evaluations_since_best",
     "updated_at",
     "finished_at",
     "written_at",
     "paused_seconds",
-    "pause_reason",
-    "reason",
-    "error",
-    "eta",
 )
+_TEXT_FIELDS = ("engine", "device", "pause_reason", "reason", "error", "write_error")
+_ALARM_FIELDS = {"rule": str, "device": int, "value": float, "threshold": float}
+_ETA_NUMBERS = ("remaining_s", "low_s", "high_s", "finish_time")
 
 
-def _status_name(status: Mapping[str, Any] | None, alive: bool) -> str:
-    name = str(status.get("status") or "queued") if status else "queued"
+def _status_name(status: Mapping[str, Any], alive: bool, problems: list[str]) -> str:
+    name = status.get("status")
+    if name is not None and (not isinstance(name, str) or name not in KNOWN_STATUSES):
+        problems.append(f"status.json: unknown status {name!r}")
+        name = None
+    name = str(name or "queued")
     if name not in FINAL_STATUSES and not alive:
         return INTERRUPTED
     return name
+
+
+def _number(value: Any) -> float | int | None:
+    """A finite JSON number, or None (bool is not a number here)."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    return value if math.isfinite(value) else None
+
+
+def _read_status(directory: Path, problems: list[str]) -> dict[str, Any]:
+    path = directory / rundir.STATUS_FILE
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return {}
+    except (OSError, UnicodeDecodeError) as err:
+        problems.append(f"status.json unreadable ({type(err).__name__}: {err})")
+        return {}
+    if not text.strip():
+        return {}  # a writer that has created but not yet filled it (never atomic here)
+    try:
+        data = json.loads(text)
+    except ValueError as err:
+        problems.append(f"status.json is not JSON ({err})")
+        return {}
+    if not isinstance(data, dict):
+        problems.append(f"status.json holds a {type(data).__name__}, not an object")
+        return {}
+    return data
+
+
+def _metrics(value: Any, where: str, problems: list[str]) -> dict[str, Any]:
+    """``{split: {feature: {metric: number | null}}}``; anything else is dropped and named."""
+    if value is None:
+        return {}
+    if not isinstance(value, dict):
+        problems.append(f"{where} is a {type(value).__name__}, not an object")
+        return {}
+    out: dict[str, Any] = {}
+    for split, features in value.items():
+        if not isinstance(features, dict):
+            problems.append(f"{where}.{split} is not an object")
+            continue
+        for feature, metrics in features.items():
+            if not isinstance(metrics, dict):
+                problems.append(f"{where}.{split}.{feature} is not an object")
+                continue
+            row = {}
+            for metric, number in metrics.items():
+                if number is not None and _number(number) is None and not _is_nonfinite(number):
+                    problems.append(f"{where}.{split}.{feature}.{metric} is not a number")
+                    continue
+                row[str(metric)] = number
+            out.setdefault(str(split), {})[str(feature)] = row
+    return out
+
+
+def _predictors(value: Any, problems: list[str]) -> dict[str, str]:
+    """``{feature: "always 'no'"}``; anything else is dropped and named."""
+    if value is None:
+        return {}
+    if not isinstance(value, dict) or not all(isinstance(v, str) for v in value.values()):
+        problems.append("status.json: baseline_predictors is not an object of texts")
+        return {}
+    return {str(k): v for k, v in value.items()}
+
+
+def _is_nonfinite(value: Any) -> bool:
+    return isinstance(value, float) and not math.isfinite(value)
+
+
+def _alarms(value: Any, problems: list[str]) -> list[dict[str, Any]]:
+    if value is None:
+        return []
+    if not isinstance(value, list):
+        problems.append(f"status.json: alarms is a {type(value).__name__}, not a list")
+        return []
+    out = []
+    for i, alarm in enumerate(value):
+        if not isinstance(alarm, dict) or not all(
+            isinstance(alarm.get(k), kind) or (kind is float and _number(alarm.get(k)) is not None)
+            for k, kind in _ALARM_FIELDS.items()
+        ):
+            problems.append(f"status.json: alarms.{i} is not an alarm")
+            continue
+        out.append(
+            {
+                "rule": alarm["rule"],
+                "device": alarm["device"],
+                "value": alarm["value"],
+                "threshold": alarm["threshold"],
+                "action": str(alarm.get("action") or "warn"),
+                "message": str(alarm.get("message") or ""),
+                "time": _number(alarm.get("time")),
+            }
+        )
+    return out
+
+
+def _eta(value: Any, problems: list[str]) -> dict[str, Any] | None:
+    if value is None:
+        return None
+    if not isinstance(value, dict):
+        problems.append(f"status.json: eta is a {type(value).__name__}, not an object")
+        return None
+    eta: dict[str, Any] = {k: _number(value.get(k)) for k in _ETA_NUMBERS}
+    eta["state"] = str(value.get("state") or "")
+    return eta
+
+
+def _entry_fields(
+    entry: Mapping[str, Any], status: Mapping[str, Any], problems: list[str]
+) -> tuple[int, dict[str, Any], Any]:
+    """pid, directory, name, notebook, kernel, started_at from a registry entry."""
+    raw_pid = entry.get("pid")
+    if raw_pid is None:
+        raw_pid = status.get("pid")
+    pid = 0
+    if isinstance(raw_pid, int) and not isinstance(raw_pid, bool):
+        pid = raw_pid
+    elif raw_pid is not None:
+        problems.append(f"registry entry: pid {raw_pid!r} is not an integer")
+    texts = {}
+    for key in ("name", "notebook", "kernel"):
+        value = entry.get(key)
+        if value is not None and not isinstance(value, str):
+            problems.append(f"registry entry: {key} is a {type(value).__name__}, not text")
+            value = str(value)
+        texts[key] = value
+    started = entry.get("started_at")
+    if started is not None and _number(started) is None:
+        problems.append(f"registry entry: started_at {started!r} is not a time")
+        started = None
+    return pid, texts, started
 
 
 def run_summary(
@@ -57,40 +194,97 @@ def run_summary(
 ) -> dict[str, Any]:
     """One run as the sidebar shows it: the registry entry plus its latest status.
 
-    ``pid_alive`` is a parameter so that callers on another host (or tests) can decide
-    what "alive" means.
+    Never raises for what a file holds: a field of the wrong type is dropped (``null``,
+    an empty list or object) and named in ``problems``, so that one bad entry marks only
+    itself. ``pid_alive`` is a parameter so that callers on another host (or tests) can
+    decide what "alive" means.
     """
-    directory = Path(str(entry.get("directory", "")))
-    status = rundir.read_json(directory / rundir.STATUS_FILE) if directory.parts else None
-    pid = int(entry.get("pid") or (status or {}).get("pid") or 0)
+    problems: list[str] = []
+    raw_dir = entry.get("directory")
+    if not isinstance(raw_dir, str) or not raw_dir:
+        problems.append("registry entry: directory is missing or not text")
+        raw_dir = ""
+    directory = Path(raw_dir)
+    status = _read_status(directory, problems) if raw_dir else {}
+    pid, texts, started = _entry_fields(entry, status, problems)
     alive = pid_alive(pid)
+    run_id = str(entry["run_id"])
     summary: dict[str, Any] = {
-        "run_id": str(entry["run_id"]),
-        "name": str(entry.get("name") or (status or {}).get("name") or entry["run_id"]),
-        "notebook": entry.get("notebook"),
-        "kernel": entry.get("kernel"),
+        "run_id": run_id,
+        "name": texts["name"]
+        or (status.get("name") if isinstance(status.get("name"), str) else None)
+        or run_id,
+        "notebook": texts["notebook"],
+        "kernel": texts["kernel"],
         "pid": pid,
         "alive": alive,
-        "directory": str(directory),
-        "started_at": entry.get("started_at"),
-        "status": _status_name(status, alive),
+        "directory": raw_dir,
+        "started_at": started,
+        "status": _status_name(status, alive, problems),
     }
-    source = status or {}
-    for key in _STATUS_FIELDS:
-        summary[key] = source.get(key)
-    summary["alarms"] = list(source.get("alarms") or [])
-    summary["latest_metrics"] = dict(source.get("latest_metrics") or {})
-    summary["best_metrics"] = dict(source.get("best_metrics") or {})
-    if summary["status"] == INTERRUPTED:
-        summary["eta"] = None
-    return summary
+    for key in _NUMBER_FIELDS:
+        value = status.get(key)
+        summary[key] = value if _is_nonfinite(value) else _number(value)
+        if value is not None and summary[key] is None:
+            problems.append(f"status.json: {key} {value!r} is not a number")
+    for key in _TEXT_FIELDS:
+        value = status.get(key)
+        summary[key] = value if value is None or isinstance(value, str) else str(value)
+    summary["latest_metrics"] = _metrics(status.get("latest_metrics"), "latest_metrics", problems)
+    summary["best_metrics"] = _metrics(status.get("best_metrics"), "best_metrics", problems)
+    summary["baseline"] = _metrics(status.get("baseline"), "baseline", problems)
+    summary["baseline_predictors"] = _predictors(status.get("baseline_predictors"), problems)
+    summary["alarms"] = _alarms(status.get("alarms"), problems)
+    summary["eta"] = None if summary["status"] == INTERRUPTED else _eta(status.get("eta"), problems)
+    nonfinite = status.get(strict_json.NONFINITE_KEY)
+    summary["problems"] = problems
+    flagged = strict_json.flagged(
+        {**summary, strict_json.NONFINITE_KEY: nonfinite if isinstance(nonfinite, list) else []}
+    )
+    flagged.setdefault(strict_json.NONFINITE_KEY, [])
+    return flagged
+
+
+def _broken_summary(entry: Mapping[str, Any], err: Exception) -> dict[str, Any]:
+    """What is shown for an entry that :func:`run_summary` could not read at all."""
+    return {
+        "run_id": str(entry.get("run_id")),
+        "name": str(entry.get("run_id")),
+        "notebook": None,
+        "kernel": None,
+        "pid": 0,
+        "alive": False,
+        "directory": "",
+        "started_at": None,
+        "status": INTERRUPTED,
+        **dict.fromkeys(_NUMBER_FIELDS),
+        **dict.fromkeys(_TEXT_FIELDS),
+        "latest_metrics": {},
+        "best_metrics": {},
+        "baseline": {},
+        "baseline_predictors": {},
+        "alarms": [],
+        "eta": None,
+        "problems": [f"unreadable entry ({type(err).__name__}: {err})"],
+        strict_json.NONFINITE_KEY: [],
+    }
 
 
 def list_runs(
     registry_dir: Path, pid_alive: Callable[[int], bool] = rundir.pid_alive
 ) -> list[dict[str, Any]]:
-    """Every run in the registry, newest first."""
-    return [run_summary(entry, pid_alive) for entry in rundir.iter_registry(registry_dir)]
+    """Every run in the registry, newest first; a bad entry marks only itself."""
+    return [safe_summary(entry, pid_alive) for entry in rundir.iter_registry(registry_dir)]
+
+
+def safe_summary(
+    entry: Mapping[str, Any], pid_alive: Callable[[int], bool] = rundir.pid_alive
+) -> dict[str, Any]:
+    """:func:`run_summary`, or a summary marked with what went wrong: never raises."""
+    try:
+        return run_summary(entry, pid_alive)
+    except Exception as err:  # a shape nobody foresaw: that entry only, never a 500
+        return _broken_summary(entry, err)
 
 
 def find_run(registry_dir: Path, run_id: str) -> dict[str, Any] | None:
@@ -103,6 +297,7 @@ def find_run(registry_dir: Path, run_id: str) -> dict[str, Any] | None:
     if not rundir.is_valid_run_id(run_id):
         return None
     entry = rundir.read_json(registry_dir / f"{run_id}.json")
-    if entry is None or entry.get("run_id") != run_id or not entry.get("directory"):
+    directory = None if entry is None else entry.get("directory")
+    if entry is None or entry.get("run_id") != run_id or not isinstance(directory, str):
         return None
     return entry

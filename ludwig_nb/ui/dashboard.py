@@ -12,6 +12,7 @@ then swaps the widget for a static summary, see ``ui/show.py``).
 from __future__ import annotations
 
 import contextlib
+import html
 import threading
 import time
 from collections.abc import Callable
@@ -28,6 +29,7 @@ from ludwig_nb.ui.formatting import (
     STATUS_COLORS,
     alarm_banner_html,
     error_html,
+    eta_line,
     format_throughput,
     header_html,
     pace_html,
@@ -78,7 +80,7 @@ class Dashboard:
         self._traceback = ""
         self.state = RunState(run_id=run.id, name=run.name, engine=run.engine_name)
         self.curves = CurveData(max_points)
-        self.eta = EtaText()
+        self.eta = EtaText(config=getattr(run, "config", None))
         self.throughput = ThroughputMeter()
         self.frames = 0
         self._build_widgets()
@@ -100,6 +102,14 @@ class Dashboard:
         self.resume_button.on_click(lambda _: self.run.resume())
         self.stop_button.on_click(lambda _: self.run.stop())
         self.log_toggle.observe(self._on_log_toggle, names="value")
+        self.x_toggle = widgets.ToggleButtons(
+            options=[("step", "step"), ("epoch", "epoch"), ("time", "time")],
+            value="step",
+            tooltips=["steps done", "epochs", "elapsed time (s)"],
+            style={"button_width": "64px"},
+        )
+        self.x_toggle.observe(self._on_x_toggle, names="value")
+        self._x_requested = "step"
         self.alarms = widgets.HTML("")
         self.mini_gauges = MiniGauges(getattr(self.run, "device_index", None))
         self.gauges = self.mini_gauges.widget
@@ -112,11 +122,17 @@ class Dashboard:
                 widgets.HBox([self.progress, self.progress_label]),
                 widgets.HBox([self.eta_label, self.throughput_label]),
                 widgets.HBox(
-                    [self.pause_button, self.resume_button, self.stop_button, self.log_toggle]
+                    [
+                        self.pause_button,
+                        self.resume_button,
+                        self.stop_button,
+                        self.log_toggle,
+                        self.x_toggle,
+                    ]
                 ),
                 self.alarms,
                 self.gauges,
-                widgets.HBox([self.loss_chart.figure, self.metric_chart.figure]),
+                widgets.HBox([self.loss_chart.widget, self.metric_chart.widget]),
                 self.error,
             ],
             layout=widgets.Layout(border="1px solid #ddd", padding="4px"),
@@ -136,6 +152,7 @@ class Dashboard:
             (self.resume_button, "lnb-resume"),
             (self.stop_button, "lnb-stop"),
             (self.log_toggle, "lnb-log"),
+            (self.x_toggle, "lnb-x-axis"),
             (self.alarms, "lnb-alarms"),
             (self.gauges, "lnb-gauges"),
             (self.error, "lnb-error-box"),
@@ -145,6 +162,9 @@ class Dashboard:
     def _on_log_toggle(self, change: dict[str, Any]) -> None:
         # runs on the kernel's main thread: only record the wish; the next frame applies it
         self._log_requested = bool(change["new"])
+
+    def _on_x_toggle(self, change: dict[str, Any]) -> None:
+        self._x_requested = str(change["new"])
 
     # -- view protocol ---------------------------------------------------------------
     @property
@@ -197,7 +217,11 @@ class Dashboard:
             },
             self.progress_label: {"value": progress_text(state)},
             self.eta_label: {"value": self._eta_html(state)},
-            self.throughput_label: {"value": format_throughput(self.throughput.samples_per_s)},
+            self.throughput_label: {
+                "value": ""
+                if state.status == "paused" or final
+                else format_throughput(self.throughput.samples_per_s)
+            },
             self.pause_button: {
                 "disabled": state.status not in _ACTIVE or state.status == "paused"
             },
@@ -211,22 +235,19 @@ class Dashboard:
             traceback = self._traceback or getattr(self.run, "traceback_text", "")
             writes[self.error] = {"value": error_html(state.error or state.reason, traceback)}
             writes[self.widget.layout] = {"border": f"2px solid {color}"}
+        x_mode = self._x_requested
         _merge(writes, self.loss_chart.scale_writes(self._log_requested))
-        _merge(writes, self.loss_chart.writes(self.curves.loss_curves()))
+        _merge(writes, self.loss_chart.writes(self.curves.loss_curves(x_mode), x_mode=x_mode))
         _merge(
             writes,
-            self.metric_chart.writes(self.curves.metric_curves(), title=self.curves.metric_label),
+            self.metric_chart.writes(
+                self.curves.metric_curves(x_mode), title=self.curves.metric_label, x_mode=x_mode
+            ),
         )
         return writes
 
     def _eta_html(self, state: RunState) -> str:
-        if state.status == "completed":
-            return "done"
-        if state.is_final:
-            return state.status
-        if state.status == "paused":
-            return f"paused · ETA {self.eta.text}"
-        return f"ETA {self.eta.text}"
+        return html.escape(eta_line(state, self.eta.text))
 
     def _gauge_writes(self) -> Writes:
         """The GPU (or host CPU/RAM) gauge row from the sampler's latest snapshot."""
@@ -236,6 +257,8 @@ class Dashboard:
             snapshot = self._sampler.latest()
         except Exception:  # a sampler failure hides the gauges, never the dashboard
             snapshot = None
+        # the run's device is known only once it has started (RunStarted): read it each frame
+        self.mini_gauges.device_index = getattr(self.run, "device_index", None)
         return self.mini_gauges.writes(snapshot)
 
     def _apply(self, writes: Writes) -> None:
@@ -262,6 +285,7 @@ class Dashboard:
             first_finish=self.eta.first_finish,
             traceback_text=traceback,
             directory=str(getattr(self.run, "directory", "") or ""),
+            resources=getattr(self.run, "profile_summary", None),
         )
 
 

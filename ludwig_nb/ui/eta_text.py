@@ -79,7 +79,14 @@ class EtaText:
     ``min_interval`` (seconds, monotonic) bounds how often the text changes.
     """
 
-    def __init__(self, min_interval: float = 1.0) -> None:
+    def __init__(self, min_interval: float = 1.0, config: Any = None) -> None:
+        from ludwig_nb.core.early_stop import EarlyStopWatch
+
+        #: early stopping: the total is an upper bound, and the likely stop is forecast
+        self.watch = EarlyStopWatch(config)
+        self._steps_done = 0
+        self._total_steps = 0
+        self._paused = False
         factory, self._format = _load_eta()
         self._tracker = factory() if factory is not None else None
         self.min_interval = min_interval
@@ -95,6 +102,13 @@ class EtaText:
     def observe(self, event: ev.Event) -> None:
         if isinstance(event, ev.RunStarted) and self.started_at is None:
             self.started_at = event.time
+        if isinstance(event, ev.RunStarted | ev.ScheduleChanged):
+            self._total_steps = event.schedule.total_steps
+        elif isinstance(event, ev.StepFinished):
+            self._steps_done = event.step + 1
+        elif isinstance(event, ev.Paused | ev.Resumed):
+            self._paused = isinstance(event, ev.Paused)
+        self.watch.observe(event)
         if self._tracker is not None:
             self._tracker.observe(event)
 
@@ -116,6 +130,8 @@ class EtaText:
         ):
             return False
         self._last_refresh = mono_now
+        if self._paused and not force and self.text not in (ESTIMATING, WARMING_UP):
+            return False  # paused: the estimate stays frozen where the pause found it
         estimate = self.estimate(wall_now)
         self._remember_first(estimate, wall_now)
         if self._tracker is None:
@@ -124,9 +140,25 @@ class EtaText:
             text = WARMING_UP
         else:
             text = self._format(estimate, wall_now)  # core's formatter words None itself
+        text = self._with_forecast(text, estimate)
         changed = text != self.text
         self.text = text
         return changed
+
+    def _with_forecast(self, text: str, estimate: Any) -> str:
+        """With early stopping on: ``"≤ <ETA> · at most 11,000 steps (early stopping);
+        likely stops near step 2,900, ≈ 45 s from now"``."""
+        if not self.watch.active or not self._total_steps:
+            return text
+        from ludwig_nb.core.early_stop import format_forecast
+
+        step_s = getattr(estimate, "step_s", None)
+        forecast = self.watch.forecast(self._steps_done, self._total_steps, step_s)
+        words = format_forecast(forecast, self._total_steps)
+        if forecast is not None and forecast.remaining_s is not None:
+            words += f", ≈ {format_duration(forecast.remaining_s)} from now"
+        bound = f"≤ {text}" if text not in (ESTIMATING, WARMING_UP) else text
+        return f"{bound} · {words}"
 
     def _remember_first(self, estimate: Any, wall_now: float) -> None:
         if self.first_finish is not None:

@@ -12,12 +12,15 @@ import time
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from ludwig_nb.core.early_stop import end_reason
 from ludwig_nb.core.state import RunState
+from ludwig_nb.core.status_text import alarm_text, pause_text
 
 __all__ = [
     "STATUS_COLORS",
     "alarm_banner_html",
     "error_html",
+    "eta_line",
     "format_bytes",
     "format_clock",
     "format_duration",
@@ -107,7 +110,12 @@ def format_metric(value: Any) -> str:
 
 
 def progress_text(state: RunState) -> str:
-    """``"step 1,200 / 3,000 · epoch 2 / 5"`` (epochs 1-based for people)."""
+    """``"step 1,200 / 3,000 · epoch 2 / 5"`` (epochs 1-based for people); before the
+    first step, what preprocessing works on (``"preprocessing 5,000 rows · 8 input
+    features, 1 output"``) instead of an empty counter."""
+    if state.status in ("queued", "preprocessing") and not state.step and not state.total_steps:
+        detail = f" {state.phase_detail}" if state.phase_detail else "…"
+        return f"{'preprocessing' if state.status == 'preprocessing' else 'starting'}{detail}"
     total = f"{state.total_steps:,}" if state.total_steps else "?"
     text = f"step {state.step:,} / {total}"
     if state.epochs:
@@ -119,10 +127,25 @@ def progress_text(state: RunState) -> str:
 
 
 def state_text(state: RunState) -> str:
-    """One-word state with the pause reason: ``"paused (alarm:temperature)"``."""
-    if state.status == "paused" and state.pause_reason:
-        return f"paused ({state.pause_reason})"
+    """The state in words: ``"paused: GPU 0 at 88 °C, 5 °C under its slowdown point;
+    resumes below 82 °C"``, ``"paused by you"``, or the status."""
+    if state.status == "paused":
+        return pause_text(state)
     return state.status
+
+
+def eta_line(state: RunState, eta_text: str) -> str:
+    """The ETA line: ``"ETA ≈ 5 min …"``; paused: the estimate frozen; ended: how."""
+    if state.status == "completed":
+        ended = end_reason(state)
+        return f"done · {ended}" if ended else "done"
+    if state.is_final:
+        return end_reason(state) or state.status
+    if state.status == "paused":
+        return f"paused · estimate frozen: {eta_text}"
+    if state.status in ("queued", "preprocessing") and not state.step:
+        return "ETA after the first steps"
+    return f"ETA {eta_text}"
 
 
 def header_html(state: RunState) -> str:
@@ -133,7 +156,8 @@ def header_html(state: RunState) -> str:
         f'<span class="lnb-state" style="background:{color};color:white;border-radius:3px;'
         f'padding:1px 6px;font-size:90%">{html.escape(state_text(state))}</span>'
     )
-    details = " · ".join(html.escape(p) for p in (state.engine, state.device) if p)
+    parts = (state.engine, state.device, "" if state.is_final else state.phase_detail)
+    details = " · ".join(html.escape(p) for p in parts if p)
     return f"<b>{name}</b> {badge} <span style='color:#666'>{details}</span>"
 
 
@@ -153,20 +177,17 @@ def error_html(message: str, traceback_text: str) -> str:
 
 
 def alarm_banner_html(alarms: Sequence[Mapping[str, Any]]) -> str:
-    """A banner per active alarm; empty string when none is active."""
+    """A banner per active alarm, in words and with what it does; ``""`` when none."""
+    actions = {"warn": "warning only", "pause": "training paused", "stop": "training stopped"}
     parts = []
     for alarm in alarms:
         action = str(alarm.get("action", "warn"))
         color = "#c62828" if action in ("pause", "stop") else "#ef6c00"
-        value, threshold = format_metric(alarm.get("value")), format_metric(alarm.get("threshold"))
-        text = alarm.get("message") or (
-            f"{alarm.get('rule', 'alarm')} on GPU {alarm.get('device', '?')}: "
-            f"{value} (threshold {threshold})"
-        )
+        text = alarm_text(alarm) if action == "pause" else _alarm_words(alarm)
         parts.append(
             f'<div class="lnb-alarm" style="background:{color};color:white;padding:2px 6px;'
-            f'border-radius:3px;margin:2px 0">⚠ {html.escape(str(text))} → {html.escape(action)}'
-            "</div>"
+            f'border-radius:3px;margin:2px 0">⚠ {html.escape(text)} · '
+            f"{html.escape(actions.get(action, action))}</div>"
         )
     return "".join(parts)
 
@@ -186,6 +207,16 @@ def pace_html(state: Any) -> str:
         f'border-radius:3px;margin:2px 0">{html.escape(line)}</div>'
         for line in lines
     )
+
+
+def _alarm_words(alarm: Mapping[str, Any]) -> str:
+    message = str(alarm.get("message") or "")
+    message = message.rsplit(": ", 1)[0] if message.endswith(("warn", "stop", "pause")) else message
+    if message:
+        return message
+    value, threshold = format_metric(alarm.get("value")), format_metric(alarm.get("threshold"))
+    where = f"{alarm.get('rule', 'alarm')} on GPU {alarm.get('device', '?')}"
+    return f"{where}: {value} (threshold {threshold})"
 
 
 def pick_metric(metrics: Mapping[str, Any]) -> tuple[str, str] | None:

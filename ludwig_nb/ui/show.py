@@ -37,6 +37,12 @@ from typing import Any
 from ludwig_nb.ui import colab
 from ludwig_nb.ui.pump import Pump
 
+# The dashboard's modules (ipywidgets, bqplot) load with this one, i.e. before a run's
+# worker starts loading torch: loaded after it, they took seconds, fighting it for the
+# interpreter, and the first dashboard came late.
+with contextlib.suppress(ImportError):
+    import ludwig_nb.ui.dashboard  # noqa: F401
+
 __all__ = ["detect_mode", "shared_pump", "show_run", "show_view", "shutdown"]
 
 MODES = ("auto", "widgets", "colab", "text")
@@ -156,21 +162,31 @@ def show_view(
     return view
 
 
-def _display(obj: Any) -> Any:
+def _display(obj: Any, metadata: dict[str, Any] | None = None) -> Any:
     """Display ``obj`` (a mimebundle dict or an object) with a new display id; its handle."""
     from IPython import display as ipython_display
 
     display: Any = ipython_display.display
     if isinstance(obj, dict):
-        return display(obj, raw=True, display_id=True)
+        return display(obj, raw=True, display_id=True, metadata=metadata)
     return display(obj, display_id=True)
 
 
-def _widget_bundle(widget: Any, label: str) -> dict[str, Any]:
+def run_metadata(run: Any) -> dict[str, Any]:
+    """The display metadata naming ``run``, read by the notebook pre-save hook
+    (``server/notebook_fallback.py``) to save a snapshot in place of the widget."""
+    from ludwig_nb.core.status_html import METADATA_KEY
+
+    return {METADATA_KEY: {"run_id": run.id, "directory": str(getattr(run, "directory", "") or "")}}
+
+
+def _widget_bundle(widget: Any, label: str, fallback_html: str = "") -> dict[str, Any]:
     """The display bundle of a widget, built by hand: ipywidgets 7 displays widgets through
     ``_ipython_display_``, which drops the display id we need to replace it later. A
-    stable ``text/plain`` (not the widget repr) keeps nbval comparisons steady."""
-    return {
+    stable ``text/plain`` (not the widget repr) keeps nbval comparisons steady; the
+    ``text/html`` fallback is what nbviewer, GitHub and a front end without the widget
+    manager show."""
+    bundle = {
         "text/plain": label,
         "application/vnd.jupyter.widget-view+json": {
             "version_major": 2,
@@ -178,6 +194,20 @@ def _widget_bundle(widget: Any, label: str) -> dict[str, Any]:
             "model_id": widget.model_id,
         },
     }
+    if fallback_html:
+        bundle["text/html"] = fallback_html
+    return bundle
+
+
+def _fallback_html(run: Any) -> str:
+    """The bundle's readable fallback: what the run is and where its results go."""
+    directory = html.escape(str(getattr(run, "directory", "") or ""))
+    return (
+        '<div class="ludwig-nb-snapshot" data-status="live">'
+        f"<b>{html.escape(run.name)}</b>: ludwig_nb live dashboard (a widget). Where widgets "
+        f"do not render, the run's status and summary are in <code>{directory}</code> and "
+        "in the JupyterLab sidebar; when the run ends this cell shows its summary.</div>"
+    )
 
 
 def _publish_final(handle: Any, bundle: dict[str, str]) -> None:
@@ -215,7 +245,10 @@ def _dashboard(run: Any, sampler: Any, chart: Any) -> Any:
     from ludwig_nb.ui.dashboard import Dashboard
 
     dashboard = Dashboard(run, sampler=sampler, chart=chart)
-    handle = _display(_widget_bundle(dashboard.widget, f"ludwig_nb dashboard: {run.name}"))
+    bundle = _widget_bundle(
+        dashboard.widget, f"ludwig_nb dashboard: {run.name}", _fallback_html(run)
+    )
+    handle = _display(bundle, metadata=run_metadata(run))
     dashboard.on_final(_final_summary(handle))
     return dashboard
 

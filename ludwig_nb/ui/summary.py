@@ -10,6 +10,8 @@ import html
 from collections.abc import Mapping
 from typing import Any
 
+from ludwig_nb.core.baseline import compare_to_baseline, format_comparison, headline_split
+from ludwig_nb.core.early_stop import end_reason
 from ludwig_nb.core.state import RunState
 from ludwig_nb.ui.curves import CurveData
 from ludwig_nb.ui.formatting import (
@@ -20,15 +22,43 @@ from ludwig_nb.ui.formatting import (
     pick_metric,
     progress_text,
 )
+from ludwig_nb.ui.resources import resources_line
 from ludwig_nb.ui.svg import svg_line_chart
 
-__all__ = ["metrics_table_html", "summary_html", "summary_mimebundle", "summary_text"]
+__all__ = [
+    "baseline_lines",
+    "metrics_label",
+    "metrics_table_html",
+    "summary_html",
+    "summary_mimebundle",
+    "summary_text",
+]
 
 SUMMARY_CLASS = "ludwig-nb-summary"
 
 
-def metrics_table_html(metrics: Mapping[str, Any]) -> str:
-    """``{split: {feature: {metric: value}}}`` as a table: one row per feature and metric."""
+def _baseline_cells(
+    baseline: Mapping[str, Any], predictors: Mapping[str, str], split: str | None
+) -> dict[tuple[str, str], str]:
+    """``{(feature, metric): "always 'no': 0.859"}`` on ``split``."""
+    values = baseline.get(split or "", {})
+    if not isinstance(values, Mapping):
+        return {}
+    return {
+        (feature, name): f"{predictors.get(feature, 'baseline')}: {format_metric(value)}"
+        for feature, names in values.items()
+        if isinstance(names, Mapping)
+        for name, value in names.items()
+    }
+
+
+def metrics_table_html(
+    metrics: Mapping[str, Any],
+    baseline: Mapping[str, Any] | None = None,
+    predictors: Mapping[str, str] | None = None,
+) -> str:
+    """``{split: {feature: {metric: value}}}`` as a table: one row per feature and metric,
+    with the trivial baseline's value on the headline split in a last column."""
     splits = [s for s in metrics if isinstance(metrics[s], Mapping)]
     rows: dict[tuple[str, str], dict[str, Any]] = {}
     for split in splits:
@@ -39,10 +69,20 @@ def metrics_table_html(metrics: Mapping[str, Any]) -> str:
                 rows.setdefault((feature, name), {})[split] = value
     if not rows:
         return ""
+    lead = headline_split(metrics)
+    base = _baseline_cells(baseline or {}, predictors or {}, lead)
     head = "".join(f"<th>{html.escape(s)}</th>" for s in splits)
+    if base:
+        head += f"<th>trivial baseline ({html.escape(lead or '')})</th>"
     body = "".join(
         f"<tr><td>{html.escape(feature)}</td><td>{html.escape(name)}</td>"
         + "".join(f"<td>{format_metric(values.get(s))}</td>" for s in splits)
+        + (
+            f'<td class="lnb-baseline" style="color:#666">'
+            f"{html.escape(base.get((feature, name), ''))}</td>"
+            if base
+            else ""
+        )
         + "</tr>"
         for (feature, name), values in rows.items()
     )
@@ -50,6 +90,35 @@ def metrics_table_html(metrics: Mapping[str, Any]) -> str:
         '<table class="lnb-metrics" style="font-size:90%">'
         f"<tr><th>feature</th><th>metric</th>{head}</tr>{body}</table>"
     )
+
+
+def baseline_lines(state: RunState) -> list[str]:
+    """``["test churn accuracy 0.9412 · always 'no': 0.859"]`` for the best metrics."""
+    metrics = state.best_metrics or state.latest_metrics
+    return [
+        format_comparison(c)
+        for c in compare_to_baseline(metrics, state.baseline, state.baseline_predictors)
+    ]
+
+
+def _baseline_html(state: RunState) -> str:
+    metrics = state.best_metrics or state.latest_metrics
+    parts = []
+    for c in compare_to_baseline(metrics, state.baseline, state.baseline_predictors):
+        color = "#2e7d32" if c.verdict == "better" else "#c62828"
+        parts.append(
+            f'<div class="lnb-vs-baseline" data-verdict="{html.escape(c.verdict)}" '
+            f'style="color:{color}">{html.escape(format_comparison(c))}</div>'
+        )
+    return "".join(parts)
+
+
+def metrics_label(state: RunState) -> str:
+    """``"best evaluation (step 2,035)"`` or ``"latest evaluation"``."""
+    if state.best_metrics:
+        step = f" (step {state.best_step:,})" if state.best_step else ""
+        return f"best evaluation{step}"
+    return "latest evaluation"
 
 
 def _timing_line(state: RunState, first_finish: float | None) -> str:
@@ -77,10 +146,12 @@ def summary_html(
     first_finish: float | None = None,
     traceback_text: str = "",
     directory: str = "",
+    resources: Mapping[str, Any] | None = None,
 ) -> str:
     """The final summary: header, progress, timing, metrics table, loss and metric SVGs.
 
-    ``first_finish`` is the wall time (seconds) of the first stable ETA prediction.
+    ``first_finish`` is the wall time (seconds) of the first stable ETA prediction;
+    ``resources``: the run's profile summary (one "resources" line).
     """
     metrics = state.best_metrics or state.latest_metrics
     border = "#c62828" if state.status == "failed" else "#ddd"
@@ -92,13 +163,18 @@ def summary_html(
     ]
     timing = _timing_line(state, first_finish)
     parts.append(f" · {html.escape(timing)}</div>" if timing else "</div>")
-    if state.reason and state.status == "stopped":
-        parts.append(f"<div>stopped: {html.escape(state.reason)}</div>")
+    ended = end_reason(state)
+    if ended:
+        parts.append(f'<div class="lnb-end-reason">{html.escape(ended)}</div>')
     if state.status == "failed":
         parts.append(error_html(state.error or state.reason, traceback_text))
+    if resources_line(resources):
+        parts.append(f"<div class='lnb-resources'>{html.escape(resources_line(resources))}</div>")
     if metrics:
-        label = "best metrics" if state.best_metrics else "latest metrics"
-        parts.append(f"<div><b>{label}</b>{metrics_table_html(metrics)}</div>")
+        table = metrics_table_html(metrics, state.baseline, state.baseline_predictors)
+        parts.append(
+            f"<div><b>{html.escape(metrics_label(state))}</b>{_baseline_html(state)}{table}</div>"
+        )
     parts.append(
         '<div style="display:flex;flex-wrap:wrap;gap:8px">'
         + svg_line_chart(curves.loss_curves(), title="loss")
@@ -136,15 +212,21 @@ def _headline_metrics(metrics: Mapping[str, Any]) -> list[str]:
 
 
 def summary_text(state: RunState) -> str:
-    """One plain-text line for terminals and ``text/plain``."""
-    shown = _headline_metrics(state.best_metrics or state.latest_metrics)
+    """Plain text for terminals and ``text/plain``: one line, then the metrics beside the
+    trivial baseline on their own lines."""
+    metrics = state.best_metrics or state.latest_metrics
     text = f"{state.name or state.run_id}: {state.status}, {progress_text(state)}"
     if state.started_at is not None and state.finished_at is not None:
         text += f", took {format_duration(state.finished_at - state.started_at)}"
     if state.status == "failed":
         text += f" — {state.error}"
+    ended = end_reason(state)
+    if ended:
+        text += f" — {ended}"
+    versus = baseline_lines(state)
+    shown = "; ".join(versus) if versus else ", ".join(_headline_metrics(metrics))
     if shown:
-        text += " — " + ", ".join(shown)
+        text += f"\n{metrics_label(state)}: {shown}"
     return text
 
 

@@ -27,6 +27,10 @@ __all__ = ["SvgCurveChart", "SvgTimeline"]
 Writes = dict[Any, dict[str, Any]]
 
 
+#: the x axis label per x mode (as ui/charts.py's X_LABELS, without importing bqplot)
+_X_LABELS = {"step": "step", "epoch": "epoch", "time": "elapsed (s)"}
+
+
 def _wrap(svg: str) -> str:
     return f'<div class="lnb-svg-chart">{svg}</div>'
 
@@ -60,18 +64,29 @@ class SvgCurveChart:
         )
         self.figure.add_class("lnb-chart")
 
+    @property
+    def widget(self) -> widgets.HTML:
+        """The widget to place in a layout (as ``CurveChart.widget``)."""
+        return self.figure
+
     def scale_writes(self, log: bool) -> Writes:
         """Remember the y scale; the next :meth:`writes` redraws with it."""
         self.is_log = log
         return {}
 
-    def writes(self, curves: Mapping[str, Curve], title: str | None = None) -> Writes:
-        """The ``value`` write that redraws the chart, or nothing (unchanged, or too soon)."""
+    def writes(
+        self, curves: Mapping[str, Curve], title: str | None = None, x_mode: str | None = None
+    ) -> Writes:
+        """The ``value`` write that redraws the chart, or nothing (unchanged, or too soon).
+        ``x_mode``: "step", "epoch" or "time" (the x axis' label follows it)."""
         if title is not None:
             self.title = title
+        if x_mode is not None:
+            self.x_label = _X_LABELS.get(x_mode, x_mode)
         key = (
             self.title,
             self.is_log,
+            self.x_label,
             tuple(
                 (name, len(xs), xs[-1] if xs else None, ys[-1] if ys else None)
                 for name, (xs, ys) in curves.items()
@@ -80,7 +95,7 @@ class SvgCurveChart:
         if key == self._drawn_key:
             return {}
         now = self._clock()
-        scale_changed = self._drawn_key is not None and self._drawn_key[:2] != key[:2]
+        scale_changed = self._drawn_key is not None and self._drawn_key[:3] != key[:3]
         recent = self._drawn_at is not None and now - self._drawn_at < self._min_interval
         if recent and not scale_changed:
             return {}

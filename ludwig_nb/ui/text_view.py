@@ -21,6 +21,7 @@ from ludwig_nb.ui.formatting import (
     STATUS_COLORS,
     alarm_banner_html,
     error_html,
+    eta_line,
     format_throughput,
     header_html,
     pace_html,
@@ -37,7 +38,9 @@ def render_text(state: RunState, eta: str, samples_per_s: float | None) -> str:
     """One line: ``"name [training] step 12 / 100 · epoch 1 / 2 · ETA … · 512 samples/s"``."""
     text = f"{state.name or state.run_id} [{state_text(state)}] {progress_text(state)}"
     if not state.is_final:
-        text += f" · ETA {eta} · {format_throughput(samples_per_s)}"
+        text += f" · {eta_line(state, eta)}"
+        if state.status != "paused":
+            text += f" · {format_throughput(samples_per_s)}"
     if state.last_loss is not None:
         text += f" · loss {state.last_loss:.4g}"
     if state.status == "failed":
@@ -57,9 +60,8 @@ def render_html(state: RunState, eta: str, samples_per_s: float | None) -> str:
         f"{html.escape(progress_text(state))}"
     )
     if not state.is_final:
-        body += (
-            f"<div>ETA {html.escape(eta)} · {html.escape(format_throughput(samples_per_s))}</div>"
-        )
+        rate = "" if state.status == "paused" else f" · {format_throughput(samples_per_s)}"
+        body += f"<div>{html.escape(eta_line(state, eta) + rate)}</div>"
     body += alarm_banner_html(state.alarms) + pace_html(state)
     if state.status == "failed":
         body += error_html(state.error or state.reason, "")
@@ -90,7 +92,7 @@ class TextView:
         self._subscription = run.subscribe()
         self.state = RunState(run_id=run.id, name=run.name, engine=run.engine_name)
         self.curves = CurveData()
-        self.eta = EtaText(min_interval)
+        self.eta = EtaText(min_interval, config=getattr(run, "config", None))
         self.throughput = ThroughputMeter()
         self._closed = threading.Event()
         self._last_text = ""
@@ -142,6 +144,7 @@ class TextView:
                     first_finish=self.eta.first_finish,
                     traceback_text=getattr(self.run, "traceback_text", ""),
                     directory=str(getattr(self.run, "directory", "") or ""),
+                    resources=getattr(self.run, "profile_summary", None),
                 ),
             }
         )

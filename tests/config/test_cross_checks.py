@@ -151,9 +151,7 @@ def test_dependencies_name_other_outputs(fail: Callable[..., ConfigError]) -> No
     text = BASE + "    dependencies: [y, q]\n"
     err = fail(text)
     assert _where(err) == [(11, "output_features[1].dependencies[1]")]
-    assert load_config(BASE + "    dependencies: [y]\n", engine=None).output_features[1][
-        "dependencies"
-    ] == ["y"]
+    assert load_config(BASE + "    dependencies: [y]\n").output_features[1]["dependencies"] == ["y"]
 
 
 def test_cross_checks_run_beside_schema_errors(fail: Callable[..., ConfigError]) -> None:

@@ -17,7 +17,7 @@ hyperopt:
 
 
 def _load(body: str):
-    return load_config(HEAD + body, engine=None)
+    return load_config(HEAD + body)
 
 
 def _error(body: str) -> ConfigError:
@@ -133,7 +133,7 @@ GOOD = "  parameters:\n    trainer.learning_rate: {space: uniform, lower: 0.001,
         ("  goal: minimise\n", "hyperopt.goal", "did you mean 'minimize'"),
         ("  split: valid\n", "hyperopt.split", "validation"),
         ("  search_alg: {type: hebo}\n", "hyperopt.search_alg.type", "not available"),
-        ("  search_alg: {type: tpee}\n", "hyperopt.search_alg.type", "did you mean 'tpe'"),
+        ("  search_alg: {type: optna}\n", "hyperopt.search_alg.type", "optuna"),
         ("  executor: {type: ray}\n", "hyperopt.executor.type", "not available in ludwig_nb yet"),
         ("  executor: {num_samples: 0}\n", "hyperopt.executor.num_samples", ">= 1"),
         ("  executor: {time_budget_s: -5}\n", "hyperopt.executor.time_budget_s", "positive"),
@@ -159,8 +159,10 @@ def test_feature_metrics_and_goal_accepted():
 
 
 def test_train_refuses_a_search_and_names_the_entry_points():
+    from ludwig_nb.engines.registry import get_engine
+
     with pytest.raises(ConfigError) as info:
-        load_config(HEAD + GOOD, engine="builtin")
+        get_engine("builtin").check(load_config(HEAD + GOOD))
     assert info.value.path == "hyperopt" and info.value.line == 7
     assert "%%ludwig_hyperopt" in str(info.value) and "ludwig_nb.hyperopt" in str(info.value)
 

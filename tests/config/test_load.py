@@ -1,4 +1,4 @@
-"""load_config end to end: sources, engines, line offsets, and each mistake located."""
+"""load_config end to end: sources, line offsets, and each mistake located."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from collections.abc import Callable
 import pytest
 import yaml
 
-from ludwig_nb.config import Config, ConfigError, UnsupportedByEngine, load_config
+from ludwig_nb.config import Config, ConfigError, ConfigWarning, load_config
 
 EXAMPLES = ["titanic", "adult_census", "text_classification", "multi_output"]
 
@@ -23,22 +23,12 @@ def test_ludwig_examples_load_and_render_stably(
     assert load_config(cfg) == cfg
 
 
-def test_valid_ludwig_config_outside_the_engine(example_text: Callable[[str], str]) -> None:
-    text = example_text("mnist_image")
-    with pytest.raises(UnsupportedByEngine) as info:
-        load_config(text)
-    assert (info.value.line, info.value.path) == (4, "input_features[0].type")
-    for engine in (None, "ludwig"):
-        cfg = load_config(text, engine=engine)
-        assert cfg.input_features[0]["encoder"]["conv_layers"][1]["dropout"] == 0.4
-
-
-def test_config_source_is_rechecked_for_a_stricter_engine(
+def test_every_valid_ludwig_config_is_accepted_whatever_the_engine(
     example_text: Callable[[str], str],
 ) -> None:
-    cfg = load_config(example_text("mnist_image"), engine=None)
-    with pytest.raises(UnsupportedByEngine):
-        load_config(cfg, engine="builtin")
+    cfg = load_config(example_text("mnist_image"))  # what an engine runs is the engine's say
+    assert cfg.input_features[0]["encoder"]["conv_layers"][1]["dropout"] == 0.4
+    assert cfg.positions is not None and cfg.positions.locate(("input_features", 0, "type"))
 
 
 def test_dict_source_has_no_positions(fail: Callable[..., ConfigError], minimal: str) -> None:
@@ -55,11 +45,6 @@ def test_wrong_source_kind(fail: Callable[..., ConfigError], source: object) -> 
 
 def test_non_string_keys_in_a_dict(fail: Callable[..., ConfigError]) -> None:
     assert "keys must be strings" in fail({1: "a"}).message
-
-
-def test_unknown_engine_is_a_value_error(minimal: str) -> None:
-    with pytest.raises(ValueError, match="unknown engine"):
-        load_config(minimal, engine="tensorflow")
 
 
 def test_line_offset_for_a_cell_magic(fail: Callable[..., ConfigError], minimal: str) -> None:
@@ -81,13 +66,6 @@ CASES = [
     ("trainer:\n  learning_rate: 2\n", 8, "trainer.learning_rate", "<= 1", None),
     ("trainer:\n  optimizer:\n    type: adamz\n", 9, "trainer.optimizer.type", "adamz", "adam"),
     (
-        "trainer:\n  optimizer:\n    type: sgd\n    momentun: 0.9\n",
-        10,
-        "trainer.optimizer.momentun",
-        "unknown key",
-        "momentum",
-    ),
-    (
         "trainer:\n  learning_rate_scheduler:\n    decay: cosin\n",
         9,
         "trainer.learning_rate_scheduler.decay",
@@ -95,7 +73,14 @@ CASES = [
         "cosine",
     ),
     ("combiner:\n  type: concatz\n", 8, "combiner.type", "unknown combiner", "concat"),
-    ("combiner:\n  num_fc_layers: two\n", 8, "combiner.num_fc_layers", "integer", None),
+    ("combiner:\n  num_fc_layers: 2\n", 7, "combiner", "missing required key 'type'", None),
+    (
+        "combiner:\n  type: concat\n  num_fc_layers: two\n",
+        9,
+        "combiner.num_fc_layers",
+        "integer",
+        None,
+    ),
     (
         "preprocessing:\n  split:\n    type: randm\n",
         9,
@@ -103,9 +88,7 @@ CASES = [
         "randm",
         "random",
     ),
-    ("preprocessing:\n  sample_ratio: 1.5\n", 8, "preprocessing.sample_ratio", "<= 1", None),
-    ("trainr:\n  epochs: 3\n", 7, "trainr", "unknown top-level key", "trainer"),
-    ("training:\n  epochs: 3\n", 7, "training", "unknown top-level key", "old name"),
+    ("preprocessing:\n  sample_ratio: -1\n", 8, "preprocessing.sample_ratio", ">= 0", None),
     ("gpu_watch:\n  interval: 0.1\n", 8, "gpu_watch.interval", ">= 0.25", None),
     (
         "trainer:\n  use_mixed_precision: 'yes'\n",
@@ -137,21 +120,20 @@ def test_mistake_is_located(
 
 FEATURE_CASES = [
     ("  - name: z\n    type: numbr\n", 8, "input_features[1].type", "numbr", "number"),
-    ("  - name: z\n    typ: number\n", 8, "input_features[1].typ", "unknown key", "type"),
+    (
+        "  - name: z\n    typ: number\n",
+        7,
+        "input_features[1]",
+        "missing required key 'type'",
+        "typ",
+    ),
     ("  - type: number\n", 7, "input_features[1]", "missing required key 'name'", None),
     (
         "  - name: z\n    type: number\n    encoder:\n      type: bert\n",
         10,
         "input_features[1].encoder.type",
-        "unknown number encoder 'bert'",
+        "unknown encoder 'bert'",
         "dense",
-    ),
-    (
-        "  - name: z\n    type: text\n    encoder:\n      type: rnn\n      cell: lstm\n",
-        11,
-        "input_features[1].encoder.cell",
-        "unknown key",
-        "cell_type",
     ),
     (
         "  - name: z\n    type: number\n    preprocessing:\n      normalization: z-score\n",
@@ -167,13 +149,6 @@ FEATURE_CASES = [
         "input_features[1].preprocessing.missing_value_strategy",
         "fill_with_mean",
         None,
-    ),
-    (
-        "  - name: z\n    type: number\n    colum: zz\n",
-        9,
-        "input_features[1].colum",
-        "unknown key",
-        "column",
     ),
     ("  - just a string\n", 7, "input_features[1]", "must be a mapping", None),
 ]
@@ -207,8 +182,67 @@ def test_misspelt_required_key_is_one_problem_with_the_fix(
         "output_features:\n  - {name: y, type: binary}\n"
     )
     assert [(e.line, e.path, e.hint) for e in err.errors] == [
-        (3, "input_features[0].typ", "did you mean 'type'?"),
+        (2, "input_features[0]", "is 'typ' a misspelling of 'type'?"),
     ]
+
+
+# ------------------------------------ what Ludwig accepts and ignores, or upgrades: warnings
+WARN_CASES = [
+    # (appended YAML, line, path, words in message, words in hint)
+    ("trainr:\n  epochs: 3\n", 7, "trainr", "not a Ludwig section", "trainer"),
+    ("training:\n  epochs: 3\n", 7, "training", "'training' section is now 'trainer'", "trainer"),
+    (
+        "trainer:\n  optimizer:\n    type: sgd\n    momentun: 0.9\n",
+        10,
+        "trainer.optimizer.momentun",
+        "Ludwig ignores it",
+        "momentum",
+    ),
+    (
+        "combiner:\n  type: concat\n  outputsize: 3\n",
+        9,
+        "combiner.outputsize",
+        "Ludwig ignores it",
+        "output_size",
+    ),
+]
+
+
+@pytest.mark.parametrize(("extra", "line", "path", "message", "hint"), WARN_CASES)
+def test_ignored_or_upgraded_keys_warn_where_written(
+    minimal: str, extra: str, line: int, path: str, message: str, hint: str
+) -> None:
+    with pytest.warns(ConfigWarning) as caught:
+        cfg = load_config(minimal + extra)
+    note = cfg.warnings[0]
+    assert (note.line, note.path) == (line, path)
+    assert message in note.message and note.hint is not None and hint in note.hint
+    assert f"line {line}, {path}" in str(caught[0].message)
+
+
+def test_training_is_upgraded_to_trainer(minimal: str) -> None:
+    with pytest.warns(ConfigWarning):
+        cfg = load_config(minimal + "training:\n  epochs: 3\n")
+    assert cfg.trainer["epochs"] == 3 and "training" not in cfg.to_dict()
+
+
+def test_a_mistake_in_an_upgraded_section_is_located_where_written(
+    fail: Callable[..., ConfigError], minimal: str
+) -> None:
+    err = fail(minimal + "training:\n  epochs: 0\n")
+    assert (err.line, err.path) == (8, "trainer.epochs")
+
+
+def test_an_ignored_key_is_dropped_from_the_render(minimal: str) -> None:
+    with pytest.warns(ConfigWarning):
+        cfg = load_config(minimal + "combiner:\n  type: concat\n  outputsize: 3\n")
+    assert "outputsize" not in cfg.combiner and cfg.combiner["output_size"] == 256
+
+
+def test_warnings_follow_the_line_offset(minimal: str) -> None:
+    with pytest.warns(ConfigWarning):
+        cfg = load_config(minimal + "trainr: {}\n", line_offset=1)
+    assert cfg.warnings[0].line == 8
 
 
 def test_missing_sections_have_no_line(fail: Callable[..., ConfigError]) -> None:
@@ -249,21 +283,40 @@ def test_returns_a_config(minimal: str) -> None:
     assert isinstance(load_config(minimal), Config)
 
 
-def test_old_flat_encoder_parameters_say_where_they_go(fail: Callable[..., ConfigError]) -> None:
-    err = fail(
-        "input_features:\n  - name: t\n    type: text\n    encoder: rnn\n    cell_type: lstm\n"
-        "output_features:\n  - name: y\n    type: category\n    num_fc_layers: 2\n"
-    )
-    assert [(e.line, e.path, e.message) for e in err.errors] == [
-        (5, "input_features[0].cell_type", "'cell_type' is an encoder parameter"),
-        (9, "output_features[0].num_fc_layers", "'num_fc_layers' is a decoder parameter"),
-    ]
-    assert err.errors[0].hint == "move it under 'encoder:' (Ludwig 0.6+ nests encoder parameters)"
+def test_old_flat_encoder_parameters_are_nested_with_a_note() -> None:
+    with pytest.warns(ConfigWarning):
+        cfg = load_config(
+            "input_features:\n  - name: t\n    type: text\n    encoder: rnn\n    cell_type: lstm\n"
+            "output_features:\n  - name: y\n    type: category\n    num_fc_layers: 2\n",
+        )
+    notes = [(n.line, n.path, n.message) for n in cfg.warnings]
+    assert (
+        5,
+        "input_features[0].cell_type",
+        "old syntax upgraded: 'cell_type' is now an encoder parameter",
+    ) in notes
+    assert (
+        9,
+        "output_features[0].num_fc_layers",
+        "old syntax upgraded: 'num_fc_layers' is now a decoder parameter",
+    ) in notes
+    encoder = cfg.input_features[0]["encoder"]
+    assert (encoder["type"], encoder["cell_type"]) == ("rnn", "lstm")
+    assert cfg.output_features[0]["decoder"]["num_fc_layers"] == 2
 
 
-def test_old_split_options_say_what_to_write(
+def test_old_split_options_are_upgraded_with_what_to_write(minimal: str) -> None:
+    with pytest.warns(ConfigWarning):
+        cfg = load_config(minimal + "preprocessing:\n  split_probabilities: [0.8, 0.1, 0.1]\n")
+    note = cfg.warnings[0]
+    assert (note.line, note.path) == (8, "preprocessing.split_probabilities")
+    assert note.hint == "write split: {type: random, probabilities: [...]}"
+    assert cfg.preprocessing["split"] == {"type": "random", "probabilities": [0.8, 0.1, 0.1]}
+
+
+def test_a_config_that_says_it_is_current_is_not_upgraded(
     fail: Callable[..., ConfigError], minimal: str
 ) -> None:
-    err = fail(minimal + "preprocessing:\n  split_probabilities: [0.8, 0.1, 0.1]\n")
-    assert (err.line, err.path) == (8, "preprocessing.split_probabilities")
-    assert err.hint == "write split: {type: random, probabilities: [...]}"
+    with pytest.warns(ConfigWarning) as caught:
+        load_config(minimal + "ludwig_version: 0.11.0\ntraining:\n  epochs: 3\n")
+    assert "not a Ludwig section" in str(caught[0].message)

@@ -27,7 +27,6 @@ def test_views(example_text: Callable[[str], str]) -> None:
     assert cfg.feature("rating")["loss"]["type"] == "huber"
     assert cfg.preprocessing["split"]["type"] == "random"
     assert cfg.output_features[0]["name"] == "category"
-    assert cfg.engine == "builtin"
     assert "description" in repr(cfg)
 
 

@@ -16,6 +16,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from ludwig_nb.config import ConfigError, load_config
+from ludwig_nb.engines.builtin.capabilities import check_builtin
 
 CONFIGS = Path(__file__).resolve().parents[1] / "fixtures" / "configs"
 EXAMPLES = [p.read_text() for p in sorted(CONFIGS.glob("*.yaml"))]
@@ -155,11 +156,13 @@ def _check_located(err: ConfigError, text: str | None) -> None:
 
 def _load_or_locate(source: Any, engine: str | None, text: str | None) -> None:
     try:
-        cfg = load_config(source, engine=engine)
+        cfg = load_config(source)
+        if engine == "builtin":
+            check_builtin(cfg)
     except ConfigError as err:
         _check_located(err, text)
     else:
-        again = load_config(cfg.to_dict(), engine=engine)
+        again = load_config(cfg.to_dict())
         assert again.to_dict() == cfg.to_dict()
 
 

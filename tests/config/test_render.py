@@ -7,12 +7,12 @@ from typing import Any
 
 import pytest
 
-from ludwig_nb.config import LUDWIG_VERSION, ConfigError, load_config
+from ludwig_nb.config import LUDWIG_VERSION, ConfigError, ConfigWarning, load_config
 
 
 def _render(inputs: str, outputs: str = "  - {name: y, type: binary}\n", extra: str = "") -> Any:
     text = f"input_features:\n{inputs}output_features:\n{outputs}{extra}"
-    return load_config(text, engine=None).to_dict()
+    return load_config(text).to_dict()
 
 
 def test_top_level_sections_are_all_there(minimal: str) -> None:
@@ -117,7 +117,7 @@ def test_number_input_and_output_preprocessing() -> None:
     assert pre_in["fill_value"] == 0.0
     assert pre_out["missing_value_strategy"] == "drop_row"
     assert pre_out["normalization"] is None
-    assert rendered["input_features"][0]["encoder"] == {"type": "passthrough"}
+    assert rendered["input_features"][0]["encoder"] == {"type": "passthrough", "skip": False}
     out = rendered["output_features"][0]
     assert out["decoder"]["type"] == "regressor"
     assert out["loss"] == {"type": "mean_squared_error", "weight": 1.0}
@@ -163,7 +163,7 @@ def test_text_and_sequence_preprocessing() -> None:
     text, seq = (f["preprocessing"] for f in rendered["input_features"])
     assert (text["tokenizer"], text["lowercase"], text["max_sequence_length"]) == (
         "space_punct",
-        True,
+        False,
         256,
     )
     assert (seq["tokenizer"], seq["lowercase"], seq["most_common"]) == ("space", False, 20000)
@@ -224,7 +224,7 @@ def test_defaults_section_applies_to_features_and_feature_wins() -> None:
     assert (a["encoder"]["type"], a["encoder"]["output_size"]) == ("dense", 32)
     assert b["preprocessing"]["normalization"] == "log1p"
     assert b["preprocessing"]["missing_value_strategy"] == "fill_with_mean"
-    assert b["encoder"] == {"type": "passthrough"}
+    assert b["encoder"] == {"type": "passthrough", "skip": False}
     assert rendered["defaults"]["number"]["preprocessing"]["normalization"] == "minmax"
     assert rendered["defaults"]["category"]["encoder"]["type"] == "dense"
 
@@ -232,23 +232,42 @@ def test_defaults_section_applies_to_features_and_feature_wins() -> None:
 def test_a_mistake_in_defaults_is_reported_once_where_written(
     fail: Callable[..., ConfigError], minimal: str
 ) -> None:
-    err = fail(minimal + "defaults:\n  number:\n    preprocessing:\n      normalisation: x\n")
+    err = fail(minimal + "defaults:\n  number:\n    preprocessing:\n      normalization: x\n")
     assert [(e.line, e.path) for e in err.errors] == [
-        (10, "defaults.number.preprocessing.normalisation"),
+        (10, "defaults.number.preprocessing.normalization"),
     ]
 
 
-def test_unknown_type_in_defaults(fail: Callable[..., ConfigError], minimal: str) -> None:
-    err = fail(minimal + "defaults:\n  numbr: {}\n")
-    assert (err.line, err.path, err.hint) == (8, "defaults.numbr", "did you mean 'number'?")
-
-
-def test_old_per_type_preprocessing_points_to_defaults(
+def test_a_defaults_entry_takes_only_its_parts(
     fail: Callable[..., ConfigError], minimal: str
 ) -> None:
-    err = fail(minimal + "preprocessing:\n  text:\n    lowercase: true\n")
-    assert (err.line, err.path) == (8, "preprocessing.text")
-    assert err.hint == "move it to defaults.text.preprocessing"
+    err = fail(minimal + "defaults:\n  number:\n    encoderr: {}\n")
+    assert (err.line, err.path, err.hint) == (
+        9,
+        "defaults.number.encoderr",
+        "did you mean 'encoder'?",
+    )
+
+
+def test_unknown_type_in_defaults_is_ignored_with_a_warning(minimal: str) -> None:
+    with pytest.warns(ConfigWarning):
+        cfg = load_config(minimal + "defaults:\n  numbr: {}\n")
+    note = cfg.warnings[0]
+    assert (note.line, note.path, note.hint) == (8, "defaults.numbr", "did you mean 'number'?")
+    assert "numbr" not in cfg.to_dict()["defaults"]
+
+
+def test_old_per_type_preprocessing_moves_to_defaults(minimal: str) -> None:
+    with pytest.warns(ConfigWarning):
+        cfg = load_config(
+            "input_features:\n  - {name: t, type: text}\noutput_features:\n"
+            "  - {name: y, type: binary}\npreprocessing:\n  text:\n    lowercase: true\n",
+        )
+    note = cfg.warnings[0]
+    assert (note.line, note.path) == (6, "preprocessing.text")
+    assert note.hint == "move it to defaults.text.preprocessing"
+    assert cfg.to_dict()["defaults"]["text"]["preprocessing"]["lowercase"] is True
+    assert cfg.input_features[0]["preprocessing"]["lowercase"] is True
 
 
 def test_to_ludwig_dict_drops_only_gpu_watch(minimal: str) -> None:
@@ -260,28 +279,35 @@ def test_to_ludwig_dict_drops_only_gpu_watch(minimal: str) -> None:
     assert ludwig == full
 
 
-def test_llm_configs_are_kept_for_the_ludwig_engine() -> None:
-    text = "model_type: llm\nbase_model: x\ninput_features: []\noutput_features: []\n"
-    cfg = load_config(text, engine=None)
-    assert cfg.to_ludwig_dict() == {
-        "model_type": "llm",
-        "base_model": "x",
-        "input_features": [],
-        "output_features": [],
-    }
+def test_llm_configs_are_valid_and_rendered_with_ludwigs_defaults() -> None:
+    text = (
+        "model_type: llm\nbase_model: facebook/opt-350m\n"
+        "input_features: [{name: q, type: text}]\noutput_features: [{name: a, type: text}]\n"
+        "adapter: {type: lora}\ntrainer: {type: finetune}\n"
+    )
+    cfg = load_config(text)
+    rendered = cfg.to_ludwig_dict()
+    assert (rendered["model_type"], rendered["base_model"]) == ("llm", "facebook/opt-350m")
+    assert rendered["adapter"]["type"] == "lora" and rendered["adapter"]["r"] == 8
+    assert rendered["trainer"]["type"] == "finetune"
+
+
+def test_llm_config_mistakes_are_located(fail: Callable[..., ConfigError]) -> None:
+    err = fail(
+        "model_type: llm\nbase_model: x\ninput_features: [{name: q, type: text}]\n"
+        "output_features: [{name: a, type: text}]\nadapter: {type: loraa}\n",
+    )
+    assert (err.line, err.path, err.hint) == (5, "adapter.type", "did you mean 'lora'?")
 
 
 def test_fc_layers_keep_only_what_was_written(minimal: str) -> None:
     cfg = load_config(
-        minimal + "combiner:\n  fc_layers:\n    - {output_size: 64}\n    - {dropout: 0.2}\n"
+        minimal
+        + "combiner:\n  type: concat\n  fc_layers:\n    - {output_size: 64}\n    - {dropout: 0.2}\n"
     )
     assert cfg.combiner["fc_layers"] == [{"output_size": 64}, {"dropout": 0.2}]
 
 
-def test_fc_layer_keys_are_checked(fail: Callable[..., ConfigError], minimal: str) -> None:
-    err = fail(minimal + "combiner:\n  fc_layers:\n    - {output_sise: 64}\n")
-    assert (err.line, err.path, err.hint) == (
-        9,
-        "combiner.fc_layers[0].output_sise",
-        "did you mean 'output_size'?",
-    )
+def test_fc_layers_must_be_a_list(fail: Callable[..., ConfigError], minimal: str) -> None:
+    err = fail(minimal + "combiner:\n  type: concat\n  fc_layers: 3\n")
+    assert (err.line, err.path) == (9, "combiner.fc_layers")

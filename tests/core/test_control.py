@@ -120,3 +120,24 @@ def test_set_pace_rejects_a_bad_duty():
         RunControl().set_pace(0.0)
     with pytest.raises(ValueError):
         RunControl().set_pace(1.5)
+
+
+def test_poll_runs_at_every_checkpoint_and_can_stop_the_run():
+    requests = ["", "", "stop"]
+    control = RunControl(poll=lambda: requests.pop(0) == "stop" and control.stop("sidebar"))
+    control.checkpoint()
+    control.checkpoint()
+    with pytest.raises(StopRequested, match="sidebar"):
+        control.checkpoint()
+    assert requests == []
+
+
+def test_run_control_is_a_control():
+    from ludwig_nb.core.control import Control
+
+    def engine_side(control: Control) -> bool:
+        control.checkpoint()
+        control.wait_while_paused(on_pause=None, on_resume=None)
+        return control.stop_requested or control.paused or control.stop_reason is not None
+
+    assert engine_side(RunControl()) is False

@@ -74,6 +74,12 @@ def test_nan_loss_and_missing_learning_rate_survive():
     assert math.isnan(log[1].loss) and log[1].learning_rate == 0.1
 
 
+def test_a_step_without_a_loss_stays_in_the_columns():
+    log = _log([_step(0), ev.StepFinished(1.0, 1, 0, 0.5, 8, None, 0.1)])
+    assert log.steps == 2 and log[1].loss is None and log[0].loss == 1.0
+    assert log.step_columns()["loss"] == [1.0, None]
+
+
 @settings(max_examples=50, deadline=None)
 @given(st.lists(st.booleans(), max_size=60), st.integers(0, 70), st.integers(0, 70))
 def test_slices_match_a_list(kinds, a, b):

@@ -17,10 +17,22 @@ SAMPLES = [
     ev.RunStarted(
         time=1.0, run_id="r-1", name="r", engine="builtin", device="cpu", schedule=SCHEDULE
     ),
+    ev.RunStarted(
+        time=1.0,
+        run_id="r-1",
+        name="r",
+        engine="ludwig",
+        device="cuda:1",
+        schedule=SCHEDULE,
+        host="node-3",
+        device_index=1,
+    ),
     ev.PhaseChanged(time=1.5, phase="training"),
+    ev.PhaseChanged(time=1.5, phase="preprocessing", detail="importing Ludwig"),
     ev.StepFinished(
         time=2.0, step=0, epoch=0, start_time=1.9, batch_size=32, loss=0.7, learning_rate=1e-3
     ),
+    ev.StepFinished(time=2.5, step=1, epoch=0, start_time=2.0, batch_size=32, loss=None),
     ev.EvaluationFinished(
         time=3.0,
         step=9,
@@ -50,6 +62,11 @@ SAMPLES = [
     ev.OomRecovered(time=6.8, step=12, batch_size=64, micro_batch_size=32, accumulation=2),
     ev.RunFinished(time=8.0, status="completed", step=20, best_metrics={"validation": {}}),
     ev.RunFailed(time=8.0, step=3, error_type="ValueError", message="bad", traceback="tb"),
+    ev.BaselineComputed(
+        time=0.5,
+        metrics={"test": {"churn": {"accuracy": 0.86}}},
+        predictors={"churn": "always 'no'"},
+    ),
 ]
 
 

@@ -28,3 +28,16 @@ def test_demo_configs_render():
 
     for name in DEMO_DATASETS:
         assert load_config(demo_config(name).read_text()).to_dict()["output_features"]
+
+
+def test_demo_name_is_accepted_wherever_a_dataset_is():
+    from ludwig_nb.data import load_dataset, load_table
+
+    frame = load_table("demo:churn")
+    assert len(frame) == 5000 and "churn" in frame.columns
+    splits = load_dataset({"training": "demo:cars", "test": "demo:cars"})
+    assert set(splits) == {"training", "test"}
+    config = yaml.safe_load(demo_config("churn").read_text())
+    assert len(check_dataset(config, "demo:churn")) == 5000
+    with pytest.raises(DataError, match="no demo dataset 'housing'; choose one of churn, cars"):
+        load_table("demo:housing")

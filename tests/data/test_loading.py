@@ -6,6 +6,7 @@ import pandas as pd
 import pytest
 
 from ludwig_nb.data import DataError, check_dataset, load_dataset, load_table
+from ludwig_nb.data.loading import check_columns
 
 
 @pytest.mark.parametrize("suffix", [".csv", ".tsv", ".json", ".jsonl", ".parquet", ".csv.gz"])
@@ -82,3 +83,16 @@ def test_wrong_type_of_dataset():
 def test_a_split_left_empty_is_caught_before_training(frame, config):
     with pytest.raises(DataError, match="the validation split is empty"):
         check_dataset(config, frame.iloc[:4])
+
+
+def test_check_columns_reads_a_files_header_only(tmp_path, config):
+    path = tmp_path / "big.csv"
+    path.write_text("x,y\n1.0,a\n" + 'this row is "broken, unterminated\n')  # never parsed
+    check_columns({"input_features": [{"name": "x"}], "output_features": [{"name": "y"}]}, path)
+    with pytest.raises(DataError, match="output column 'z' not found"):
+        check_columns({"input_features": [{"name": "x"}], "output_features": [{"name": "z"}]},
+                      path)  # fmt: skip
+    check_columns({"input_features": [{"name": "x"}], "output_features": [{"name": "z"}]},
+                  path, outputs=False)  # fmt: skip
+    with pytest.raises(DataError, match="no such file"):
+        check_columns(config, tmp_path / "absent.csv")

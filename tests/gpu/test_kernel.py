@@ -9,6 +9,7 @@ from ludwig_nb.gpu import kernel_sampler, stop_kernel_sampler
 
 
 def test_one_shared_sampler_until_stopped() -> None:
+    stop_kernel_sampler()  # an earlier test (a dashboard) may have left the shared one running
     try:
         first = kernel_sampler(start=False)
         assert kernel_sampler(start=False) is first

@@ -75,6 +75,67 @@ def test_traits_are_configurable(ip):
     ip.run_line_magic("config", "LudwigMagics.frame_rate = 4.0")
 
 
+IMAGE = """\
+input_features:
+  - {name: x, type: number}
+  - {name: picture, type: image}
+output_features:
+  - {name: y, type: binary}
+"""
+
+
+def test_a_config_the_engine_cannot_run_is_refused_at_the_cells_line(ip, monkeypatch):
+    from ludwig_nb.engines.ludwig import engine as ludwig_engine
+
+    monkeypatch.setattr(ludwig_engine, "ludwig_missing", lambda: "engine: ludwig needs Ludwig")
+    ip.user_ns["df"] = pd.DataFrame({"x": [1.0, 2.0], "picture": ["a", "b"], "y": [0, 1]})
+    with pytest.raises(UsageError) as info:
+        ip.run_cell_magic("ludwig_config", "--dataset df", IMAGE)  # engine auto
+    assert str(info.value).startswith("line 4, input_features[1].type:")
+    assert 'pip install "ludwig_nb[ludwig]"' in str(info.value)
+    with pytest.raises(UsageError, match="engine: ludwig needs Ludwig"):
+        ip.run_cell_magic("ludwig_config", "--dataset df --engine ludwig", IMAGE)
+    with pytest.raises(UsageError, match="unknown engine 'torch'"):
+        ip.run_cell_magic("ludwig_config", "--dataset df --engine torch", IMAGE)
+
+
+def test_ludwig_compare_takes_run_names_and_directories(ip, tmp_path):
+    from ludwig_nb.runs import train
+
+    config = ("input_features: [{name: x, type: number}]\n"
+              "output_features: [{name: y, type: binary}]\n"
+              "trainer: {epochs: 2, batch_size: 8}\ngpu_watch: {enabled: false}\n")  # fmt: skip
+    df = pd.DataFrame({"x": [float(i % 7) for i in range(60)], "y": [i % 2 for i in range(60)]})
+    common = {"results_dir": tmp_path / "r", "registry_dir": tmp_path / "reg", "wait": True,
+              "threads": 1}  # fmt: skip
+    first = train(config, df, name="cmp_a", **common)
+    second = train(config.replace("batch_size: 8", "batch_size: 16"), df, name="cmp_b", **common)
+    comparison = ip.run_line_magic("ludwig_compare", f"cmp_a {second.directory}")
+    assert comparison.names == ["cmp_a", "cmp_b"] and first.is_done
+    assert comparison.config_diff == {"trainer.batch_size": (8, 16)}
+    assert "ludwig-nb-compare" in comparison._repr_html_()
+    with pytest.raises(UsageError, match="is not a run of this kernel"):
+        ip.run_line_magic("ludwig_compare", "cmp_a no_such_run")
+
+
+def test_estimate_with_vary_shows_the_sweep(ip):
+    from unittest import mock
+
+    cell = ("input_features: [{name: x, type: number}]\n"
+            "output_features: [{name: y, type: binary}]\ntrainer: {epochs: 1}\n")  # fmt: skip
+    ip.user_ns["sweep_df"] = pd.DataFrame({"x": [float(i % 5) for i in range(200)],
+                                           "y": [i % 2 for i in range(200)]})  # fmt: skip
+    with mock.patch("IPython.display.display") as shown:
+        ip.run_cell_magic("ludwig_config", "--dataset sweep_df --estimate "
+                          "--vary trainer.batch_size=16,32", cell)  # fmt: skip
+    (sweep,), _ = shown.call_args
+    assert [p.value for p in sweep.points] == [16, 32]
+    with pytest.raises(UsageError, match="--vary needs --estimate"):
+        ip.run_cell_magic("ludwig_config", "--dataset sweep_df --vary trainer.batch_size=8", cell)
+    with pytest.raises(UsageError, match="expected PATH=V1,V2"):
+        ip.run_cell_magic("ludwig_config", "--dataset sweep_df --estimate --vary 8,16", cell)
+
+
 SEARCH = """\
 input_features:
   - {name: Weight_in_lbs, type: number}
@@ -117,4 +178,4 @@ def test_ludwig_hyperopt_errors_are_at_the_cells_lines(ip):
 
 def test_ludwig_config_refuses_a_search_and_names_the_magic(ip):
     with pytest.raises(UsageError, match="%%ludwig_hyperopt"):
-        ip.run_cell_magic("ludwig_config", "--dataset demo:cars", SEARCH)
+        ip.run_cell_magic("ludwig_config", "--dataset demo:cars --engine builtin", SEARCH)

@@ -55,11 +55,10 @@ class ScriptedEngine:
             for step in range(self.steps):
                 if self.gate is not None:
                     self.gate.acquire()
-                job.poll()
+                control.checkpoint()  # the run's control polls the control file here
                 control.wait_while_paused(
                     on_pause=lambda r, s=step: emit(ev.Paused(time=now(), step=s, reason=r)),
                     on_resume=lambda r, s=step: emit(ev.Resumed(time=now(), step=s, paused_at=0)),
-                    poll=job.poll,
                     poll_interval=0.01,
                 )
                 control.checkpoint()

@@ -92,3 +92,41 @@ def test_resume_continues_a_stopped_run_at_its_step(df, tmp_path):
     started = next(e for e in resumed.events if e.type == "run_started")
     assert resumed.status == "completed" and 0 < started.start_step < 27
     assert resumed.step == 27
+
+
+def test_auto_runs_the_builtin_engine_whose_model_names_itself(df, tmp_path):
+    from ludwig_nb.engines.manifest import MANIFEST_FILE, read_manifest
+    from ludwig_nb.runs import load_model
+
+    run = _train(df, tmp_path).wait(120)
+    started = next(e for e in run.events if e.type == "run_started")
+    assert (run.status, run.engine_name, started.engine) == ("completed", "builtin", "builtin")
+    assert started.host and started.device_index is None  # CPU: no GPU index
+    assert started.schedule.evaluation_batches == 2  # validation and test: one batch of 256 each
+    assert read_manifest(run.directory / "model")["engine"] == "builtin"
+    (run.directory / "model" / MANIFEST_FILE).unlink()  # a folder saved before manifests
+    again = load_model(run.directory)
+    assert list(again.predict(df.head(4))["y_predictions"]) == list(
+        run.model.predict(df.head(4))["y_predictions"]
+    )
+
+
+def test_a_model_of_an_unknown_engine_is_refused_by_name(df, tmp_path):
+    from ludwig_nb.engines.manifest import write_manifest
+    from ludwig_nb.runs import load_model
+
+    write_manifest(tmp_path / "m", "tensorflow")
+    with pytest.raises(ValueError, match="unknown engine 'tensorflow'"):
+        load_model(tmp_path / "m")
+
+
+def test_an_engine_refusal_is_located_and_starts_nothing(df, tmp_path, monkeypatch):
+    from ludwig_nb.config import UnsupportedByEngine
+    from ludwig_nb.engines.ludwig import engine as ludwig_engine
+
+    monkeypatch.setattr(ludwig_engine, "ludwig_missing", lambda: "no Ludwig here")
+    image = CONFIG.replace("{name: b, type: category}", "{name: b, type: image}")
+    with pytest.raises(UnsupportedByEngine) as info:
+        train(image, df, results_dir=tmp_path / "r2", registry_dir=tmp_path / "registry")
+    assert (info.value.line, info.value.path) == (3, "input_features[1].type")
+    assert not (tmp_path / "r2").exists()

@@ -72,7 +72,7 @@ def test_a_killed_run_resumes_at_its_saved_step(tmp_path):
     events = [json.loads(line) for line in (run_dir / rundir.EVENTS_FILE).read_text().splitlines()]
     assert events[0]["type"] == "phase_changed" and events[-1]["type"] != "run_finished"
     assert any(e["type"] == "checkpoint_saved" for e in events)
-    (row,) = [r for r in collect_rows(registry) if r["name"] == "victim"]
+    (row,) = [r for r in collect_rows(registry, which="all") if r["name"] == "victim"]
     assert row["state"] == "interrupted"
 
     saved = _checkpointed_step(run_dir)

@@ -12,7 +12,8 @@ def test_a_run_completes_and_its_directory_tells_the_story(tmp_path):
     run = make_run(tmp_path, ScriptedEngine(steps=3)).start().wait(10)
     assert run.is_done and run.status == "completed" and run.model == "model"
     assert _types(run) == [
-        "phase_changed",
+        "phase_changed",  # queued
+        "phase_changed",  # preprocessing, with what it works on
         "run_started",
         "step_finished",
         "step_finished",

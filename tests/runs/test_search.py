@@ -110,13 +110,13 @@ def test_tpe_and_random_draw_differently_from_the_same_seed(df, tmp_path):
         executor: {num_samples: 3}
         """
     drawn = {}
-    for alg in ("random", "tpe"):
+    for alg in ("random", "optuna"):
         search = _search(
             _config(body.replace("ALG", alg), epochs=1), df, tmp_path, name=alg, wait=True
         )
         drawn[alg] = list(search.trials["trainer.learning_rate"])
-    assert drawn["random"][0] == drawn["tpe"][0]  # the startup trial: both sample at random
-    assert drawn["random"][1:] != drawn["tpe"][1:]  # then TPE models the results
+    assert drawn["random"][0] == drawn["optuna"][0]  # the startup trial: both sample at random
+    assert drawn["random"][1:] != drawn["optuna"][1:]  # then TPE models the results
 
 
 def test_a_trial_worse_at_its_first_evaluation_is_pruned_there(df, tmp_path):
@@ -365,7 +365,7 @@ def test_every_trial_is_watched_as_its_config_asks(df, tmp_path):
     search = _search(config, df, tmp_path, name="watched", wait=True)
     assert search.error is None and len(search.runs) == 2
     for run in search.runs:
-        assert run.sampler is not None and run.device_index == 0
+        assert run.sampler is not None
         assert "gpu_watch" in (run.directory / "config.yaml").read_text()
 
 
@@ -398,7 +398,7 @@ def test_a_spent_time_budget_stops_the_search_and_its_running_trial(df, tmp_path
         """\
         parameters:
           trainer.learning_rate: {space: uniform, lower: 0.01, upper: 0.1}
-        executor: {num_samples: 5, time_budget_s: 0.5}
+        executor: {num_samples: 5, time_budget_s: 1}
         """,
         epochs=400,
     )

@@ -215,3 +215,210 @@ def test_registry_dir_follows_jupyter_runtime_dir(jp_serverapp, jp_runtime_dir):
     assert (
         Path(jp_serverapp.web_app.settings[REGISTRY_KEY]) == jp_runtime_dir / "ludwig_nb" / "runs"
     )
+
+
+# -- faults: bad files never break the list, every reply is strict JSON (issue 11) ---------
+def _strict(response: Any) -> Any:
+    """The body parsed as JSON that a browser accepts: NaN/Infinity tokens raise."""
+
+    def refuse(token: str) -> Any:
+        raise AssertionError(f"reply holds the non-JSON token {token}")
+
+    return json.loads(response.body.decode(), parse_constant=refuse)
+
+
+@pytest.mark.parametrize("offset", [str(2**53), str(10**30), "-1", "1e3"])
+async def test_huge_or_negative_offsets_are_a_client_error(jp_fetch, make_run, offset):
+    make_run(RUN_ID)
+    assert await _status(jp_fetch, "ludwig-nb", "runs", RUN_ID, params={"offset": offset}) == 400
+
+
+async def test_an_overflowing_metric_is_null_and_flagged_in_every_reply(jp_fetch, make_run):
+    from ludwig_nb.core.events import EvaluationFinished
+
+    run = make_run(RUN_ID)
+    metrics = {"validation": {"y": {"loss": float("inf"), "accuracy": 0.5}}}
+    run.emit(EvaluationFinished(time=1.0, step=0, epoch=0, start_time=0.5, metrics=metrics))
+    run.status.update(latest_metrics=metrics, last_loss=float("nan"))
+    # the bare tokens an older writer (Python's json) put in status.json
+    (run.directory / rundir.STATUS_FILE).write_text(json.dumps(run.status))
+    [listed] = _strict(await jp_fetch("ludwig-nb", "runs"))["runs"]
+    assert listed["latest_metrics"]["validation"]["y"] == {"loss": None, "accuracy": 0.5}
+    assert set(listed["nonfinite"]) == {"latest_metrics.validation.y.loss", "last_loss"}
+    assert listed["problems"] == []
+    reply = _strict(await jp_fetch("ludwig-nb", "runs", RUN_ID))
+    [event] = reply["events"]
+    assert event["metrics"]["validation"]["y"]["loss"] is None
+    assert event["nonfinite"] == ["metrics.validation.y.loss"]
+
+
+def _json_values() -> Any:
+    from hypothesis import strategies as st
+
+    scalars = st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=8)
+    return st.recursive(
+        scalars,
+        lambda inner: (
+            st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=5), inner, max_size=3)
+        ),
+        max_leaves=8,
+    )
+
+
+def _bad_runs(count: int) -> list[tuple[dict[str, Any], Any]]:
+    """``count`` (registry entry, status.json content) pairs drawn by hypothesis: every
+    registry and status field may hold any JSON value, the status file any bytes."""
+    from hypothesis import HealthCheck, given, settings
+    from hypothesis import strategies as st
+
+    entry_keys = ("name", "directory", "pid", "kernel", "notebook", "started_at")
+    status_keys = (
+        "status",
+        "step",
+        "total_steps",
+        "progress",
+        "last_loss",
+        "latest_metrics",
+        "best_metrics",
+        "alarms",
+        "eta",
+        "error",
+        "pid",
+        "written_at",
+    )
+    entry = st.fixed_dictionaries({}, optional={k: _json_values() for k in entry_keys})
+    status = (
+        st.fixed_dictionaries({}, optional={k: _json_values() for k in status_keys})
+        | _json_values()
+        | st.binary(max_size=20)
+    )
+    drawn: list[tuple[dict[str, Any], Any]] = []
+
+    @settings(
+        max_examples=count, database=None, derandomize=True, suppress_health_check=list(HealthCheck)
+    )
+    @given(entry=entry, status=status)
+    def collect(entry: dict[str, Any], status: Any) -> None:
+        drawn.append((entry, status))
+
+    collect()
+    return drawn
+
+
+async def test_arbitrary_registry_and_status_files_never_break_a_reply(
+    jp_fetch, registry, tmp_path
+):
+    registry.mkdir(parents=True, exist_ok=True)
+    ids = []
+    for i, (entry, status) in enumerate(_bad_runs(120)):
+        run_id = f"bad-{i:03d}"
+        directory = tmp_path / "results" / run_id
+        directory.mkdir(parents=True)
+        if isinstance(status, bytes):
+            (directory / rundir.STATUS_FILE).write_bytes(status)
+        else:  # Python's json writes NaN/Infinity here, as an old or foreign writer would
+            (directory / rundir.STATUS_FILE).write_text(json.dumps(status))
+        pointer = {"run_id": run_id, "directory": str(directory), **entry}
+        (registry / f"{run_id}.json").write_text(json.dumps(pointer))
+        ids.append(run_id)
+    (registry / "garbage.json").write_bytes(b"\xff{not json")
+    listed = _strict(await jp_fetch("ludwig-nb", "runs"))["runs"]
+    assert sorted(r["run_id"] for r in listed) == ids
+    for run in listed:
+        assert isinstance(run["problems"], list) and isinstance(run["nonfinite"], list)
+        assert isinstance(run["pid"], int) and isinstance(run["alarms"], list)
+        assert run["step"] is None or isinstance(run["step"], int | float)
+    assert any(r["problems"] for r in listed)  # the drawn shapes include bad ones: marked
+    for run_id in ids[:40]:
+        response = await jp_fetch("ludwig-nb", "runs", run_id, raise_error=False)
+        assert response.code in (200, 404)  # 404: the entry's directory was not text
+        _strict(response)
+    assert (await jp_fetch("ludwig-nb", "gpus")).code == 200  # the server is still up
+
+
+# -- the sidebar parses every reply shape: the real replies, recorded for vitest -----------
+REPLIES_FIXTURE = (
+    Path(__file__).resolve().parents[2] / "labextension" / "test" / "server_replies.json"
+)
+_SHAPES: dict[str, tuple[dict[str, Any], Any]] = {
+    "good": ({}, {"status": "training", "step": 3, "total_steps": 10, "progress": 0.3}),
+    "nonfinite": (
+        {},
+        {
+            "status": "training",
+            "last_loss": float("inf"),
+            "latest_metrics": {"validation": {"y": {"loss": float("nan")}}},
+        },
+    ),
+    "pid-text": ({"pid": "123"}, {"status": "completed"}),
+    "metrics-list": ({}, {"status": "training", "latest_metrics": [1, 2]}),
+    "alarms-object": ({}, {"status": "training", "alarms": {"a": 1}}),
+    "status-unknown": ({}, {"status": "exploded"}),
+    "status-list": ({}, ["training"]),
+    "status-garbage": ({}, b"\xff{half"),
+    "disk-full": (
+        {},
+        {
+            "status": "failed",
+            "error": "OSError: no space left on the device",
+            "write_error": "[Errno 28] No space left on device",
+        },
+    ),
+}
+
+
+def _normalised(value: Any, tmp: str) -> Any:
+    """The reply with this test's paths, pids and clock times made stable."""
+    if isinstance(value, dict):
+        out = {}
+        for key, item in value.items():
+            stable = item
+            if key == "pid" and isinstance(item, int):
+                stable = 4242
+            elif key in ("time", "written_at", "started_at") and isinstance(item, float):
+                stable = 1000.0
+            out[key] = _normalised(stable, tmp)
+        return out
+    if isinstance(value, list):
+        return [_normalised(v, tmp) for v in value]
+    return value.replace(tmp, "/results") if isinstance(value, str) else value
+
+
+async def test_every_reply_shape_is_recorded_for_the_sidebar_tests(jp_fetch, registry, tmp_path):
+    """The replies the real server gives for good, non-finite and malformed runs are the
+    fixture ``labextension/test/server_replies.test.ts`` feeds to the sidebar's code.
+    ``LUDWIG_NB_WRITE_REPLIES=1`` rewrites it after a deliberate change."""
+    import os
+
+    from ludwig_nb.core.events import EvaluationFinished
+
+    registry.mkdir(parents=True, exist_ok=True)
+    for i, (run_id, (entry, status)) in enumerate(_SHAPES.items()):
+        directory = tmp_path / run_id
+        directory.mkdir()
+        raw = status if isinstance(status, bytes) else json.dumps(status).encode()
+        (directory / rundir.STATUS_FILE).write_bytes(raw)
+        pointer = {
+            "run_id": run_id,
+            "name": run_id,
+            "directory": str(directory),
+            "pid": os.getpid(),
+            "started_at": float(100 - i),
+            **entry,
+        }
+        (registry / f"{run_id}.json").write_text(json.dumps(pointer))
+    metrics = {"validation": {"y": {"loss": float("inf")}}}
+    with open(tmp_path / "nonfinite" / rundir.EVENTS_FILE, "w") as handle:
+        handle.write(
+            EvaluationFinished(time=1.0, step=0, epoch=0, start_time=0.5, metrics=metrics).to_json()
+            + "\n"
+        )
+    replies = {"runs": _strict(await jp_fetch("ludwig-nb", "runs"))}
+    replies["run"] = _strict(await jp_fetch("ludwig-nb", "runs", "nonfinite"))
+    recorded = _normalised(replies, str(tmp_path))
+    if os.environ.get("LUDWIG_NB_WRITE_REPLIES"):
+        REPLIES_FIXTURE.write_text(json.dumps(recorded, indent=1, sort_keys=True) + "\n")
+    assert json.loads(REPLIES_FIXTURE.read_text()) == recorded, (
+        "the server's replies changed: rerun with LUDWIG_NB_WRITE_REPLIES=1 and check the "
+        "sidebar's tests (jlpm test)"
+    )

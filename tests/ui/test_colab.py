@@ -74,7 +74,7 @@ def test_a_second_interrupt_gets_the_cell_back_from_a_run_that_does_not_stop(
     from ludwig_nb.ui.pump import Pump
     from tests.ui.conftest import FakeRun, started, steps
 
-    monkeypatch.setattr(show, "_display", lambda obj: None)
+    monkeypatch.setattr(show, "_display", lambda obj, metadata=None: None)
     interrupts = iter([1, 2])
 
     def interrupting_sleep(seconds: float) -> None:  # the run ignores stop: never ends

@@ -38,7 +38,7 @@ def test_refresh_updates_progress_curves_and_throughput(run: FakeRun, clock: Fak
     run.emit(*steps(30, 20, T0 + 3.0), evaluation(49, T0 + 5.5, accuracy=0.8, loss=0.6))
     dash.refresh(now=10.25)
     assert "step 50 / 100" in dash.progress_label.value
-    assert set(dash.loss_chart.lines) == {"train", "validation"}
+    assert set(dash.loss_chart.lines) == {"train", "train (smoothed)", "validation"}
     assert list(dash.loss_chart.lines["validation"].y) == [0.6]
     metric_lines = dash.metric_chart.lines
     assert list(metric_lines["validation"].y) == [0.8]
@@ -109,11 +109,50 @@ def test_log_toggle_switches_the_scale_on_the_next_frame(run: FakeRun, clock: Fa
     dash = Dashboard(run, clock=clock)
     run.emit(started(run), *steps(0, 10, T0))
     dash.refresh(now=1.0)
+    linear_train = dash.loss_chart.lines["train"]
     dash.log_toggle.value = True
     assert dash.loss_chart.y_axis.scale is dash.loss_chart.linear  # not written by the click
     dash.refresh(now=1.25)
-    assert dash.loss_chart.y_axis.scale is dash.loss_chart.log
-    assert dash.loss_chart.lines["train"].scales["y"] is dash.loss_chart.log
+    chart = dash.loss_chart
+    assert chart.y_axis.scale is chart.log and chart.y_axis.visible
+    log_train = chart.lines["train"]
+    assert log_train.scales["y"] is chart.log and log_train.visible and len(log_train.y) == 10
+    assert not linear_train.visible  # the linear marks are hidden, never re-scaled
+    ticks = list(chart.y_axis.tick_values)
+    assert ticks and all(t > 0 for t in ticks)
+    assert chart.log.min <= min(log_train.y) and max(log_train.y) <= chart.log.max
+    dash.log_toggle.value = False  # and back: the linear marks as they were
+    dash.refresh(now=1.5)
+    assert chart.y_axis.scale is chart.linear and linear_train.visible and not log_train.visible
+    assert chart.linear.min <= min(linear_train.y) and max(linear_train.y) <= chart.linear.max
+
+
+def test_axes_have_round_ticks_inside_the_range(run: FakeRun, clock: FakeClock) -> None:
+    dash = Dashboard(run, clock=clock)
+    run.emit(started(run), *steps(0, 73, T0))
+    dash.refresh(now=1.0)
+    chart = dash.loss_chart
+    x_ticks = list(chart.x_axis.tick_values)
+    assert chart.x_scale.min == 0 and chart.x_scale.max == 73
+    assert x_ticks == [0, 20, 40, 60]
+    y_ticks = list(chart.y_axis.tick_values)
+    assert 2 <= len(y_ticks) <= 5
+    assert chart.linear.min == y_ticks[0] and chart.linear.max == y_ticks[-1]
+    assert "train (raw)" in chart.legend.value and "train (smoothed)" in chart.legend.value
+
+
+def test_the_x_axis_shows_steps_epochs_or_elapsed_time(run: FakeRun, clock: FakeClock) -> None:
+    dash = Dashboard(run, clock=clock)
+    run.emit(started(run), *steps(0, 60, T0))
+    dash.refresh(now=1.0)
+    dash.x_toggle.value = "epoch"
+    dash.refresh(now=1.25)
+    chart = dash.loss_chart
+    assert chart.x_axis.label == "epoch" and chart.lines["train"].x[-1] == 60 / 50
+    dash.x_toggle.value = "time"
+    dash.refresh(now=1.5)
+    assert chart.x_axis.label == "elapsed (s)"
+    assert chart.lines["train"].x[-1] == pytest.approx(6.0)  # 60 steps of 0.1 s
 
 
 def test_many_events_make_one_batch_and_message_per_widget(
@@ -202,3 +241,83 @@ def test_summary_html_after_completion(run: FakeRun, clock: FakeClock) -> None:
     assert "0.9" in html and "accuracy" in html
     assert "took 12 s" in html
     assert str(run.directory) in html
+
+
+def test_a_real_run_marks_its_gpu_once_it_has_started(tmp_path, clock: FakeClock) -> None:
+    """A real Run knows its device only from RunStarted (no preset device_index)."""
+    import threading
+
+    from ludwig_nb.engines.base import TrainJob
+    from ludwig_nb.runs.run import Run
+
+    gate = threading.Event()
+
+    class OnGpu1:
+        name = "scripted"
+
+        def fit(self, job, emit, control):
+            schedule = ev.ScheduleInfo(total_steps=1, steps_per_epoch=1, epochs=1)
+            emit(
+                ev.RunStarted(
+                    time=T0,
+                    run_id=job.run_id,
+                    name=job.name,
+                    engine="scripted",
+                    device="cuda:1",
+                    schedule=schedule,
+                )
+            )
+            gate.wait(30)
+            emit(ev.RunFinished(time=T0 + 1, status="completed", step=1))
+
+    job = TrainJob(config={}, dataset=None, run_dir=tmp_path / "r", run_id="r-1", name="r")
+    real = Run(run_id="r-1", name="r", directory=tmp_path / "r", engine=OnGpu1(), job=job)
+    sampler = FakeSampler(Snapshot(time=T0, gpus=(gpu_sample(0), gpu_sample(1)), host=None))
+    dash = Dashboard(real, sampler=sampler, clock=clock)  # made before the run starts
+    assert real.device_index is None
+    real.start()
+    try:
+        from tests.runs.conftest import until
+
+        until(lambda: real.device_index == 1)
+        dash.refresh(now=1.0)
+        assert "GPU 1</b> ◀" in dash.gauges.value and "GPU 0</b> ◀" not in dash.gauges.value
+    finally:
+        gate.set()
+        real.wait(30)
+
+
+def test_preprocessing_says_what_it_works_on(run: FakeRun, clock: FakeClock) -> None:
+    dash = Dashboard(run, clock=clock)
+    run.emit(
+        ev.PhaseChanged(time=T0, phase="preprocessing", detail="5,000 rows · 8 input features")
+    )
+    dash.refresh(now=1.0)
+    assert dash.progress_label.value == "preprocessing 5,000 rows · 8 input features"
+    assert "step 0" not in dash.progress_label.value
+    assert dash.eta_label.value == "ETA after the first steps"
+
+
+def test_a_pause_is_said_in_words_and_freezes_the_estimate(run: FakeRun, clock: FakeClock) -> None:
+    dash = Dashboard(run, clock=clock)
+    run.emit(started(run), *steps(0, 40, T0))
+    clock.now = T0 + 4.0
+    dash.refresh(now=1.0)
+    before = dash.eta.text
+    assert "samples/s" in dash.throughput_label.value
+    run.emit(ev.Paused(time=T0 + 4.0, step=40, reason="user"))
+    clock.now = T0 + 60.0  # a minute paused: a live estimate would have moved on
+    dash.refresh(now=5.0)
+    assert "paused by you" in dash.header.value
+    assert dash.eta_label.value == f"paused · estimate frozen: {before}".replace("'", "&#x27;")
+    assert dash.throughput_label.value == ""
+
+
+def test_early_stopping_shows_the_total_as_a_bound(clock: FakeClock) -> None:
+    run = FakeRun()
+    run.config = {"output_features": [{"name": "label", "type": "category"}], "trainer": {}}
+    dash = Dashboard(run, clock=clock)
+    run.emit(started(run), *steps(0, 40, T0))
+    clock.now = T0 + 4.0
+    dash.refresh(now=1.0)
+    assert "at most 100 steps (early stopping)" in dash.eta_label.value

@@ -41,7 +41,9 @@ def test_format_throughput_and_bytes() -> None:
 def test_progress_text_counts_epochs_from_one() -> None:
     state = RunState(status="training", step=60, total_steps=100, epoch=1, epochs=2)
     assert fmt.progress_text(state) == "step 60 / 100 · epoch 2 / 2"
-    assert fmt.progress_text(RunState()) == "step 0 / ?"
+    assert fmt.progress_text(RunState()) == "starting…"
+    preparing = RunState(status="preprocessing", phase_detail="5,000 rows · 8 input features")
+    assert fmt.progress_text(preparing) == "preprocessing 5,000 rows · 8 input features"
     done = dataclasses.replace(state, status="completed", step=100)
     assert fmt.progress_text(done).endswith("epoch 2 / 2")
 
@@ -50,7 +52,7 @@ def test_header_escapes_and_shows_pause_reason() -> None:
     state = RunState(name="<b>x</b>", status="paused", pause_reason="alarm:temp", engine="builtin")
     html = fmt.header_html(state)
     assert "&lt;b&gt;x&lt;/b&gt;" in html
-    assert "paused (alarm:temp)" in html
+    assert "paused by the alarm temp" in html
     assert fmt.STATUS_COLORS["paused"] in html
 
 
@@ -91,3 +93,18 @@ def test_pace_html_says_the_throttle_and_the_split_in_words():
     html = fmt.pace_html(state)
     assert "throttled to 70 %: GPU 0 held at 82 °C, target 82 °C (idle 12 s so far)" in html
     assert "batches of 64 run as micro-batches of 32" in html
+
+
+def test_an_alarm_pause_reads_as_words_not_rule_names() -> None:
+    alarm = {"rule": "temperature>=slowdown-5", "device": 0, "value": 88.0, "threshold": 88.0,
+             "action": "pause", "message": "GPU 0 at 88°C (alarm at 88°C): pause"}  # fmt: skip
+    state = RunState(status="paused", pause_reason="alarm:temperature>=slowdown-5",
+                     alarms=(alarm,))  # fmt: skip
+    assert fmt.state_text(state) == (
+        "paused: GPU 0 at 88 °C, 5 °C under its slowdown point; resumes below 83 °C"
+    )
+    banner = fmt.alarm_banner_html([alarm])
+    assert "pause → pause" not in banner and "training paused" in banner
+    warn = {**alarm, "action": "warn", "message": "GPU 0 at 88°C (alarm at 88°C): warn"}
+    assert "GPU 0 at 88°C (alarm at 88°C) · warning only" in fmt.alarm_banner_html([warn])
+    assert fmt.state_text(RunState(status="paused", pause_reason="user")) == "paused by you"

@@ -30,8 +30,9 @@ class FakeHandle:
 def handles(monkeypatch: pytest.MonkeyPatch) -> list[FakeHandle]:
     shown: list[FakeHandle] = []
 
-    def display(obj: Any) -> FakeHandle:
+    def display(obj: Any, metadata: Any = None) -> FakeHandle:
         shown.append(FakeHandle(obj))
+        shown[-1].metadata = metadata
         return shown[-1]
 
     monkeypatch.setattr(show, "_display", display)
@@ -72,6 +73,9 @@ def test_widgets_mode_replaces_the_dashboard_with_the_summary(
         == dash.widget.model_id
     )
     assert manual_pump.views == [dash]
+    fallback = handles[0].shown["text/html"]  # readable where the widget cannot render
+    assert "ludwig-nb-snapshot" in fallback and str(run.directory) in fallback
+    assert handles[0].metadata == {"ludwig_nb": {"run_id": run.id, "directory": str(run.directory)}}
     run.emit(started(run), *steps(0, 10, T0))
     manual_pump.frame(1.0)
     assert handles[0].updates == []

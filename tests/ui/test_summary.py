@@ -60,9 +60,53 @@ def test_summary_text_and_bundle() -> None:
     text = summary_text(state)
     assert text.startswith("demo: completed, step 100 / 100")
     assert "took 12 s" in text
-    assert text.endswith("validation label accuracy=0.9123, validation loss=0.4")
+    assert text.endswith(
+        "\nbest evaluation (step 100): validation label accuracy=0.9123, validation loss=0.4"
+    )
     bundle = summary_mimebundle("<b>x</b>", state)
     assert bundle == {"text/html": "<b>x</b>", "text/plain": text}
+
+
+def _with_baseline(events: list[ev.Event], accuracy: float) -> list[ev.Event]:
+    baseline = ev.BaselineComputed(
+        time=T0,
+        metrics={"validation": {"label": {"accuracy": accuracy}}},
+        predictors={"label": "always 'no'"},
+    )
+    return [events[0], baseline, *events[1:]]
+
+
+def test_summary_shows_the_trivial_baseline_beside_the_metrics() -> None:
+    events, curves = _finished_run()
+    state = reduce_all(_with_baseline(events, 0.5))
+    text = summary_text(state)
+    assert text.endswith(
+        "best evaluation (step 100): validation label accuracy 0.9123 · always 'no': 0.5"
+    )
+    html = summary_html(state, curves)
+    assert "trivial baseline (validation)" in html
+    assert "always &#x27;no&#x27;: 0.5" in html
+    assert 'data-verdict="better"' in html
+
+
+def test_summary_warns_when_the_model_is_no_better_than_the_baseline() -> None:
+    events, curves = _finished_run()
+    state = reduce_all(_with_baseline(events, 0.91))
+    assert "⚠ barely better than the baseline" in summary_text(state)
+    assert 'data-verdict="barely better"' in summary_html(state, curves)
+    worse = reduce_all(_with_baseline(events, 0.95))
+    assert "⚠ no better than the baseline" in summary_text(worse)
+
+
+def test_summary_says_why_an_early_stopped_run_ended() -> None:
+    events, curves = _finished_run()
+    finished = dataclasses.replace(events[-1], reason="early stopping")  # type: ignore[arg-type]
+    extra = evaluation(99, T0 + 11.8, 0.85, 0.5)  # no improvement after the best
+    state = reduce_all([*events[:-1], dataclasses.replace(extra, improved=False), finished])
+    assert "stopped early: no validation improvement in 1 evaluation; best at step 100" in (
+        summary_text(state)
+    )
+    assert "stopped early" in summary_html(state, curves)
 
 
 def test_metrics_table() -> None:
@@ -79,4 +123,26 @@ def test_svg_chart_log_scale_and_empty() -> None:
     one = svg_line_chart({"validation": ([5], [0.3])})
     assert "<circle" in one
     state = dataclasses.replace(reduce_all(_finished_run()[0]), best_metrics={})
-    assert "latest metrics" in summary_html(state, CurveData())
+    assert "latest evaluation" in summary_html(state, CurveData())
+
+
+def test_svg_chart_has_round_ticks_inside_and_the_legend_under_the_plot() -> None:
+    xs = list(range(1, 2586))
+    svg = svg_line_chart(
+        {"train": (xs, [1 / x for x in xs]), "validation": ([500, 1000, 2585], [0.3, 0.2, 0.25])},
+        title="loss",
+    )
+    root = ET.fromstring(svg)
+    ns = "{http://www.w3.org/2000/svg}"
+    width, height = float(root.get("width")), float(root.get("height"))
+    ticks = [t for t in root.iter(f"{ns}text") if "lnb-tick" in (t.get("class") or "")]
+    x_ticks = [t.text for t in ticks if "lnb-x-tick" in t.get("class")]
+    assert x_ticks == ["0", "1,000", "2,000"]  # round, from 0, the last label not clipped
+    for tick in ticks:
+        float(tick.text.replace(",", ""))  # a number
+        assert 0 <= float(tick.get("x")) <= width and 0 <= float(tick.get("y")) <= height
+    (plot,) = [r for r in root.iter(f"{ns}rect") if r.get("class") == "lnb-plot-area"]
+    plot_bottom = float(plot.get("y")) + float(plot.get("height"))
+    legend = [g for g in root.iter(f"{ns}g") if g.get("class") == "lnb-legend-item"]
+    assert [g.find(f"{ns}text").text for g in legend] == ["train (raw)", "validation"]
+    assert all(float(g.find(f"{ns}rect").get("y")) > plot_bottom + 20 for g in legend)

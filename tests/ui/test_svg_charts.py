@@ -14,9 +14,15 @@ def test_curve_chart_is_a_core_html_widget_with_the_curves() -> None:
     assert isinstance(chart.figure, widgets.HTML)
     assert chart.figure._model_module == "@jupyter-widgets/controls"
     assert "no data" in chart.figure.value
-    writes = chart.writes({"train": ([1, 2, 3], [0.9, 0.5, 0.4])})
+    curves = {
+        "train": ([1, 2, 3], [0.9, 0.5, 0.4]),
+        "train (smoothed)": ([1, 2, 3], [0.9, 0.7, 0.6]),
+    }
+    writes = chart.writes(curves)
     svg = writes[chart.figure]["value"]
-    assert "<polyline" in svg and ">train</text>" in svg and ">loss</text>" in svg
+    assert svg.count("<polyline") == 2 and ">loss</text>" in svg
+    assert ">train (raw)</text>" in svg and ">train (smoothed)</text>" in svg
+    assert chart.widget is chart.figure
 
 
 def test_redraws_only_on_change_and_at_most_once_per_interval() -> None:

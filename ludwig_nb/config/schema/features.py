@@ -1,25 +1,22 @@
-"""Input and output features: their types, common keys, and how ``defaults`` apply to them."""
+"""Input and output features: their types, how ``defaults`` apply to them, and the keys
+Ludwig renders beside its schema (``active``, ``column``, ``proc_column``).
+
+Each feature is checked against Ludwig's own schema (``ludwig_json``): the feature ``type``
+picks its keys, encoder / decoder / loss variants and preprocessing, with Ludwig's defaults.
+"""
 
 from __future__ import annotations
 
+import base64
 import copy
+import hashlib
+import json
+import re
 from collections.abc import Mapping
 from typing import Any
 
-from ludwig_nb.config.schema.decoders import DECODERS, LOSSES
-from ludwig_nb.config.schema.encoders import ENCODERS
-from ludwig_nb.config.schema.fields import (
-    MISSING,
-    Ctx,
-    ListOf,
-    Param,
-    Section,
-    Spec,
-    allowed_hint,
-    suggest,
-)
-from ludwig_nb.config.schema.preprocessing import feature_preprocessing
-from ludwig_nb.config.schema.variants import Loose, Variants
+from ludwig_nb.config.schema.fields import Ctx, Param, allowed_hint
+from ludwig_nb.config.schema.ludwig_json import ludwig_spec
 from ludwig_nb.config.yaml_positions import KeyPath
 
 __all__ = [
@@ -31,6 +28,10 @@ __all__ = [
     "check_defaults",
     "check_feature",
 ]
+
+#: the parts a ``defaults`` entry gives to features (Ludwig's merge_with_defaults)
+_INPUT_PARTS = ("preprocessing", "encoder")
+_OUTPUT_PARTS = ("decoder", "loss")
 
 FEATURE_TYPES = (
     "audio",
@@ -116,52 +117,6 @@ DEFAULT_VALIDATION_METRIC = {
     "image": "loss",
 }
 
-_NAME = Param(MISSING, "str")
-_COMMON_IN: dict[str, Spec] = {
-    "name": _NAME,
-    "type": Param(MISSING, choices=FEATURE_TYPES),
-    "column": Param(None, "str", "null"),
-    "active": Param(True, "bool"),
-    "tied": Param(None, "str", "null"),
-}
-_COMMON_OUT: dict[str, Spec] = {
-    "name": _NAME,
-    "type": Param(MISSING, choices=OUTPUT_TYPES),
-    "column": Param(None, "str", "null"),
-    "dependencies": ListOf(Param(None, "str"), [], nullable=False),
-    "reduce_input": Param("sum", "null", choices=("sum", "mean", "avg", "max", "concat", "last")),
-    "reduce_dependencies": Param(
-        "sum", "null", choices=("sum", "mean", "avg", "max", "concat", "last")
-    ),
-    "input_size": Param(None, "int", "null", ge=1),
-}
-_OUTPUT_EXTRA: dict[str, dict[str, Spec]] = {
-    "binary": {
-        "threshold": Param(0.5, "float", ge=0.0, le=1.0),
-        "calibration": Param(False, "bool"),
-    },
-    "category": {
-        "top_k": Param(3, "int", ge=1),
-        "calibration": Param(False, "bool"),
-        "num_classes": Param(None, "int", "null", ge=1),
-    },
-    "number": {"clip": ListOf(Param(None, "float"), None, length=2)},
-    "set": {
-        "threshold": Param(0.5, "float", ge=0.0, le=1.0),
-        "num_classes": Param(None, "int", "null", ge=1),
-    },
-    "vector": {"vector_size": Param(None, "int", "null", ge=1)},
-}
-_PARTS_IN = ("preprocessing", "encoder")
-_PARTS_OUT = ("preprocessing", "decoder", "loss")
-
-
-def _part_spec(part: str, ftype: str, output: bool) -> Spec | None:
-    if part == "preprocessing":
-        return feature_preprocessing(ftype, output=output)
-    table: Mapping[str, Variants] = {"encoder": ENCODERS, "decoder": DECODERS, "loss": LOSSES}[part]
-    return table.get(ftype)
-
 
 def _merged(default: Any, own: Any) -> tuple[Any, list[str]]:
     """``own`` laid over the ``defaults`` entry; returns the keys that came from defaults only.
@@ -178,7 +133,7 @@ def _merged(default: Any, own: Any) -> tuple[Any, list[str]]:
         own = {}
     if not isinstance(own, Mapping):
         return own, []
-    if "type" in own and "type" in default and own["type"] != default["type"]:
+    if own.get("type", default.get("type")) != default.get("type"):
         return own, []
     borrowed = [k for k in default if k not in own]
     return {**copy.deepcopy(dict(default)), **own}, borrowed
@@ -188,11 +143,10 @@ def check_feature(
     raw: Any, path: KeyPath, ctx: Ctx, *, output: bool, defaults: Mapping[str, Any]
 ) -> dict[str, Any] | None:
     """Validate and render one feature; problems go to ``ctx``. Returns None when the
-    feature is too broken to render (not a mapping, no usable type)."""
+    feature is too broken to render (not a mapping)."""
     if not isinstance(raw, Mapping):
         ctx.problem(path, "a feature must be a mapping with 'name' and 'type'")
         return None
-    common = dict(_COMMON_OUT if output else _COMMON_IN)
     ftype = raw.get("type")
     if output and isinstance(ftype, str) and ftype in INPUT_ONLY_TYPES:
         ctx.problem(
@@ -200,156 +154,105 @@ def check_feature(
             f"'{ftype}' features can only be inputs",
             hint=allowed_hint(OUTPUT_TYPES),
         )
-        common["type"] = Param(MISSING, "str")
-    parts = _PARTS_OUT if output else _PARTS_IN
-    known = isinstance(ftype, str) and ftype in (OUTPUT_TYPES if output else FEATURE_TYPES)
-    extra = _OUTPUT_EXTRA.get(str(ftype), {}) if output and known else {}
-    fields = {**common, **extra}
-    rendered_only = ("proc_column", "default_validation_metric")
-    head = {k: v for k, v in raw.items() if k not in parts and k not in rendered_only}
-    for part in parts:
-        fields[part] = _Opaque()
-    if known:
-        head = _flag_unnested(head, fields, str(ftype), output, path, ctx)
-    out: dict[str, Any] = Section(fields).check(head, path, ctx)
-    if isinstance(raw.get("proc_column"), str):
-        out["proc_column"] = raw["proc_column"]
-    elif "proc_column" in raw:
-        Param(None, "str").check(raw["proc_column"], (*path, "proc_column"), ctx)
+        return None
+    head = {k: v for k, v in raw.items() if k not in ("active", "proc_column")}
+    entry = defaults.get(str(ftype)) if isinstance(defaults, Mapping) else None
+    muted: list[KeyPath] = []
+    for part in _OUTPUT_PARTS if output else _INPUT_PARTS:
+        if isinstance(entry, Mapping) and part in entry:
+            head[part], borrowed = _merged(entry[part], head.get(part))
+            muted += [(*path, part, key) for key in borrowed]
+    spec = ludwig_spec("ecd", "output_features" if output else "input_features", "[]")
+    with ctx.muted(muted):
+        out: dict[str, Any] = spec.check(head, path, ctx)
+    if not isinstance(out, dict):
+        return None
+    if not output:
+        _fixed_preprocessing(out)
+        if ftype == "image":
+            out["augmentation"] = _augmentation(out.get("augmentation"))
+    out["active"] = Param(True, "bool").check(raw.get("active", True), (*path, "active"), ctx)
     if out.get("column") is None and isinstance(out.get("name"), str):
         out["column"] = out["name"]
-    if not known:
-        for part in parts:  # unknown type: keep what was written, checked above
-            if part in raw:
-                out[part] = copy.deepcopy(raw[part])
-        return out
-    type_defaults = defaults.get(str(ftype), {}) if isinstance(defaults, Mapping) else {}
-    for part in parts:
-        spec = _part_spec(part, str(ftype), output)
-        if isinstance(spec, Loose) and part not in raw and part not in type_defaults:
-            out.pop(part, None)  # not modelled and not written: nothing to render
-            continue
-        value, borrowed = _merged(type_defaults.get(part), raw.get(part))
-        with ctx.muted([(*path, part, key) for key in borrowed]):
-            out[part] = spec.check(value, (*path, part), ctx) if spec else value
-    if output:
-        metric = DEFAULT_VALIDATION_METRIC[str(ftype)]
-        if raw.get("default_validation_metric", metric) != metric:
-            ctx.problem(
-                (*path, "default_validation_metric"),
-                f"the default validation metric of {ftype} features is '{metric}'",
-                hint="choose another one with trainer.validation_metric",
-            )
-        out["default_validation_metric"] = metric
+    if raw.get("proc_column") is not None:
+        out["proc_column"] = Param(None, "str").check(
+            raw["proc_column"], (*path, "proc_column"), ctx
+        )
+    elif isinstance(out.get("name"), str) and isinstance(out.get("type"), str):
+        out["proc_column"] = proc_column(out)
+    decoder = out.get("decoder")
+    if output and isinstance(decoder, dict) and decoder.get("type") == "tagger":
+        out["reduce_input"] = None  # Ludwig: a tagger tags every step, it reduces nothing
+    if output and str(ftype) in DEFAULT_VALIDATION_METRIC:
+        out.setdefault("default_validation_metric", DEFAULT_VALIDATION_METRIC[str(ftype)])
     return out
 
 
-def _flag_unnested(
-    head: dict[str, Any],
-    fields: Mapping[str, Spec],
-    ftype: str,
-    output: bool,
-    path: KeyPath,
-    ctx: Ctx,
-) -> dict[str, Any]:
-    """Ludwig < 0.6 wrote encoder/decoder parameters on the feature itself: say where they go
-    now (instead of a bare "unknown key"). Returns ``head`` without them."""
-    part = "decoder" if output else "encoder"
-    variants = (DECODERS if output else ENCODERS).get(ftype)
-    nested = {
-        k
-        for v in (variants.variants.values() if variants else ())
-        if isinstance(v, Section)
-        for k in v.fields
-    }
-    stray = [k for k in head if k not in fields and k in nested]
-    for key in stray:
-        ctx.problem(
-            (*path, key),
-            f"'{key}' is a{'' if output else 'n'} {part} parameter",
-            hint=f"move it under '{part}:' (Ludwig 0.6+ nests {part} parameters)",
-            key=True,
-        )
-    return {k: v for k, v in head.items() if k not in stray}
+#: what ``augmentation: true`` means for an image input (Ludwig's AUGMENTATION_DEFAULT_OPERATIONS)
+_DEFAULT_AUGMENTATION = [
+    {"type": "random_horizontal_flip"},
+    {"type": "random_rotate", "degree": 15},
+]
 
 
-class _Opaque(Spec):
-    """Placeholder so the common-key check knows these keys; checked separately."""
+def _augmentation(value: Any) -> Any:
+    """Ludwig renders an image input's augmentation as a list: none, or its default operations."""
+    if value is True:
+        return copy.deepcopy(_DEFAULT_AUGMENTATION)
+    return [] if value in (None, False) else value
 
-    def default(self) -> Any:
-        return None
 
-    def check(self, value: Any, path: KeyPath, ctx: Ctx) -> Any:
-        return value
+def _fixed_preprocessing(feature: dict[str, Any]) -> None:
+    """What an encoder imposes on its feature's preprocessing (Ludwig's
+    ``set_fixed_preprocessing_params``): a Hugging Face text encoder its own tokenizer, tf_idf
+    the idf table, Ludwig's own image encoders no fixed size. (The sizes that torchvision's
+    pretrained encoders impose are not modelled.)"""
+    encoder, pre = feature.get("encoder"), feature.get("preprocessing")
+    if not isinstance(encoder, dict) or not isinstance(pre, dict):
+        return
+    if feature.get("type") == "image" and "use_pretrained" not in encoder:
+        # Ludwig's own image encoders size themselves to the data: it drops height / width
+        pre.update(requires_equal_dimensions=False, height=None, width=None)
+    if feature.get("type") in ("audio", "timeseries") and encoder.get("type") != "dense":
+        pre["cache_encoder_embeddings"] = False  # Ludwig's sequence encoders never cache
+    if feature.get("type") != "text":
+        return
+    if "use_pretrained" in encoder:
+        pre["tokenizer"] = "hf_tokenizer"
+        pre["pretrained_model_name_or_path"] = encoder.get("pretrained_model_name_or_path")
+    elif encoder.get("type") == "tf_idf":
+        pre["compute_idf"] = True
+
+
+def proc_column(feature: Mapping[str, Any]) -> str:
+    """Ludwig's name for a feature's preprocessed column: its name and a hash of its type and
+    rendered preprocessing (``ludwig.features.feature_utils.compute_feature_hash``)."""
+    data = {"preprocessing": feature.get("preprocessing", {}), "type": feature["type"]}
+    text = json.dumps(data, sort_keys=True, ensure_ascii=True)
+    digest = base64.b64encode(hashlib.md5(text.encode()).digest(), altchars=b"__")
+    return re.sub(r"\W|^(?=\d)", "_", str(feature["name"])) + "_" + digest[:6].decode("ascii")
 
 
 def check_defaults(raw: Any, path: KeyPath, ctx: Ctx) -> tuple[dict[str, Any], dict[str, Any]]:
     """Validate the ``defaults`` section.
 
-    Returns (what the user wrote, known-good parts only, for merging into features; the
-    rendered section with every modelled type's defaults filled in).
+    Returns (what the user wrote, for merging into features; the rendered section with every
+    feature type's defaults filled in, as Ludwig renders it).
     """
-    written: dict[str, Any] = {}
     if raw is not None and not isinstance(raw, Mapping):
         ctx.problem(path, "must be a mapping of feature type -> {preprocessing, encoder, ...}")
         raw = {}
-    raw = raw or {}
-    for ftype, body in raw.items():
-        if ftype not in FEATURE_TYPES and ftype not in OUTPUT_TYPES:
-            hint = suggest(str(ftype), FEATURE_TYPES) or allowed_hint(FEATURE_TYPES)
-            ctx.problem((*path, ftype), f"unknown feature type '{ftype}'", hint=hint, key=True)
-            continue
-        written[ftype] = _check_type_defaults(ftype, body, (*path, ftype), ctx)
-    rendered = {t: _render_type_defaults(t, written.get(t, {})) for t in _RENDERED_DEFAULT_TYPES}
-    for ftype, body in written.items():
-        rendered.setdefault(ftype, body)
+    raw = dict(raw or {})
+    written = {
+        ftype: {
+            part: ({"type": value} if isinstance(value, str) else value)
+            for part, value in body.items()
+        }
+        for ftype, body in raw.items()
+        if isinstance(body, Mapping)
+    }
+    rendered: dict[str, Any] = ludwig_spec("ecd", "defaults").check(raw, path, ctx)
+    if isinstance(rendered.get("image"), dict):
+        image = rendered["image"]
+        image["augmentation"] = _augmentation(image.get("augmentation"))
     return written, rendered
-
-
-_RENDERED_DEFAULT_TYPES = (
-    "binary",
-    "category",
-    "number",
-    "set",
-    "bag",
-    "vector",
-    "date",
-    "sequence",
-    "text",
-)
-
-
-def _check_type_defaults(ftype: str, body: Any, path: KeyPath, ctx: Ctx) -> dict[str, Any]:
-    parts = ("preprocessing", "encoder", "decoder", "loss")
-    if not isinstance(body, Mapping):
-        ctx.problem(path, "must be a mapping with preprocessing / encoder / decoder / loss")
-        return {}
-    kept: dict[str, Any] = {}
-    for part, value in body.items():
-        if part not in parts:
-            ctx.problem(
-                (*path, part),
-                f"unknown key '{part}'",
-                hint=suggest(str(part), parts) or allowed_hint(parts),
-                key=True,
-            )
-            continue
-        spec = _part_spec(part, ftype, output=part in ("decoder", "loss"))
-        if spec is None:
-            ctx.problem((*path, part), f"'{ftype}' features have no {part}", key=True)
-            continue
-        before = len(ctx.problems)
-        spec.check(value, (*path, part), ctx)
-        if len(ctx.problems) == before:
-            kept[part] = {"type": value} if isinstance(value, str) else value
-    return kept
-
-
-def _render_type_defaults(ftype: str, written: Mapping[str, Any]) -> dict[str, Any]:
-    silent = Ctx()
-    out: dict[str, Any] = {}
-    for part in ("preprocessing", "encoder", "decoder", "loss"):
-        spec = _part_spec(part, ftype, output=part in ("decoder", "loss"))
-        if spec is not None:
-            out[part] = spec.check(written.get(part), (), silent)
-    return out

@@ -15,7 +15,7 @@ import math
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
-from ludwig_nb.config.errors import ConfigError
+from ludwig_nb.config.errors import ConfigError, ConfigWarning
 from ludwig_nb.config.yaml_positions import KeyPath, Positions, format_path
 
 __all__ = [
@@ -62,6 +62,7 @@ class Ctx:
     def __init__(self, positions: Positions | None = None) -> None:
         self.positions = positions
         self.problems: list[ConfigError] = []
+        self.notes: list[ConfigWarning] = []
         self._muted: list[KeyPath] = []
 
     @contextlib.contextmanager
@@ -103,6 +104,24 @@ class Ctx:
                 hint=hint,
                 source_line=source,
                 **extra,
+            )
+        )
+
+    def note(self, path: KeyPath, message: str, *, hint: str | None = None) -> None:
+        """Record a warning at the key ``path``: old syntax upgraded, or a key that does nothing."""
+        if any(path[: len(m)] == m for m in self._muted):
+            return
+        where = self.positions.locate(path, key=True) if self.positions is not None else None
+        line, column = where if where is not None else (None, None)
+        source = self.positions.text_of(line) if self.positions is not None and line else None
+        self.notes.append(
+            ConfigWarning(
+                message,
+                line=line,
+                column=column,
+                path=format_path(path),
+                hint=hint,
+                source_line=source,
             )
         )
 

@@ -8,6 +8,7 @@ from ludwig_nb.data.preprocessing.pipeline import (
     check_values,
     drop_missing_rows,
     fit_preprocessing,
+    kept_rows,
     transform_frame,
 )
 
@@ -19,5 +20,6 @@ __all__ = [
     "check_values",
     "drop_missing_rows",
     "fit_preprocessing",
+    "kept_rows",
     "transform_frame",
 ]

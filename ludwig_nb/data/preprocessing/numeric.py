@@ -36,7 +36,7 @@ def parse_numbers(series: pd.Series, column: str) -> pd.Series:
     """Float values with missing cells as NaN; raises :class:`DataError` naming the rows
     that hold text that is neither a number nor a missing-value token."""
     if pd.api.types.is_numeric_dtype(series) and not pd.api.types.is_bool_dtype(series):
-        return series.astype(float)
+        return _finite(series.astype(float), column)
     missing = is_missing(series)
     values = pd.to_numeric(series.where(~missing, other=None), errors="coerce")
     bad = values.isna().to_numpy() & ~missing
@@ -45,7 +45,30 @@ def parse_numbers(series: pd.Series, column: str) -> pd.Series:
         shown = ", ".join(f"row {i}: {series.loc[i]!r}" for i in rows)
         more = f" and {int(bad.sum()) - len(rows)} more" if bad.sum() > len(rows) else ""
         raise DataError(f"number column {column!r} has non-numeric values ({shown}{more})")
-    return values.astype(float)
+    return _finite(values.astype(float), column)
+
+
+_FLOAT32_MAX = float(np.finfo(np.float32).max)
+
+
+def _finite(values: pd.Series, column: str) -> pd.Series:
+    """``values``, or :class:`DataError` naming the rows that hold +-inf or a number too
+    large for float32 (the tensors train in float32, where it would become inf); NaN is
+    missing."""
+    raw = values.to_numpy()
+    for bad, what in (
+        (np.isinf(raw), "infinite value"),
+        (np.isfinite(raw) & (np.abs(raw) > _FLOAT32_MAX), "value too large for float32"),
+    ):
+        if bad.any():
+            count = int(bad.sum())
+            rows = ", ".join(f"row {i}: {values.loc[i]}" for i in values.index[bad][:5])
+            raise DataError(
+                f"number column {column!r} has {count} {what}{'s' if count > 1 else ''} "
+                f"({rows}); replace or drop them (e.g. df[{column!r}].replace([np.inf, "
+                "-np.inf], np.nan) to treat infinities as missing)"
+            )
+    return values
 
 
 def _normalisation(values: np.ndarray, method: str | None, column: str) -> dict[str, float]:

@@ -16,7 +16,6 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ludwig_nb.config.engine_support import BUILTIN_INPUT_TYPES, BUILTIN_OUTPUT_TYPES
 from ludwig_nb.data.errors import DataError
 from ludwig_nb.data.preprocessing import numeric, structured, vocab
 from ludwig_nb.data.preprocessing.missing import is_missing
@@ -33,9 +32,10 @@ __all__ = [
 ]
 
 METADATA_VERSION = 1
-# one list of what the built-in engine runs: the config layer's, which rejects the rest
-INPUT_TYPES = BUILTIN_INPUT_TYPES
-OUTPUT_TYPES = BUILTIN_OUTPUT_TYPES
+# The feature types this preprocessing handles; the built-in engine's capabilities
+# (engines/builtin/capabilities.py) take them from here and refuse the rest by name.
+INPUT_TYPES = ("binary", "number", "category", "text", "set", "bag", "vector", "date", "sequence")
+OUTPUT_TYPES = ("binary", "category", "number", "set", "vector")
 _DEFAULT_TOKENIZER = {"text": "space_punct", "sequence": "space", "set": "space", "bag": "space"}
 
 #: Transformed columns: feature name -> one or more arrays with rows first.
@@ -85,10 +85,10 @@ def fit_preprocessing(config: Mapping[str, Any], training: pd.DataFrame) -> dict
     return {"version": METADATA_VERSION, "features": features}
 
 
-def drop_missing_rows(
+def kept_rows(
     config: Mapping[str, Any], frame: pd.DataFrame, *, outputs: bool = True
-) -> pd.DataFrame:
-    """Drop rows missing a value in a feature whose strategy is ``drop_row``."""
+) -> np.ndarray:
+    """bool ``[rows]``: False where a feature whose strategy is ``drop_row`` misses a value."""
     keep = np.ones(len(frame), dtype=bool)
     for role, feature in _features(config):
         if role == "output" and not outputs:
@@ -96,6 +96,14 @@ def drop_missing_rows(
         prep = feature.get("preprocessing") or {}
         if prep.get("missing_value_strategy") == "drop_row" and _column(feature) in frame:
             keep &= ~is_missing(frame[_column(feature)])
+    return keep
+
+
+def drop_missing_rows(
+    config: Mapping[str, Any], frame: pd.DataFrame, *, outputs: bool = True
+) -> pd.DataFrame:
+    """Drop rows missing a value in a feature whose strategy is ``drop_row``."""
+    keep = kept_rows(config, frame, outputs=outputs)
     return frame if keep.all() else frame[keep].reset_index(drop=True)
 
 
@@ -136,7 +144,11 @@ def transform_frame(
 
 
 def check_values(config: Mapping[str, Any], frame: pd.DataFrame) -> None:
-    """Cheap value checks before training: number columns parse (raises :class:`DataError`)."""
+    """Cheap value checks before training: number columns parse and are finite, binary
+    columns hold two values (raises :class:`DataError`)."""
     for _, feature in _features(config):
         if feature["type"] == "number":
             numeric.parse_numbers(frame[_column(feature)], _column(feature))
+        elif feature["type"] == "binary":
+            prep = feature.get("preprocessing") or {}
+            numeric.fit_binary(frame[_column(feature)], prep, _column(feature))

@@ -74,9 +74,13 @@ def fit_category(
         "lowercase": bool(preprocessing.get("lowercase", False)),
     }
     values = _texts(series, meta)
-    classes = _most_common(values, preprocessing.get("most_common", 10000))
+    limit = preprocessing.get("most_common", 10000)
+    classes = _most_common(values, limit)
     if output:
         classes = [c for c in classes if c != UNK]
+        if limit is not None and len(set(values) - {UNK}) > len(classes):
+            # more classes than the vocabulary keeps: the rest train as <UNK>, as in Ludwig
+            return {**meta, "idx2str": [UNK, *classes], "unknown": 0}
         return {**meta, "idx2str": classes, "unknown": None}
     return {**meta, "idx2str": [UNK, *[c for c in classes if c != UNK]], "unknown": 0}
 

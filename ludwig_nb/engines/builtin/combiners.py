@@ -13,9 +13,9 @@ from typing import Any
 import torch
 from torch import nn
 
-from ludwig_nb.engines.builtin.layers import FCStack, fc_layer_specs, reduce_sequence
+from ludwig_nb.engines.builtin.layers import FCStack, SequenceReducer, fc_layer_specs
 
-__all__ = ["COMBINERS", "build_combiner"]
+__all__ = ["COMBINERS", "Concat", "build_combiner"]
 
 
 class Concat(nn.Module):
@@ -27,7 +27,13 @@ class Concat(nn.Module):
         self.output_size = self.fc.output_size
 
     def forward(self, encoded: list[torch.Tensor]) -> torch.Tensor:
-        result: torch.Tensor = self.fc(torch.cat(encoded, dim=1))
+        return self.combine_flat(torch.cat(encoded, dim=1))
+
+    def combine_flat(self, flat: torch.Tensor) -> torch.Tensor:
+        """The FC stack over inputs already concatenated (``[batch, sum(sizes)]``)."""
+        if not self.fc.blocks:  # num_fc_layers: 0 (Ludwig's default) is the concatenation
+            return flat
+        result: torch.Tensor = self.fc(flat)
         return result
 
 
@@ -53,16 +59,16 @@ class TransformerCombiner(nn.Module):
         hidden = int(params.get("hidden_size") or 256)
         self.project = nn.ModuleList(nn.Linear(size, hidden) for size in sizes)
         self.encoder = _transformer(params, hidden)
-        self.reduce = params.get("reduce_output", "mean") or "mean"
-        width = hidden * (len(sizes) if self.reduce == "concat" else 1)
-        self.fc = FCStack(width, fc_layer_specs(params, default_size=256))
+        reduce = params.get("reduce_output", "mean") or "mean"
+        self.reducer = SequenceReducer(reduce, hidden, len(sizes))
+        self.fc = FCStack(self.reducer.output_size, fc_layer_specs(params, default_size=256))
         self.output_size = self.fc.output_size
 
     def forward(self, encoded: list[torch.Tensor]) -> torch.Tensor:
         tokens = torch.stack([p(x) for p, x in zip(self.project, encoded, strict=True)], dim=1)
         out = self.encoder(tokens)
         mask = torch.ones(out.shape[:2], dtype=torch.bool, device=out.device)
-        result: torch.Tensor = self.fc(reduce_sequence(out, mask, self.reduce))
+        result: torch.Tensor = self.fc(self.reducer(out, mask))
         return result
 
 

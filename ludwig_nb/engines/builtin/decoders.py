@@ -44,7 +44,11 @@ class Decoder(nn.Module):
         self.squeeze = kind in ("binary", "number")
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        out = self.activation(self.project(self.fc(x)))
+        if self.fc.blocks:  # Ludwig's default decoder has no FC layers: skip the calls
+            x = self.fc(x)
+        out = self.project(x)
+        if not isinstance(self.activation, nn.Identity):
+            out = self.activation(out)
         result: torch.Tensor = out.squeeze(-1) if self.squeeze else out
         return result
 

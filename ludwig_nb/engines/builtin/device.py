@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -77,11 +77,25 @@ def batch_order(rows: int, seed: int, epoch: int, shuffle: bool) -> torch.Tensor
 class TensorData:
     """The preprocessed arrays of one split as tensors, with batch access."""
 
-    def __init__(self, arrays: Mapping[str, tuple[np.ndarray, ...]]):
+    def __init__(
+        self,
+        arrays: dict[str, tuple[np.ndarray, ...]],
+        stacks: Mapping[str, Sequence[str]] | None = None,
+    ):
+        """``stacks``: group key -> names of 1-D features held as the columns of one
+        float32 ``[rows, len(names)]`` tensor under that key (one gather per batch
+        instead of one per feature). Stacked entries are taken out of ``arrays`` as they
+        are copied, so the data exist about once at any moment."""
+        stacked: Batch = {}
+        for key, names in (stacks or {}).items():
+            present = [n for n in names if n in arrays]
+            if present:
+                stacked[key] = (torch.from_numpy(_stack_columns(arrays, present)),)
         self.tensors: Batch = {
             name: tuple(torch.from_numpy(np.ascontiguousarray(a)) for a in parts)
             for name, parts in arrays.items()
         }
+        self.tensors.update(stacked)
         first = next(iter(self.tensors.values()), (torch.zeros(0),))
         self.rows = int(first[0].shape[0])
         self.pinned = False
@@ -107,13 +121,6 @@ class TensorData:
             self.pinned = True
         return self
 
-    def select(self, names: tuple[str, ...] | list[str]) -> TensorData:
-        """A view holding only the named features (no copy)."""
-        view = TensorData({})
-        view.tensors = {n: self.tensors[n] for n in names}
-        view.rows, view.pinned = self.rows, self.pinned
-        return view
-
     def gather(self, index: torch.Tensor) -> Batch:
         index = index.to(self.device)  # no-op when already there
         if self.pinned:  # gathered rows must be pinned again for a non-blocking copy
@@ -125,6 +132,15 @@ class TensorData:
 
     def rows_slice(self, start: int, end: int) -> Batch:
         return {k: tuple(t[start:end] for t in v) for k, v in self.tensors.items()}
+
+
+def _stack_columns(arrays: dict[str, tuple[np.ndarray, ...]], names: list[str]) -> np.ndarray:
+    """The named 1-D arrays as the columns of one float32 matrix, popped from ``arrays``."""
+    rows = len(arrays[names[0]][0])
+    matrix = np.empty((rows, len(names)), dtype=np.float32)
+    for column, name in enumerate(names):
+        matrix[:, column] = arrays.pop(name)[0]
+    return matrix
 
 
 def to_device(batch: Batch, device: torch.device) -> Batch:

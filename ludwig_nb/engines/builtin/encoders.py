@@ -13,7 +13,7 @@ from typing import Any
 import torch
 from torch import nn
 
-from ludwig_nb.engines.builtin.layers import FCStack, fc_layer_specs, reduce_sequence
+from ludwig_nb.engines.builtin.layers import FCStack, SequenceReducer, fc_layer_specs
 
 __all__ = ["ENCODERS", "build_encoder"]
 
@@ -57,8 +57,9 @@ class CategoryEmbed(nn.Module):
         self.output_size = size
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        result: torch.Tensor = self.dropout(self.embed(x))
-        return result
+        # the embedding's own forward without a second module call (plain lookup)
+        result = nn.functional.embedding(x, self.embed.weight)
+        return self.dropout(result) if self.dropout.p else result
 
 
 class OneHot(nn.Module):
@@ -81,7 +82,8 @@ class _SequenceBase(nn.Module):
         self.embedding_size = size
 
     def embedded(self, ids: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-        return self.dropout(self.embed(ids)), ids != 0
+        hidden: torch.Tensor = self.embed(ids)
+        return (self.dropout(hidden) if self.dropout.p else hidden), ids != 0
 
 
 class SequenceEmbed(_SequenceBase):
@@ -89,17 +91,24 @@ class SequenceEmbed(_SequenceBase):
 
     def __init__(self, params: Mapping[str, Any], vocab_size: int, length: int):
         super().__init__(params, vocab_size, "sum")
-        self.output_size = self.embedding_size * (length if self.reduce in (None, "concat") else 1)
+        self.reducer = SequenceReducer(self.reduce or "concat", self.embedding_size, length)
+        self.output_size = self.reducer.output_size
 
     def forward(self, ids: torch.Tensor) -> torch.Tensor:
-        return reduce_sequence(*self.embedded(ids), self.reduce)
+        hidden, mask = self.embedded(ids)
+        if self.reduce == "sum":
+            # the <PAD> row is zero and stays zero (padding_idx: no gradient, dropout keeps
+            # zeros), so the plain sum is the masked sum, without a pass over the mask
+            return hidden.sum(dim=1)
+        result: torch.Tensor = self.reducer(hidden, mask)
+        return result
 
 
 class ParallelCNN(_SequenceBase):
     """Ludwig's default text encoder: parallel 1-D convolutions (filter sizes 2-5), reduced
     over time, then an FC stack (default 512 -> 256)."""
 
-    def __init__(self, params: Mapping[str, Any], vocab_size: int):
+    def __init__(self, params: Mapping[str, Any], vocab_size: int, length: int):
         super().__init__(params, vocab_size, "sum")
         layers = params.get("conv_layers") or [
             {"filter_size": k} for k in (2, 3, 4, 5)[: params.get("num_conv_layers") or 4]
@@ -115,7 +124,10 @@ class ParallelCNN(_SequenceBase):
         ]
         self.kernels = [int(c.kernel_size[0]) for c in convs]
         self.convs = nn.ModuleList(convs)
-        size = sum(c.out_channels for c in convs)
+        self.reducer = SequenceReducer(
+            self.reduce or "sum", sum(c.out_channels for c in convs), length
+        )
+        size = self.reducer.output_size
         specs = params.get("fc_layers")
         if specs is None and params.get("num_fc_layers") is None:
             specs = [{"output_size": 512}, {"output_size": 256}]
@@ -133,7 +145,7 @@ class ParallelCNN(_SequenceBase):
             dim=1,
         )
         out = out.transpose(1, 2)
-        result: torch.Tensor = self.fc(reduce_sequence(out, mask, self.reduce or "sum"))
+        result: torch.Tensor = self.fc(self.reducer(out, mask))
         return result
 
 
@@ -146,7 +158,7 @@ class RNN(_SequenceBase):
     """Recurrent encoder: ``cell_type`` rnn / lstm / gru, ``state_size``, ``num_layers``,
     ``bidirectional``; reduced at the ``last`` real token by default."""
 
-    def __init__(self, params: Mapping[str, Any], vocab_size: int):
+    def __init__(self, params: Mapping[str, Any], vocab_size: int, length: int):
         super().__init__(params, vocab_size, "last")
         cells = {"rnn": nn.RNN, "lstm": nn.LSTM, "gru": nn.GRU}
         cell = cells[params.get("cell_type") or "rnn"]
@@ -159,12 +171,15 @@ class RNN(_SequenceBase):
             bidirectional=bool(params.get("bidirectional")),
             dropout=float(params.get("recurrent_dropout") or 0.0),
         )
-        self.output_size = state * (2 if params.get("bidirectional") else 1)
+        width = state * (2 if params.get("bidirectional") else 1)
+        self.reducer = SequenceReducer(self.reduce or "last", width, length)
+        self.output_size = self.reducer.output_size
 
     def forward(self, ids: torch.Tensor) -> torch.Tensor:
         hidden, mask = self.embedded(ids)
         out, _ = self.rnn(hidden)
-        return reduce_sequence(out, mask, self.reduce or "last")
+        result: torch.Tensor = self.reducer(out, mask)
+        return result
 
 
 class Transformer(_SequenceBase):
@@ -186,14 +201,16 @@ class Transformer(_SequenceBase):
         self.encoder = nn.TransformerEncoder(
             layer, int(params.get("num_layers") or 1), enable_nested_tensor=False
         )
-        self.output_size = hidden
+        self.reducer = SequenceReducer(self.reduce or "last", hidden, length)
+        self.output_size = self.reducer.output_size
 
     def forward(self, ids: torch.Tensor) -> torch.Tensor:
         hidden, mask = self.embedded(ids)
         pos = torch.arange(ids.shape[1], device=ids.device)
         x = self.project(hidden + self.positions(pos))
         out = self.encoder(x, src_key_padding_mask=~mask)
-        return reduce_sequence(out, mask, self.reduce or "last")
+        result: torch.Tensor = self.reducer(out, mask)
+        return result
 
 
 class SetEmbed(nn.Module):
@@ -281,8 +298,8 @@ def build_encoder(feature: Mapping[str, Any], meta: Mapping[str, Any]) -> nn.Mod
         if name == "embed":
             return SequenceEmbed(params, vocab, length)
         if name == "parallel_cnn":
-            return ParallelCNN(params, vocab)
-        return RNN(params, vocab) if name == "rnn" else Transformer(params, vocab, length)
+            return ParallelCNN(params, vocab, length)
+        return RNN(params, vocab, length) if name == "rnn" else Transformer(params, vocab, length)
     if kind in ("set", "bag"):
         return SetEmbed(params, vocab, weighted=kind == "bag")
     return DateEmbed(params, meta)

@@ -25,30 +25,33 @@ def forward_all(
     objective: Objective | None = None,
 ) -> tuple[dict[str, torch.Tensor], dict[str, float]]:
     """Raw outputs of every row (on the CPU) and mean losses (``{output, "combined"}``)
-    when ``objective`` is given and ``data`` holds the outputs."""
+    when ``objective`` is given and ``data`` holds the outputs. The losses are computed
+    once over the whole split (not per batch), where the targets are."""
     was_training = module.training
     module.eval()
     device = next(module.parameters()).device
     chunks: dict[str, list[torch.Tensor]] = {name: [] for name in module.output_names}
-    sums: dict[str, float] = {}
+    copy = data.device != device  # pinned host data (too big for the GPU) or a CPU model
     try:
         for start in range(0, data.rows, batch_size):
             batch = data.rows_slice(start, start + batch_size)
-            batch = {k: tuple(t.to(device, non_blocking=True) for t in v) for k, v in batch.items()}
+            if copy:
+                batch = {k: tuple(t.to(device, non_blocking=True) for t in v)
+                         for k, v in batch.items()}  # fmt: skip
             with precision.autocast():
                 outputs = module(batch)
             for name, raw in outputs.items():
-                chunks[name].append(raw.float().cpu())
-            if objective is not None:
-                total, parts = objective(outputs, batch)
-                rows = next(iter(batch.values()))[0].shape[0]
-                for name, value in [("combined", total), *parts.items()]:
-                    sums[name] = sums.get(name, 0.0) + float(value) * rows
+                chunks[name].append(raw.float())
     finally:
         module.train(was_training)
-    outputs_all = {name: torch.cat(parts) for name, parts in chunks.items()}
-    losses = {name: value / max(1, data.rows) for name, value in sums.items()}
-    return outputs_all, losses
+    whole = {name: torch.cat(parts) for name, parts in chunks.items()}
+    losses: dict[str, float] = {}
+    if objective is not None:
+        total, parts = objective({k: v.to(data.device) for k, v in whole.items()}, data.tensors)
+        names = ["combined", *parts]
+        values = torch.stack([total, *parts.values()]).tolist()  # one read
+        losses = dict(zip(names, values, strict=True))
+    return {name: raw.cpu() for name, raw in whole.items()}, losses
 
 
 def evaluate_split(

@@ -43,13 +43,16 @@ def build_loss(feature: Mapping[str, Any], meta: Mapping[str, Any]) -> tuple[Los
     weight = float(params.get("weight", 1.0) if params.get("weight") is not None else 1.0)
     if name == "binary_weighted_cross_entropy":
         pos = params.get("positive_class_weight")
+        penalised = bool(params.get("confidence_penalty"))
         pos_t = None if pos is None else torch.tensor(float(pos))
 
         def bce(pred: torch.Tensor, target: torch.Tensor) -> torch.Tensor:
             pw = None if pos_t is None else pos_t.to(pred.device)
             logits = pred.float()
             loss = F.binary_cross_entropy_with_logits(logits, target, pos_weight=pw)
-            two = torch.stack([-logits, logits], dim=-1)  # as 2-class logits
+            if not penalised:
+                return _robust(loss, logits, params, classes=2)
+            two = torch.stack([-logits, logits], dim=-1)  # as 2-class logits, for the entropy
             return _robust(loss, two, params, classes=2)
 
         return bce, weight

@@ -107,7 +107,7 @@ def _slices(batch: Batch, parts: int) -> list[tuple[Batch, int]]:
     return out
 
 
-ForwardBackward = Callable[[Batch, float, bool], float]
+ForwardBackward = Callable[[Batch, float, bool], torch.Tensor]
 
 
 class MicroBatcher:
@@ -150,10 +150,11 @@ class MicroBatcher:
 
     def run(
         self, step: int, batch: Batch, accumulate: int, sync: bool, fb: ForwardBackward
-    ) -> float:
+    ) -> torch.Tensor:
         """One step through ``fb(batch, divisor, sync)`` (the trainer's forward/backward,
         which divides the loss by ``divisor`` and steps the optimizer when ``sync``);
-        returns the step's mean loss. Raises :class:`OutOfMemory` when it cannot go on."""
+        returns the step's mean loss (a detached tensor, read later). Raises
+        :class:`OutOfMemory` when it cannot go on."""
         while True:
             try:
                 return self._run(step, batch, accumulate, sync, fb)
@@ -164,20 +165,20 @@ class MicroBatcher:
 
     def _run(
         self, step: int, batch: Batch, accumulate: int, sync: bool, fb: ForwardBackward
-    ) -> float:
+    ) -> torch.Tensor:
         rows = int(next(iter(batch.values()))[0].shape[0])
         if self.parts == 1:
             if fault_hook is not None:
                 fault_hook(step, rows)
             return fb(batch, accumulate, sync)
         chunks = _slices(batch, self.parts)
-        total = 0.0
+        losses = []
         for i, (chunk, size) in enumerate(chunks):
             if fault_hook is not None:
                 fault_hook(step, size)
             share = size / rows  # each chunk's mean loss weighs its share of the rows
-            total += share * fb(chunk, accumulate / share, sync and i == len(chunks) - 1)
-        return total
+            losses.append(share * fb(chunk, accumulate / share, sync and i == len(chunks) - 1))
+        return torch.stack(losses).sum()
 
     def _recover(self, step: int, batch: Batch, accumulate: int, error: BaseException) -> None:
         rows = int(next(iter(batch.values()))[0].shape[0])

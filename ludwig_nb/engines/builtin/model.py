@@ -11,13 +11,43 @@ import torch
 from torch import nn
 
 from ludwig_nb.data.preprocessing.numeric import denormalize
-from ludwig_nb.engines.builtin.combiners import build_combiner
+from ludwig_nb.engines.builtin.combiners import Concat, build_combiner
 from ludwig_nb.engines.builtin.decoders import build_decoder
 from ludwig_nb.engines.builtin.device import Batch
 from ludwig_nb.engines.builtin.encoders import build_encoder
 from ludwig_nb.engines.builtin.losses import build_loss
 
-__all__ = ["ECD", "Objective", "targets_to_data_space", "to_data_space"]
+__all__ = [
+    "ECD",
+    "STACKED",
+    "Objective",
+    "input_stacks",
+    "stackable_inputs",
+    "targets_to_data_space",
+    "to_data_space",
+]
+
+#: batch key of the stacked passthrough number/binary inputs (no feature name has a NUL)
+STACKED = "\x00stacked"
+
+
+def stackable_inputs(config: Mapping[str, Any]) -> tuple[str, ...]:
+    """Input features that are one column each and pass through unchanged (number and
+    binary with the ``passthrough`` encoder, Ludwig's default, not tied): the model
+    reads them as one ``[batch, n]`` tensor, in input-feature order."""
+    names = []
+    for feature in config["input_features"]:
+        encoder = (feature.get("encoder") or {}).get("type") or "passthrough"
+        plain = feature["type"] in ("number", "binary") and encoder == "passthrough"
+        if plain and not feature.get("tied"):
+            names.append(feature["name"])
+    return tuple(names)
+
+
+def input_stacks(config: Mapping[str, Any]) -> dict[str, tuple[str, ...]]:
+    """``TensorData``'s ``stacks`` argument for this config."""
+    names = stackable_inputs(config)
+    return {STACKED: names} if names else {}
 
 
 class ECD(nn.Module):
@@ -48,10 +78,49 @@ class ECD(nn.Module):
             build_decoder(f, meta[f["name"]], _width(self.combiner))
             for f in config["output_features"]
         )
+        self._stacked = set(stackable_inputs(config))
+        #: (name, encoder) of the inputs that are not stacked
+        self._encoded = [
+            (n, enc)
+            for n, enc in zip(self.input_names, self.encoders, strict=True)
+            if n not in self._stacked
+        ]
+        self._layout: torch.Tensor | None
+        self.register_buffer("_layout", self._concat_layout(sizes), persistent=False)
+
+    def _concat_layout(self, sizes: list[int]) -> torch.Tensor | None:
+        """Column order that puts ``cat([stacked, *encoded])`` back into input-feature
+        order; None when it already is (stacked inputs first, or none stacked)."""
+        starts, at = {}, 0
+        for name, size in zip(self.input_names, sizes, strict=True):
+            starts[name] = range(at, at + size)
+            at += size
+        order = [name for name in self.input_names if name in self._stacked]
+        order += [name for name, _ in self._encoded]
+        source = [i for name in order for i in starts[name]]  # original column of each
+        if source == sorted(source):
+            return None
+        return torch.tensor(sorted(range(len(source)), key=source.__getitem__))
+
+    def _combiner_inputs(self, inputs: Batch) -> list[torch.Tensor]:
+        """Per-feature encodings in input order (stacked inputs split back into columns)."""
+        encoded = {n: enc(*inputs[n]) for n, enc in self._encoded}
+        if self._stacked:
+            columns = inputs[STACKED][0].unbind(dim=1)
+            stacked = [n for n in self.input_names if n in self._stacked]
+            encoded.update((n, c.unsqueeze(1)) for n, c in zip(stacked, columns, strict=True))
+        return [encoded[n] for n in self.input_names]
 
     def forward(self, inputs: Batch) -> dict[str, torch.Tensor]:
-        encoded = [enc(*inputs[n]) for n, enc in zip(self.input_names, self.encoders, strict=True)]
-        combined = self.combiner(encoded)
+        if isinstance(self.combiner, Concat):
+            parts = [inputs[STACKED][0]] if self._stacked else []
+            parts += [enc(*inputs[n]) for n, enc in self._encoded]
+            flat = torch.cat(parts, dim=1) if len(parts) > 1 else parts[0]
+            if self._layout is not None:
+                flat = flat.index_select(1, self._layout)
+            combined = self.combiner.combine_flat(flat)
+        else:
+            combined = self.combiner(self._combiner_inputs(inputs))
         return {n: dec(combined) for n, dec in zip(self.output_names, self.decoders, strict=True)}
 
 
@@ -71,8 +140,12 @@ class Objective:
         self, outputs: Mapping[str, torch.Tensor], targets: Batch
     ) -> tuple[torch.Tensor, dict[str, torch.Tensor]]:
         parts = {name: fn(outputs[name], targets[name][0]) for name, (fn, _) in self.losses.items()}
-        total = sum(self.losses[name][1] * value for name, value in parts.items())
-        assert isinstance(total, torch.Tensor)
+        total: torch.Tensor | None = None
+        for name, value in parts.items():  # no 0 + ..., no 1.0 * ...: fewer autograd nodes
+            weight = self.losses[name][1]
+            weighted = value if weight == 1.0 else weight * value
+            total = weighted if total is None else total + weighted
+        assert total is not None
         return total, parts
 
 

@@ -5,6 +5,7 @@ A saved model is a directory (Ludwig's file names)::
     model_weights.pt             the ECD state dict
     model_hyperparameters.json   the rendered config it was trained with
     training_set_metadata.json   the preprocessing metadata (applied again at predict time)
+    ludwig_nb_model.json         the manifest: {"engine": "builtin"} (engines/manifest.py)
 """
 
 from __future__ import annotations
@@ -18,13 +19,24 @@ import numpy as np
 import pandas as pd
 import torch
 
+from ludwig_nb.data.errors import DataError
 from ludwig_nb.data.loading import load_table
 from ludwig_nb.data.preprocessing import transform_frame
+from ludwig_nb.data.value_checks import check_column_names
 from ludwig_nb.engines.builtin.device import Precision, TensorData, resolve_device
 from ludwig_nb.engines.builtin.evaluation import evaluate_split, forward_all
-from ludwig_nb.engines.builtin.model import ECD, Objective, to_data_space
+from ludwig_nb.engines.builtin.model import ECD, Objective, input_stacks, to_data_space
+from ludwig_nb.engines.errors import ModelLoadError
+from ludwig_nb.engines.manifest import write_manifest
 
-__all__ = ["CONFIG_FILE", "METADATA_FILE", "WEIGHTS_FILE", "BuiltinModel", "load_model"]
+__all__ = [
+    "CONFIG_FILE",
+    "METADATA_FILE",
+    "WEIGHTS_FILE",
+    "BuiltinModel",
+    "ModelLoadError",
+    "load_model",
+]
 
 WEIGHTS_FILE = "model_weights.pt"
 CONFIG_FILE = "model_hyperparameters.json"
@@ -57,9 +69,12 @@ class BuiltinModel:
         return int(size) if isinstance(size, int) and size > 0 else 1024
 
     def _prepare(self, data: Any, *, outputs: bool) -> tuple[pd.DataFrame, TensorData]:
-        frame = load_table(data)
+        frame = check_column_names(load_table(data), "the data")
+        if frame.empty:
+            action = "evaluate" if outputs else "predict"
+            raise DataError(f"nothing to {action}: the data has no rows; pass at least one")
         arrays = transform_frame(self.metadata, frame, outputs=outputs)
-        return frame, TensorData(arrays).place(self.device)
+        return frame, TensorData(arrays, input_stacks(self.config)).place(self.device)
 
     def predict(self, data: Any) -> pd.DataFrame:
         """Predictions for a DataFrame or a file, one row per input row, with Ludwig's
@@ -96,6 +111,7 @@ class BuiltinModel:
         torch.save(state, target / WEIGHTS_FILE)
         (target / CONFIG_FILE).write_text(json.dumps(self.config, indent=2, default=str))
         (target / METADATA_FILE).write_text(json.dumps(self.metadata, indent=1, default=str))
+        write_manifest(target, "builtin")
         return target
 
 
@@ -144,14 +160,79 @@ def _columns(
 
 def load_model(path: str | Path, device: str | None = None) -> BuiltinModel:
     """Load a model saved by :meth:`BuiltinModel.save` (any process). ``device``: as for
-    training (default: first GPU if any, else CPU). Raises ``FileNotFoundError``."""
+    training (default: first GPU if any, else CPU). Raises ``FileNotFoundError`` for a
+    folder that is not a saved model, and :class:`ModelLoadError` naming the file for one
+    that is unreadable, truncated, or whose files do not fit together."""
     source = Path(path)
     for name in (WEIGHTS_FILE, CONFIG_FILE, METADATA_FILE):
         if not (source / name).is_file():
             raise FileNotFoundError(f"{source}: not a saved model ({name} missing)")
-    config = json.loads((source / CONFIG_FILE).read_text())
-    metadata = json.loads((source / METADATA_FILE).read_text())
-    module = ECD(config, metadata)
-    module.load_state_dict(torch.load(source / WEIGHTS_FILE, map_location="cpu", weights_only=True))
+    config = _read_json(source / CONFIG_FILE)
+    metadata = _read_json(source / METADATA_FILE)
+    _check_fit(source, config, metadata)
+    try:
+        module = ECD(config, metadata)
+    except (KeyError, TypeError, ValueError, IndexError) as err:
+        raise ModelLoadError(
+            f"{source / METADATA_FILE} does not fit {CONFIG_FILE} ({type(err).__name__}: "
+            f"{err}); the files come from different models or were edited"
+        ) from err
+    module.load_state_dict(_read_weights(source / WEIGHTS_FILE, module))
     module.to(resolve_device(device)).eval()
     return BuiltinModel(config, metadata, module)
+
+
+def _read_json(path: Path) -> dict[str, Any]:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError) as err:
+        raise ModelLoadError(f"{path}: unreadable ({err})") from err
+    except json.JSONDecodeError as err:
+        raise ModelLoadError(
+            f"{path}: not valid JSON (line {err.lineno}, column {err.colno}: {err.msg})"
+        ) from err
+    if not isinstance(data, dict):
+        raise ModelLoadError(f"{path}: holds a {type(data).__name__}, not a JSON object")
+    return data
+
+
+def _check_fit(source: Path, config: Mapping[str, Any], metadata: Mapping[str, Any]) -> None:
+    """Every feature of the config has its preprocessing metadata."""
+    features = metadata.get("features")
+    if not isinstance(features, dict):
+        raise ModelLoadError(f"{source / METADATA_FILE}: has no 'features' object")
+    for key in ("input_features", "output_features"):
+        listed = config.get(key)
+        if not isinstance(listed, list) or not listed:
+            raise ModelLoadError(f"{source / CONFIG_FILE}: has no {key} list")
+        for feature in listed:
+            name = feature.get("name") if isinstance(feature, dict) else None
+            if not isinstance(features.get(name), dict):
+                raise ModelLoadError(
+                    f"{source / METADATA_FILE}: no metadata for feature {name!r} of "
+                    f"{CONFIG_FILE}; the files come from different models or were edited"
+                )
+
+
+def _read_weights(path: Path, module: ECD) -> dict[str, Any]:
+    try:
+        state = torch.load(path, map_location="cpu", weights_only=True)
+    except Exception as err:  # truncated, garbage, or not a torch file
+        from ludwig_nb.engines.builtin.checkpoint import unreadable_torch_file
+
+        reason = unreadable_torch_file(path)
+        raise ModelLoadError(f"{path}: not readable as weights ({reason})") from err
+    if not isinstance(state, dict):
+        raise ModelLoadError(f"{path}: holds a {type(state).__name__}, not model weights")
+    expected = module.state_dict()
+    wrong = [k for k in expected if k not in state or tuple(getattr(state[k], "shape", ())) !=
+             tuple(expected[k].shape)]  # fmt: skip
+    extra = [k for k in state if k not in expected]
+    if wrong or extra:
+        first = (wrong or extra)[0]
+        raise ModelLoadError(
+            f"{path}: weights do not fit {CONFIG_FILE} and {METADATA_FILE} ({len(wrong)} "
+            f"missing or of other shape, {len(extra)} unexpected, e.g. {first!r}): a "
+            "vocabulary or a size was changed after training"
+        )
+    return state

@@ -26,6 +26,7 @@ class Plan:
     checkpoint_every: int  # steps
     checkpoints_after: tuple[int, ...]
     evaluations_after: tuple[int, ...]
+    evaluation_batches: int = 0  # batches one evaluation runs over every split it evaluates
 
     def epoch_of(self, step: int) -> int:
         return step // self.steps_per_epoch
@@ -39,6 +40,7 @@ class Plan:
             evaluations_after=self.evaluations_after,
             checkpoints_after=self.checkpoints_after,
             batch_size=self.batch_size,
+            evaluation_batches=self.evaluation_batches,
         )
 
     def ending_after(self, step: int) -> Plan:

@@ -8,6 +8,7 @@ import dataclasses
 import json
 import logging
 import shutil
+import threading
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -23,6 +24,7 @@ from ludwig_nb.engines.builtin.batch_probe import (
 )
 from ludwig_nb.engines.builtin.checkpoint import BEST, CHECKPOINTS_DIR, LATEST, load_checkpoint
 from ludwig_nb.engines.builtin.device import Precision, TensorData, resolve_device
+from ludwig_nb.engines.builtin.layers import own_dropout
 from ludwig_nb.engines.builtin.memory import apply_memory_limit
 from ludwig_nb.engines.builtin.model import ECD, Objective
 from ludwig_nb.engines.builtin.optim import auto_learning_rate, build_optimizer
@@ -58,6 +60,19 @@ class Setup:
     resume: dict[str, Any] | None
     accumulate: int = 1  # gradient_accumulation_steps ("auto" is 1 with a fixed batch size)
     trainable: list[torch.nn.Parameter] = dataclasses.field(default_factory=list)
+    #: the run's own random generator (dropout masks): never torch's global one
+    generator: torch.Generator | None = None
+
+
+#: model construction draws initial weights from torch's global generator: one run at a
+#: time seeds it (inside fork_rng, so the user's global state is left as it was)
+_INIT_LOCK = threading.Lock()
+
+
+def _build_module(config: dict[str, Any], metadata: dict[str, Any], seed: int) -> ECD:
+    with _INIT_LOCK, torch.random.fork_rng(devices=[]):
+        torch.manual_seed(seed)
+        return ECD(config, metadata)
 
 
 def job_seed(job: TrainJob) -> int:
@@ -92,11 +107,11 @@ def _batch_size(trainer: dict[str, Any], job: TrainJob, s: dict[str, Any]) -> in
     module, objective, train = s["module"], s["objective"], s["train"]
     probe = copy.deepcopy(module)
     optimizer = build_optimizer(probe.parameters(), trainer.get("optimizer") or {}, 1e-4)
-    rng = torch.get_rng_state()
+    rows_generator = torch.Generator().manual_seed(int(job_seed(job)))
 
     def run_steps(rows: int, steps: int) -> None:
         for _ in range(steps):
-            index = torch.randint(0, train.rows, (rows,))
+            index = torch.randint(0, train.rows, (rows,), generator=rows_generator)
             batch = train.gather(index)
             loss, _ = objective(probe(batch), batch)
             loss.backward()
@@ -104,10 +119,8 @@ def _batch_size(trainer: dict[str, Any], job: TrainJob, s: dict[str, Any]) -> in
             optimizer.zero_grad(set_to_none=True)
 
     sizes = candidate_sizes(train.rows, s["device"].type == "cuda", trainer.get("max_batch_size"))
-    try:
+    with torch.random.fork_rng(devices=[]):  # the probe's dropout must not move the global RNG
         return probe_batch_size(run_steps, sizes)
-    finally:
-        torch.set_rng_state(rng)
 
 
 def _accumulation(trainer: dict[str, Any]) -> int:
@@ -142,6 +155,15 @@ def _eval_batch_size(trainer: dict[str, Any], batch_size: int, s: dict[str, Any]
         torch.set_rng_state(rng)
 
 
+def evaluation_batches(
+    trainer: dict[str, Any], splits: dict[str, TensorData], eval_batch_size: int
+) -> int:
+    """Batches one evaluation runs: validation and test, and the training split when
+    ``evaluate_training_set`` is on (the ETA sizes evaluations with it before timing one)."""
+    names = ["validation", "test"] + (["training"] if trainer.get("evaluate_training_set") else [])
+    return sum(-(-splits[n].rows // eval_batch_size) for n in names if n in splits)
+
+
 def build_setup(
     job: TrainJob, trainer: dict[str, Any], phase: Callable[[str, str], None] | None = None
 ) -> Setup:
@@ -156,8 +178,7 @@ def build_setup(
     apply_memory_limit(job.config, device)  # before the first allocation on the device
     for data in splits.values():
         data.place(device)
-    torch.manual_seed(seed)
-    module = ECD(job.config, metadata).to(device)
+    module = _build_module(job.config, metadata, seed).to(device)
     objective = Objective(job.config, metadata)
     parts = {"module": module, "objective": objective, "train": splits["training"],
              "device": device}  # fmt: skip
@@ -165,8 +186,14 @@ def build_setup(
     if phase is not None and probing and not resume:
         phase("preprocessing", f"probing {' and '.join(probing)} on {device}")
     batch_size = int(resume["batch_size"]) if resume else _batch_size(trainer, job, parts)
+    generator = torch.Generator(device=device).manual_seed(seed)
+    own_dropout(module, generator)
     parts["splits"] = splits
-    plan = plan_training(trainer, splits["training"].rows, batch_size)
+    eval_batch_size = _eval_batch_size(trainer, batch_size, parts)
+    plan = dataclasses.replace(
+        plan_training(trainer, splits["training"].rows, batch_size),
+        evaluation_batches=evaluation_batches(trainer, splits, eval_batch_size),
+    )
     base_lr = trainer.get("learning_rate", 0.001)
     base_lr = auto_learning_rate(job.config) if base_lr in (None, "auto") else float(base_lr)
     optimizer = build_optimizer(module.parameters(), trainer.get("optimizer") or {}, base_lr)
@@ -179,10 +206,10 @@ def build_setup(
         metadata=metadata, splits=splits, train=splits["training"], module=module,
         step_module=step_module, objective=objective, optimizer=optimizer,
         lr=LearningRate(base_lr, trainer.get("learning_rate_scheduler") or {}, plan), plan=plan,
-        eval_batch_size=_eval_batch_size(trainer, batch_size, parts),
+        eval_batch_size=eval_batch_size,
         checkpoints=Path(job.run_dir) / CHECKPOINTS_DIR, resume=resume,
         accumulate=_accumulation(trainer),
-        trainable=[p for p in module.parameters() if p.requires_grad],
+        trainable=[p for p in module.parameters() if p.requires_grad], generator=generator,
     )  # fmt: skip
 
 
@@ -200,7 +227,7 @@ def checkpoint_state(training: Training, step: int) -> dict[str, Any]:
         "optimizer": s.optimizer.state_dict(),
         "scaler": scaler.state_dict() if scaler is not None else None,
         "lr": s.lr.state_dict(),
-        "rng": torch.get_rng_state(),
+        "rng": s.generator.get_state() if s.generator is not None else torch.get_rng_state(),
         "cuda_rng": torch.cuda.get_rng_state_all() if torch.cuda.is_available() else [],
         "best": json.dumps(training.best),
         "running_loss": list(training.running_loss),
@@ -218,14 +245,22 @@ def restore_state(training: Training, state: dict[str, Any]) -> None:
     if state.get("scaler") is not None and s.precision.scaler is not None:
         s.precision.scaler.load_state_dict(state["scaler"])
     s.lr.load_state_dict(state["lr"])
-    torch.set_rng_state(state["rng"])
+    if s.generator is None:
+        torch.set_rng_state(state["rng"])
+    else:
+        try:
+            s.generator.set_state(state["rng"])
+        except (RuntimeError, TypeError):  # a state of another device's generator
+            log.warning("checkpoint RNG state does not fit this device; dropout reseeded")
     if state.get("cuda_rng") and torch.cuda.is_available():
         torch.cuda.set_rng_state_all(state["cuda_rng"])
     training.completed = int(state["step"])
     training.last_checkpoint_step = int(state["last_step"])
     training.best = json.loads(state["best"])
     training.running_loss = list(state.get("running_loss", []))
-    training.statistics = json.loads(state["statistics"])
+    statistics = json.loads(state["statistics"])
+    statistics.pop("evaluation_steps", None)  # checkpoints from before Ludwig's exact shape
+    training.statistics = {**training.statistics, **statistics}
     training.memory.parts = int(state.get("micro_batches", 1))
     best_file = s.checkpoints / BEST
     if best_file.is_file():

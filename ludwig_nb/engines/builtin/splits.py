@@ -6,26 +6,29 @@ import logging
 from collections.abc import Mapping
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from ludwig_nb.data import (
     DataError,
     drop_missing_rows,
     fit_preprocessing,
+    kept_rows,
     load_dataset,
     sample_rows,
     split_dataset,
+    split_rows,
     transform_frame,
 )
 from ludwig_nb.engines.builtin.device import TensorData
+from ludwig_nb.engines.builtin.model import input_stacks
 
 __all__ = ["prepare_splits"]
 
 log = logging.getLogger(__name__)
 
 
-def _frames(config: Mapping[str, Any], dataset: Any, seed: int) -> dict[str, pd.DataFrame]:
-    loaded = load_dataset(dataset)
+def _frames(config: Mapping[str, Any], loaded: Any, seed: int) -> dict[str, pd.DataFrame]:
     preprocessing = config.get("preprocessing") or {}
     if isinstance(loaded, dict):
         frames = dict(loaded)
@@ -39,6 +42,65 @@ def _frames(config: Mapping[str, Any], dataset: Any, seed: int) -> dict[str, pd.
     return frames
 
 
+def _by_rows(config: Mapping[str, Any]) -> bool:
+    """Whether the splits of one table can be cut from it column by column (no
+    sampling): the table is then never copied whole per split."""
+    prep = config.get("preprocessing") or {}
+    return prep.get("sample_ratio") in (None, 1, 1.0) and prep.get("sample_size") is None
+
+
+def _split_rows(config: Mapping[str, Any], frame: pd.DataFrame, seed: int) -> dict[str, Any]:
+    """Row positions per split, less the rows a ``drop_row`` feature drops (as ``_frames``)."""
+    rows = split_rows(frame, config.get("preprocessing") or {}, seed)
+    keep = kept_rows(config, frame)
+    if keep.all():
+        return rows
+    for name, positions in rows.items():
+        rows[name] = positions[keep[positions]]
+        if not len(rows[name]):
+            raise DataError(f"the {name} split is empty after dropping rows with missing values")
+    return rows
+
+
+def _fit_by_column(config: Mapping[str, Any], frame: pd.DataFrame, rows: Any) -> dict[str, Any]:
+    """``fit_preprocessing`` on the rows ``rows`` of ``frame``, one feature at a time (the
+    training split is never copied whole). Same metadata, same feature order."""
+    metadata: dict[str, Any] = {"features": {}}
+    for role in ("input_features", "output_features"):
+        for feature in config.get(role) or []:
+            column = str(feature.get("column") or feature["name"])
+            part = frame[[column]].iloc[rows] if column in frame.columns else frame.iloc[:0, :0]
+            fitted = fit_preprocessing({role: [feature]}, part)
+            metadata["features"].update(fitted["features"])
+            metadata["version"] = fitted["version"]
+    return {"version": metadata.pop("version", None), **metadata}
+
+
+def _transform_rows(
+    metadata: Mapping[str, Any],
+    frame: pd.DataFrame,
+    rows: Any,
+    stacks: Mapping[str, tuple[str, ...]],
+) -> TensorData:
+    """The split at positions ``rows`` of ``frame``, transformed one column at a time;
+    stacked features are written into their matrix as they come (no second copy)."""
+    arrays: dict[str, Any] = {}
+    matrices = {key: np.empty((len(rows), len(names)), dtype=np.float32)
+                for key, names in stacks.items()}  # fmt: skip
+    where = {name: (key, i) for key, names in stacks.items() for i, name in enumerate(names)}
+    for name, meta in metadata["features"].items():
+        column = meta["column"]
+        part = frame[[column]].iloc[rows] if column in frame.columns else frame.iloc[:0, :0]
+        (values,) = transform_frame({**metadata, "features": {name: meta}}, part).values()
+        if name in where:
+            key, i = where[name]
+            matrices[key][:, i] = values[0]
+        else:
+            arrays[name] = values
+    arrays.update((key, (matrix,)) for key, matrix in matrices.items())
+    return TensorData(arrays)
+
+
 def prepare_splits(
     config: Mapping[str, Any],
     dataset: Any,
@@ -47,9 +109,20 @@ def prepare_splits(
 ) -> tuple[dict[str, Any], dict[str, TensorData]]:
     """Split, fit preprocessing on the training split (unless ``metadata`` is given, as
     on resume) and transform every split. Raises ``DataError``."""
-    frames = _frames(config, dataset, seed)
-    if metadata is None:
-        metadata = fit_preprocessing(config, frames["training"])
-    tensors = {name: TensorData(transform_frame(metadata, f)) for name, f in frames.items()}
+    stacks = input_stacks(config)
+    loaded = load_dataset(dataset)
+    tensors: dict[str, TensorData] = {}
+    if isinstance(loaded, pd.DataFrame) and _by_rows(config):
+        rows = _split_rows(config, loaded, seed)
+        if metadata is None:
+            metadata = _fit_by_column(config, loaded, rows["training"])
+        for name, positions in rows.items():
+            tensors[name] = _transform_rows(metadata, loaded, positions, stacks)
+    else:
+        frames = _frames(config, loaded, seed)
+        if metadata is None:
+            metadata = fit_preprocessing(config, frames["training"])
+        for name in list(frames):  # one split's frame at a time, released once transformed
+            tensors[name] = TensorData(transform_frame(metadata, frames.pop(name)), stacks)
     log.info("rows per split: %s", {k: v.rows for k, v in tensors.items()})
     return dict(metadata), tensors

@@ -1,7 +1,7 @@
 """The training loop of the built-in engine: events, control, evaluation, checkpoints.
 
 One :class:`Training` per ``fit``. It emits every event of core/events.py through
-``emit``, checks ``control`` (and ``job.poll``) at every step boundary, evaluates and
+``emit``, checks ``control`` at every step boundary, evaluates and
 checkpoints where the plan says, stops early, and always leaves ``run_dir/model/`` and
 ``run_dir/training_statistics.json`` before ``RunFinished``. ``StopRequested`` ends the
 run as "stopped"; any other exception propagates (the run layer reports it).
@@ -9,18 +9,24 @@ run as "stopped"; any other exception propagates (the run layer reports it).
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import math
+import socket
+import threading
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import torch
 
 from ludwig_nb.core import events as ev
-from ludwig_nb.core.control import RunControl, StopRequested
+from ludwig_nb.core.control import Control, StopRequested
+from ludwig_nb.core.ludwig_results import evaluation_frequency
 from ludwig_nb.core.rundir import write_json_atomic
 from ludwig_nb.engines.base import Emit, TrainJob
+from ludwig_nb.engines.builtin.capture import StepCapture
 from ludwig_nb.engines.builtin.device import Batch, batch_order, prefetched
 from ludwig_nb.engines.builtin.evaluation import evaluate_split, finite_only
 from ludwig_nb.engines.builtin.memory import MicroBatcher
@@ -29,7 +35,7 @@ from ludwig_nb.engines.builtin.model_io import BuiltinModel
 from ludwig_nb.engines.builtin.optim import clip_gradients, penalty
 from ludwig_nb.engines.builtin.setup import Setup, build_setup
 
-__all__ = ["Training", "TrainingDiverged"]
+__all__ = ["Training", "TrainingDiverged", "loss_sync_interval"]
 
 log = logging.getLogger(__name__)
 
@@ -38,17 +44,45 @@ class TrainingDiverged(RuntimeError):
     """The loss became NaN or infinite; the last good checkpoint is kept."""
 
 
+def _gpu_index(device: torch.device) -> int | None:
+    """The GPU's index on this host (a bare "cuda" is the current one), None on CPU."""
+    if device.type != "cuda":
+        return None
+    return device.index if device.index is not None else torch.cuda.current_device()
+
+
 def _stop_reason(reason: str | None) -> str:
     if reason in (None, "user"):
         return "stopped by user"
     return reason if reason.startswith("stopped") else f"stopped: {reason}"
 
 
+def loss_sync_interval(device: torch.device) -> float:
+    """Seconds between reads of the per-step losses (one host sync per read). On CPU a
+    read costs nothing, so every step; on a GPU about a display frame (the dashboard
+    redraws at most 4 times a second), so that no step waits for the device."""
+    return 0.0 if device.type == "cpu" else 0.25
+
+
+@dataclasses.dataclass(frozen=True)
+class _Done:
+    """A finished step whose loss is still a tensor (on the device)."""
+
+    step: int
+    epoch: int
+    start_time: float
+    time: float
+    rows: int
+    learning_rate: float
+    loss: torch.Tensor
+
+
 class Training:
     """Runs one job; :meth:`run` returns the trained model."""
 
-    def __init__(self, job: TrainJob, emit: Emit, control: RunControl):
+    def __init__(self, job: TrainJob, emit: Emit, control: Control, engine: str = "builtin"):
         self.job, self.emit, self.control = job, emit, control
+        self.engine = engine
         self.clock = job.clock or time.time
         self.trainer: dict[str, Any] = dict(job.config.get("trainer") or {})
         self.timings = {"setup": 0.0, "data_wait": 0.0, "steps": 0.0, "events": 0.0,
@@ -57,8 +91,10 @@ class Training:
         self.running_loss: list[float] = []
         self.best: dict[str, Any] = {"value": None, "step": None, "metrics": {}, "stale": 0}
         self.best_weights: dict[str, torch.Tensor] | None = None
+        # Ludwig's TrainingStats shape exactly: its loader refuses any other top-level key
         self.statistics: dict[str, Any] = {"training": {}, "validation": {}, "test": {},
-                                           "evaluation_steps": []}  # fmt: skip
+                                           "evaluation_frequency":
+                                           evaluation_frequency(self.trainer)}  # fmt: skip
         self.s: Setup
         self.last_checkpoint_step: int | None = None
         strength = float(self.trainer.get("regularization_lambda") or 0.0)
@@ -66,10 +102,14 @@ class Training:
         #: (type, lambda) when regularisation is on; None skips it at every step
         self.regularization = (kind, strength) if strength and kind else None
         self.clipping = self.trainer.get("gradient_clipping")
+        self.capture = StepCapture(job.run_dir, 0, "cpu")  # replaced once the device is known
         #: runs each step's batch, split into micro-batches after a CUDA out-of-memory error
         self.memory = MicroBatcher.for_training(
             job.config, self._emit, self.clock, lambda: self.s.optimizer.zero_grad(True)
         )
+        self.pending: list[_Done] = []  # steps whose loss is not read yet (see _flush)
+        self.sync_interval = 0.0  # seconds; set from the device in run()
+        self._lr: float | None = None  # the learning rate the optimizer holds
 
     # -- events ----------------------------------------------------------------------
     def _emit(self, event: ev.Event) -> None:
@@ -81,28 +121,69 @@ class Training:
         self._emit(ev.PhaseChanged(time=self.clock(), phase=phase, detail=detail))
 
     # -- the run ---------------------------------------------------------------------
-    def run(self) -> BuiltinModel:
+    def run(self) -> BuiltinModel | None:
+        """Train; None when stopped during preprocessing (no model exists yet)."""
         began = time.perf_counter()
         self._phase("preprocessing")
-        self.s = build_setup(self.job, self.trainer, self._phase)
+        setup = self._setup_or_stop()
+        if setup is None:
+            reason = _stop_reason(self.control.stop_reason)
+            self._phase("stopping", reason)
+            self._emit(ev.RunFinished(time=self.clock(), status="stopped", step=0, reason=reason))
+            return None
+        self.s = setup
         if self.s.resume is not None:
             self._restore(self.s.resume)
         self.timings["setup"] = time.perf_counter() - began
+        self.sync_interval = loss_sync_interval(self.s.device)
         self._emit(
             ev.RunStarted(
-                time=self.clock(), run_id=self.job.run_id, name=self.job.name, engine="builtin",
+                time=self.clock(), run_id=self.job.run_id, name=self.job.name, engine=self.engine,
                 device=str(self.s.device), schedule=self.s.plan.info(), start_step=self.completed,
+                host=socket.gethostname(), device_index=_gpu_index(self.s.device),
             )
         )  # fmt: skip
         self._phase("training")
         status, reason = "completed", ""
+        self.capture = StepCapture(self.job.run_dir, self.job.profile_steps, self.s.device)
+        self.capture.start()
         try:
             reason = self._loop()
         except StopRequested as stop:
+            self._flush()
             status, reason = "stopped", _stop_reason(str(stop) or self.control.stop_reason)
             self._phase("stopping", reason)
             self._checkpoint(max(0, self.completed - 1), best=False)
+        finally:
+            self.capture.close()  # a run shorter than the window still writes its trace
         return self._finish(status, reason)
+
+    def _setup_or_stop(self, poll_s: float = 0.25) -> Setup | None:
+        """``build_setup`` (preprocessing, model) in a helper thread while this one polls
+        the control file and the stop flag every ``poll_s`` seconds: a stop during a long
+        preprocessing lands within a second. None when stopped (the helper is abandoned;
+        it only reads the dataset and finishes on its own)."""
+        out: dict[str, Any] = {}
+
+        def work() -> None:
+            try:
+                out["setup"] = build_setup(self.job, self.trainer, self._phase)
+            except BaseException as err:  # re-raised on the run's thread
+                out["error"] = err
+
+        helper = threading.Thread(target=work, name=f"ludwig_nb-setup-{self.job.run_id}",
+                                  daemon=True)  # fmt: skip
+        helper.start()
+        while helper.is_alive():
+            helper.join(poll_s)
+            try:
+                self.control.checkpoint()  # polls outside requests (the control file)
+            except StopRequested:
+                return None
+        if "error" in out:
+            raise out["error"]
+        setup: Setup = out["setup"]
+        return setup
 
     def _loop(self) -> str:
         plan, s = self.s.plan, self.s
@@ -121,6 +202,8 @@ class Training:
                 step = self.completed
                 self._boundary()
                 self._step(step, epoch, batches)
+                if self.capture.active:
+                    self.capture.step_finished()
                 if step in evaluations and self._evaluate(step, step in checkpoints):
                     self.s.plan = plan.ending_after(step)
                     self._emit(ev.ScheduleChanged(time=self.clock(), schedule=self.s.plan.info(),
@@ -135,14 +218,13 @@ class Training:
         return lambda i: train.gather(order[i * size : (i + 1) * size])
 
     def _boundary(self) -> None:
-        """Idle for the throttle's duty cycle, poll the control file, honour a stop,
-        wait out a pause."""
+        """Idle for the throttle's duty cycle, honour a stop (the control polls outside
+        requests), wait out a pause."""
         self.control.pace()
-        if self.job.poll is not None:
-            self.job.poll()
         self.control.checkpoint()
         if not self.control.paused:
             return
+        self._flush()  # the steps before a pause are shown while it lasts
         paused_at = self.clock()
 
         def on_pause(reason: str) -> None:
@@ -152,7 +234,7 @@ class Training:
             self._emit(ev.Resumed(time=self.clock(), step=self.completed, paused_at=paused_at,
                                   reason=reason))  # fmt: skip
 
-        self.control.wait_while_paused(on_pause=on_pause, on_resume=on_resume, poll=self.job.poll)
+        self.control.wait_while_paused(on_pause=on_pause, on_resume=on_resume)
         self.control.checkpoint()
 
     # -- one step --------------------------------------------------------------------
@@ -162,23 +244,43 @@ class Training:
         _, batch = next(batches)
         fetched = time.perf_counter()
         lr = s.lr.at(step)
-        for group in s.optimizer.param_groups:
-            group["lr"] = lr
+        if lr != self._lr:
+            for group in s.optimizer.param_groups:
+                group["lr"] = lr
+            self._lr = lr
         accumulate = self.s.accumulate
         sync = (step + 1) % accumulate == 0 or step + 1 == s.plan.total_steps
+        # a tensor: read with the others in _flush (one host sync per display frame)
         loss = self.memory.run(step, batch, accumulate, sync, self._forward_backward)
-        if not math.isfinite(loss):
-            raise TrainingDiverged(self._diverged_message(loss, step))
         self.completed = step + 1
-        self.running_loss.append(loss)
         rows = int(next(iter(batch.values()))[0].shape[0])
         done = time.perf_counter()
         self.timings["data_wait"] += fetched - began
         self.timings["steps"] += done - began
-        self._emit(ev.StepFinished(time=self.clock(), step=step, epoch=epoch, start_time=start_time,
-                                   batch_size=rows, loss=loss, learning_rate=lr))  # fmt: skip
+        self.pending.append(_Done(step, epoch, start_time, self.clock(), rows, lr, loss))
+        if self.pending[-1].time - self.pending[0].start_time >= self.sync_interval:
+            self._flush()
 
-    def _forward_backward(self, batch: Batch, accumulate: float, sync: bool) -> float:
+    def _flush(self) -> None:
+        """Read the pending losses (one host sync), check them, emit their StepFinished.
+        Raises :class:`TrainingDiverged` at the first NaN or infinite loss."""
+        if not self.pending:
+            return
+        done, self.pending = self.pending, []
+        if len(done) == 1:
+            values = [float(done[0].loss)]
+        else:
+            values = torch.stack([d.loss for d in done]).tolist()
+        for entry, loss in zip(done, values, strict=True):
+            if not math.isfinite(loss):
+                self.completed = entry.step
+                raise TrainingDiverged(self._diverged_message(loss, entry.step))
+            self.running_loss.append(loss)
+            self._emit(ev.StepFinished(time=entry.time, step=entry.step, epoch=entry.epoch,
+                                       start_time=entry.start_time, batch_size=entry.rows,
+                                       loss=loss, learning_rate=entry.learning_rate))  # fmt: skip
+
+    def _forward_backward(self, batch: Batch, accumulate: float, sync: bool) -> torch.Tensor:
         s = self.s
         with s.precision.autocast():
             outputs = s.step_module(batch)
@@ -199,14 +301,16 @@ class Training:
             else:
                 s.optimizer.step()
             s.optimizer.zero_grad(set_to_none=True)
-        return float(loss.detach())
+        return loss.detach()
 
     def _diverged_message(self, loss: float, step: int) -> str:
         latest = self.s.checkpoints / "latest.ckpt"
+        if not latest.is_file() and self.job.resume_from is not None:  # none saved since
+            latest = Path(self.job.resume_from) / "checkpoints" / "latest.ckpt"
         saved = self.last_checkpoint_step
         kept = (
             f"the last good checkpoint, after step {saved}, is {latest}"
-            if saved is not None
+            if saved is not None and latest.is_file()
             else "no checkpoint was saved yet"
         )
         return f"loss became {loss} at step {step}; training stopped ({kept})"
@@ -215,6 +319,7 @@ class Training:
     def _evaluate(self, step: int, checkpoint: bool) -> bool:
         """Evaluate, record, checkpoint; True when early stopping ends the run."""
         s = self.s
+        self._flush()
         self._phase("evaluating")
         start_time, began = self.clock(), time.perf_counter()
         metrics: dict[str, dict[str, dict[str, float]]] = {"training": self._training_metrics()}
@@ -249,7 +354,6 @@ class Training:
         return out
 
     def _record(self, step: int, metrics: dict[str, dict[str, dict[str, float]]]) -> None:
-        self.statistics["evaluation_steps"].append(step)
         for split, per_feature in metrics.items():
             table = self.statistics[split]
             for feature, values in per_feature.items():
@@ -295,6 +399,7 @@ class Training:
     def _checkpoint(self, step: int, best: bool) -> None:
         from ludwig_nb.engines.builtin.checkpoint import BEST, LATEST, save_checkpoint
 
+        self._flush()
         start_time, began = self.clock(), time.perf_counter()
         state = self._state(step)
         path = save_checkpoint(self.s.checkpoints / LATEST, state)
@@ -312,6 +417,7 @@ class Training:
 
     def _finish(self, status: str, reason: str) -> BuiltinModel:
         s = self.s
+        self._flush()
         if self.best_weights is not None:
             s.module.load_state_dict(self.best_weights)
         model = BuiltinModel(self.job.config, s.metadata, s.module, self.timings)

@@ -6,9 +6,7 @@ import math
 
 import pytest
 
-from ludwig_nb.config.schema.common import initializer
 from ludwig_nb.config.schema.fields import MISSING, Ctx, ListOf, Param, Section
-from ludwig_nb.config.schema.variants import Loose, Variants
 
 
 def _messages(ctx: Ctx) -> list[str]:
@@ -67,31 +65,6 @@ def test_section_fills_defaults_and_reports_unknown_and_missing() -> None:
         ("s.sise", "unknown key 'sise'", "did you mean 'size'?"),
     ]
     assert spec.default() == {"size": 8}
-
-
-def test_variants_pick_by_type_and_take_a_string() -> None:
-    spec = Variants({"a": Section({"x": Param(1, "int")}), "b": Loose()}, "a", what="thing")
-    ctx = Ctx()
-    assert spec.check(None, ("v",), ctx) == {"type": "a", "x": 1}
-    assert spec.check("b", ("v",), ctx) == {"type": "b"}
-    assert spec.check({"type": "b", "anything": [1]}, ("v",), ctx) == {"type": "b", "anything": [1]}
-    spec.check({"type": "c"}, ("w",), ctx)
-    assert [(p.path, p.message) for p in ctx.problems] == [("w.type", "unknown thing 'c'")]
-
-
-def test_variants_without_default_need_a_type() -> None:
-    ctx = Ctx()
-    Variants({"a": Loose()}, None).check({}, ("v",), ctx)
-    assert _messages(ctx) == ["missing required key 'type' (type)"]
-
-
-def test_initializer_takes_a_name_or_a_mapping() -> None:
-    ctx = Ctx()
-    spec = initializer()
-    assert spec.check({"type": "normal", "std": 0.1}, ("i",), ctx) == {"type": "normal", "std": 0.1}
-    spec.check({"type": "gaussian"}, ("j",), ctx)
-    spec.check({"std": 1}, ("k",), ctx)
-    assert [p.path for p in ctx.problems] == ["j.type", "k"]
 
 
 def test_muted_paths_drop_problems_only_inside() -> None:

@@ -129,3 +129,37 @@ def test_logistic_regression_config_reaches_sklearn_quality(run_engine):
     baseline = LogisticRegression().fit(train[["x", "z"]], train["label"])
     ours = result.model.evaluate(test)["label"]["accuracy"]
     assert ours >= baseline.score(test[["x", "z"]], test["label"]) - 0.03
+
+
+def test_owned_attention_is_torchs_attention_without_dropout_and_reproducible_with_it():
+    import torch
+    from torch import nn
+
+    from ludwig_nb.engines.builtin.layers import OwnedAttention, own_dropout
+
+    torch.manual_seed(0)
+    layer = nn.TransformerEncoderLayer(8, 2, dim_feedforward=16, dropout=0.5, batch_first=True)
+    x = torch.randn(3, 5, 8)
+    pad = torch.tensor([[False] * 5, [False] * 3 + [True] * 2, [False] * 5])
+    layer.train()
+    owned = OwnedAttention.owning(layer.self_attn, torch.Generator().manual_seed(1))
+    owned.attn_dropout.p = 0.0  # its own path, with no dropout drawn
+    layer.self_attn.dropout = 0.0  # torch's path, with no dropout
+    want = layer.self_attn(x, x, x, key_padding_mask=pad, need_weights=False)[0]
+    got = owned(x, x, x, key_padding_mask=pad, need_weights=False)[0]
+    np.testing.assert_allclose(got.detach(), want.detach(), rtol=1e-5, atol=1e-6)
+    layer.self_attn.dropout = 0.5
+
+    def outputs(seed: int) -> torch.Tensor:
+        copy = nn.TransformerEncoderLayer(8, 2, dim_feedforward=16, dropout=0.5, batch_first=True)
+        copy.load_state_dict(layer.state_dict())
+        assert own_dropout(copy, torch.Generator().manual_seed(seed)) == 4  # 3 dropouts + attention
+        assert isinstance(copy.self_attn, OwnedAttention)
+        copy.train()
+        torch.manual_seed(123)  # the global generator is not what the masks come from
+        first = copy(x, src_key_padding_mask=pad)
+        torch.manual_seed(456)
+        return torch.stack([first, copy(x, src_key_padding_mask=pad)])
+
+    assert torch.equal(outputs(7), outputs(7))
+    assert not torch.equal(outputs(7), outputs(8))

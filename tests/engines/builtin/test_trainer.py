@@ -79,7 +79,7 @@ def test_poll_runs_at_every_step_boundary_and_its_errors_propagate(run_engine):
             raise RuntimeError("control file unreadable")
 
     with pytest.raises(RuntimeError, match="control file unreadable"):
-        run_engine(make_config(*NUMBER_TO_BINARY), table(rows=80), poll=poll)
+        run_engine(make_config(*NUMBER_TO_BINARY), table(rows=80), control=RunControl(poll=poll))
     assert len(calls) == 4
 
 
@@ -184,3 +184,72 @@ def test_nan_after_a_checkpoint_names_the_last_good_one(run_engine, monkeypatch)
     ) as info:
         run_engine(make_config(*NUMBER_TO_BINARY, epochs=3), table(rows=80))
     assert "\n" not in str(info.value)
+
+
+def _read_rarely(monkeypatch):
+    """Losses read as on a GPU with a long display frame: only at evaluations and the end."""
+    from ludwig_nb.engines.builtin import trainer
+
+    monkeypatch.setattr(trainer, "loss_sync_interval", lambda device: 1e9)
+
+
+def test_losses_read_once_per_frame_give_the_same_step_events(run_engine, monkeypatch):
+    config = make_config(*NUMBER_TO_BINARY, epochs=3)
+    every_step = run_engine(config, table(rows=80))
+    _read_rarely(monkeypatch)
+    batched = run_engine(config, table(rows=80))
+
+    def fields(result):
+        return [(s.step, s.epoch, s.batch_size, s.loss, s.learning_rate)
+                for s in result.of("step_finished")]  # fmt: skip
+
+    assert fields(batched) == fields(every_step)
+    kinds = [e.type for e in batched.events if e.type in ("step_finished", "evaluation_finished")]
+    assert kinds == [e.type for e in every_step.events
+                     if e.type in ("step_finished", "evaluation_finished")]  # fmt: skip
+    assert [s.time >= s.start_time for s in batched.of("step_finished")] == [True] * 12
+
+
+def test_a_nan_read_late_still_names_its_own_step(run_engine, monkeypatch):
+    from ludwig_nb.engines.builtin.model import Objective
+
+    original = Objective.__call__
+    calls = []
+
+    def poisoned(self, outputs, targets):
+        if torch.is_grad_enabled():
+            calls.append(1)
+        total, parts = original(self, outputs, targets)
+        return (total * float("nan"), parts) if len(calls) == 2 else (total, parts)
+
+    monkeypatch.setattr(Objective, "__call__", poisoned)
+    _read_rarely(monkeypatch)
+    steps = []
+
+    def on_event(event):
+        if event.type == "step_finished":
+            steps.append(event.step)
+
+    with pytest.raises(TrainingDiverged, match=r"loss became nan at step 1; .*no checkpoint"):
+        run_engine(make_config(*NUMBER_TO_BINARY, epochs=3), table(rows=80), on_event=on_event)
+    assert steps == [0]
+
+
+def test_a_stop_flushes_the_steps_not_yet_shown(run_engine, monkeypatch):
+    _read_rarely(monkeypatch)
+    polls = iter(range(100))
+    training = []  # set once the loop starts (the control is also polled during setup)
+
+    def poll():
+        if training and next(polls) == 3:  # before step 3
+            control.stop()
+
+    def on_event(event):
+        if event.type == "phase_changed" and event.phase == "training":
+            training.append(True)
+
+    control = RunControl(poll=poll)
+    result = run_engine(make_config(*NUMBER_TO_BINARY, epochs=50), table(rows=80),
+                        control=control, on_event=on_event)  # fmt: skip
+    assert [s.step for s in result.of("step_finished")] == [0, 1, 2]
+    assert result.of("run_finished")[0].step == 3

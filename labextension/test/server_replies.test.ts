@@ -1,0 +1,65 @@
+/**
+ * Every reply shape the real server produces (recorded by tests/server/test_handlers.py
+ * into server_replies.json: good runs, inf/nan metrics, malformed registry entries and
+ * status files, a full disk) goes through the sidebar's own code without an error.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+import { describe, expect, it } from 'vitest';
+
+import { SidebarApi, SidebarModel } from '../src/model';
+import { GpusReply, RunReply, RunsReply } from '../src/types';
+import { noteText, runRow } from '../src/view_state';
+import { gpusReply } from './fixtures';
+
+const text = readFileSync(join(__dirname, 'server_replies.json'), 'utf-8');
+const replies = JSON.parse(text) as { runs: RunsReply; run: RunReply };
+const byId = new Map(replies.runs.runs.map(r => [r.run_id, r]));
+
+describe('recorded server replies', () => {
+  it('are strict JSON: no NaN or Infinity token', () => {
+    expect(text).not.toMatch(/\b(NaN|Infinity)\b/);
+    expect(replies.runs.runs.length).toBeGreaterThanOrEqual(9);
+  });
+
+  it.each(replies.runs.runs.map(r => [r.run_id]))('run %s becomes a row', runId => {
+    const row = runRow(byId.get(runId)!, 1000);
+    expect(row.id).toBe(runId);
+    expect(typeof row.progressText).toBe('string');
+    expect(typeof row.etaText).toBe('string');
+  });
+
+  it('a good run has no note, a malformed one is marked and says why', () => {
+    expect(noteText(byId.get('good')!)).toBe('');
+    for (const id of ['pid-text', 'metrics-list', 'alarms-object', 'status-unknown', 'status-list', 'status-garbage']) {
+      const row = runRow(byId.get(id)!, 1000);
+      expect(row.noteText, id).not.toBe('');
+      expect(row.level, id).not.toBe('ok');
+    }
+    expect(runRow(byId.get('metrics-list')!, 1000).noteText).toContain('latest_metrics is a list');
+  });
+
+  it('non-finite numbers are shown as N/A and named', () => {
+    const row = runRow(byId.get('nonfinite')!, 1000);
+    expect(row.noteText).toContain('inf/nan');
+    expect(row.noteText).toContain('latest_metrics.validation.y.loss');
+    expect(replies.run.events[0].nonfinite).toEqual(['metrics.validation.y.loss']);
+  });
+
+  it('a run that cannot write its files says so', () => {
+    expect(runRow(byId.get('disk-full')!, 1000).noteText).toContain('No space left');
+  });
+
+  it('the model shows every run of the recorded list', async () => {
+    const api: SidebarApi = {
+      gpus: async (): Promise<GpusReply> => gpusReply(),
+      runs: async (): Promise<RunsReply> => replies.runs,
+      control: async () => undefined
+    };
+    const model = new SidebarModel({ api, clock: () => 1000 });
+    await model.refresh();
+    expect(model.view.error).toBe('');
+    expect(model.view.runs.map(r => r.id).sort()).toEqual([...byId.keys()].sort());
+  });
+});

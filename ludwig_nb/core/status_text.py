@@ -1,0 +1,79 @@
+"""A run's state in words, for every view: why it is paused, and its progress (pure).
+
+``pause_text`` turns ``paused (alarm:temperature>=slowdown-5)`` into "paused: GPU 0 at
+88 °C, 5 °C under its slowdown point; resumes below 82 °C".
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from ludwig_nb.core.state import RunState
+
+__all__ = ["CLEAR_MARGIN", "alarm_text", "pause_text"]
+
+#: default hysteresis of an alarm (°C or %): it clears this far under its threshold
+CLEAR_MARGIN = 5.0
+_SLOWDOWN = re.compile(r"^temperature>=slowdown-(\d+(?:\.\d+)?)$")
+_SOURCES = {
+    "user": "paused by you",
+    "control_file": "paused from the sidebar",
+    "sidebar": "paused from the sidebar",
+}
+
+
+def _number(value: Any) -> float | None:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    return float(value)
+
+
+def alarm_text(alarm: Mapping[str, Any], clear_below: float | None = None) -> str:
+    """``"GPU 0 at 88 °C, 5 °C under its slowdown point; resumes below 82 °C"``.
+
+    ``clear_below`` (°C or %): the level the alarm clears at; default its threshold minus
+    :data:`CLEAR_MARGIN`.
+    """
+    rule = str(alarm.get("rule", ""))
+    device = alarm.get("device", "?")
+    value, threshold = _number(alarm.get("value")), _number(alarm.get("threshold"))
+    if rule.startswith("temperature") and value is not None and threshold is not None:
+        clear = clear_below if clear_below is not None else threshold - CLEAR_MARGIN
+        margin = _SLOWDOWN.match(rule)
+        if margin:  # the threshold is the slowdown point minus the margin
+            under = threshold + float(margin.group(1)) - value
+            where = (
+                f"{under:.0f} °C under its slowdown point"
+                if under > 0
+                else f"{-under:.0f} °C past its slowdown point"
+            )
+        else:
+            where = f"alarm at {threshold:.0f} °C"
+        return f"GPU {device} at {value:.0f} °C, {where}; resumes below {clear:.0f} °C"
+    if rule.startswith("memory") and value is not None and threshold is not None:
+        clear = clear_below if clear_below is not None else threshold - CLEAR_MARGIN
+        return (
+            f"GPU {device} memory {value:.0f} % full (alarm at {threshold:.0f} %); "
+            f"resumes below {clear:.0f} %"
+        )
+    message = str(alarm.get("message") or "")
+    return message or f"{rule} on GPU {device}"
+
+
+def pause_text(state: RunState, clear_levels: Mapping[str, float] | None = None) -> str:
+    """Why ``state`` is paused, in words (``""`` when it is not paused).
+
+    ``clear_levels``: ``{rule name: level}`` where an alarm's config sets ``clear_below``.
+    """
+    if state.status != "paused":
+        return ""
+    reason = state.pause_reason or "user"
+    if reason.startswith("alarm:"):
+        rule = reason.removeprefix("alarm:")
+        alarm = next((a for a in state.alarms if a.get("rule") == rule), None)
+        if alarm is None:
+            return f"paused by the alarm {rule}"
+        return "paused: " + alarm_text(alarm, (clear_levels or {}).get(rule))
+    return _SOURCES.get(reason, f"paused ({reason})")

@@ -1,0 +1,282 @@
+"""Which valid Ludwig configs the built-in engine can run (its half of the engine contract).
+
+The built-in engine runs a subset of Ludwig's ECD. Everything else that Ludwig accepts is
+reported by name as ``UnsupportedByEngine``, located at the config's line, pointing at the
+engine that runs it (``engine: ludwig``), so that nothing is ever silently ignored. The
+feature types are the data layer's (what its preprocessing handles); the rest are this
+engine's model parts. Widen the tables only together with the engine.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from ludwig_nb.config.errors import ConfigError, UnsupportedByEngine
+from ludwig_nb.config.schema.fields import Ctx
+from ludwig_nb.config.yaml_positions import KeyPath, format_path
+from ludwig_nb.data.preprocessing.pipeline import INPUT_TYPES, OUTPUT_TYPES
+
+if TYPE_CHECKING:
+    from ludwig_nb.config import Config
+
+__all__ = [
+    "BUILTIN_COMBINERS",
+    "BUILTIN_ENCODERS",
+    "BUILTIN_INPUT_TYPES",
+    "BUILTIN_LOSSES",
+    "BUILTIN_OPTIMIZERS",
+    "BUILTIN_OUTPUT_TYPES",
+    "BUILTIN_RNN_CELLS",
+    "BUILTIN_SPLITS",
+    "BUILTIN_TOKENIZERS",
+    "LUDWIG_HINT",
+    "check_builtin",
+    "check_engine_support",
+]
+
+LUDWIG_HINT = 'engine: ludwig runs this config unchanged (`pip install "ludwig_nb[ludwig]"`)'
+RAY_HINT = "Ludwig's Ray backend runs it: `pip install 'ludwig[distributed]'`, then `ludwig train`"
+
+BUILTIN_INPUT_TYPES = INPUT_TYPES
+BUILTIN_OUTPUT_TYPES = OUTPUT_TYPES
+_SEQ = ("embed", "parallel_cnn", "rnn", "transformer")
+BUILTIN_ENCODERS: dict[str, tuple[str, ...]] = {
+    "binary": ("passthrough", "dense"),
+    "number": ("passthrough", "dense"),
+    "category": ("dense", "onehot"),
+    "text": _SEQ,
+    "sequence": _SEQ,
+    "set": ("embed",),
+    "bag": ("embed",),
+    "vector": ("dense", "passthrough"),
+    "date": ("embed",),
+}
+BUILTIN_LOSSES: dict[str, tuple[str, ...]] = {
+    "binary": ("binary_weighted_cross_entropy",),
+    "category": ("softmax_cross_entropy",),
+    "number": ("mean_squared_error", "mean_absolute_error", "root_mean_squared_error", "huber"),
+    "set": ("sigmoid_cross_entropy",),
+    "vector": ("mean_squared_error", "mean_absolute_error", "huber"),
+}
+BUILTIN_COMBINERS = ("concat", "transformer", "tabtransformer")
+BUILTIN_OPTIMIZERS = ("sgd", "adam", "adamw", "adagrad", "adadelta", "adamax", "nadam", "rmsprop")
+BUILTIN_SPLITS = ("random", "fixed", "stratify")
+BUILTIN_TOKENIZERS = ("space", "space_punct", "characters", "comma", "underscore")
+BUILTIN_RNN_CELLS = ("rnn", "lstm", "gru")
+
+# Ludwig options whose non-default value the built-in engine would otherwise ignore:
+# (path inside the section, "is it in use?", what to call it)
+_Probe = tuple[tuple[str, ...], Callable[[Any], bool], str]
+
+
+def _set(value: Any) -> bool:
+    return value is not None
+
+
+_TRAINER_PROBES: tuple[_Probe, ...] = (
+    (("increase_batch_size_on_plateau",), bool, "increasing the batch size on plateau"),
+    (("enable_profiling",), bool, "the torch profiler"),
+    (("bucketing_field",), _set, "bucketing"),
+    (("layers_to_freeze_regex",), _set, "freezing layers"),
+    (("enable_gradient_checkpointing",), bool, "gradient checkpointing"),
+    (("eval_steps",), _set, "limiting evaluation steps"),
+)
+_PREPROCESSING_PROBES: tuple[_Probe, ...] = (
+    (("oversample_minority",), _set, "oversampling"),
+    (("undersample_majority",), _set, "undersampling"),
+)
+_COMBINER_PROBES: tuple[_Probe, ...] = (
+    (("flatten_inputs",), bool, "flatten_inputs"),
+    (("embed_input_feature_name",), _set, "embedding input feature names"),
+)
+_INPUT_PROBES: tuple[_Probe, ...] = (
+    (("encoder", "pretrained_embeddings"), _set, "pretrained embeddings"),
+    (("encoder", "should_embed"), lambda v: v is False, "should_embed: false"),
+    (("encoder", "representation"), lambda v: v == "sparse", "sparse embeddings"),
+    (("encoder", "pool_function"), lambda v: v not in (None, "max"), "pooling other than max"),
+    (("preprocessing", "padding"), lambda v: v == "left", "left padding"),
+    (("preprocessing", "outlier_strategy"), _set, "outlier handling"),
+    (("preprocessing", "vocab_file"), _set, "an external vocabulary"),
+    (("preprocessing", "pretrained_model_name_or_path"), _set, "a pretrained tokenizer"),
+)
+_OUTPUT_PROBES: tuple[_Probe, ...] = (
+    (("dependencies",), bool, "output feature dependencies"),
+    (("calibration",), bool, "calibration"),
+    (("clip",), _set, "clipping predictions"),
+    (("loss", "class_similarities"), _set, "class_similarities"),
+    (("loss", "robust_lambda"), bool, "robust_lambda"),
+    (("loss", "confidence_penalty"), bool, "confidence_penalty"),
+    (("decoder", "multiplier"), lambda v: v not in (None, 1), "a projector multiplier"),
+    (("preprocessing", "outlier_strategy"), _set, "outlier handling"),
+)
+
+
+def check_builtin(config: Config) -> None:
+    """Raise ``UnsupportedByEngine`` (every problem, located at the config's lines) for what
+    the built-in engine cannot run of the valid ``config``."""
+    ctx = Ctx(config.positions)
+    check_engine_support(config.to_dict(), ctx)
+    if ctx.problems:
+        ordered = sorted(ctx.problems, key=lambda p: (p.line is None, p.line or 0, p.column or 0))
+        raise ConfigError.collect(ordered)
+
+
+def check_engine_support(cfg: dict[str, Any], ctx: Ctx) -> None:
+    """Report, as ``UnsupportedByEngine`` problems in ``ctx``, what the built-in engine
+    cannot run of ``cfg`` (a rendered config without schema problems)."""
+    report = _Reporter(ctx)
+    if cfg.get("model_type") != "ecd":
+        report(
+            ("model_type",),
+            f"model_type '{cfg.get('model_type')}' is not run by the built-in engine",
+        )
+        return
+    for i, feature in enumerate(cfg["input_features"]):
+        _input_feature(feature, ("input_features", i), report)
+    for i, feature in enumerate(cfg["output_features"]):
+        _output_feature(feature, ("output_features", i), report)
+    _probe(cfg["combiner"], ("combiner",), _COMBINER_PROBES, report)
+    combiner = cfg["combiner"]["type"]
+    if combiner not in BUILTIN_COMBINERS:
+        report(
+            ("combiner", "type"),
+            f"the {combiner} combiner is not run by the built-in engine",
+            also=BUILTIN_COMBINERS,
+        )
+    _trainer(cfg["trainer"], report)
+    _preprocessing(cfg["preprocessing"], report)
+    if cfg.get("hyperopt") is not None:
+        report(
+            ("hyperopt",),
+            "a config with a hyperopt section is a search, not one training run",
+            engine_hint="search it with %%ludwig_hyperopt, ludwig_nb.hyperopt(config, dataset) "
+            "or `ludwig-nb hyperopt`; train() trains one config without hyperopt",
+        )
+    backend = cfg.get("backend") or {}
+    if backend.get("type") not in (None, "local"):
+        report(
+            ("backend", "type"),
+            f"backend '{backend.get('type')}' is not run by the built-in engine",
+            engine_hint=RAY_HINT,
+        )
+
+
+class _Reporter:
+    def __init__(self, ctx: Ctx) -> None:
+        self.ctx = ctx
+
+    def __call__(
+        self,
+        path: KeyPath,
+        message: str,
+        *,
+        also: tuple[str, ...] = (),
+        engine_hint: str = LUDWIG_HINT,
+        engine: str = "ludwig",
+    ) -> None:
+        runs = f"; the built-in engine runs: {', '.join(also)}" if also else ""
+        self.ctx.problem(
+            path, message, hint=engine_hint + runs, kind=UnsupportedByEngine, engine=engine
+        )
+
+
+def _name(feature: dict[str, Any]) -> str:
+    return f"'{feature.get('name')}'"
+
+
+def _input_feature(feature: dict[str, Any], path: KeyPath, report: _Reporter) -> None:
+    ftype = feature.get("type")
+    if ftype not in BUILTIN_INPUT_TYPES:
+        report(
+            (*path, "type"),
+            f"input feature {_name(feature)}: {ftype} features are not run by the built-in engine",
+            also=BUILTIN_INPUT_TYPES,
+        )
+        return
+    encoder = feature["encoder"]
+    if encoder["type"] not in BUILTIN_ENCODERS[ftype]:
+        report(
+            (*path, "encoder", "type"),
+            f"input feature {_name(feature)}: the "
+            f"{encoder['type']} {ftype} encoder is not run by the built-in engine",
+            also=BUILTIN_ENCODERS[ftype],
+        )
+    if encoder["type"] == "rnn" and encoder.get("cell_type") not in BUILTIN_RNN_CELLS:
+        report(
+            (*path, "encoder", "cell_type"),
+            f"input feature {_name(feature)}: rnn "
+            f"cell_type '{encoder.get('cell_type')}' is not run by the built-in engine",
+            also=BUILTIN_RNN_CELLS,
+        )
+    _tokenizer(feature, path, report)
+    _probe(feature, path, _INPUT_PROBES, report, f"input feature {_name(feature)}: ")
+
+
+def _output_feature(feature: dict[str, Any], path: KeyPath, report: _Reporter) -> None:
+    ftype = feature.get("type")
+    if ftype not in BUILTIN_OUTPUT_TYPES:
+        report(
+            (*path, "type"),
+            f"output feature {_name(feature)}: {ftype} outputs are not run by the built-in engine",
+            also=BUILTIN_OUTPUT_TYPES,
+        )
+        return
+    loss = feature["loss"]
+    if loss["type"] not in BUILTIN_LOSSES[ftype]:
+        report(
+            (*path, "loss", "type"),
+            f"output feature {_name(feature)}: the "
+            f"{loss['type']} loss is not run by the built-in engine",
+            also=BUILTIN_LOSSES[ftype],
+        )
+    _tokenizer(feature, path, report)
+    _probe(feature, path, _OUTPUT_PROBES, report, f"output feature {_name(feature)}: ")
+
+
+def _tokenizer(feature: dict[str, Any], path: KeyPath, report: _Reporter) -> None:
+    tokenizer = (feature.get("preprocessing") or {}).get("tokenizer")
+    if tokenizer is not None and tokenizer not in BUILTIN_TOKENIZERS:
+        report(
+            (*path, "preprocessing", "tokenizer"),
+            f"feature {_name(feature)}: tokenizer '{tokenizer}' is not run by the built-in engine",
+            also=BUILTIN_TOKENIZERS,
+        )
+
+
+def _trainer(trainer: dict[str, Any], report: _Reporter) -> None:
+    optimizer = trainer["optimizer"]["type"]
+    if optimizer not in BUILTIN_OPTIMIZERS:
+        report(
+            ("trainer", "optimizer", "type"),
+            f"the {optimizer} optimizer is not run by the built-in engine",
+            also=BUILTIN_OPTIMIZERS,
+        )
+    _probe(trainer, ("trainer",), _TRAINER_PROBES, report)
+
+
+def _preprocessing(pre: dict[str, Any], report: _Reporter) -> None:
+    split = pre["split"]["type"]
+    if split not in BUILTIN_SPLITS:
+        report(
+            ("preprocessing", "split", "type"),
+            f"the {split} split is not done by the built-in engine",
+            also=BUILTIN_SPLITS,
+        )
+    _probe(pre, ("preprocessing",), _PREPROCESSING_PROBES, report)
+
+
+def _probe(
+    section: dict[str, Any],
+    base: KeyPath,
+    probes: tuple[_Probe, ...],
+    report: _Reporter,
+    prefix: str = "",
+) -> None:
+    for keys, in_use, what in probes:
+        value: Any = section
+        for key in keys:
+            value = value.get(key) if isinstance(value, dict) else None
+        if in_use(value):
+            where = format_path((*base, *keys))
+            report((*base, *keys), f"{prefix}{what} ({where}) is not done by the built-in engine")

@@ -1,0 +1,62 @@
+"""Import what the first ``%%ludwig_config`` cell needs, in the background, at ``%load_ext``.
+
+A first run used to show its dashboard 4-6 s after the cell ran: pandas, the config
+schema, ipywidgets and bqplot loaded on the main thread, and torch (on the worker thread)
+slowed every one of them down by holding the interpreter. ``%load_ext`` is an explicit
+request to use the extension, so it starts one daemon thread that imports these modules
+in order; a cell that runs before they are done waits for the module being imported,
+never longer than it would have. torch and the engine's first optimizer (``then``: the
+built-in engine's warm-up) come only after the dashboard's modules are loaded (loading torch
+first made a cell sent at once wait 3-4 s), so that a later cell's first step comes at once.
+Nothing is started at package import.
+"""
+
+from __future__ import annotations
+
+import importlib
+import logging
+import threading
+from collections.abc import Callable
+
+__all__ = ["WARM_MODULES", "warm_imports"]
+
+log = logging.getLogger(__name__)
+
+#: in the order the first cell needs them
+WARM_MODULES = (
+    "ludwig_nb.config",
+    "ludwig_nb.data",
+    "ludwig_nb.runs",
+    "ipywidgets",
+    "bqplot",
+    "ludwig_nb.ui.dashboard",
+    "ludwig_nb.ui.summary",
+)
+
+_started = threading.Event()
+
+
+def _import_all(modules: tuple[str, ...], then: Callable[[], None] | None = None) -> None:
+    for name in modules:
+        try:
+            importlib.import_module(name)
+        except Exception:  # a module that cannot load fails later, where its error is shown
+            log.debug("ludwig_nb: warm import of %s failed", name, exc_info=True)
+    if then is not None:
+        then()
+
+
+def warm_imports(
+    modules: tuple[str, ...] = WARM_MODULES, then: Callable[[], None] | None = None
+) -> threading.Thread | None:
+    """Start the warm-up thread once per process; returns it (None if it already ran).
+    ``then`` runs in the same thread after the imports (the engine's own warm-up: torch
+    comes after the dashboard's modules, so a cell sent at once does not wait for it)."""
+    if _started.is_set():
+        return None
+    _started.set()
+    thread = threading.Thread(
+        target=_import_all, args=(modules, then), name="ludwig_nb-warmup", daemon=True
+    )
+    thread.start()
+    return thread

@@ -1,0 +1,74 @@
+"""The run's trivial baseline, computed on the worker thread before the engine starts.
+
+The dataset is split exactly as the built-in engine splits it (same split function, same
+seed), so the baseline's predictor comes from the training split the model learns from.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from typing import Any
+
+from ludwig_nb.core import events as ev
+from ludwig_nb.engines.base import TrainJob
+
+__all__ = ["baseline_event", "job_seed", "preprocessing_detail"]
+
+log = logging.getLogger(__name__)
+
+_DEFAULT_SEED = 42  # Ludwig's default random_seed, as the built-in engine uses
+
+
+def job_seed(job: TrainJob) -> int:
+    """The seed the engine splits with: ``job.seed``, the config's ``random_seed`` or
+    ``trainer.seed``, else 42."""
+    for value in (
+        job.seed,
+        job.config.get("random_seed"),
+        (job.config.get("trainer") or {}).get("seed"),
+    ):
+        if value is not None:
+            return int(value)
+    return _DEFAULT_SEED
+
+
+def _frames(job: TrainJob) -> dict[str, Any]:
+    from ludwig_nb.data import load_dataset, split_dataset
+
+    loaded = load_dataset(job.dataset)
+    if isinstance(loaded, dict):
+        return dict(loaded)
+    return split_dataset(loaded, job.config.get("preprocessing") or {}, job_seed(job))
+
+
+def baseline_event(job: TrainJob, clock: Callable[[], float]) -> ev.BaselineComputed | None:
+    """The ``BaselineComputed`` event of ``job``, or None when no output has a baseline.
+
+    Never raises: a baseline is a courtesy, and the engine reports bad data itself.
+    """
+    from ludwig_nb.data.baseline import trivial_baseline
+
+    try:
+        metrics, predictors = trivial_baseline(job.config, _frames(job))
+    except Exception:  # the engine's own checks word data problems for the user
+        log.debug("ludwig_nb: no baseline for run %s", job.run_id, exc_info=True)
+        return None
+    if not metrics:
+        return None
+    return ev.BaselineComputed(time=clock(), metrics=metrics, predictors=predictors)
+
+
+def preprocessing_detail(job: TrainJob) -> str:
+    """``"5,000 rows · 8 input features, 1 output"`` for the preprocessing phase."""
+    rows = None
+    data = job.dataset
+    if isinstance(data, dict):
+        rows = sum(len(frame) for frame in data.values() if hasattr(frame, "__len__"))
+    elif hasattr(data, "__len__") and not isinstance(data, str):
+        rows = len(data)
+    inputs = len(job.config.get("input_features") or [])
+    outputs = len(job.config.get("output_features") or [])
+    plural = "" if outputs == 1 else "s"
+    features = f"{inputs} input features, {outputs} output{plural}"
+    return f"{rows:,} rows · {features}" if rows is not None else features

@@ -1,0 +1,240 @@
+"""``compare(A, B, ...)``: metrics, config, time and resources of any runs, side by side.
+
+Sources are run handles, ludwig_nb run directories or Ludwig output directories
+(``runs/compare_sources.py``). The first run is the base: deltas are ``run - base``.
+:class:`Comparison` is data (``to_frame()``, ``config_diff``, ``warnings``, ``curves``);
+the notebook view (``ui/compare_view.py``) registers itself as its HTML renderer, so a
+comparison shows as a static panel that survives saving the notebook.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from ludwig_nb.runs.compare_sources import Curve, RunRecord, load_source
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+__all__ = ["Comparison", "compare", "flatten_config", "metric_goal"]
+
+_MAXIMIZE = {"accuracy", "roc_auc", "r2", "precision", "recall", "f1", "specificity",
+             "jaccard", "hits_at_k", "token_accuracy", "sequence_accuracy", "steps_per_s",
+             "samples_per_s"}  # fmt: skip
+_MISSING = object()
+
+#: (row label, path in the profile summary, goal); seconds, J, bytes, °C
+RESOURCE_ROWS: tuple[tuple[str, tuple[str, ...], str], ...] = (
+    ("time: total (s)", ("total_s",), "min"),
+    ("time: preprocessing (s)", ("phase_s", "preprocessing"), "min"),
+    ("time: training (s)", ("phase_s", "training"), "min"),
+    ("time: evaluation (s)", ("phase_s", "evaluation"), "min"),
+    ("time: checkpoint (s)", ("phase_s", "checkpoint"), "min"),
+    ("throughput: steps/s", ("steps_per_s",), "max"),
+    ("throughput: samples/s", ("samples_per_s",), "max"),
+    ("resources: energy (J)", ("energy_j",), "min"),
+    ("resources: J/sample", ("j_per_sample",), "min"),
+    ("resources: peak GPU memory (bytes)", ("peak_gpu_memory",), "min"),
+    ("resources: peak RSS (bytes)", ("host", "peak_rss"), "min"),
+    ("resources: peak temperature (°C)", ("peak_temperature",), "min"),
+    ("resources: throttled by power (s)", ("throttled_power_s",), "min"),
+    ("resources: throttled by heat (s)", ("throttled_thermal_s",), "min"),
+)
+
+
+def metric_goal(metric: str) -> str:
+    """``"max"`` for metrics where higher is better (accuracy, ROC AUC, R², ...), else
+    ``"min"`` (loss, errors, time, energy, memory)."""
+    name = metric.rsplit(" ", 1)[-1].rsplit(".", maxsplit=1)[-1]
+    return "max" if name in _MAXIMIZE or metric.endswith("/s") else "min"
+
+
+def flatten_config(config: Any, prefix: str = "") -> dict[str, Any]:
+    """Dotted paths to leaf values; features are keyed by name
+    (``input_features[age].encoder.type``) so reordering them is not a difference."""
+    out: dict[str, Any] = {}
+    if isinstance(config, Mapping):
+        for key, value in config.items():
+            out.update(flatten_config(value, f"{prefix}.{key}" if prefix else str(key)))
+    elif (
+        isinstance(config, list)
+        and config
+        and all(isinstance(item, Mapping) and "name" in item for item in config)
+    ):
+        for item in config:
+            out.update(flatten_config(item, f"{prefix}[{item['name']}]"))
+    else:
+        out[prefix] = config
+    return out
+
+
+class Comparison:
+    """Two or more runs compared; see :func:`compare`."""
+
+    #: set by ``ludwig_nb.ui.compare_view``: ``Comparison -> HTML``
+    renderer: ClassVar[Callable[[Comparison], str] | None] = None
+
+    def __init__(self, records: Sequence[RunRecord]) -> None:
+        self.records = list(records)
+        self.names = _unique([r.name for r in self.records])
+
+    # -- metrics and resources ------------------------------------------------------
+    def rows(self) -> list[dict[str, Any]]:
+        """One dict per metric / resource figure: ``metric``, ``kind``, ``goal``, one value
+        per run name, ``delta``/``delta_pct`` per later run (vs the base), ``better``."""
+        order = {"test": 0, "validation": 1, "training": 2}
+        keys = sorted({k for r in self.records for k in r.metrics},
+                      key=lambda k: (order.get(k[0], 9), k))  # fmt: skip
+        out = []
+        for split, feature, metric in keys:
+            values = [r.metrics.get((split, feature, metric)) for r in self.records]
+            out.append(self._row(f"{split}.{feature}.{metric}", "metric", metric_goal(metric),
+                                 values))  # fmt: skip
+        for label, path, goal in RESOURCE_ROWS:
+            values = [_dig(r.profile, path) for r in self.records]
+            if any(v is not None for v in values):
+                out.append(self._row(label, "resource", goal, values))
+        return out
+
+    def _row(self, label: str, kind: str, goal: str, values: list[Any]) -> dict[str, Any]:
+        row: dict[str, Any] = {"metric": label, "kind": kind, "goal": goal}
+        row.update(zip(self.names, values, strict=True))
+        base = values[0]
+        for name, value in zip(self.names[1:], values[1:], strict=True):
+            delta = None if base is None or value is None else value - base
+            suffix = "" if len(self.names) == 2 else f" {name}"
+            row[f"delta{suffix}"] = delta
+            row[f"delta_pct{suffix}"] = (
+                None if delta is None else (math.inf if base == 0 and delta else
+                                            (0.0 if base == 0 else 100.0 * delta / abs(base)))
+            )  # fmt: skip
+        row["better"] = _better(self.names, values, goal)
+        return row
+
+    def to_frame(self) -> pd.DataFrame:
+        """The rows as a DataFrame indexed by ``metric`` (a run's missing value is NaN)."""
+        import pandas as pd
+
+        frame = pd.DataFrame(self.rows())
+        return frame.set_index("metric") if not frame.empty else frame
+
+    # -- config ---------------------------------------------------------------------
+    @property
+    def config_all(self) -> dict[str, tuple[Any, ...]]:
+        """Every config path with each run's value (``None`` where a run lacks it)."""
+        flat = [flatten_config(r.config) for r in self.records]
+        paths = sorted({p for f in flat for p in f})
+        return {p: tuple(f.get(p) for f in flat) for p in paths}
+
+    @property
+    def config_diff(self) -> dict[str, tuple[Any, ...]]:
+        """Only the config paths whose values differ between the runs."""
+        return {p: v for p, v in self.config_all.items() if len({_key(x) for x in v}) > 1}
+
+    # -- validity -------------------------------------------------------------------
+    @property
+    def warnings(self) -> list[str]:
+        """Why the runs may not be comparable: data, splits, hardware, precision, outputs."""
+        out = []
+        diff = self.config_diff
+        facts = [r.facts for r in self.records]
+        datasets = [f.get("dataset") for f in facts]
+        if len({_key(v) for v in datasets if v is not None}) > 1:
+            out.append("different datasets: " + _pairs(self.names, datasets))
+        split = sorted(p for p in diff if p.startswith("preprocessing.split"))
+        if split:
+            out.append("different splits: " + ", ".join(split))
+        hardware = [", ".join(f.get("gpus") or []) or str(f.get("device") or "") for f in facts]
+        if len({h for h in hardware if h}) > 1:
+            out.append("different hardware: " + _pairs(self.names, hardware))
+        precision = [p for p in diff if "precision" in p]
+        if precision:
+            out.append("different precision: " + ", ".join(precision))
+        outputs = [tuple(sorted(f["name"] for f in r.config.get("output_features") or []))
+                   for r in self.records]  # fmt: skip
+        if len(set(outputs)) > 1:
+            out.append("different output features: metrics of one run are missing in another")
+        return out
+
+    # -- curves ---------------------------------------------------------------------
+    def curves(self, split: str, feature: str, metric: str, x: str = "step") -> dict[str, Any]:
+        """``{run name: (xs, ys)}`` for one metric; ``x``: "step", "epoch" or "elapsed".
+        Raises ``ValueError`` for another ``x``."""
+        if x not in ("step", "epoch", "elapsed"):
+            raise ValueError(f"x must be 'step', 'epoch' or 'elapsed', got {x!r}")
+        out = {}
+        for name, record in zip(self.names, self.records, strict=True):
+            curve: Curve | None = record.curves.get((split, feature, metric))
+            if curve is None:
+                continue
+            points = [(a, b) for a, b in zip(getattr(curve, x), curve.value, strict=True)
+                      if a is not None and b is not None]  # fmt: skip
+            if points:
+                out[name] = ([p[0] for p in points], [p[1] for p in points])
+        return out
+
+    def headline_curves(self) -> list[tuple[str, str, str]]:
+        """The curves worth drawing: combined loss and each output's validation metrics."""
+        keys = {k for r in self.records for k in r.curves}
+        picked = [k for k in sorted(keys) if k[0] == "validation"]
+        return picked or sorted(k for k in keys if k[0] == "training")
+
+    # -- display --------------------------------------------------------------------
+    def _repr_html_(self) -> str:
+        renderer = type(self).renderer
+        if renderer is None:
+            return self.to_frame().to_html()
+        return renderer(self)
+
+    def __repr__(self) -> str:
+        return f"<Comparison of {', '.join(self.names)}: {len(self.config_diff)} config change(s)>"
+
+
+def compare(*sources: Any, names: Sequence[str] | None = None) -> Comparison:
+    """Compare runs: handles, ludwig_nb run directories or Ludwig output directories; the
+    first is the base. Raises ``ValueError`` for fewer than two, ``FileNotFoundError`` for a
+    path that is not a run."""
+    if len(sources) == 1 and isinstance(sources[0], (list, tuple)):
+        sources = tuple(sources[0])
+    if len(sources) < 2:
+        raise ValueError("compare needs at least two runs (handles or run directories)")
+    if names is not None and len(names) != len(sources):
+        raise ValueError(f"names has {len(names)} entries for {len(sources)} runs")
+    return Comparison([load_source(s, names[i] if names else None)
+                       for i, s in enumerate(sources)])  # fmt: skip
+
+
+def _dig(data: Mapping[str, Any], path: tuple[str, ...]) -> Any:
+    value: Any = data
+    for key in path:
+        if not isinstance(value, Mapping):
+            return None
+        value = value.get(key)
+    return value if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+
+
+def _better(names: list[str], values: list[Any], goal: str) -> str | None:
+    present = [(v, n) for n, v in zip(names, values, strict=True)
+               if isinstance(v, (int, float)) and not math.isnan(v)]  # fmt: skip
+    if len(present) < 2 or len({v for v, _ in present}) == 1:
+        return None
+    return (min(present) if goal == "min" else max(present))[1]
+
+
+def _unique(names: list[str]) -> list[str]:
+    seen: dict[str, int] = {}
+    out = []
+    for name in names:
+        seen[name] = seen.get(name, 0) + 1
+        out.append(name if seen[name] == 1 else f"{name} ({seen[name]})")
+    return out
+
+
+def _key(value: Any) -> str:
+    return repr(value)
+
+
+def _pairs(names: Sequence[str], values: Sequence[Any]) -> str:
+    return ", ".join(f"{n}={v}" for n, v in zip(names, values, strict=True))

@@ -1,0 +1,66 @@
+"""Write Ludwig's result files into a run directory when the run ends.
+
+``training_statistics.json`` (when the engine did not write it), ``test_statistics.json``
+(when there is a test split) and ``description.json``, in Ludwig 0.11's shapes
+(``core/ludwig_results.py``), so ``ludwig visualize`` reads a ludwig_nb run directory.
+"""
+
+from __future__ import annotations
+
+import sys
+from importlib import metadata
+from typing import TYPE_CHECKING, Any
+
+from ludwig_nb.core import ludwig_results as lr
+from ludwig_nb.core.rundir import write_json_atomic
+
+if TYPE_CHECKING:
+    from ludwig_nb.runs.run import Run
+
+__all__ = ["write_ludwig_files"]
+
+
+def _version(package: str) -> str | None:
+    try:
+        return metadata.version(package)
+    except metadata.PackageNotFoundError:
+        return None
+
+
+def _compute() -> dict[str, Any]:
+    """Ludwig's ``compute`` block: nodes, and the CUDA devices when torch sees any."""
+    out: dict[str, Any] = {"num_nodes": 1}
+    torch = sys.modules.get("torch")
+    if torch is not None and torch.cuda.is_available():
+        out["gpus_per_node"] = torch.cuda.device_count()
+        out["devices"] = {
+            str(i): {
+                "gpu_type": torch.cuda.get_device_name(i),
+                "device_capability": list(torch.cuda.get_device_capability(i)),
+            }
+            for i in range(torch.cuda.device_count())
+        }
+    return out
+
+
+def write_ludwig_files(run: Run, config: dict[str, Any], dataset: Any, seed: int | None) -> None:
+    """Write the three files from ``run``'s events (see the module doc)."""
+    events = list(run.events)
+    trainer = config.get("trainer") or {}
+    training = run.directory / lr.TRAINING_STATISTICS_FILE
+    if not training.exists():
+        write_json_atomic(training, lr.training_statistics(events, trainer))
+    test = lr.test_statistics(events)
+    if test is not None:
+        write_json_atomic(run.directory / lr.TEST_STATISTICS_FILE, test)
+    versions = {"ludwig": _version("ludwig"), "ludwig_nb": _version("ludwig_nb"),
+                "torch": _version("torch")}  # fmt: skip
+    described = lr.description(
+        config,
+        versions=versions,
+        command=" ".join(sys.argv),
+        random_seed=42 if seed is None else seed,
+        dataset=dataset,
+        compute=_compute(),
+    )
+    write_json_atomic(run.directory / lr.DESCRIPTION_FILE, described)

@@ -1,0 +1,63 @@
+"""Pre-save hook: a saved notebook never holds a ludwig_nb dashboard widget alone.
+
+A dashboard output is a widget view; once its kernel is gone JupyterLab shows "Error
+displaying widget: model not found" for it and never falls back to the bundle's other
+types. So when a notebook is saved, every output that a ludwig_nb dashboard made (its
+display metadata names the run) loses the widget type and gets a snapshot of the run
+rendered from its ``status.json`` (status, progress, why it ended, metrics beside the
+trivial baseline), or, when the run directory is gone, keeps the bundle's own
+``text/html`` fallback. The open browser tab keeps its live widget; only the file
+changes. Outputs of other widgets are left alone.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import MutableMapping
+from pathlib import Path
+from typing import Any
+
+from ludwig_nb.core import rundir
+from ludwig_nb.core.status_html import METADATA_KEY, snapshot_bundle, state_from_status
+
+__all__ = ["WIDGET_MIMETYPE", "replace_live_widgets", "strip_live_widgets"]
+
+log = logging.getLogger(__name__)
+
+WIDGET_MIMETYPE = "application/vnd.jupyter.widget-view+json"
+
+
+def _snapshot(meta: MutableMapping[str, Any], data: MutableMapping[str, Any]) -> dict[str, Any]:
+    directory = str(meta.get("directory") or "")
+    status = rundir.read_json(Path(directory) / rundir.STATUS_FILE) if directory else None
+    if isinstance(status, dict):
+        return snapshot_bundle(state_from_status(status), directory)
+    kept = {k: v for k, v in data.items() if k != WIDGET_MIMETYPE}
+    return kept or {"text/plain": f"ludwig_nb run {meta.get('run_id', '')} (no status found)"}
+
+
+def replace_live_widgets(notebook: MutableMapping[str, Any]) -> int:
+    """Replace every ludwig_nb dashboard widget output in ``notebook`` (nbformat 4 as a
+    dict) by its snapshot, in place; returns how many were replaced."""
+    replaced = 0
+    for cell in notebook.get("cells") or []:
+        for output in cell.get("outputs") or []:
+            data = output.get("data")
+            meta = (output.get("metadata") or {}).get(METADATA_KEY)
+            if not isinstance(data, MutableMapping) or WIDGET_MIMETYPE not in data:
+                continue
+            if not isinstance(meta, MutableMapping):
+                continue
+            output["data"] = _snapshot(meta, data)
+            replaced += 1
+    return replaced
+
+
+def strip_live_widgets(model: dict[str, Any], **kwargs: Any) -> None:
+    """A ``ContentsManager`` pre-save hook (see ``register_pre_save_hook``)."""
+    if model.get("type") != "notebook" or not isinstance(model.get("content"), MutableMapping):
+        return
+    count = replace_live_widgets(model["content"])
+    if count:
+        log.info("ludwig_nb: %d dashboard output(s) saved as snapshots in %s", count,
+                 kwargs.get("path", "?"))  # fmt: skip

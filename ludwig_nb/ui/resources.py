@@ -1,0 +1,47 @@
+"""The "resources" line of a run's end-of-run summary: energy, peak memory, throttled time.
+
+Pure: it formats ``run.profile_summary`` (``core.resource_profile.summarize``); a figure
+the hardware did not report is left out, and with nothing to say the line is empty.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from ludwig_nb.ui.formatting import format_bytes, format_duration
+
+__all__ = ["resources_line"]
+
+
+def _energy(joules: float) -> str:
+    return f"{joules / 1000:.3g} kJ" if joules >= 1000 else f"{joules:.3g} J"
+
+
+def resources_line(summary: Mapping[str, Any] | None) -> str:
+    """``"resources: 12.3 kJ (0.41 J/sample) · GPU peak 9.0 GiB · RSS peak 410 MiB ·
+    throttled 3s (power 3s)"``; ``""`` without a profile."""
+    if not isinstance(summary, Mapping) or not summary:
+        return ""
+    parts: list[str] = []
+    energy = summary.get("energy_j")
+    if energy is not None:
+        per = summary.get("j_per_sample")
+        parts.append(_energy(energy) + (f" ({per:.3g} J/sample)" if per else ""))
+    if summary.get("peak_gpu_memory") is not None:
+        parts.append(f"GPU peak {format_bytes(summary['peak_gpu_memory'])}")
+    rss = (summary.get("host") or {}).get("peak_rss")
+    if rss is not None:
+        parts.append(f"RSS peak {format_bytes(rss)}")
+    if summary.get("peak_temperature") is not None:
+        parts.append(f"max {summary['peak_temperature']:.0f} °C")
+    power, thermal = summary.get("throttled_power_s"), summary.get("throttled_thermal_s")
+    if power is not None or thermal is not None:
+        total = (power or 0.0) + (thermal or 0.0)
+        detail = [f"{k} {format_duration(v)}" for k, v in (("power", power), ("heat", thermal))
+                  if v]  # fmt: skip
+        parts.append(f"throttled {format_duration(total)}" + (f" ({', '.join(detail)})"
+                     if detail else ""))  # fmt: skip
+    if summary.get("steps_per_s"):
+        parts.append(f"{summary['steps_per_s']:.3g} steps/s")
+    return "resources: " + " · ".join(parts) if parts else ""

@@ -1,0 +1,83 @@
+"""Faults under ``%%ludwig_config`` in a real IPython shell (issue 11): one line that
+names the path or column and the fix, no traceback, nothing half-made left behind."""
+
+import os
+
+import numpy as np
+import pandas as pd
+import pytest
+from IPython.utils.capture import capture_output
+
+CELL = """\
+input_features:
+  - {name: x, type: number}
+output_features:
+  - {name: y, type: binary}
+trainer: {epochs: 1, batch_size: 8}
+"""
+
+
+@pytest.fixture
+def frame(ip):
+    ip.user_ns["df"] = pd.DataFrame({"x": np.linspace(0, 1, 40), "y": [0, 1] * 20})
+    return ip.user_ns["df"]
+
+
+def _one_line_error(ip, options, cell=CELL):
+    """Run the cell as a user does; the error shown, which must be one UsageError line."""
+    with capture_output() as captured:
+        result = ip.run_cell(f"%%ludwig_config --dataset df {options}\n" + cell)
+    assert not result.success
+    assert "Traceback" not in captured.stderr and "Error:" in captured.stderr
+    lines = [line for line in captured.stderr.splitlines() if line.strip()]
+    assert len(lines) == 1, captured.stderr
+    return lines[0]
+
+
+def test_a_results_dir_that_is_a_file_is_one_line_and_leaves_nothing(ip, frame, tmp_path):
+    blocker = tmp_path / "results_file"
+    blocker.write_text("not a directory")
+    line = _one_line_error(ip, f"--results-dir {blocker}")
+    assert f"cannot use {blocker} as the results directory: it is a file" in line
+    assert "results_dir" in line  # the fix
+    assert blocker.read_text() == "not a directory"
+
+
+def test_a_results_dir_under_a_file_names_the_file(ip, frame, tmp_path):
+    blocker = tmp_path / "results_file"
+    blocker.write_text("")
+    line = _one_line_error(ip, f"--results-dir {blocker / 'deeper' / 'runs'}")
+    assert f"cannot use {blocker} as the results directory: it is a file" in line
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root writes through read-only permissions")
+def test_a_read_only_results_dir_is_one_line(ip, frame, tmp_path):
+    locked = tmp_path / "locked"
+    locked.mkdir(mode=0o500)
+    line = _one_line_error(ip, f"--results-dir {locked}")
+    assert f"cannot write the results directory {locked}: permission denied" in line
+    assert list(locked.iterdir()) == []
+
+
+def test_an_unwritable_runtime_dir_is_one_line_and_leaves_no_run_directory(
+    ip, frame, tmp_path, monkeypatch
+):
+    runtime = tmp_path / "runtime_file"
+    runtime.write_text("")
+    monkeypatch.setenv("JUPYTER_RUNTIME_DIR", str(runtime))
+    results = tmp_path / "results"
+    line = _one_line_error(ip, f"--results-dir {results}")
+    assert "as the run registry: it is a file" in line and "JUPYTER_RUNTIME_DIR" in line
+    assert not results.exists() or list(results.iterdir()) == []
+
+
+def test_duplicate_columns_are_one_line_not_an_attribute_error(ip, frame):
+    ip.user_ns["df"] = pd.concat([frame, frame[["x"]]], axis=1)
+    line = _one_line_error(ip, "")
+    assert "duplicate column names 'x' (2 times)" in line and "AttributeError" not in line
+
+
+def test_an_infinite_input_is_one_line_before_the_run(ip, frame):
+    frame.loc[4, "x"] = np.inf
+    line = _one_line_error(ip, "")
+    assert "number column 'x' has 1 infinite value (row 4: inf)" in line
