@@ -16,6 +16,7 @@ __all__ = [
     "__version__",
     "compare",
     "estimate",
+    "hyperopt",
     "load_config",
     "load_ipython_extension",
     "load_model",
@@ -28,6 +29,7 @@ __all__ = [
 _LAZY = {
     "load_config": "ludwig_nb.config:load_config",
     "train": "ludwig_nb.runs:train",
+    "hyperopt": "ludwig_nb.runs:hyperopt",
     "load_model": "ludwig_nb.runs:load_model",
     "estimate": "ludwig_nb.runs:estimate",
     "compare": "ludwig_nb.ui.compare_view:compare",

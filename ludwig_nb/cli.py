@@ -4,6 +4,7 @@
     ludwig-nb train --demo churn [--engine auto|builtin|ludwig]
     ludwig-nb evaluate --model DIR --dataset d.csv
     ludwig-nb predict --model DIR --dataset d.csv [--output predictions.csv]
+    ludwig-nb hyperopt --config c.yaml --dataset d.csv [--name NAME] (config with hyperopt:)
 
 Config and data mistakes print one located message and exit with status 2; a failed
 run exits with 1. Ctrl-C stops the run gracefully (its model and best checkpoint stay).
@@ -68,6 +69,13 @@ def _parser() -> argparse.ArgumentParser:
     comp.add_argument("runs", nargs="+", help="run directories; the first is the base")
     comp.add_argument("--json", action="store_true", help="machine-readable output")
     comp.add_argument("--all-config", action="store_true", help="every config path, not the diff")
+    search = sub.add_parser("hyperopt", help="search a config's hyperopt: section")
+    search.add_argument("--config", "-c", required=True, help="YAML config with hyperopt:")
+    search.add_argument("--dataset", "-d", required=True, help="CSV, TSV, Parquet, JSON(L)")
+    search.add_argument("--output-directory", "-o", default="results", help="results root")
+    search.add_argument("--name", default="search", help="search name (same name: resume)")
+    search.add_argument("--device", help='"cpu", "cuda", "cuda:1"')
+    search.add_argument("--seed", type=int, help="training seed of every trial (default 42)")
     for name, text in (("evaluate", "evaluate a saved model"), ("predict", "predict")):
         cmd = sub.add_parser(name, help=text)
         cmd.add_argument("--model", "-m", required=True, help="model/ folder or run directory")
@@ -91,6 +99,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _train(args)
         if args.command == "compare":
             return _compare(args)
+        if args.command == "hyperopt":
+            return _hyperopt(args)
         return _evaluate(args) if args.command == "evaluate" else _predict(args)
     except (
         ConfigError,
@@ -104,6 +114,56 @@ def main(argv: Sequence[str] | None = None) -> int:
     ) as exc:
         print(f"ludwig-nb: {exc}", file=sys.stderr)
         return 2
+
+
+def _hyperopt(args: argparse.Namespace) -> int:
+    """Run the search; one line per finished trial, the best at the end. Ctrl-C stops it
+    gracefully (re-running the same command resumes it)."""
+    from ludwig_nb.runs import hyperopt
+
+    text = Path(args.config).read_text(encoding="utf-8")
+    search = hyperopt(
+        text,
+        args.dataset,
+        name=args.name,
+        results_dir=args.output_directory,
+        device=args.device,
+        random_seed=args.seed,
+    )
+    told: set[int] = set()
+    try:
+        while not search.wait(0.5).is_done:
+            told |= _tell_trials(search, told)
+    except KeyboardInterrupt:
+        print("ludwig-nb: stopping the search (run the same command again to resume)")
+        search.stop("interrupt")
+        search.wait()
+    _tell_trials(search, told)
+    best = search.best
+    if search.error is not None:
+        print(f"ludwig-nb: the search failed: {search.error}", file=sys.stderr)
+        return 1
+    if best is not None:
+        print(f"best: trial {best['trial']} {search.section['metric']}={best['metric']:.6g}")
+    print(f"search directory: {search.directory}")
+    return 0
+
+
+def _tell_trials(search: Any, told: set[int]) -> set[int]:
+    new = set()
+    for record in search.records():
+        if record.number in told or record.state not in (
+            "completed",
+            "pruned",
+            "failed",
+            "stopped",
+        ):
+            continue
+        params = ", ".join(f"{k}={v}" for k, v in record.params.items())
+        metric = "" if record.metric is None else f" {record.metric:.6g}"
+        print(f"trial {record.number}: {record.state}{metric} ({params})", flush=True)
+        new.add(record.number)
+    return new
 
 
 def _train_inputs(args: argparse.Namespace) -> tuple[Any, Any, str]:

@@ -216,6 +216,52 @@ class LudwigMagics(Magics):
             f"{spec!r} is not a run of this kernel, a variable holding a run, or a directory"
         )
 
+    # -- %%ludwig_hyperopt -----------------------------------------------------------
+    @magic_arguments()
+    @argument("--dataset", "-d", help="A variable, an expression, a file path or demo:<name>.")
+    @argument("--name", "-n", help="Search name and variable to bind the Search to.")
+    @argument("--wait", action="store_true", help="Block until the search ends.")
+    @argument("--results-dir", help="Where the search directory goes (default: results).")
+    @argument("--device", help='"cpu", "cuda", "cuda:1"; default: the first GPU, else CPU.')
+    @argument("--seed", type=int, help="Training seed of every trial (default 42).")
+    @cell_magic
+    def ludwig_hyperopt(self, line: str, cell: str) -> None:
+        """Search the ``hyperopt:`` section of the Ludwig config in this cell.
+
+        Trials train one after another in the background (each an ordinary run); a live
+        panel shows the trial table, the curves, the best so far and when the search will
+        be done, with Stop/Pause for the search and for a trial. Re-running the cell with
+        the same ``--name`` resumes the search; finished trials are not rerun. With
+        ``--wait`` the cell blocks and Interrupt stops the search gracefully.
+        """
+        from ludwig_nb.config import ConfigError
+        from ludwig_nb.data import DataError
+        from ludwig_nb.runs import hyperopt
+        from ludwig_nb.ui.search_panel import show_search
+
+        args = parse_argstring(self.ludwig_hyperopt, line)
+        if not args.dataset:
+            raise UsageError(
+                "--dataset is required: a DataFrame variable, a file path or demo:<name>"
+            )
+        dataset = self._resolve_dataset(args.dataset)
+        try:
+            search = hyperopt(
+                cell,
+                dataset,
+                name=args.name or "search",
+                results_dir=args.results_dir or self.results_dir,
+                device=args.device,
+                random_seed=args.seed,
+            )
+        except ConfigError as err:
+            raise UsageError(str(err.shifted(1))) from None
+        except (DataError, FileNotFoundError, ValueError) as exc:
+            raise UsageError(str(exc)) from None
+        self._user_ns[args.name or "search"] = search
+        self._user_ns["_ludwig_search"] = search
+        show_search(search, fps=self.frame_rate, block=bool(args.wait))
+
     # -- run control -----------------------------------------------------------------
     @magic_arguments()
     @argument("--live", action="store_true", help="Only runs that are training now.")

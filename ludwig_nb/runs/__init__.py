@@ -4,6 +4,7 @@ from ludwig_nb.engines.errors import CheckpointError, ModelLoadError
 from ludwig_nb.runs.api import load_model, train
 from ludwig_nb.runs.directories import RunDirectoryError
 from ludwig_nb.runs.run import EventSubscription, Run
+from ludwig_nb.runs.search import Search, hyperopt
 
 __all__ = [
     "CheckpointError",
@@ -11,7 +12,9 @@ __all__ = [
     "ModelLoadError",
     "Run",
     "RunDirectoryError",
+    "Search",
     "estimate",
+    "hyperopt",
     "load_model",
     "train",
 ]

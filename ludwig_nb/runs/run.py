@@ -97,6 +97,7 @@ class Run:
         self._job = job
         self._recorder = RunRecorder(self.directory, eta=self._eta_status)
         self._finish_callbacks: list[Callable[[Run], None]] = []
+        self._listeners: list[Callable[[ev.Event], None]] = []
         self._clock = clock
         self._lock = threading.RLock()
         self._events = EventLog()  # steps in columns: a million of them is ~60 MB, not 250
@@ -193,6 +194,17 @@ class Run:
             self._recorder.record(event, state)
         except OSError:  # a full disk must not kill training; the events stay in memory
             log.exception("ludwig_nb: could not write the event log of run %s", self.id)
+        for listener in self._listeners:
+            try:
+                listener(event)
+            except Exception:
+                log.exception("ludwig_nb: an event listener of run %s failed", self.id)
+
+    def add_listener(self, listener: Callable[[ev.Event], None]) -> None:
+        """Call ``listener(event)`` on the emitting (training) thread right after each event
+        is recorded, before the engine goes on: a decision it takes (``control.stop()``)
+        applies at the very next step. Keep it quick; an exception in it is logged only."""
+        self._listeners.append(listener)
 
     def subscribe(self) -> EventSubscription:
         """A reader that gets every event from the start, then only new ones."""

@@ -134,3 +134,48 @@ def test_estimate_with_vary_shows_the_sweep(ip):
         ip.run_cell_magic("ludwig_config", "--dataset sweep_df --vary trainer.batch_size=8", cell)
     with pytest.raises(UsageError, match="expected PATH=V1,V2"):
         ip.run_cell_magic("ludwig_config", "--dataset sweep_df --estimate --vary 8,16", cell)
+
+
+SEARCH = """\
+input_features:
+  - {name: Weight_in_lbs, type: number}
+  - {name: Horsepower, type: number, preprocessing: {missing_value_strategy: fill_with_mean}}
+output_features:
+  - {name: Miles_per_Gallon, type: number}
+trainer: {epochs: 2, batch_size: 32}
+hyperopt:
+  parameters:
+    trainer.learning_rate: {space: grid_search, values: [0.001, 0.01]}
+"""
+
+
+def test_ludwig_hyperopt_searches_the_cell_and_binds_the_search(ip, tmp_path):
+    with capture_output() as captured:
+        ip.run_cell_magic(
+            "ludwig_hyperopt", "--dataset demo:cars --name cars_search --wait", SEARCH
+        )
+    search = ip.user_ns["cars_search"]
+    assert search is ip.user_ns["_ludwig_search"] and search.is_done and search.error is None
+    assert sorted(search.trials["trainer.learning_rate"]) == [0.001, 0.01]
+    assert list(search.trials["state"]) == ["completed", "completed"]
+    assert search.directory == (tmp_path / "results" / "cars_search").resolve()
+    # the live panel, then the static summary that replaces it (text/html survives saving)
+    first, *_, last = captured.outputs
+    assert first.data["text/plain"] == "ludwig_nb search: cars_search"
+    assert "application/vnd.jupyter.widget-view+json" in first.data
+    assert last.data["text/plain"] == "ludwig_nb search cars_search: 2 completed"
+    assert "2 of 2 trials" in last.data["text/html"] and "<svg" in last.data["text/html"]
+
+
+def test_ludwig_hyperopt_errors_are_at_the_cells_lines(ip):
+    bad = SEARCH.replace("trainer.learning_rate:", "trainer.learning_rte:")
+    with pytest.raises(UsageError) as info:
+        ip.run_cell_magic("ludwig_hyperopt", "--dataset demo:cars", bad)
+    assert str(info.value).startswith("line 10, hyperopt.parameters.trainer.learning_rte:")
+    with pytest.raises(UsageError, match="--dataset is required"):
+        ip.run_cell_magic("ludwig_hyperopt", "", SEARCH)
+
+
+def test_ludwig_config_refuses_a_search_and_names_the_magic(ip):
+    with pytest.raises(UsageError, match="%%ludwig_hyperopt"):
+        ip.run_cell_magic("ludwig_config", "--dataset demo:cars --engine builtin", SEARCH)

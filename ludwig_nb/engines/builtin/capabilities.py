@@ -151,9 +151,9 @@ def check_engine_support(cfg: dict[str, Any], ctx: Ctx) -> None:
     if cfg.get("hyperopt") is not None:
         report(
             ("hyperopt",),
-            "hyperopt is not run by the built-in engine",
-            engine_hint="Ludwig's hyperopt runs it: `pip install 'ludwig[hyperopt]'`, then "
-            "`ludwig hyperopt`",
+            "a config with a hyperopt section is a search, not one training run",
+            engine_hint="search it with %%ludwig_hyperopt, ludwig_nb.hyperopt(config, dataset) "
+            "or `ludwig-nb hyperopt`; train() trains one config without hyperopt",
         )
     backend = cfg.get("backend") or {}
     if backend.get("type") not in (None, "local"):

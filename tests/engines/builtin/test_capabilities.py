@@ -64,7 +64,11 @@ def test_encoders_outside_the_engine(encoder: str, ftype: str) -> None:
         ("combiner:\n  type: tabnet\n", 8, "combiner.type"),
         ("trainer:\n  optimizer: {type: lbfgs}\n", 8, "trainer.optimizer.type"),
         ("preprocessing:\n  split: {type: hash, column: x}\n", 8, "preprocessing.split.type"),
-        ("hyperopt:\n  goal: minimize\n", 7, "hyperopt"),
+        (
+            "hyperopt:\n  parameters:\n    trainer.epochs: {space: choice, categories: [1]}\n",
+            7,
+            "hyperopt",
+        ),
         ("trainer:\n  enable_profiling: true\n", 8, "trainer.enable_profiling"),
         ("preprocessing:\n  oversample_minority: 0.5\n", 8, "preprocessing.oversample_minority"),
     ],

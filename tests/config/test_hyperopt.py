@@ -1,0 +1,199 @@
+"""The ``hyperopt:`` section: defaults as Ludwig fills them, located mistakes, substitution."""
+
+import pytest
+
+from ludwig_nb.config import ConfigError, load_config
+from ludwig_nb.config.hyperopt import apply_parameters, hyperopt_defaults
+
+HEAD = """\
+input_features:
+  - {name: x, type: number}
+  - {name: t, type: text}
+output_features:
+  - {name: y, type: binary}
+trainer: {epochs: 3}
+hyperopt:
+"""
+
+
+def _load(body: str):
+    return load_config(HEAD + body)
+
+
+def _error(body: str) -> ConfigError:
+    with pytest.raises(ConfigError) as info:
+        _load(body)
+    return info.value
+
+
+def test_defaults_are_ludwigs_with_a_local_executor():
+    cfg = _load(
+        "  parameters:\n    trainer.learning_rate: {space: uniform, lower: 0.001, upper: 0.1}\n"
+    )
+    section = cfg.to_dict()["hyperopt"]
+    assert (section["goal"], section["metric"], section["output_feature"], section["split"]) == (
+        "minimize",
+        "loss",
+        "combined",
+        "validation",
+    )
+    assert section["executor"]["type"] == "local"
+    assert section["executor"]["scheduler"] == {"type": "fifo"}
+    assert section["search_alg"] == {"type": "random"}
+
+
+def test_defaults_do_not_change_the_input():
+    raw = {"parameters": {}, "executor": {"num_samples": 3}}
+    filled = hyperopt_defaults(raw)
+    assert raw == {"parameters": {}, "executor": {"num_samples": 3}}
+    assert filled["executor"]["num_samples"] == 3 and filled["executor"]["type"] == "local"
+
+
+@pytest.mark.parametrize(
+    ("body", "line", "path", "words"),
+    [
+        (
+            "  parameters:\n    trainer.learning_rat: {space: uniform, lower: 0.1, upper: 1}\n",
+            9,
+            "hyperopt.parameters.trainer.learning_rat",
+            "did you mean 'learning_rate'",
+        ),
+        (
+            "  parameters:\n    trainr.learning_rate: {space: uniform, lower: 0.1, upper: 1}\n",
+            9,
+            "hyperopt.parameters.trainr.learning_rate",
+            "did you mean 'trainer'",
+        ),
+        (
+            "  parameters:\n    x.preprocessing.normalisation: {space: choice, categories: [a]}\n",
+            9,
+            "hyperopt.parameters.x.preprocessing.normalisation",
+            "normalization",
+        ),
+        (
+            "  parameters:\n    trainer.learning_rate: {space: unifrm, lower: 0.1, upper: 1}\n",
+            9,
+            "hyperopt.parameters.trainer.learning_rate.space",
+            "did you mean 'uniform'",
+        ),
+        (
+            "  parameters:\n    trainer.learning_rate: {space: loguniform, lower: 0, upper: 1}\n",
+            9,
+            "hyperopt.parameters.trainer.learning_rate.lower",
+            "lower > 0",
+        ),
+        (
+            "  parameters:\n    trainer.learning_rate: {space: uniform, lower: 1, upper: 0.5}\n",
+            9,
+            "hyperopt.parameters.trainer.learning_rate.upper",
+            "must be above lower",
+        ),
+        (
+            "  parameters:\n    trainer.batch_size: {space: randint, lower: 8}\n",
+            9,
+            "hyperopt.parameters.trainer.batch_size",
+            "needs upper",
+        ),
+        (
+            "  parameters:\n    trainer.batch_size: {space: qrandint, lower: 8, upper: 64, q: 2.5}"
+            "\n",
+            9,
+            "hyperopt.parameters.trainer.batch_size.q",
+            "whole numbers",
+        ),
+        (
+            "  parameters:\n    trainer.batch_size: {space: choice, categories: []}\n",
+            9,
+            "hyperopt.parameters.trainer.batch_size.categories",
+            "non-empty",
+        ),
+        (
+            "  parameters:\n    trainer.learning_rate: {space: randn, mean: 0, sd: 1}\n",
+            9,
+            "hyperopt.parameters.trainer.learning_rate.space",
+            "normal distribution",
+        ),
+    ],
+)
+def test_parameter_mistakes_are_located(body, line, path, words):
+    err = _error(body)
+    assert (err.line, err.path) == (line, path)
+    assert words in str(err)
+
+
+GOOD = "  parameters:\n    trainer.learning_rate: {space: uniform, lower: 0.001, upper: 0.1}\n"
+
+
+@pytest.mark.parametrize(
+    ("extra", "path", "words"),
+    [
+        ("  metric: roc_auc\n", "hyperopt.metric", "not reported for output feature 'combined'"),
+        ("  output_feature: z\n", "hyperopt.output_feature", "not an output feature"),
+        ("  metric: r2\n  output_feature: y\n", "hyperopt.metric", "roc_auc"),
+        ("  goal: minimise\n", "hyperopt.goal", "did you mean 'minimize'"),
+        ("  split: valid\n", "hyperopt.split", "validation"),
+        ("  search_alg: {type: hebo}\n", "hyperopt.search_alg.type", "not available"),
+        ("  search_alg: {type: optna}\n", "hyperopt.search_alg.type", "optuna"),
+        ("  executor: {type: ray}\n", "hyperopt.executor.type", "not available in ludwig_nb yet"),
+        ("  executor: {num_samples: 0}\n", "hyperopt.executor.num_samples", ">= 1"),
+        ("  executor: {time_budget_s: -5}\n", "hyperopt.executor.time_budget_s", "positive"),
+        (
+            "  executor: {scheduler: {type: pbt}}\n",
+            "hyperopt.executor.scheduler.type",
+            "not available",
+        ),
+        ("  executor: {scheduler: {type: ahsa}}\n", "hyperopt.executor.scheduler.type", "'asha'"),
+        ("  executor: {num_sample: 4}\n", "hyperopt.executor.num_sample", "num_samples"),
+        ("  goals: minimize\n", "hyperopt.goals", "did you mean 'goal'"),
+    ],
+)
+def test_section_mistakes_are_located(extra, path, words):
+    err = _error(GOOD + extra)
+    assert err.path == path and err.line == 10
+    assert words in str(err)
+
+
+def test_feature_metrics_and_goal_accepted():
+    cfg = _load(GOOD + "  output_feature: y\n  metric: roc_auc\n  goal: maximize\n")
+    assert cfg.to_dict()["hyperopt"]["metric"] == "roc_auc"
+
+
+def test_train_refuses_a_search_and_names_the_entry_points():
+    from ludwig_nb.engines.registry import get_engine
+
+    with pytest.raises(ConfigError) as info:
+        get_engine("builtin").check(load_config(HEAD + GOOD))
+    assert info.value.path == "hyperopt" and info.value.line == 7
+    assert "%%ludwig_hyperopt" in str(info.value) and "ludwig_nb.hyperopt" in str(info.value)
+
+
+def test_apply_parameters_as_ludwig_substitutes_them():
+    config = {
+        "input_features": [{"name": "x", "type": "number"}, {"name": "t", "type": "text"}],
+        "output_features": [{"name": "y", "type": "binary"}],
+        "trainer": {"epochs": 3, "learning_rate": 0.1},
+        "hyperopt": {"parameters": {}},
+    }
+    out = apply_parameters(
+        config,
+        {
+            "trainer.learning_rate": 0.01,
+            "t.encoder.type": "rnn",
+            "combiner.output_size": 32,
+            ".": {"trainer": {"batch_size": 8}},
+        },
+    )
+    assert "hyperopt" not in out
+    assert out["trainer"] == {"epochs": 3, "learning_rate": 0.01, "batch_size": 8}
+    assert out["input_features"][1]["encoder"] == {"type": "rnn"}
+    assert out["combiner"] == {"output_size": 32}
+    assert config["trainer"]["learning_rate"] == 0.1  # the input is not changed
+
+
+def test_points_to_evaluate_name_searched_parameters():
+    err = _error(
+        GOOD
+        + "  search_alg:\n    type: random\n    points_to_evaluate:\n      - {trainer.lr: 0.1}\n"
+    )
+    assert err.path == "hyperopt.search_alg.points_to_evaluate[0].trainer.lr"
+    assert "trainer.learning_rate" in str(err)
