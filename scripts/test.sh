@@ -15,7 +15,7 @@ echo "== layers"; lint-imports
 echo "== sidebar unit tests"; (cd labextension && jlpm test)
 # Playwright's sync API keeps an event loop running in the main thread for the whole
 # session, which breaks pytest-jupyter's loop fixtures: the browser tests get their own run.
-echo "== pytest";  python -m pytest -q -p no:cacheprovider -m "not browser and not ludwig"
+echo "== pytest";  python -m pytest -q -p no:cacheprovider -m "not browser and not ludwig and not ray"
 echo "== browser"; python -m pytest -q -p no:cacheprovider -m browser tests/browser
 # nbval compares the notebooks' outputs with the stored ones (notebooks/nbval.cfg masks
 # what legitimately varies); runs go to a scratch results dir and runtime registry.
@@ -35,3 +35,6 @@ elif [ -f scripts/test_widgets7.sh ]; then
 fi
 # Real Ludwig in its own venv (torch 2.14.1 beside the main venv's CPU torch 2.13.0).
 echo "== ludwig engine"; bash scripts/test_ludwig.sh
+# Ray Train in its own venv (ray[default,train] beside CPU torch 2.13.0); each test has a
+# hard timeout and the run ends with no ray:: process of its own left behind.
+echo "== ray engine"; bash scripts/test_ray.sh
