@@ -64,7 +64,10 @@ def test_ludwig_missing_looks_the_package_up_without_importing(monkeypatch):
 
 
 def test_ludwig_refuses_what_it_would_drop_at_the_configs_line(ludwig_installed):
-    text = TABULAR + "backend:\n  type: ray\nhyperopt:\n  goal: minimize\n"
+    text = TABULAR + (
+        "backend:\n  type: ray\nhyperopt:\n  goal: minimize\n  parameters:\n"
+        "    trainer.learning_rate: {space: loguniform, lower: 0.0001, upper: 0.1}\n"
+    )
     with pytest.raises(UnsupportedByEngine) as info:
         registry.get_engine("ludwig").check(load_config(text))
     assert [(e.line, e.path) for e in info.value.errors] == [(4, "backend.type"), (5, "hyperopt")]
