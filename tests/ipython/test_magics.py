@@ -150,6 +150,7 @@ hyperopt:
 
 
 def test_ludwig_hyperopt_searches_the_cell_and_binds_the_search(ip, tmp_path):
+    pytest.importorskip("optuna")  # the [hyperopt] extra (not in Colab's pinned test env)
     with capture_output() as captured:
         ip.run_cell_magic(
             "ludwig_hyperopt", "--dataset demo:cars --name cars_search --wait", SEARCH
