@@ -17,6 +17,7 @@ import copy
 import math
 from typing import Any
 
+from ludwig_nb.config.errors import ConfigError
 from ludwig_nb.config.schema.fields import Ctx, suggest
 from ludwig_nb.config.yaml_positions import KeyPath
 
@@ -31,6 +32,7 @@ __all__ = [
     "apply_parameters",
     "check_hyperopt",
     "hyperopt_defaults",
+    "load_search_config",
 ]
 
 #: space type -> (required arguments, optional arguments with defaults)
@@ -151,6 +153,24 @@ def hyperopt_defaults(section: dict[str, Any]) -> dict[str, Any]:
         executor["scheduler"] = scheduler
     out["executor"] = executor
     return out
+
+
+def load_search_config(source: Any) -> dict[str, Any]:
+    """``load_config`` plus what a search needs of its ``hyperopt`` section: parameters that
+    exist, spaces, goal and metric, search algorithm, an executor ludwig_nb can run. These
+    are checks of what the search runs, not of the config's validity (Ludwig accepts, e.g.,
+    an empty search or ``executor: {type: ray}``), so ``load_config`` leaves them out.
+    Returns the rendered config with our hyperopt defaults; raises ``ConfigError``."""
+    from ludwig_nb.config.load import load_config
+
+    config = load_config(source)
+    rendered = config.to_dict()
+    ctx = Ctx(config.positions)
+    check_hyperopt(rendered, ctx, config.written_hyperopt)
+    if ctx.problems:
+        ordered = sorted(ctx.problems, key=lambda p: (p.line is None, p.line or 0, p.column or 0))
+        raise ConfigError.collect(ordered)
+    return rendered
 
 
 def check_hyperopt(cfg: dict[str, Any], ctx: Ctx, written: Any = None) -> None:

@@ -8,7 +8,6 @@ from typing import Any
 
 from ludwig_nb.config.cross_checks import check_across
 from ludwig_nb.config.errors import ConfigError
-from ludwig_nb.config.hyperopt import check_hyperopt
 from ludwig_nb.config.model import Config
 from ludwig_nb.config.render import render
 from ludwig_nb.config.schema.fields import Ctx
@@ -60,10 +59,12 @@ def _load(source: str | Mapping[str, Any] | Config) -> Config:
     ctx = Ctx(positions)
     rendered = render(data, ctx)
     check_across(rendered, ctx)
-    check_hyperopt(rendered, ctx, data.get("hyperopt"))
     if ctx.problems:
         ordered = sorted(ctx.problems, key=lambda p: (p.line is None, p.line or 0, p.column or 0))
         raise ConfigError.collect(ordered)
     config = Config(rendered, source=text, positions=positions)
     config.warnings = tuple(ctx.notes)
+    config.written_hyperopt = (
+        source.written_hyperopt if isinstance(source, Config) else data.get("hyperopt")
+    )
     return config

@@ -34,6 +34,9 @@ class Config:
         self._gpu_watch = GpuWatchConfig.from_dict(rendered.get("gpu_watch") or {})
         self.source = source
         self._positions = positions
+        #: the ``hyperopt`` section as written, before Ludwig's defaults were filled in
+        #: (its meaning is the search's to check: ``config.hyperopt.load_search_config``)
+        self.written_hyperopt: Any = None
 
     def to_dict(self) -> dict[str, Any]:
         """The fully rendered config, ``gpu_watch`` included (a deep copy)."""

@@ -665,13 +665,15 @@ def _validated(config: Any) -> dict[str, Any]:
     that trains the trials; the "hyperopt is a search, not a training run" refusal that
     ``train()`` makes is the one problem dropped."""
     from ludwig_nb.config import ConfigError, load_config
+    from ludwig_nb.config.hyperopt import load_search_config
     from ludwig_nb.engines.registry import get_engine
 
     cfg = load_config(config)
+    rendered = load_search_config(cfg)
     try:
         get_engine("builtin").check(cfg)
     except ConfigError as err:
         rest = [p for p in err.errors if p.path != "hyperopt"]
         if rest:
             raise ConfigError.collect(rest) from None
-    return cfg.to_dict()
+    return rendered

@@ -3,7 +3,7 @@
 import pytest
 
 from ludwig_nb.config import ConfigError, load_config
-from ludwig_nb.config.hyperopt import apply_parameters, hyperopt_defaults
+from ludwig_nb.config.hyperopt import apply_parameters, hyperopt_defaults, load_search_config
 
 HEAD = """\
 input_features:
@@ -17,7 +17,8 @@ hyperopt:
 
 
 def _load(body: str):
-    return load_config(HEAD + body)
+    """The config as a search loads it (load_config alone accepts what Ludwig accepts)."""
+    return load_search_config(HEAD + body)
 
 
 def _error(body: str) -> ConfigError:
@@ -30,7 +31,7 @@ def test_defaults_are_ludwigs_with_a_local_executor():
     cfg = _load(
         "  parameters:\n    trainer.learning_rate: {space: uniform, lower: 0.001, upper: 0.1}\n"
     )
-    section = cfg.to_dict()["hyperopt"]
+    section = cfg["hyperopt"]
     assert (section["goal"], section["metric"], section["output_feature"], section["split"]) == (
         "minimize",
         "loss",
@@ -136,7 +137,7 @@ GOOD = "  parameters:\n    trainer.learning_rate: {space: uniform, lower: 0.001,
         ("  search_alg: {type: optna}\n", "hyperopt.search_alg.type", "optuna"),
         ("  executor: {type: ray}\n", "hyperopt.executor.type", "not available in ludwig_nb yet"),
         ("  executor: {num_samples: 0}\n", "hyperopt.executor.num_samples", ">= 1"),
-        ("  executor: {time_budget_s: -5}\n", "hyperopt.executor.time_budget_s", "positive"),
+        ("  executor: {time_budget_s: -5}\n", "hyperopt.executor.time_budget_s", "must be >= 1"),
         (
             "  executor: {scheduler: {type: pbt}}\n",
             "hyperopt.executor.scheduler.type",
@@ -155,7 +156,7 @@ def test_section_mistakes_are_located(extra, path, words):
 
 def test_feature_metrics_and_goal_accepted():
     cfg = _load(GOOD + "  output_feature: y\n  metric: roc_auc\n  goal: maximize\n")
-    assert cfg.to_dict()["hyperopt"]["metric"] == "roc_auc"
+    assert cfg["hyperopt"]["metric"] == "roc_auc"
 
 
 def test_train_refuses_a_search_and_names_the_entry_points():
@@ -197,3 +198,10 @@ def test_points_to_evaluate_name_searched_parameters():
     )
     assert err.path == "hyperopt.search_alg.points_to_evaluate[0].trainer.lr"
     assert "trainer.learning_rate" in str(err)
+
+
+def test_load_config_accepts_what_ludwig_accepts_and_the_search_refuses_what_it_cannot_run():
+    ray = GOOD + "  executor: {type: ray}\n"
+    assert load_config(HEAD + ray).to_dict()["hyperopt"]["executor"]["type"] == "ray"
+    with pytest.raises(ConfigError, match="Ray Tune"):
+        load_search_config(HEAD + ray)
