@@ -47,10 +47,11 @@ class BuiltinEngine:
         return plan_training(trainer, rows, batch_size).info()
 
     def warm_up(self) -> None:
-        """Import torch and take one optimizer step (the lazy imports of a first use)."""
-        import torch
+        """Pay a first fit's one-off costs: torch, the engine's modules and the first
+        optimizer's ``torch._dynamo`` import (the same warm-up ``%load_ext`` starts)."""
+        from ludwig_nb.engines.builtin.warmup import warm_up
 
-        torch.optim.Adam([torch.zeros(1, requires_grad=True)]).step()
+        warm_up()
 
     def fit(self, job: TrainJob, emit: Emit, control: Control) -> BuiltinModel | None:
         """Train ``job``; see trainer.py for the events and the stop/pause contract.
