@@ -130,6 +130,22 @@ export interface Throttled extends EventBase {
   idle_s: number; // idle seconds inserted so far
   method: 'duty' | 'power_limit';
 }
+/** One rank of a distributed (engine: ray) run, as in WorkersReported.workers. */
+export interface WorkerInfo {
+  rank: number;
+  host: string;
+  node_id: string;
+  device: string;
+  gpu: number | null;
+  steps: number;
+  steps_per_s: number | null;
+  idle_s: number;
+  age_s: number;
+}
+export interface WorkersReported extends EventBase {
+  type: 'workers_reported';
+  workers: WorkerInfo[];
+}
 export interface OomRecovered extends EventBase {
   type: 'oom_recovered';
   step: number;
@@ -175,7 +191,8 @@ export type RunEvent =
   | OomRecovered
   | RunFinished
   | RunFailed
-  | BaselineComputed;
+  | BaselineComputed
+  | WorkersReported;
 
 /** An active alarm as kept in RunState.alarms. */
 export interface ActiveAlarm {
@@ -281,6 +298,10 @@ export interface GpuSample {
   sm_occupancy?: number | null;
   tensor_activity?: number | null;
   memory_bandwidth?: number | null;
+  /** set for a GPU read on a Ray worker's node: its host, Ray node id and NVML index there */
+  host?: string | null;
+  node_id?: string | null;
+  host_index?: number | null;
 }
 
 export interface HostSample {

@@ -39,6 +39,7 @@ __all__ = [
     "ScheduleInfo",
     "StepFinished",
     "Throttled",
+    "WorkersReported",
     "event_from_dict",
     "event_from_json",
 ]
@@ -254,6 +255,19 @@ class Throttled(Event):
 
 
 @dataclasses.dataclass(frozen=True)
+class WorkersReported(Event):
+    """The workers of a distributed run (engine: ray), one mapping per rank, rank order:
+    ``rank``, ``host``, ``node_id``, ``device`` ("cpu", "cuda:0"), ``gpu`` (the GPU's
+    index on its host, None on CPU), ``steps`` (done by that rank), ``steps_per_s``
+    (recent rate, None before two steps), ``idle_s`` (idle seconds the throttle inserted),
+    ``age_s`` (seconds since the rank last reported). Sent about once a second while
+    anything changed."""
+
+    type: ClassVar[str] = "workers_reported"
+    workers: tuple[Mapping[str, Any], ...] = ()
+
+
+@dataclasses.dataclass(frozen=True)
 class OomRecovered(Event):
     """Step ``step`` ran out of GPU memory and was redone in ``accumulation`` micro-batches
     of at most ``micro_batch_size`` rows each; the step's ``batch_size`` (and so the
@@ -318,6 +332,7 @@ EVENT_TYPES: dict[str, type[Event]] = {
         RunFinished,
         RunFailed,
         BaselineComputed,
+        WorkersReported,
     )
 }
 
@@ -332,6 +347,8 @@ def event_from_dict(data: Mapping[str, Any]) -> Event:
     kwargs = {k: v for k, v in data.items() if k in names}
     if "schedule" in kwargs:
         kwargs["schedule"] = ScheduleInfo.from_dict(kwargs["schedule"])
+    if "workers" in kwargs:
+        kwargs["workers"] = tuple(dict(w) for w in kwargs["workers"])
     return cls(**kwargs)
 
 

@@ -94,6 +94,11 @@ class GpuSample:
     sm_occupancy: float | None = None  # % of the theoretical warps active (GPM)
     tensor_activity: float | None = None  # % of time any tensor core was busy (GPM)
     memory_bandwidth: float | None = None  # % of the peak DRAM bandwidth used (GPM)
+    # a GPU read on another machine (a Ray worker's node): ``index`` is then the run-wide
+    # number the driver gave it, ``host_index`` its NVML index on ``host``
+    host: str | None = None
+    node_id: str | None = None
+    host_index: int | None = None
 
     @property
     def memory_percent(self) -> float | None:
@@ -104,8 +109,13 @@ class GpuSample:
 
     @property
     def label(self) -> str:
-        """``"GPU 0"`` or ``"GPU 0 MIG 1"``."""
+        """``"GPU 0"``, ``"GPU 0 MIG 1"``, or for a GPU on another host ``"GPU 1 on node-b"``
+        (its index on that host)."""
         base = f"GPU {self.index}"
+        if self.host is not None:
+            base = (
+                f"GPU {self.index if self.host_index is None else self.host_index} on {self.host}"
+            )
         return base if self.mig_index is None else f"{base} MIG {self.mig_index}"
 
     def to_dict(self) -> dict[str, Any]:

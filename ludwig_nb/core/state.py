@@ -58,6 +58,7 @@ class RunState:
     baseline_predictors: Mapping[str, str] = dataclasses.field(default_factory=dict)
     best_step: int | None = None  # steps done at the best evaluation
     evaluations_since_best: int = 0  # evaluations in a row without improvement
+    workers: tuple[Mapping[str, Any], ...] = ()  # a distributed run's ranks (WorkersReported)
 
     @property
     def progress(self) -> float:
@@ -76,6 +77,7 @@ class RunState:
         data = dataclasses.asdict(self)
         data["progress"] = self.progress
         data["alarms"] = [dict(a) for a in self.alarms]
+        data["workers"] = [dict(w) for w in self.workers]
         return data
 
 
@@ -170,6 +172,8 @@ def _changes(state: RunState, event: ev.Event) -> dict[str, Any]:
     if isinstance(event, ev.Throttled):
         return {"duty": event.duty, "throttle": describe_throttle(event),
                 "throttled_s": max(state.throttled_s, event.idle_s)}  # fmt: skip
+    if isinstance(event, ev.WorkersReported):
+        return {"workers": event.workers}
     if isinstance(event, ev.OomRecovered):
         return {"micro_batch_size": event.micro_batch_size}
     if isinstance(event, ev.RunFinished):

@@ -24,6 +24,7 @@ from ludwig_nb.core.events import Event, ScheduleInfo
 
 if TYPE_CHECKING:
     from ludwig_nb.config import Config
+    from ludwig_nb.core.gpu_sample import Snapshot
 
 __all__ = ["Emit", "Engine", "EngineUnavailable", "TrainJob", "TrainedModel"]
 
@@ -60,6 +61,9 @@ class TrainJob:
     seed: int | None = None
     threads: int | None = None
     profile_steps: int = 0  # > 0: torch.profiler records this many steps (issue 16)
+    #: where an engine whose devices are on other machines (``gpus_on_workers``: Ray) sends
+    #: the GPU snapshots its workers' nodes read; None: nobody watches them
+    gpu_feed: Callable[[Snapshot], None] | None = None
 
 
 class TrainedModel(Protocol):

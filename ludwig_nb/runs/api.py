@@ -146,7 +146,7 @@ def train(
         undo(created)
         raise explain(err, registry, "registry") from err
     live.add_run(run)
-    _attach_monitoring(run, cfg)
+    _attach_monitoring(run, cfg, job if getattr(engine_impl, "gpus_on_workers", False) else None)
     _write_ludwig_files_at_end(run, rendered, dataset, random_seed)
     run.start()
     if wait:
@@ -174,11 +174,12 @@ def _check_resume(
     return path
 
 
-def _attach_monitoring(run: Run, cfg: Config) -> None:
-    """Start GPU watching and alarms for this run when its config asks for them."""
+def _attach_monitoring(run: Run, cfg: Config, remote: TrainJob | None = None) -> None:
+    """Start GPU watching and alarms for this run when its config asks for them
+    (``remote``: the job of an engine whose workers read the GPUs on their own nodes)."""
     from ludwig_nb.runs.monitoring import attach
 
-    attach(run, cfg)
+    attach(run, cfg, remote)
 
 
 def _write_ludwig_files_at_end(run: Run, config: Any, dataset: Any, seed: int | None) -> None:

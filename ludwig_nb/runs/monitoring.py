@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 if TYPE_CHECKING:
     from ludwig_nb.config import Config
+    from ludwig_nb.engines.base import TrainJob
     from ludwig_nb.runs.run import Run
 
 __all__ = ["attach", "keep_kernel_sampler", "release_kernel_sampler"]
@@ -96,18 +97,25 @@ def _profile_run(run: Run, sampler: Any) -> None:
     run.add_result_writer(write)
 
 
-def attach(run: Run, cfg: Config) -> None:
-    """Give ``run`` a sampler and an alarm watch when its config asks for them."""
+def attach(run: Run, cfg: Config, remote: TrainJob | None = None) -> None:
+    """Give ``run`` a sampler and an alarm watch when its config asks for them.
+
+    ``remote``: the job of an engine whose workers read their nodes' GPUs (engine: ray):
+    the run's sampler is then fed with their readings (``job.gpu_feed``), and its alarms
+    act on the GPUs the workers use, on whichever host."""
     section = _section(cfg)
     enabled = section.get("enabled", "auto")
     if enabled is False:
         _profile_run(run, None)
         return
+    simulate = section.get("simulate") or False
+    if remote is not None and not simulate:
+        _attach_remote(run, section, remote)
+        return
     from ludwig_nb.core.alarms import AlarmPolicy
     from ludwig_nb.gpu import HostSource, Sampler, SimulatedGpu, kernel_sampler
     from ludwig_nb.runs.alarm_watch import AlarmWatch
 
-    simulate = section.get("simulate") or False
     owned = bool(simulate)
     if simulate:
         source = SimulatedGpu(
@@ -137,3 +145,30 @@ def attach(run: Run, cfg: Config) -> None:
             _unwatch(run)
 
     run.add_finish_callback(_detach)
+
+
+class _NoRemoteCap:
+    """The power capper of a run whose GPUs are on other machines: NVML here cannot cap
+    them, so a ``power_limit`` throttle rule holds them by spacing the steps instead."""
+
+    def apply(self, index: int, watts: float) -> str:
+        del index, watts
+        return "the GPU is on a Ray worker's node, not this machine"
+
+    def restore(self) -> list[str]:
+        return []
+
+
+def _attach_remote(run: Run, section: Mapping[str, Any], job: TrainJob) -> None:
+    """The sampler, profile and alarm watch of a run whose workers read their GPUs."""
+    from ludwig_nb.core.alarms import AlarmPolicy
+    from ludwig_nb.gpu.remote import RemoteSampler
+    from ludwig_nb.runs.alarm_watch import AlarmWatch
+
+    sampler = RemoteSampler(interval=max(0.25, float(section.get("interval", 1.0) or 1.0)))
+    job.gpu_feed = sampler.feed
+    run.sampler = sampler
+    _profile_run(run, sampler)
+    watch = AlarmWatch(sampler, AlarmPolicy.from_config(section), targets=lambda: [run],
+                       power_capper=_NoRemoteCap).start()  # fmt: skip
+    run.add_finish_callback(lambda _: watch.close())

@@ -38,6 +38,7 @@ from ludwig_nb.ui.formatting import (
 from ludwig_nb.ui.gauges import MiniGauges
 from ludwig_nb.ui.summary import summary_html
 from ludwig_nb.ui.throughput import ThroughputMeter
+from ludwig_nb.ui.workers_row import WorkersRow
 
 __all__ = ["Dashboard"]
 
@@ -113,6 +114,7 @@ class Dashboard:
         self.alarms = widgets.HTML("")
         self.mini_gauges = MiniGauges(getattr(self.run, "device_index", None))
         self.gauges = self.mini_gauges.widget
+        self.workers_row = WorkersRow()  # a distributed run's ranks (empty otherwise)
         self.error = widgets.HTML("")
         self.loss_chart = self._chart("loss", "loss")
         self.metric_chart = self._chart("validation metric", "metric")
@@ -132,6 +134,7 @@ class Dashboard:
                 ),
                 self.alarms,
                 self.gauges,
+                self.workers_row.widget,
                 widgets.HBox([self.loss_chart.widget, self.metric_chart.widget]),
                 self.error,
             ],
@@ -231,6 +234,7 @@ class Dashboard:
             self.alarms: {"value": alarm_banner_html(state.alarms) + pace_html(state)},
         }
         _merge(writes, self._gauge_writes())
+        _merge(writes, self.workers_row.writes(state.workers))
         if state.status == "failed":
             traceback = self._traceback or getattr(self.run, "traceback_text", "")
             writes[self.error] = {"value": error_html(state.error or state.reason, traceback)}

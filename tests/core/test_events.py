@@ -67,6 +67,33 @@ SAMPLES = [
         metrics={"test": {"churn": {"accuracy": 0.86}}},
         predictors={"churn": "always 'no'"},
     ),
+    ev.WorkersReported(
+        time=9.0,
+        workers=(
+            {
+                "rank": 0,
+                "host": "node-a",
+                "node_id": "ab12",
+                "device": "cuda:0",
+                "gpu": 3,
+                "steps": 40,
+                "steps_per_s": 12.5,
+                "idle_s": 0.0,
+                "age_s": 0.4,
+            },
+            {
+                "rank": 1,
+                "host": "node-b",
+                "node_id": "cd34",
+                "device": "cpu",
+                "gpu": None,
+                "steps": 39,
+                "steps_per_s": None,
+                "idle_s": 1.5,
+                "age_s": 1.1,
+            },
+        ),
+    ),
 ]
 
 

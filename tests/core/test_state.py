@@ -83,3 +83,11 @@ def test_duration_counts_from_the_first_event_preprocessing_included():
         ]
     )
     assert state.started_at == 1.0
+
+
+def test_the_workers_of_a_distributed_run_are_the_latest_report():
+    first = ev.WorkersReported(time=1.0, workers=({"rank": 0, "steps": 3},))
+    later = ev.WorkersReported(time=2.0, workers=({"rank": 0, "steps": 9}, {"rank": 1, "steps": 8}))
+    state = reduce_state(reduce_state(RunState(), first), later)
+    assert [w["steps"] for w in state.workers] == [9, 8]
+    assert state.to_dict()["workers"] == [{"rank": 0, "steps": 9}, {"rank": 1, "steps": 8}]

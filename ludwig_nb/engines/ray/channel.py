@@ -36,6 +36,8 @@ __all__ = [
 NAMESPACE = "ludwig_nb"
 #: seconds between pushes of batched steps (a widget cannot render faster)
 FLUSH_INTERVAL_S = 0.2
+#: what the driver asks of the ranks: (stop reason, pause reason, the throttle's duty cycle)
+Control = tuple[str | None, str | None, float]
 
 
 class _Store:
@@ -46,9 +48,16 @@ class _Store:
         self.events: list[Any] = []
         self.stop: str | None = None
         self.pause: str | None = None
+        self.duty = 1.0  # the throttle's duty cycle (1.0: full speed)
+        self.beats: dict[int, dict[str, Any]] = {}  # rank -> its latest heartbeat
+        self.readers: dict[str, int] = {}  # node id -> the rank that reads its GPUs
         self.errors: list[dict[str, Any]] = []
         self.workers: dict[int, dict[str, Any]] = {}  # rank -> its end-of-run report
         self.starts: dict[int, int] = {}  # rank -> how often it started (restarts: > 1)
+
+    def claim(self, node_id: str, rank: int) -> bool:
+        """True for the first rank that claims ``node_id`` (and for it again after a restart)."""
+        return self.readers.setdefault(node_id, rank) == rank
 
     def start(self, rank: int) -> int:
         self.starts[rank] = self.starts.get(rank, 0) + 1
@@ -91,11 +100,20 @@ class ProgressChannel:
                     await asyncio.wait_for(changed.wait(), timeout)
         return self._store.since(cursor)
 
-    async def set_control(self, stop: str | None, pause: str | None) -> None:
-        self._store.stop, self._store.pause = stop, pause
+    async def set_control(self, stop: str | None, pause: str | None, duty: float = 1.0) -> None:
+        self._store.stop, self._store.pause, self._store.duty = stop, pause, duty
 
-    async def control(self) -> tuple[str | None, str | None]:
-        return self._store.stop, self._store.pause
+    async def control(self) -> Control:
+        return self._store.stop, self._store.pause, self._store.duty
+
+    async def heartbeat(self, report: dict[str, Any]) -> None:
+        self._store.beats[int(report["rank"])] = report
+
+    async def heartbeats(self) -> list[dict[str, Any]]:
+        return [self._store.beats[r] for r in sorted(self._store.beats)]
+
+    async def claim_node(self, node_id: str, rank: int) -> bool:
+        return self._store.claim(node_id, rank)
 
     async def report_error(self, error: dict[str, Any]) -> None:
         self._store.errors.append(error)
@@ -131,13 +149,25 @@ class LocalChannel:
                 self._changed.wait(timeout)
             return self._store.since(cursor)
 
-    def set_control(self, stop: str | None, pause: str | None) -> None:
+    def set_control(self, stop: str | None, pause: str | None, duty: float = 1.0) -> None:
         with self._changed:
-            self._store.stop, self._store.pause = stop, pause
+            self._store.stop, self._store.pause, self._store.duty = stop, pause, duty
 
-    def control(self) -> tuple[str | None, str | None]:
+    def control(self) -> Control:
         with self._changed:
-            return self._store.stop, self._store.pause
+            return self._store.stop, self._store.pause, self._store.duty
+
+    def heartbeat(self, report: dict[str, Any]) -> None:
+        with self._changed:
+            self._store.beats[int(report["rank"])] = report
+
+    def heartbeats(self) -> list[dict[str, Any]]:
+        with self._changed:
+            return [self._store.beats[r] for r in sorted(self._store.beats)]
+
+    def claim_node(self, node_id: str, rank: int) -> bool:
+        with self._changed:
+            return self._store.claim(node_id, rank)
 
     def report_error(self, error: dict[str, Any]) -> None:
         with self._changed:
@@ -188,7 +218,7 @@ class ChannelClient:
         self._local = local_channel(name)
         self._actor: Any = None
         self._pending: Any = None  # the one outstanding control() request (Ray)
-        self._last: tuple[str | None, str | None] = (None, None)
+        self._last: Control = (None, None, 1.0)
         if self._local is None:
             import ray
 
@@ -199,6 +229,22 @@ class ChannelClient:
             self._local.push(batch)
         else:
             self._actor.push.remote(batch)  # fire-and-forget: the ref is dropped
+
+    def heartbeat(self, report: dict[str, Any]) -> None:
+        """This rank's heartbeat (heartbeat.py); fire-and-forget."""
+        if self._local is not None:
+            self._local.heartbeat(report)
+        else:
+            self._actor.heartbeat.remote(report)
+
+    def claim_node(self, node_id: str, rank: int) -> bool:
+        """True when this rank is the one that reads ``node_id``'s GPUs (one per node)."""
+        if self._local is not None:
+            return self._local.claim_node(node_id, rank)
+        import ray
+
+        claimed: bool = ray.get(self._actor.claim_node.remote(node_id, rank), timeout=30)
+        return claimed
 
     def report_error(self, error: dict[str, Any]) -> None:
         if self._local is not None:
@@ -226,8 +272,8 @@ class ChannelClient:
 
         ray.get(self._actor.report_worker.remote(report), timeout=30)
 
-    def control_nowait(self) -> tuple[str | None, str | None]:
-        """The latest (stop reason, pause reason) known, without waiting for the actor."""
+    def control_nowait(self) -> Control:
+        """The latest (stop reason, pause reason, duty) known, without waiting for the actor."""
         if self._local is not None:
             return self._local.control()
         import ray
@@ -240,7 +286,7 @@ class ChannelClient:
             self._pending = self._actor.control.remote()
         return self._last
 
-    def control_wait(self, timeout: float) -> tuple[str | None, str | None]:
+    def control_wait(self, timeout: float) -> Control:
         """The control state, waiting up to ``timeout`` s for the actor (while paused)."""
         if self._local is not None:
             time.sleep(timeout)

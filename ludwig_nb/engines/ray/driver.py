@@ -13,10 +13,12 @@ Train's local mode) and the channel is in-process.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import logging
 import os
 import shutil
 import threading
+import time
 from pathlib import Path
 from typing import Any
 
@@ -32,6 +34,8 @@ from ludwig_nb.engines.ray.channel import (
     unregister_local_channel,
 )
 from ludwig_nb.engines.ray.engine import RunKilled, WorkerFailed, worker_config
+from ludwig_nb.engines.ray.gpu_view import WorkersView
+from ludwig_nb.engines.ray.heartbeat import HEARTBEAT_S
 from ludwig_nb.engines.ray.worker import WORKER_LOGS, train_loop_per_worker
 
 __all__ = ["POLL_S", "WORKERS_FILE", "RayDriver", "ensure_ray", "worker_runtime_env"]
@@ -79,6 +83,16 @@ def worker_runtime_env() -> dict[str, Any]:
     }
 
 
+def _watch_settings(config: dict[str, Any]) -> dict[str, Any]:
+    """What the workers need of ``gpu_watch``: whether to read GPUs, and how often (s)."""
+    section = config.get("gpu_watch") or {}
+    enabled = section.get("enabled", "auto") if isinstance(section, dict) else "auto"
+    interval = section.get("interval", 1.0) if isinstance(section, dict) else 1.0
+    simulated = isinstance(section, dict) and bool(section.get("simulate"))  # the kernel's
+    return {"enabled": enabled is not False and not simulated,
+            "interval": max(0.25, float(interval or 1.0))}  # fmt: skip
+
+
 def _fit(loop: dict[str, Any], scaling: dict[str, Any], run: dict[str, Any]) -> None:
     """``TorchTrainer(...).fit()``: in a Ray task, or in-process in local mode."""
     from ray.train import FailureConfig, RunConfig, ScalingConfig
@@ -106,8 +120,10 @@ class RayDriver:
                             else Path(job.run_dir))  # fmt: skip
         self.last_step = -1
         self.last_checkpoint: str | None = None
-        self._sent: tuple[str | None, str | None] = (None, None)
+        self._sent: tuple[str | None, str | None, float] = (None, None, 1.0)
         self._killed = False
+        self._view = WorkersView()
+        self._beats_at = float("-inf")  # monotonic time the heartbeats were last read
 
     # -- the loop configs ----------------------------------------------------------------
     def _loop_config(self, dataset: Any) -> dict[str, Any]:
@@ -116,6 +132,7 @@ class RayDriver:
             "dataset": dataset, "run_dir": str(self.storage_dir), "run_id": self.job.run_id,
             "name": self.job.name, "seed": self.job.seed, "use_gpu": self.backend.use_gpu,
             "resume_from": self._resume_dir(), "in_process": self.backend.local_mode,
+            "gpu_watch": _watch_settings(self.job.config),
         }  # fmt: skip
 
     def _resume_dir(self) -> str | None:
@@ -169,7 +186,8 @@ class RayDriver:
                                   daemon=True)  # fmt: skip
         try:
             thread.start()
-            self._pump(channel.poll, lambda: not thread.is_alive(), channel.set_control, None)
+            self._pump(channel.poll, lambda: not thread.is_alive(), channel.set_control, None,
+                       channel.heartbeats)  # fmt: skip
             thread.join()
             self._write_workers(channel.workers())
             if failure:
@@ -194,6 +212,7 @@ class RayDriver:
         try:
             self._emit_phase(f"starting {self.backend.num_workers} Ray Train workers")
             dataset = [ray.put(self.job.dataset)]  # nested: the workers get the ref
+            self.job.dataset = dataset  # the store holds the table now; the kernel lets go
             task = ray.remote(num_cpus=0, max_retries=0, runtime_env=worker_runtime_env(),
                               scheduling_strategy=here)(_fit)  # fmt: skip
             ref = task.remote(self._loop_config(dataset), self._scaling(), self._run_config())
@@ -206,13 +225,17 @@ class RayDriver:
                 ready, _ = ray.wait([ref], timeout=0)
                 return bool(ready)
 
-            def set_control(stop: str | None, pause: str | None) -> None:
-                actor.set_control.remote(stop, pause)
+            def set_control(stop: str | None, pause: str | None, duty: float) -> None:
+                actor.set_control.remote(stop, pause, duty)
 
             def kill() -> None:
                 ray.cancel(ref, force=True)
 
-            self._pump(poll, done, set_control, kill)
+            def beats() -> list[dict[str, Any]]:
+                result: list[dict[str, Any]] = ray.get(actor.heartbeats.remote(), timeout=10)
+                return result
+
+            self._pump(poll, done, set_control, kill, beats)
             with contextlib.suppress(Exception):
                 self._write_workers(ray.get(actor.workers.remote(), timeout=30))
             try:
@@ -226,8 +249,9 @@ class RayDriver:
                 ray.kill(actor)
 
     # -- the pump ------------------------------------------------------------------------
-    def _pump(self, poll: Any, done: Any, set_control: Any, kill: Any) -> None:
-        """Feed events until the job ends, then drain what is left."""
+    def _pump(self, poll: Any, done: Any, set_control: Any, kill: Any, beats: Any) -> None:
+        """Feed events until the job ends, then drain what is left; read the ranks'
+        heartbeats about once a second (and once more at the end)."""
         cursor = 0
         while True:
             finished = done()  # read before polling: nothing pushed before the end is lost
@@ -237,9 +261,40 @@ class RayDriver:
                 if isinstance(event, ev.StepFinished) and event.step <= self.last_step:
                     continue  # redone after a restart from the last checkpoint: seen already
                 self._observe(event)
-                self.emit(event)
+                self.emit(self._as_run_wide(event))
+            self._read_beats(beats, force=finished and not batch)
             if finished and not batch:
                 return
+
+    def _as_run_wide(self, event: ev.Event) -> ev.Event:
+        """Rank 0's ``RunStarted`` names its own device; the run's are every worker's
+        (the workers row; the alarms watch every GPU the workers report, not one index)."""
+        if not isinstance(event, ev.RunStarted):
+            return event
+        kind = event.device.partition(":")[0] or "cpu"
+        return dataclasses.replace(event, device=f"{self.backend.world_size} × {kind} (Ray)",
+                                   device_index=None)  # fmt: skip
+
+    def _read_beats(self, beats: Any, force: bool = False) -> None:
+        """Heartbeats -> the run's GPU snapshot (``job.gpu_feed``) and ``WorkersReported``."""
+        now = time.monotonic()
+        if not force and now - self._beats_at < HEARTBEAT_S:
+            return
+        self._beats_at = now
+        try:
+            reports = beats()
+        except Exception:  # the channel is busy or gone: the next second tries again
+            log.debug("ludwig_nb: no heartbeats from run %s", self.job.run_id, exc_info=True)
+            return
+        if not reports:
+            return
+        wall = time.time()
+        snapshot = self._view.snapshot(reports, wall)
+        if snapshot is not None and self.job.gpu_feed is not None:
+            self.job.gpu_feed(snapshot)
+        row = self._view.workers(reports, wall)
+        if row is not None:
+            self.emit(ev.WorkersReported(time=wall, workers=row))
 
     def _observe(self, event: ev.Event) -> None:
         if isinstance(event, ev.StepFinished):
@@ -254,9 +309,10 @@ class RayDriver:
         reasons = getattr(self.control, "pause_reasons", None)
         pause = (",".join(sorted(reasons)) if reasons else None) if reasons is not None else (
             "user" if self.control.paused else None)  # fmt: skip
-        if (stop, pause) != self._sent:
-            set_control(stop, pause)
-            self._sent = (stop, pause)
+        duty = float(getattr(self.control, "duty", 1.0))
+        if (stop, pause, duty) != self._sent:
+            set_control(stop, pause, duty)
+            self._sent = (stop, pause, duty)
         stops = int(getattr(self.control, "stop_count", 1 if stop else 0))
         if kill is not None and stops >= 2 and not self._killed:
             log.warning("ludwig_nb: second Stop: cancelling Ray job of run %s", self.job.run_id)

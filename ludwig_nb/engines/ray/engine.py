@@ -46,6 +46,8 @@ class RayEngine:
     """Trains built-in ECD configs data-parallel on Ray Train (``backend: {type: ray}``)."""
 
     name = "ray"
+    #: the run's GPUs are read on the workers' nodes and fed back (runs/monitoring.py)
+    gpus_on_workers = True
 
     def check(self, config: Config) -> None:
         """``UnsupportedByEngine`` (located) for a backend section this engine cannot run or
@@ -67,11 +69,12 @@ class RayEngine:
             raise EngineUnavailable(missing)
 
     def prepare_data(self, config: Mapping[str, Any], dataset: Any) -> Any:
-        """The built-in engine's checks (``DataError``); the table is loaded once here and
-        travels to the workers through Ray's object store."""
-        from ludwig_nb.data import check_dataset
+        """A path: its columns are checked from the header (``DataError``) and the workers
+        read it themselves; a DataFrame: the built-in engine's checks, then it travels to
+        the workers through Ray's object store (data.py says why)."""
+        from ludwig_nb.engines.ray.data import prepare
 
-        return check_dataset(config, dataset)
+        return prepare(config, dataset)
 
     def plan(self, config: Mapping[str, Any], rows: int) -> ScheduleInfo:
         """The schedule of one rank: ``rows // num_workers`` rows at the per-worker batch

@@ -26,6 +26,8 @@ from typing import Any
 from ludwig_nb.engines.base import TrainJob
 from ludwig_nb.engines.builtin.distributed import Distributed
 from ludwig_nb.engines.ray.channel import ChannelClient, EventBatcher
+from ludwig_nb.engines.ray.data import read_on_worker
+from ludwig_nb.engines.ray.heartbeat import Heartbeat, StepCounter, identity, node_reader
 from ludwig_nb.engines.ray.worker_control import WorkerControl, torch_agree
 
 __all__ = ["WORKER_LOGS", "parameters_digest", "train_loop_per_worker"]
@@ -82,13 +84,14 @@ def train_loop_per_worker(loop: dict[str, Any]) -> None:
 
     context = ray.train.get_context()
     rank, world = context.get_world_rank(), context.get_world_size()
+    local_rank = context.get_local_rank()
     client = ChannelClient(loop["channel"])
     run_dir = Path(loop["run_dir"])
     scratch = None if rank == 0 else Path(tempfile.mkdtemp(prefix=f"ludwig_nb-rank{rank}-"))
     log_path = run_dir / WORKER_LOGS / f"rank-{rank}.log"
     try:
         with _worker_log(log_path, loop["in_process"]):
-            _train(loop, rank, world, client, scratch or run_dir, Training)
+            _train(loop, (rank, local_rank, world), client, scratch or run_dir, Training)
     except BaseException as exc:
         with contextlib.suppress(Exception):  # the run layer still gets Ray's own error
             client.report_error({
@@ -103,16 +106,15 @@ def train_loop_per_worker(loop: dict[str, Any]) -> None:
 
 
 def _train(
-    loop: dict[str, Any], rank: int, world: int, client: ChannelClient, run_dir: Path, training: Any
+    loop: dict[str, Any],
+    ranks: tuple[int, int, int],
+    client: ChannelClient,
+    run_dir: Path,
+    training: Any,
 ) -> None:
-    import ray
-
+    rank, local_rank, world = ranks
     device = _device(bool(loop["use_gpu"]))
-    dataset = loop["dataset"]
-    if isinstance(dataset, ray.ObjectRef):
-        dataset = ray.get(dataset)
-    elif isinstance(dataset, list) and dataset and isinstance(dataset[0], ray.ObjectRef):
-        dataset = ray.get(dataset[0])  # a DataFrame travels via the object store
+    dataset = read_on_worker(loop["dataset"], loop["config"])
     resume = Path(loop["resume_from"]) if loop["resume_from"] else None
     primary_dir = Path(loop["run_dir"])
     if client.started(rank) > 1 and (primary_dir / "checkpoints" / "latest.ckpt").is_file():
@@ -123,18 +125,25 @@ def _train(
     )  # fmt: skip
     agree = torch_agree(device) if world > 1 else None
     if rank == 0:
-        emit: Any = EventBatcher(client.push)
+        emit = StepCounter(EventBatcher(client.push))
         control = WorkerControl(client.control_nowait, client.control_wait, agree)
     else:
-        emit = _discard
+        emit = StepCounter(_discard)
         control = WorkerControl(_nothing, _nothing_after, agree)
     distributed = Distributed(rank=rank, world_size=world,
                               wrap_module=_wrap_ddp(device) if world > 1 else None)  # fmt: skip
+    watch = loop.get("gpu_watch") or {}
+    me = identity(rank, local_rank, device)
+    reads_gpus = watch.get("enabled", True) is not False and client.claim_node(me["node_id"], rank)
+    heartbeat = Heartbeat(client.heartbeat, me, emit,
+                          node_reader() if reads_gpus else None, lambda: control.idle_seconds,
+                          interval=float(watch.get("interval", 1.0))).start()  # fmt: skip
     began = time.monotonic()
     loop_state = training(job, emit, control, engine="ray", distributed=distributed)
     try:
         model = loop_state.run()
     finally:
+        heartbeat.stop()
         if rank == 0:
             emit.flush()
     client.report_worker({
@@ -142,6 +151,7 @@ def _train(
         "pid": os.getpid(), "steps": loop_state.completed,
         "seconds": round(time.monotonic() - began, 3),
         "steps_per_s": round(loop_state.completed / max(1e-9, loop_state.timings["steps"]), 2),
+        "idle_s": round(control.idle_seconds, 3),
         "parameters_sha256": parameters_digest(model.module),
     })  # fmt: skip
 
@@ -160,10 +170,10 @@ def _discard(event: Any) -> None:
     return None
 
 
-def _nothing() -> tuple[None, None]:
-    return None, None
+def _nothing() -> tuple[None, None, float]:
+    return None, None, 1.0
 
 
-def _nothing_after(timeout: float) -> tuple[None, None]:
+def _nothing_after(timeout: float) -> tuple[None, None, float]:
     time.sleep(timeout)
-    return None, None
+    return None, None, 1.0

@@ -1,13 +1,17 @@
 """The :class:`~ludwig_nb.core.control.Control` a Ray Train worker hands the training loop.
 
-Rank 0 reads the run's stop/pause state from the channel without blocking; at every step
-boundary all ranks agree on it with one 2-element ``all_reduce(MAX)`` (gloo on CPU, NCCL on
-GPU), so that every rank stops, pauses and resumes before the same step and none is left
-waiting in a collective. While paused, the ranks keep agreeing every ``pause_poll`` s.
+Rank 0 reads the run's stop/pause state and the throttle's duty cycle from the channel
+without blocking; at every step boundary all ranks agree on them with one 3-element
+``all_reduce(MAX)`` (gloo on CPU, NCCL on GPU; the duty travels as ``1 - duty``, so the
+most throttled wins), so that every rank stops, pauses and resumes before the same step,
+none is left waiting in a collective, and every rank idles the same share of the time
+(:meth:`WorkerControl.pace`, the same rule as ``RunControl.pace``). While paused, the ranks
+keep agreeing every ``pause_poll`` s.
 """
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -15,13 +19,13 @@ from ludwig_nb.core.control import StopRequested
 
 __all__ = ["WorkerControl", "torch_agree"]
 
-State = tuple[str | None, str | None]  # (stop reason, pause reason)
+State = tuple[str | None, str | None, float]  # (stop reason, pause reason, duty)
 
 
 class WorkerControl:
     """``read_now()`` / ``read_wait(timeout)`` give rank 0's view (other ranks pass
-    functions returning ``(None, None)``); ``agree([stop, pause])`` is the all-reduce (None
-    on a single rank)."""
+    functions returning ``(None, None, 1.0)``); ``agree([stop, pause, 1 - duty])`` is the
+    all-reduce (None on a single rank). ``clock`` and ``sleep`` (seconds) time the pacing."""
 
     def __init__(
         self,
@@ -29,21 +33,30 @@ class WorkerControl:
         read_wait: Callable[[float], State],
         agree: Callable[[list[float]], list[float]] | None = None,
         pause_poll: float = 0.25,
+        clock: Callable[[], float] = time.monotonic,
+        sleep: Callable[[float], None] = time.sleep,
     ) -> None:
         self._read_now, self._read_wait, self._agree = read_now, read_wait, agree
         self._pause_poll = pause_poll
+        self._clock, self._sleep = clock, sleep
         self._stop: str | None = None
         self._pause: str | None = None
+        self._duty = 1.0
+        self._pace_mark: float | None = None
+        #: idle seconds :meth:`pace` inserted so far
+        self.idle_seconds = 0.0
 
     def _update(self, state: State) -> None:
-        stop, pause = state
+        stop, pause, duty = state
         if self._agree is not None:
-            agreed = self._agree([1.0 if stop else 0.0, 1.0 if pause else 0.0])
+            agreed = self._agree([1.0 if stop else 0.0, 1.0 if pause else 0.0, 1.0 - duty])
             stop = (stop or "user") if agreed[0] else None
             pause = (pause or "user") if agreed[1] else None
+            duty = 1.0 - agreed[2]
         if stop is not None and self._stop is None:
             self._stop = stop
         self._pause = pause
+        self._duty = min(1.0, max(0.01, float(duty)))
 
     @property
     def stop_requested(self) -> bool:
@@ -57,11 +70,26 @@ class WorkerControl:
     def paused(self) -> bool:
         return self._pause is not None and self._stop is None
 
+    @property
+    def duty(self) -> float:
+        """The duty cycle the ranks last agreed on (1.0: not throttled)."""
+        return self._duty
+
     def pace(self, max_idle: float = 10.0) -> float:
-        """The throttle's duty cycle does not reach Ray workers yet (each worker's node
-        would need its own GPU watch): no idle time is inserted; returns 0 s."""
-        del max_idle
-        return 0.0
+        """At a step boundary (before :meth:`checkpoint`): idle for the agreed duty
+        cycle's share of the time worked since the last call, at most ``max_idle`` s.
+        Every rank applies the same duty to nearly the same work time (DDP keeps them in
+        step), so none waits long for the others. Returns the seconds idled."""
+        now = self._clock()
+        mark, duty = self._pace_mark, self._duty
+        idle = 0.0
+        if mark is not None and duty < 1.0 and not self.paused and self._stop is None:
+            idle = min(max_idle, max(0.0, now - mark) * (1.0 - duty) / duty)
+        if idle > 0.0:
+            self._sleep(idle)
+            self.idle_seconds += idle
+        self._pace_mark = self._clock()
+        return idle
 
     def checkpoint(self) -> None:
         self._update(self._read_now())
@@ -80,6 +108,7 @@ class WorkerControl:
             on_pause(reason)
         while self.paused:
             self._update(self._read_wait(self._pause_poll))
+        self._pace_mark = self._clock()  # a pause is not work
         if on_resume is not None:
             on_resume(reason)
 

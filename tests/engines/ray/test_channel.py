@@ -52,8 +52,8 @@ def test_control_errors_and_reports_reach_the_other_side_by_the_run_s_name():
     channel = register_local_channel("run-x")
     try:
         client = ChannelClient("run-x")  # found by name, as a Ray worker finds the actor
-        channel.set_control("user", None)
-        assert client.control_nowait() == ("user", None)
+        channel.set_control("user", None, 0.5)
+        assert client.control_nowait() == ("user", None, 0.5)
         assert (client.started(0), client.started(0), client.started(1)) == (1, 2, 1)
         client.report_worker({"rank": 1, "steps": 3})
         client.report_worker({"rank": 0, "steps": 3})
@@ -64,3 +64,19 @@ def test_control_errors_and_reports_reach_the_other_side_by_the_run_s_name():
         assert channel.poll(0, 0)[1] == 1
     finally:
         unregister_local_channel("run-x")
+
+
+def test_heartbeats_keep_each_rank_s_latest_and_one_rank_reads_each_node():
+    channel = register_local_channel("run-y")
+    try:
+        client = ChannelClient("run-y")
+        client.heartbeat({"rank": 1, "steps": 2})
+        client.heartbeat({"rank": 0, "steps": 3})
+        client.heartbeat({"rank": 1, "steps": 4})
+        assert channel.heartbeats() == [{"rank": 0, "steps": 3}, {"rank": 1, "steps": 4}]
+        assert client.claim_node("node-a", 1) is True
+        assert client.claim_node("node-a", 0) is False  # node-a has its reader
+        assert client.claim_node("node-a", 1) is True  # the same rank after a restart
+        assert client.claim_node("node-b", 0) is True
+    finally:
+        unregister_local_channel("run-y")
