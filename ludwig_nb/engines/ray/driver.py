@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import json
 import logging
 import os
 import shutil
@@ -43,6 +44,8 @@ __all__ = ["POLL_S", "WORKERS_FILE", "RayDriver", "ensure_ray", "worker_runtime_
 log = logging.getLogger(__name__)
 
 WORKERS_FILE = "workers.json"
+#: ``<run dir>/checkpoints/stored_at.json``: where a run with a storage path keeps them
+STORED_AT = "stored_at.json"
 POLL_S = 0.25  # seconds one long-poll of the channel waits for events
 
 
@@ -136,16 +139,32 @@ class RayDriver:
         }  # fmt: skip
 
     def _resume_dir(self) -> str | None:
-        """The run directory to resume from; with a storage path its checkpoints live there."""
+        """The run directory to resume from: where its checkpoints are, which for a run
+        with a storage path is on the storage (``checkpoints/stored_at.json`` says where)."""
         source = self.job.resume_from
         if source is None:
             return None
         source = Path(source)
+        pointer = source / "checkpoints" / STORED_AT
+        if pointer.is_file():
+            with contextlib.suppress(OSError, ValueError, KeyError, TypeError):
+                return str(Path(json.loads(pointer.read_text(encoding="utf-8"))["run_dir"]))
         if not (source / "checkpoints").is_dir() and self.backend.storage_path:
             stored = Path(self.backend.storage_path).expanduser().resolve() / source.name
             if (stored / "checkpoints").is_dir():
                 return str(stored)
         return str(source)
+
+    def _point_home(self) -> None:
+        """With a storage path, ``<run dir>/checkpoints/stored_at.json`` names where the
+        checkpoints are, so that ``resume_from=<run dir>`` finds them (after a stop or a
+        crash, from any kernel that sees the storage)."""
+        run_dir = Path(self.job.run_dir)
+        if self.storage_dir.resolve() == run_dir.resolve():
+            return
+        write_json_atomic(run_dir / "checkpoints" / STORED_AT,
+                          {"run_dir": str(self.storage_dir),
+                           "checkpoints": str(self.storage_dir / "checkpoints")})  # fmt: skip
 
     def _scaling(self) -> dict[str, Any]:
         b = self.backend
@@ -161,6 +180,7 @@ class RayDriver:
     # -- the run -------------------------------------------------------------------------
     def run(self) -> Any:
         self.storage_dir.mkdir(parents=True, exist_ok=True)
+        self._point_home()
         if self.backend.local_mode:
             self._run_local()
         else:

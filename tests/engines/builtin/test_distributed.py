@@ -32,7 +32,8 @@ def _free_port() -> int:
         return int(probe.getsockname()[1])
 
 
-def _rank(rank: int, world: int, port: int, out: str, stop_after: int | None) -> None:
+def _rank(rank: int, world: int, port: int, out: str, stop_after: int | None,
+          duty: float) -> None:  # fmt: skip
     import torch.distributed as dist
     from torch.nn.parallel import DistributedDataParallel
 
@@ -56,7 +57,9 @@ def _rank(rank: int, world: int, port: int, out: str, stop_after: int | None) ->
             if stop_after is not None and event.step == stop_after and rank == 0:
                 asked["stop"] = "user"  # only rank 0 hears the Stop, as on Ray
 
-    control = WorkerControl(lambda: (asked["stop"], None), lambda t: (asked["stop"], None),
+    heard = duty if rank == 0 else 1.0  # only rank 0 reads the throttle's duty, as on Ray
+    control = WorkerControl(lambda: (asked["stop"], None, heard),
+                            lambda t: (asked["stop"], None, heard),
                             torch_agree(torch.device("cpu")))  # fmt: skip
     config = make_config([{"name": "x", "type": "number"}, {"name": "colour", "type": "category"}],
                          [{"name": "label", "type": "binary"}], epochs=3)  # fmt: skip
@@ -67,25 +70,30 @@ def _rank(rank: int, world: int, port: int, out: str, stop_after: int | None) ->
     model = training.run()
     (Path(out) / f"rank{rank}.json").write_text(json.dumps({
         "steps": steps, "total": training.s.plan.total_steps,
-        "digest": parameters_digest(model.module),
+        "digest": parameters_digest(model.module), "idle": control.idle_seconds,
+        "duty": control.duty,
     }))  # fmt: skip
     dist.destroy_process_group()
 
 
-def _spawn(tmp_path: Path, stop_after: int | None) -> list[dict]:
+def _spawn(tmp_path: Path, stop_after: int | None, duty: float = 1.0) -> list[dict]:
     import torch.multiprocessing as mp
 
-    mp.spawn(_rank, args=(2, _free_port(), str(tmp_path), stop_after), nprocs=2, join=True)
+    mp.spawn(_rank, args=(2, _free_port(), str(tmp_path), stop_after, duty), nprocs=2,
+             join=True)  # fmt: skip
     return [json.loads((tmp_path / f"rank{r}.json").read_text()) for r in range(2)]
 
 
 @pytest.mark.timeout(300)
 def test_two_ranks_take_the_same_steps_and_end_with_identical_parameters(tmp_path):
-    ranks = _spawn(tmp_path, stop_after=None)
+    """Throttled to half speed by a duty only rank 0 heard: both ranks idle (agreed)."""
+    ranks = _spawn(tmp_path, stop_after=None, duty=0.5)
     # 112 training rows (70% of 160) -> 56 a rank -> 4 steps of 16 an epoch, 3 epochs
     assert ranks[0]["total"] == ranks[1]["total"] == 12
     assert ranks[0]["steps"] == ranks[1]["steps"] == list(range(12))
     assert ranks[0]["digest"] == ranks[1]["digest"]
+    assert ranks[0]["duty"] == ranks[1]["duty"] == 0.5
+    assert ranks[0]["idle"] > 0 and ranks[1]["idle"] > 0
 
 
 @pytest.mark.timeout(300)

@@ -1,12 +1,21 @@
 """Fixtures of the Ray tests (marker ``ray``; scripts/test_ray.sh runs them in the Ray venv):
 one Ray started by this session with a fixed small ``num_cpus`` and shut down at the end;
-no ``ray::`` process of this test process may outlive it. Never ``ray stop``."""
+no ``ray::`` process of this test process may outlive it. Never ``ray stop``.
+
+The session's Ray nodes load the fake NVML driver (tests/fixtures/nvml, by
+``LD_LIBRARY_PATH`` in the raylet's environment, which its workers inherit): every worker
+reads "its node's GPUs" through the real nvidia-ml-py and ``NvmlSource``. What the fake GPU
+reports is the scenario file :func:`fake_gpus` writes (read at each worker's first NVML
+call, so a test sets it before its run starts); the test process itself loads no fake.
+"""
 
 from __future__ import annotations
 
+import json
 import os
 import socket
 import time
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -40,8 +49,41 @@ def agent_ports() -> dict[str, int]:
             "runtime_env_agent_port", "dashboard_agent_listen_port")}  # fmt: skip
 
 
+FAKE_GPU = {"name": "Fake A100 (Ray node)", "uuid": "GPU-fake-ray-0", "temperature": 45,
+            "utilization_gpu": 60, "memory_total": 42949672960, "memory_used": 4294967296,
+            "power_mw": 120000, "power_limit_mw": 300000,
+            "thresholds": {"shutdown": 95, "slowdown": 90}}  # fmt: skip
+_SCENARIO: dict[str, Path] = {}
+
+
+def fake_gpus(temperature: float | list[float] = 45, **device) -> Path:
+    """Set what the fake GPU of every Ray node reports from the next run on (°C per
+    second since the worker's first NVML call; the last value repeats)."""
+    path = _SCENARIO["path"]
+    scenario = {
+        "tick_seconds": 1.0,
+        "devices": [{**FAKE_GPU, "temperature": temperature, **device}],
+    }
+    path.write_text(json.dumps(scenario))
+    return path
+
+
+def fake_nvml_env(tmp: Path) -> dict[str, str]:
+    """The raylet environment that loads the fake NVML (built here) with the session's
+    scenario file; skips when there is no C compiler."""
+    from tests.fixtures.nvml.build import build_fake_nvml, compiler_available
+
+    if not compiler_available():
+        pytest.skip("no C compiler to build the fake NVML driver")
+    lib = build_fake_nvml(tmp / "nvml").parent
+    _SCENARIO["path"] = tmp / "scenario.json"
+    fake_gpus()
+    paths = [str(lib), *filter(None, os.environ.get("LD_LIBRARY_PATH", "").split(os.pathsep))]
+    return {"LD_LIBRARY_PATH": os.pathsep.join(paths), "FAKE_NVML_SCENARIO": str(_SCENARIO["path"])}
+
+
 @pytest.fixture(scope="session")
-def ray_cluster():
+def ray_cluster(tmp_path_factory):
     """A one-node Ray "cluster" (``ray.cluster_utils.Cluster``) with ``RAY_CPUS`` CPUs,
     started and shut down by this test session; the driver is connected to it.
 
@@ -55,10 +97,11 @@ def ray_cluster():
     if ray.is_initialized():
         pytest.fail("a Ray was already initialised in this process; the tests start their own")
     cluster = None
+    env = fake_nvml_env(tmp_path_factory.mktemp("ray-nvml"))
     for attempt in range(3):  # a loaded box can miss the raylet's fixed wait for the agents
-        ports = agent_ports()
+        head = {"num_cpus": RAY_CPUS, "env_vars": env, **agent_ports()}
         try:
-            cluster = Cluster(initialize_head=True, head_node_args={"num_cpus": RAY_CPUS, **ports})
+            cluster = Cluster(initialize_head=True, head_node_args=head)
             break
         except Exception as failure:  # Ray raises a bare Exception here
             if "timed out during startup" not in str(failure) or attempt == 2:
@@ -66,6 +109,7 @@ def ray_cluster():
             ray.shutdown()
     assert cluster is not None
     ray.init(address=cluster.address, log_to_driver=False)
+    cluster.fake_nvml_env = env  # for the nodes a test adds
     try:
         yield cluster
     finally:
@@ -81,7 +125,8 @@ def ray_cluster():
 def ray_session(ray_cluster):
     import ray
 
-    return ray
+    yield ray
+    fake_gpus()  # the next test starts from a cool GPU
 
 
 def wait_for(predicate, timeout: float = 240.0, interval: float = 0.2):

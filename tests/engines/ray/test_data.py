@@ -23,7 +23,7 @@ def test_a_path_is_checked_by_its_header_and_read_by_the_worker(tmp_path, monkey
     path = tmp_path / "train.csv"
     frame().to_csv(path, index=False)
     loads: list[object] = []
-    import ludwig_nb.data.loading as loading
+    from ludwig_nb.data import loading
 
     real = loading.load_table
     monkeypatch.setattr(loading, "load_table", lambda src: loads.append(src) or real(src))

@@ -1,13 +1,17 @@
 """engine: ray with real Ray Train (marker ``ray``; scripts/test_ray.sh): local mode on the
 real loop, a 2-worker TorchTrainer on CPU (gloo) streaming to the notebook, cooperative
-Stop, Pause/Resume, force cancel by a second Stop, a killed worker. Every test has a hard
-timeout; the session's Ray is shut down at the end and no ``ray::`` process may be left."""
+Stop, Pause/Resume, force cancel by a second Stop, a killed worker, resume after a stop
+and after a crash (checkpoints on a storage path), the workers' GPUs (the fake NVML on
+every Ray node) in the run's gauges and alarms, the throttle's duty on the workers.
+Every test has a hard timeout; the session's Ray is shut down at the end and no
+``ray::`` process may be left. Scenarios share runs where they can (CI time)."""
 
 from __future__ import annotations
 
 import json
 import os
 import signal
+import socket
 
 import pytest
 
@@ -16,7 +20,14 @@ pytest.importorskip("ray")
 import ludwig_nb
 from ludwig_nb.core import events as ev
 from ludwig_nb.runs import load_model
-from tests.engines.ray.conftest import RAY_CPUS, ray_children, ray_config, table, wait_for
+from tests.engines.ray.conftest import (
+    RAY_CPUS,
+    fake_gpus,
+    ray_children,
+    ray_config,
+    table,
+    wait_for,
+)
 
 pytestmark = [pytest.mark.ray, pytest.mark.timeout(420)]
 
@@ -46,18 +57,35 @@ def test_local_mode_runs_the_worker_code_in_process(tmp_path):
     workers = json.loads((run.directory / "workers.json").read_text())["workers"]
     assert [w["rank"] for w in workers] == [0]
     assert len(load_model(run.directory / "model").predict(data.head(5))) == 5
+    row = [e for e in run.events if isinstance(e, ev.WorkersReported)][-1].workers
+    assert [(w["rank"], w["host"], w["steps"]) for w in row] == [
+        (0, socket.gethostname(), run.total_steps)]  # fmt: skip
     if not ray.is_initialized():  # local mode does not start Ray
         assert ray_children() == []
 
 
 def test_two_workers_stream_steps_in_order_and_keep_the_ranks_identical(ray_session, tmp_path):
+    """Also: the workers read the CSV path themselves; their node's (fake) GPU reaches the
+    run's sampler tagged with the host and the Ray node; the workers row has both ranks."""
     data = table(rows=400)
-    run = ludwig_nb.train(
-        ray_config(2), data, results_dir=tmp_path, registry_dir=tmp_path / "reg", wait=True
-    )
+    data.to_csv(tmp_path / "table.csv", index=False)
+    run = ludwig_nb.train(ray_config(2), tmp_path / "table.csv", results_dir=tmp_path,
+                          registry_dir=tmp_path / "reg", wait=True)  # fmt: skip
     assert run.error is None, run.traceback_text
     assert run.status == "completed"
     started = next(e for e in run.events if isinstance(e, ev.RunStarted))
+    assert (started.device, started.device_index) == ("2 × cpu (Ray)", None)
+    reported = [e.workers for e in run.events if isinstance(e, ev.WorkersReported)]
+    assert [(w["rank"], w["host"], w["device"], w["steps"]) for w in reported[-1]] == [
+        (0, socket.gethostname(), "cpu", 18), (1, socket.gethostname(), "cpu", 18)]  # fmt: skip
+    assert all(w["node_id"] == ray_session.get_runtime_context().get_node_id()
+               for w in reported[-1])  # fmt: skip
+    snapshot = run.sampler.latest()  # what the gauges and the alarms read
+    assert snapshot is not None and len(snapshot.gpus) == 1  # one node: read once, not per rank
+    gpu = snapshot.gpus[0]
+    assert (gpu.uuid, gpu.host, gpu.host_index, gpu.temperature) == (
+        "GPU-fake-ray-0", socket.gethostname(), 0, 45)  # fmt: skip
+    assert gpu.node_id == ray_session.get_runtime_context().get_node_id()
     # 280 training rows (Ludwig's 70% split) -> 140 per rank -> 9 steps of 16 an epoch, 2 epochs
     # (one process would take 18 an epoch)
     assert (started.schedule.steps_per_epoch, started.schedule.total_steps) == (9, 18)
@@ -77,14 +105,22 @@ def test_two_workers_stream_steps_in_order_and_keep_the_ranks_identical(ray_sess
     wait_for(lambda: cpus_free(ray_session), timeout=60)
 
 
-def test_stop_ends_every_rank_at_a_step_boundary(ray_session, tmp_path):
-    run = ludwig_nb.train(
-        ray_config(2, epochs=400),
-        table(rows=400),
-        results_dir=tmp_path,
-        registry_dir=tmp_path / "reg",
-    )
-    wait_for(lambda: steps_of(run))
+def idle_on_every_rank(run) -> bool:
+    reports = [e.workers for e in run.events if isinstance(e, ev.WorkersReported)]
+    return bool(reports) and len(reports[-1]) == 2 and all(w["idle_s"] > 0 for w in reports[-1])
+
+
+def test_stop_ends_every_rank_at_a_step_boundary_and_resume_continues_there(ray_session, tmp_path):
+    """A hot worker GPU and ``action: throttle``: the duty reaches both ranks (each idles);
+    the checkpoints go to the storage path; the stopped run resumes from its step."""
+    fake_gpus(temperature=88)
+    config = ray_config(2, epochs=400, storage_path=str(tmp_path / "shared"))
+    config["gpu_watch"] = {"alarms": [{"metric": "temperature", "threshold": 80,
+                                       "action": "throttle"}]}  # fmt: skip
+    run = ludwig_nb.train(config, table(rows=400), results_dir=tmp_path / "runs",
+                          registry_dir=tmp_path / "reg")  # fmt: skip
+    wait_for(lambda: any(isinstance(e, ev.Throttled) and e.duty < 1.0 for e in run.events))
+    wait_for(lambda: idle_on_every_rank(run))
     run.stop()
     run.wait(240)
     assert run.is_done
@@ -92,10 +128,27 @@ def test_stop_ends_every_rank_at_a_step_boundary(ray_session, tmp_path):
     finished = next(e for e in run.events if isinstance(e, ev.RunFinished))
     assert (finished.status, finished.reason) == ("stopped", "stopped by user")
     assert finished.step < run.total_steps
-    assert (run.directory / "checkpoints" / "latest.ckpt").is_file()
+    stored = tmp_path / "shared" / run.id
+    assert (stored / "checkpoints" / "latest.ckpt").is_file()  # on the storage path
+    assert not (run.directory / "checkpoints" / "latest.ckpt").exists()
     workers = json.loads((run.directory / "workers.json").read_text())["workers"]
     assert len({w["steps"] for w in workers}) == 1  # both ranks stopped before the same step
     assert workers[0]["parameters_sha256"] == workers[1]["parameters_sha256"]
+    assert all(w["idle_s"] > 0 for w in workers)  # the throttle's idle time, on every rank
+    throttled = next(e for e in run.events if isinstance(e, ev.Throttled) and e.duty < 1.0)
+    assert throttled.method == "duty" and throttled.metric == "temperature"
+    wait_for(lambda: cpus_free(ray_session), timeout=60)
+
+    fake_gpus(temperature=45)
+    again = ludwig_nb.train(config, table(rows=400), results_dir=tmp_path / "runs",
+                            registry_dir=tmp_path / "reg", resume_from=run.directory)  # fmt: skip
+    wait_for(lambda: steps_of(again))
+    again.stop()
+    again.wait(240)
+    assert again.error is None, again.traceback_text
+    start = next(e for e in again.events if isinstance(e, ev.RunStarted))
+    assert start.start_step == finished.step > 0
+    assert steps_of(again)[0] == finished.step  # it goes on where the stop left it
     wait_for(lambda: cpus_free(ray_session), timeout=60)
 
 
@@ -123,15 +176,18 @@ def test_pause_holds_every_step_until_resume(ray_session, tmp_path):
 
 
 def test_a_second_stop_cancels_the_job_and_frees_the_cpus(ray_session, tmp_path):
-    run = ludwig_nb.train(
-        ray_config(2, epochs=400),
-        table(rows=400),
-        results_dir=tmp_path,
-        registry_dir=tmp_path / "reg",
-    )
-    wait_for(lambda: steps_of(run))
-    run.control.pause("test")  # hold the ranks so that the first Stop cannot land
-    wait_for(lambda: any(isinstance(e, ev.Paused) for e in run.events))
+    """The ranks are held by a temperature alarm on their node's (fake) GPU, ``action:
+    pause``: the pause goes through the channel to every rank, so the first Stop cannot land."""
+    fake_gpus(temperature=[45] * 3 + [92])
+    config = ray_config(2, epochs=400)
+    config["gpu_watch"] = {"alarms": [{"metric": "temperature", "threshold": 85,
+                                       "consecutive": 1, "action": "pause"}]}  # fmt: skip
+    run = ludwig_nb.train(config, table(rows=400), results_dir=tmp_path,
+                          registry_dir=tmp_path / "reg")  # fmt: skip
+    paused = wait_for(lambda: next((e for e in run.events if isinstance(e, ev.Paused)), None))
+    assert paused.reason.startswith("alarm:")
+    raised = next(e for e in run.events if isinstance(e, ev.AlarmRaised))
+    assert raised.action == "pause" and f"on {socket.gethostname()}" in raised.message
     run.stop()
     run.stop()
     run.wait(240)
@@ -145,14 +201,12 @@ def test_a_second_stop_cancels_the_job_and_frees_the_cpus(ray_session, tmp_path)
     assert [p for p in placement_group_table().values() if p["state"] == "CREATED"] == []
 
 
-def test_a_killed_worker_fails_the_run_with_the_error_shown(ray_session, tmp_path):
-    run = ludwig_nb.train(
-        ray_config(2, epochs=400),
-        table(rows=400),
-        results_dir=tmp_path,
-        registry_dir=tmp_path / "reg",
-    )
-    wait_for(lambda: steps_of(run))
+def test_a_killed_worker_fails_the_run_with_the_error_shown_and_it_resumes(ray_session, tmp_path):
+    config = ray_config(2, epochs=400, storage_path=str(tmp_path / "shared"))
+    run = ludwig_nb.train(config, table(rows=400), results_dir=tmp_path / "runs",
+                          registry_dir=tmp_path / "reg")  # fmt: skip
+    saved = wait_for(lambda: next((e for e in run.events if isinstance(e, ev.CheckpointSaved)),
+                                  None))  # fmt: skip
     workers = [p for p in ray_children() if "RayTrainWorker" in " ".join(p.cmdline())]
     assert len(workers) == 2
     os.kill(workers[-1].pid, signal.SIGKILL)  # a worker this test's Ray started
@@ -164,6 +218,17 @@ def test_a_killed_worker_fails_the_run_with_the_error_shown(ray_session, tmp_pat
     assert "Ray" in failed.message and "worker logs" in failed.message
     wait_for(lambda: cpus_free(ray_session), timeout=120)
 
+    again = ludwig_nb.train(config, table(rows=400), results_dir=tmp_path / "runs",
+                            registry_dir=tmp_path / "reg", resume_from=run.directory)  # fmt: skip
+    wait_for(lambda: steps_of(again))
+    again.stop()
+    again.wait(240)
+    assert again.error is None, again.traceback_text
+    start = next(e for e in again.events if isinstance(e, ev.RunStarted))
+    assert start.start_step > 0 and start.start_step >= saved.step  # not from step 0
+    assert steps_of(again)[0] == start.start_step
+    wait_for(lambda: cpus_free(ray_session), timeout=120)
+
 
 def test_losing_a_node_mid_run_fails_the_run_with_the_error_shown(ray_cluster, tmp_path):
     """A fake second node (``ray.cluster_utils.Cluster.add_node``): the workers are spread
@@ -172,8 +237,9 @@ def test_losing_a_node_mid_run_fails_the_run_with_the_error_shown(ray_cluster, t
 
     from tests.engines.ray.conftest import agent_ports
 
-    try:
-        node = ray_cluster.add_node(num_cpus=1, **agent_ports())
+    try:  # the second node loads the fake NVML too: a GPU per node
+        node = ray_cluster.add_node(num_cpus=1, env_vars=ray_cluster.fake_nvml_env,
+                                    **agent_ports())  # fmt: skip
     except Exception as failure:  # Ray raises a bare Exception when a node does not start
         if "timed out during startup" in str(failure):
             pytest.skip(f"the fake second node did not start on this machine: {failure}")
@@ -185,6 +251,10 @@ def test_losing_a_node_mid_run_fails_the_run_with_the_error_shown(ray_cluster, t
     run = ludwig_nb.train(config, table(rows=400), results_dir=tmp_path,
                           registry_dir=tmp_path / "reg")  # fmt: skip
     wait_for(lambda: steps_of(run))
+    # each node's GPU, read on that node, one run-wide number each, the node's name shown
+    two = wait_for(lambda: (s := run.sampler.latest()) is not None and len(s.gpus) == 2 and s)
+    assert len({g.node_id for g in two.gpus}) == 2 and [g.index for g in two.gpus] == [0, 1]
+    assert len({g.host for g in two.gpus}) == 2  # one machine: the host names carry the node
     ray_cluster.remove_node(node)
     run.wait(300)
     assert run.is_done
