@@ -230,13 +230,14 @@ def compact_gauges_html(snapshot: Snapshot | None, device_index: int | None = No
     rows = []
     for gpu in gpus:
         mark = " ◀" if device_index is not None and gpu.index == device_index else ""
+        label = html.escape(gpu.label)  # "GPU 0", or "GPU 0 on node-b" for a Ray worker's
         if gpu.lost:
-            rows.append(f"<div><b>GPU {gpu.index}</b>{mark} lost</div>")
+            rows.append(f"<div><b>{label}</b>{mark} lost</div>")
             continue
         util = None if gpu.utilization_gpu is None else gpu.utilization_gpu / 100.0
         memory = None if gpu.memory_percent is None else gpu.memory_percent / 100.0
         rows.append(
-            f"<div><b>GPU {gpu.index}</b>{mark} "
+            f"<div><b>{label}</b>{mark} "
             + bar_html(util, f"{_fmt(gpu.utilization_gpu, ' %')}", BLUE, 50)
             + " "
             + bar_html(memory, _fmt_bytes(gpu.memory_used), BLUE, 50)

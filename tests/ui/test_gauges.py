@@ -120,3 +120,12 @@ def test_mini_gauges_write_only_when_the_row_changes() -> None:
     ((widget, traits),) = gauges.writes(first).items()
     assert widget is gauges.widget and "GPU 0" in traits["value"]
     assert gauges.writes(Snapshot(time=1.0, gpus=(FULL,))) == {}  # same readings: nothing to send
+
+
+def test_a_gpu_on_a_ray_worker_s_node_is_named_by_its_host():
+    from ludwig_nb.core.gpu_sample import GpuSample, Snapshot
+    from ludwig_nb.ui.gauges import compact_gauges_html
+
+    remote = GpuSample(index=1, temperature=50.0, host="node-b", node_id="ab", host_index=3)
+    text = compact_gauges_html(Snapshot(time=0.0, gpus=(remote,)))
+    assert "<b>GPU 3 on node-b</b>" in text

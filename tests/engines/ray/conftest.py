@@ -49,6 +49,12 @@ def agent_ports() -> dict[str, int]:
             "runtime_env_agent_port", "dashboard_agent_listen_port")}  # fmt: skip
 
 
+def head_ports() -> dict[str, int]:
+    """:func:`agent_ports` and a free dashboard port: another Ray on the machine (another
+    session's) may hold the default 8265, and the head then fails to start."""
+    return {**agent_ports(), "dashboard_port": _free_port()}
+
+
 FAKE_GPU = {"name": "Fake A100 (Ray node)", "uuid": "GPU-fake-ray-0", "temperature": 45,
             "utilization_gpu": 60, "memory_total": 42949672960, "memory_used": 4294967296,
             "power_mw": 120000, "power_limit_mw": 300000,
@@ -99,7 +105,7 @@ def ray_cluster(tmp_path_factory):
     cluster = None
     env = fake_nvml_env(tmp_path_factory.mktemp("ray-nvml"))
     for attempt in range(3):  # a loaded box can miss the raylet's fixed wait for the agents
-        head = {"num_cpus": RAY_CPUS, "env_vars": env, **agent_ports()}
+        head = {"num_cpus": RAY_CPUS, "env_vars": env, **head_ports()}
         try:
             cluster = Cluster(initialize_head=True, head_node_args=head)
             break

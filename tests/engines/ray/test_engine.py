@@ -86,6 +86,11 @@ def test_two_workers_stream_steps_in_order_and_keep_the_ranks_identical(ray_sess
     assert (gpu.uuid, gpu.host, gpu.host_index, gpu.temperature) == (
         "GPU-fake-ray-0", socket.gethostname(), 0, 45)  # fmt: skip
     assert gpu.node_id == ray_session.get_runtime_context().get_node_id()
+    from ludwig_nb.server.runs_view import list_runs  # what the sidebar's route sends
+
+    [summary] = list_runs(tmp_path / "reg")
+    assert (summary["run_id"], summary["status"], summary["step"]) == (run.id, "completed", 18)
+    assert summary["engine"] == "ray" and summary["problems"] == []
     # 280 training rows (Ludwig's 70% split) -> 140 per rank -> 9 steps of 16 an epoch, 2 epochs
     # (one process would take 18 an epoch)
     assert (started.schedule.steps_per_epoch, started.schedule.total_steps) == (9, 18)
