@@ -81,6 +81,6 @@ def read_on_worker(dataset: Any, config: Mapping[str, Any]) -> Any:
     if isinstance(dataset, list) and dataset:
         import ray
 
-        if isinstance(dataset[0], ray.ObjectRef):
-            return ray.get(dataset[0])  # a DataFrame travels via the object store
+        if isinstance(dataset[0], ray.ObjectRef):  # a DataFrame travels via the object store
+            return read_on_worker(ray.get(dataset[0]), config)
     return dataset

@@ -34,6 +34,7 @@ from ludwig_nb.engines.ray.channel import (
     register_local_channel,
     unregister_local_channel,
 )
+from ludwig_nb.engines.ray.data import PathsOnWorkers
 from ludwig_nb.engines.ray.engine import RunKilled, WorkerFailed, worker_config
 from ludwig_nb.engines.ray.gpu_view import WorkersView
 from ludwig_nb.engines.ray.heartbeat import HEARTBEAT_S
@@ -231,8 +232,10 @@ class RayDriver:
                  .remote())  # fmt: skip
         try:
             self._emit_phase(f"starting {self.backend.num_workers} Ray Train workers")
-            dataset = [ray.put(self.job.dataset)]  # nested: the workers get the ref
-            self.job.dataset = dataset  # the store holds the table now; the kernel lets go
+            dataset = self.job.dataset
+            if not isinstance(dataset, PathsOnWorkers):  # a path is read by the workers
+                dataset = [ray.put(dataset)]  # nested: the workers get the ref
+                self.job.dataset = dataset  # the store holds the table; the kernel lets go
             task = ray.remote(num_cpus=0, max_retries=0, runtime_env=worker_runtime_env(),
                               scheduling_strategy=here)(_fit)  # fmt: skip
             ref = task.remote(self._loop_config(dataset), self._scaling(), self._run_config())
