@@ -1,5 +1,6 @@
-"""``RemoteSampler``: a :class:`~ludwig_nb.gpu.sampler.Sampler` whose snapshots are read
-elsewhere (on the nodes of a Ray run's workers) and fed in, instead of read here.
+"""``RemoteSampler``: a sampler whose snapshots are read elsewhere and fed in.
+
+The snapshots come from the nodes of a Ray run's workers, not from this machine.
 
 It has the sampler's reader side (``latest``, ``history``, ``subscribe``), so the dashboard's
 gauges, the resource profile and the alarm watch use it unchanged; it has no thread and
@@ -18,8 +19,13 @@ WAITING_REASON = "waiting for the workers' GPU readings"
 
 
 class RemoteSampler(Sampler):
-    """Fed by the engine (``feed(snapshot)``, any thread); ``interval``: the nodes'
-    sampling interval in seconds (>= 0.25), for readers that pace on it."""
+    """A :class:`~ludwig_nb.gpu.sampler.Sampler` fed by the engine (``feed``, any thread).
+
+    Args:
+        interval: The nodes' sampling interval in seconds (>= 0.25), for readers that
+            pace on it.
+        history_capacity: Points kept per series.
+    """
 
     def __init__(self, interval: float = 1.0, history_capacity: int = 1200) -> None:
         super().__init__(None, None, interval, history_capacity=history_capacity)

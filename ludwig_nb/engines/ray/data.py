@@ -53,8 +53,18 @@ def _absolute(value: Any) -> str:
 
 
 def prepare(config: Mapping[str, Any], dataset: Any) -> Any:
-    """What the Ray engine's ``prepare_data`` returns: :class:`PathsOnWorkers` for paths
-    (headers checked here), the checked frames otherwise. Raises ``DataError``."""
+    """What the Ray engine's ``prepare_data`` returns.
+
+    Args:
+        config: The rendered config.
+        dataset: A DataFrame, a path, or a dict of splits.
+
+    Returns:
+        :class:`PathsOnWorkers` for paths (headers checked here), else the checked frames.
+
+    Raises:
+        DataError: A missing file or column (and, for frames, a bad value).
+    """
     from ludwig_nb.data import check_dataset
     from ludwig_nb.data.loading import check_columns
 
@@ -71,8 +81,21 @@ def prepare(config: Mapping[str, Any], dataset: Any) -> Any:
 
 
 def read_on_worker(dataset: Any, config: Mapping[str, Any]) -> Any:
-    """On a worker: the table(s) to train on. Reads a :class:`PathsOnWorkers` (and runs the
-    value checks the kernel skipped), fetches an object-store reference, or passes a frame."""
+    """On a worker: the table(s) to train on.
+
+    Reads a :class:`PathsOnWorkers` (and runs the value checks the kernel skipped),
+    fetches an object-store reference, or passes a frame through.
+
+    Args:
+        dataset: What the driver sent.
+        config: The rendered config.
+
+    Returns:
+        A DataFrame or a dict of them.
+
+    Raises:
+        DataError: The file is unreadable or a value is bad.
+    """
     if isinstance(dataset, PathsOnWorkers):
         from ludwig_nb.data import check_dataset
 

@@ -35,9 +35,15 @@ class WorkersView:
 
     # -- the GPUs ------------------------------------------------------------------------
     def snapshot(self, beats: Iterable[Mapping[str, Any]], now: float) -> Snapshot | None:
-        """The run's GPUs as of the newest node readings (``now``: the driver's wall
-        clock, seconds, the merged snapshot's time), or None when no node read anything
-        new since the last call."""
+        """The run's GPUs as of the newest node readings.
+
+        Args:
+            beats: The latest heartbeat of every rank.
+            now: The driver's wall clock (seconds): the merged snapshot's time.
+
+        Returns:
+            The merged snapshot, or None when no node read anything new since the last call.
+        """
         beats = sorted(beats, key=lambda b: int(b["rank"]))
         nodes: dict[str, Snapshot] = {}
         for beat in beats:
@@ -74,8 +80,15 @@ class WorkersView:
     def workers(
         self, beats: Iterable[Mapping[str, Any]], now: float
     ) -> tuple[Mapping[str, Any], ...] | None:
-        """One mapping per rank (see ``WorkersReported``), or None when nothing changed
-        but the reports' age. ``now``: the driver's wall clock (seconds)."""
+        """The workers row: one mapping per rank (see ``WorkersReported``).
+
+        Args:
+            beats: The latest heartbeat of every rank.
+            now: The driver's wall clock (seconds).
+
+        Returns:
+            The row, or None when nothing but the reports' age changed.
+        """
         beats = sorted(beats, key=lambda b: int(b["rank"]))
         hosts = _host_names(beats)
         row = tuple(self._worker(b, hosts, now) for b in beats)
@@ -104,8 +117,11 @@ def _sans_age(worker: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def _host_names(beats: Iterable[Mapping[str, Any]]) -> dict[str, str]:
-    """node id -> the name shown: the host name, with the node id's first 6 characters
-    where two nodes share one (several Ray nodes on one machine)."""
+    """Map node id -> the name shown.
+
+    The host name, with the node id's first 6 characters where two nodes share one
+    (several Ray nodes on one machine).
+    """
     by_node = {b["node_id"]: str(b["host"]) for b in beats}
     counts: dict[str, int] = {}
     for name in by_node.values():

@@ -1,5 +1,4 @@
-"""Every rank's heartbeat to the run's channel: its steps, its rate, its device, and, from
-one rank per node, that node's GPU readings.
+"""Every rank's heartbeat to the run's channel: steps, rate, device, and its node's GPUs.
 
 Each Ray Train worker runs a :class:`Heartbeat` thread that pushes one small report about
 once a second (fire-and-forget, like rank 0's events): rank, host, Ray node id, device,
@@ -31,8 +30,13 @@ _RATE_WINDOW = 32  # steps the rate is measured over
 
 
 class StepCounter:
-    """Wraps a rank's ``emit``: counts its steps and keeps their recent end times
-    (thread-safe; the heartbeat thread reads it)."""
+    """Wraps a rank's ``emit``: the steps it has done and their recent end times.
+
+    A resumed run counts from its first step. Thread-safe: the heartbeat thread reads it.
+
+    Args:
+        emit: The rank's own emit, which every event goes on to.
+    """
 
     def __init__(self, emit: Callable[[ev.Event], None]) -> None:
         self._emit = emit
@@ -41,9 +45,10 @@ class StepCounter:
         self._times: collections.deque[float] = collections.deque(maxlen=_RATE_WINDOW)
 
     def __call__(self, event: ev.Event) -> None:
+        """Count ``event`` when it is a step, then forward it."""
         if isinstance(event, ev.StepFinished):
             with self._lock:
-                self.steps += 1
+                self.steps = event.step + 1  # steps done, counted from the run's start
                 self._times.append(event.time)
         self._emit(event)
 
@@ -54,8 +59,15 @@ class StepCounter:
             flush()
 
     def rate(self, now: float) -> float | None:
-        """Steps per second over the recent steps (wall-clock ``now``, seconds); 0.0 once
-        no step ended for 5 mean step times (and at least 2 s); None before two steps."""
+        """Steps per second over the recent steps.
+
+        Args:
+            now: Wall-clock seconds.
+
+        Returns:
+            The rate (steps/s); 0.0 once no step ended for 5 mean step times (and at
+            least 2 s); None before two steps.
+        """
         with self._lock:
             times = list(self._times)
         if len(times) < 2 or times[-1] <= times[0]:
@@ -67,9 +79,18 @@ class StepCounter:
 
 
 def physical_gpu(device: Any, visible: str | None) -> int | str | None:
-    """The GPU a rank trains on as NVML knows it: its index on the host (an int), or its
-    UUID (a str) when ``CUDA_VISIBLE_DEVICES`` (``visible``) names GPUs by UUID; None on CPU.
-    NVML ignores ``CUDA_VISIBLE_DEVICES``, torch's ``cuda:i`` counts inside it."""
+    """The GPU a rank trains on, as NVML knows it.
+
+    NVML ignores ``CUDA_VISIBLE_DEVICES``; torch's ``cuda:i`` counts inside it.
+
+    Args:
+        device: The rank's torch device.
+        visible: ``CUDA_VISIBLE_DEVICES`` (None: every GPU visible).
+
+    Returns:
+        Its index on the host (an int), its UUID (a str) when ``visible`` names GPUs by
+        UUID, or None on CPU.
+    """
     if getattr(device, "type", "cpu") != "cuda":
         return None
     index = device.index or 0
@@ -80,9 +101,17 @@ def physical_gpu(device: Any, visible: str | None) -> int | str | None:
 
 
 class Heartbeat:
-    """One rank's reporting thread. ``push(report)`` must not block; ``read_node``
-    (None: this rank reads no GPUs) returns the node's snapshot; ``idle`` the throttle's
-    idle seconds so far. ``clock``: wall-clock seconds."""
+    """One rank's reporting thread.
+
+    Args:
+        push: Sends one report; must not block (fire-and-forget).
+        identity: What the rank is (see :func:`identity`).
+        steps: The rank's step counter.
+        read_node: Reads the node's snapshot; None: this rank reads no GPUs.
+        idle: The throttle's idle seconds so far.
+        interval: Seconds between reports.
+        clock: Wall-clock seconds.
+    """
 
     def __init__(
         self,
@@ -120,6 +149,7 @@ class Heartbeat:
             return
 
     def start(self) -> Heartbeat:
+        """Start the reporting thread; returns self."""
         self._thread = threading.Thread(target=self._loop, name="ludwig_nb-heartbeat",
                                         daemon=True)  # fmt: skip
         self._thread.start()
