@@ -51,8 +51,11 @@ POLL_S = 0.25  # seconds one long-poll of the channel waits for events
 
 
 def ensure_ray(address: str | None) -> bool:
-    """Connect to Ray once per process: ``address`` (or ``RAY_ADDRESS``) joins a cluster,
-    neither starts a local one. True when this call started it. Never shuts anything down."""
+    """Connect to Ray once per process.
+
+    ``address`` (or ``RAY_ADDRESS``) joins a cluster, neither starts a local one. True when this
+    call started it. Never shuts anything down.
+    """
     import ray
 
     if ray.is_initialized():
@@ -74,10 +77,12 @@ def ensure_ray(address: str | None) -> bool:
 
 
 def worker_runtime_env() -> dict[str, Any]:
-    """The runtime env of the run's actor and task (the controller and the workers inherit
-    it): ``PYTHONPATH`` starts with the folder this ludwig_nb is imported from, so that the
-    workers import the same code on this machine (an editable install or a clone). Other
-    nodes of a cluster need ludwig_nb installed, like Ray itself, at the same version."""
+    """The runtime env of the run's actor and task (the controller and the workers inherit it).
+
+    ``PYTHONPATH`` starts with the folder this ludwig_nb is imported from, so that the workers
+    import the same code on this machine (an editable install or a clone). Other nodes of a cluster
+    need ludwig_nb installed, like Ray itself, at the same version.
+    """
     import ludwig_nb
 
     root = str(Path(ludwig_nb.__file__).resolve().parent.parent)
@@ -112,7 +117,13 @@ def _fit(loop: dict[str, Any], scaling: dict[str, Any], run: dict[str, Any]) -> 
 
 
 class RayDriver:
-    """One run's driver: :meth:`run` returns the model or raises (see engine.py)."""
+    """One run's driver: :meth:`run` returns the model or raises (see engine.py).
+
+    Args:
+        job: The run's job (config, data, run directory, options).
+        emit: Where the workers' events go (the run's ``emit``, on the driver thread).
+        control: The run's control, forwarded to the workers through the channel.
+    """
 
     def __init__(self, job: TrainJob, emit: Emit, control: Control) -> None:
         self.job, self.emit, self.control = job, emit, control
@@ -140,8 +151,11 @@ class RayDriver:
         }  # fmt: skip
 
     def _resume_dir(self) -> str | None:
-        """The run directory to resume from: where its checkpoints are, which for a run
-        with a storage path is on the storage (``checkpoints/stored_at.json`` says where)."""
+        """The run directory to resume from: where its checkpoints are.
+
+        For a run with a storage path that is on the storage (``checkpoints/stored_at.json``
+        says where).
+        """
         source = self.job.resume_from
         if source is None:
             return None
@@ -157,9 +171,12 @@ class RayDriver:
         return str(source)
 
     def _point_home(self) -> None:
-        """With a storage path, ``<run dir>/checkpoints/stored_at.json`` names where the
-        checkpoints are, so that ``resume_from=<run dir>`` finds them (after a stop or a
-        crash, from any kernel that sees the storage)."""
+        """Write ``<run dir>/checkpoints/stored_at.json`` when the checkpoints are elsewhere.
+
+        With a storage path it names where the checkpoints are, so that
+        ``resume_from=<run dir>`` finds them (after a stop or a crash, from any kernel that
+        sees the storage).
+        """
         run_dir = Path(self.job.run_dir)
         if self.storage_dir.resolve() == run_dir.resolve():
             return
@@ -180,6 +197,7 @@ class RayDriver:
 
     # -- the run -------------------------------------------------------------------------
     def run(self) -> Any:
+        """Train on Ray Train (or in-process in local mode) and return the model rank 0 saved."""
         self.storage_dir.mkdir(parents=True, exist_ok=True)
         self._point_home()
         if self.backend.local_mode:
@@ -273,8 +291,10 @@ class RayDriver:
 
     # -- the pump ------------------------------------------------------------------------
     def _pump(self, poll: Any, done: Any, set_control: Any, kill: Any, beats: Any) -> None:
-        """Feed events until the job ends, then drain what is left; read the ranks'
-        heartbeats about once a second (and once more at the end)."""
+        """Feed events until the job ends, then drain what is left.
+
+        The ranks' heartbeats are read about once a second (and once more at the end).
+        """
         cursor = 0
         while True:
             finished = done()  # read before polling: nothing pushed before the end is lost
@@ -290,8 +310,11 @@ class RayDriver:
                 return
 
     def _as_run_wide(self, event: ev.Event) -> ev.Event:
-        """Rank 0's ``RunStarted`` names its own device; the run's are every worker's
-        (the workers row; the alarms watch every GPU the workers report, not one index)."""
+        """Name the run's devices in rank 0's ``RunStarted`` (it names rank 0's own).
+
+        The run's devices are every worker's (the workers row); the alarms watch every GPU
+        the workers report, not one index.
+        """
         if not isinstance(event, ev.RunStarted):
             return event
         kind = event.device.partition(":")[0] or "cpu"
@@ -343,8 +366,11 @@ class RayDriver:
             kill()
 
     def _write_workers(self, reports: list[dict[str, Any]]) -> None:
-        """``<run dir>/workers.json``: one entry per rank (host, device, steps, steps/s,
-        parameters_sha256: equal on every rank when the ranks stayed in step)."""
+        """``<run dir>/workers.json``.
+
+        One entry per rank (host, device, steps, steps/s, parameters_sha256: equal on every rank
+        when the ranks stayed in step).
+        """
         if reports:
             write_json_atomic(Path(self.job.run_dir) / WORKERS_FILE, {"workers": reports})
 

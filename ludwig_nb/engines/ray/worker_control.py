@@ -23,9 +23,21 @@ State = tuple[str | None, str | None, float]  # (stop reason, pause reason, duty
 
 
 class WorkerControl:
-    """``read_now()`` / ``read_wait(timeout)`` give rank 0's view (other ranks pass
-    functions returning ``(None, None, 1.0)``); ``agree([stop, pause, 1 - duty])`` is the
-    all-reduce (None on a single rank). ``clock`` and ``sleep`` (seconds) time the pacing."""
+    """A Ray worker's view of the run's control, agreed across ranks.
+
+    ``read_now()`` / ``read_wait(timeout)`` give rank 0's view (other ranks pass functions
+    returning ``(None, None, 1.0)``); ``agree([stop, pause, 1 - duty])`` is the all-reduce
+    (None on a single rank).
+
+    Args:
+        read_now: Rank 0's ``(stop, pause, duty)`` now, without waiting.
+        read_wait: Rank 0's ``(stop, pause, duty)``, waiting up to the given seconds.
+        agree: The all-reduce (MAX) of ``[stop, pause, 1 - duty]`` across ranks; None on a
+            single rank.
+        pause_poll: Seconds between reads of the control while paused.
+        clock: Monotonic seconds, for the pacing.
+        sleep: How the pacing idles (seconds).
+    """
 
     def __init__(
         self,
@@ -60,14 +72,17 @@ class WorkerControl:
 
     @property
     def stop_requested(self) -> bool:
+        """Whether rank 0 (or, agreed, any rank) saw a stop."""
         return self._stop is not None
 
     @property
     def stop_reason(self) -> str | None:
+        """The stop's reason; None without a stop."""
         return self._stop
 
     @property
     def paused(self) -> bool:
+        """Whether the run is paused (and not stopping)."""
         return self._pause is not None and self._stop is None
 
     @property
@@ -76,10 +91,18 @@ class WorkerControl:
         return self._duty
 
     def pace(self, max_idle: float = 10.0) -> float:
-        """At a step boundary (before :meth:`checkpoint`): idle for the agreed duty
-        cycle's share of the time worked since the last call, at most ``max_idle`` s.
-        Every rank applies the same duty to nearly the same work time (DDP keeps them in
-        step), so none waits long for the others. Returns the seconds idled."""
+        """Idle for the agreed duty cycle's share of the time worked since the last call.
+
+        Called at a step boundary (before :meth:`checkpoint`). Every rank applies the same
+        duty to nearly the same work time (DDP keeps them in step), so none waits long for
+        the others.
+
+        Args:
+            max_idle: The most seconds idled at one boundary.
+
+        Returns:
+            The seconds idled.
+        """
         now = self._clock()
         mark, duty = self._pace_mark, self._duty
         idle = 0.0
@@ -92,6 +115,7 @@ class WorkerControl:
         return idle
 
     def checkpoint(self) -> None:
+        """Read the control now and raise :class:`StopRequested` when a stop was asked for."""
         self._update(self._read_now())
         if self._stop is not None:
             raise StopRequested(self._stop)
@@ -101,6 +125,7 @@ class WorkerControl:
         on_pause: Callable[[str], None] | None = None,
         on_resume: Callable[[str], None] | None = None,
     ) -> None:
+        """Block while paused, re-reading the control every ``pause_poll`` s (see ``Control``)."""
         if not self.paused:
             return
         reason = self._pause or "user"
