@@ -383,7 +383,7 @@ class RayDriver:
                          f"{self.last_step}; {where}")  # fmt: skip
 
     def _raise_failure(self, exc: BaseException, errors: list[dict[str, Any]]) -> None:
-        logs = Path(self.job.run_dir) / WORKER_LOGS
+        logs = self.storage_dir / WORKER_LOGS  # rank 0 writes the run folder there
         if errors:
             first = errors[0]
             failed = WorkerFailed(f"Ray worker rank {first['rank']} on {first['host']} failed: "
