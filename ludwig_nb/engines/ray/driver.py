@@ -18,6 +18,7 @@ import json
 import logging
 import os
 import shutil
+import socket
 import threading
 import time
 from pathlib import Path
@@ -40,7 +41,16 @@ from ludwig_nb.engines.ray.gpu_view import WorkersView
 from ludwig_nb.engines.ray.heartbeat import HEARTBEAT_S
 from ludwig_nb.engines.ray.worker import WORKER_LOGS, train_loop_per_worker
 
-__all__ = ["POLL_S", "WORKERS_FILE", "RayDriver", "ensure_ray", "worker_runtime_env"]
+__all__ = [
+    "DASHBOARD_PORT",
+    "POLL_S",
+    "STORED_AT",
+    "WORKERS_FILE",
+    "RayDriver",
+    "dashboard_port",
+    "ensure_ray",
+    "worker_runtime_env",
+]
 
 log = logging.getLogger(__name__)
 
@@ -48,6 +58,7 @@ WORKERS_FILE = "workers.json"
 #: ``<run dir>/checkpoints/stored_at.json``: where a run with a storage path keeps them
 STORED_AT = "stored_at.json"
 POLL_S = 0.25  # seconds one long-poll of the channel waits for events
+DASHBOARD_PORT = 8265  # Ray's default
 
 
 def ensure_ray(address: str | None) -> bool:
@@ -64,9 +75,10 @@ def ensure_ray(address: str | None) -> bool:
     # a busy machine starts the dashboard agent in more than the raylet's default 30 s wait
     os.environ.setdefault("RAY_agent_register_timeout_ms", "120000")
     for attempt in range(2):  # a loaded machine can miss the raylet's fixed agent wait once
+        local = {} if target is not None else {"dashboard_port": dashboard_port()}
         try:
             ray.init(address=target, ignore_reinit_error=True, log_to_driver=False,
-                     logging_level=logging.WARNING)  # fmt: skip
+                     logging_level=logging.WARNING, **local)  # fmt: skip
             return True
         except Exception as failure:  # Ray raises a bare Exception when its node times out
             if target is not None or attempt == 1 or "timed out during startup" not in str(failure):
@@ -74,6 +86,28 @@ def ensure_ray(address: str | None) -> bool:
             log.warning("ludwig_nb: the local Ray did not start in time; trying once more")
             ray.shutdown()
     return True
+
+
+def dashboard_port(preferred: int = DASHBOARD_PORT) -> int:
+    """The port a local Ray's dashboard takes: Ray's default when it is free, else a free one.
+
+    Another Ray on the machine (another kernel's local Ray) may hold the default, and the new
+    head then fails to start.
+
+    Args:
+        preferred: The port to use when it is free.
+
+    Returns:
+        A port number nothing listens on now.
+    """
+    for port in (preferred, 0):
+        with socket.socket() as probe:
+            try:
+                probe.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+            return int(probe.getsockname()[1])
+    raise OSError("no free port for the Ray dashboard")
 
 
 def worker_runtime_env() -> dict[str, Any]:

@@ -38,3 +38,17 @@ def test_rank_0_s_run_started_names_every_worker_and_no_single_gpu(tmp_path):
     assert (shown.device, shown.device_index) == ("2 × cuda (Ray)", None)
     step = ev.StepFinished(time=2.0, step=0, epoch=0, start_time=1.5, batch_size=8, loss=1.0)
     assert driver._as_run_wide(step) is step
+
+
+def test_a_local_ray_s_dashboard_takes_another_port_when_the_default_is_held():
+    import socket
+
+    from ludwig_nb.engines.ray.driver import dashboard_port
+
+    with socket.socket() as holder:
+        holder.bind(("127.0.0.1", 0))
+        holder.listen()
+        held = holder.getsockname()[1]
+        other = dashboard_port(preferred=held)
+        assert other != held and other > 0
+    assert dashboard_port(preferred=held) == held  # free again: the preferred one
