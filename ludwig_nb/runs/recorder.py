@@ -51,7 +51,11 @@ def thread_ticker(callback: Callable[[], None], interval: float) -> Callable[[],
 
 
 class RunRecorder:
-    """Events and status of one run on disk. Thread-safe; ``close()`` flushes."""
+    """Events and status of one run on disk. Thread-safe; ``close()`` flushes.
+
+    ``eta(now)``: status.json's ``"eta"``; ``words(state, now)``: more fields merged into
+    status.json (the run's pause and early-stop wording, ``core/status_words.py``).
+    """
 
     def __init__(
         self,
@@ -62,6 +66,7 @@ class RunRecorder:
         *,
         clock: Callable[[], float] | None = None,
         ticker: Ticker | None = thread_ticker,
+        words: Callable[[RunState, float], dict[str, Any]] | None = None,
     ) -> None:
         import time
 
@@ -72,6 +77,7 @@ class RunRecorder:
         self._good_size = os.fstat(self._fd).st_size  # bytes on disk that end a whole line
         self._pending: list[str] = []
         self._eta = eta
+        self._words = words  # worded fields (pause, early stop) merged into status.json
         self._flush_interval = flush_interval
         self._status_interval = status_interval
         self._clock = clock or time.time
@@ -140,6 +146,11 @@ class RunRecorder:
             return
         data = state.to_dict()
         data["eta"] = None if state.is_final or self._eta is None else self._eta(now)
+        if self._words is not None:
+            try:
+                data.update(self._words(state, now))
+            except Exception:  # a wording bug must never keep the status off disk
+                log.exception("ludwig_nb: the worded status fields of %s failed", self.directory)
         data["pid"] = os.getpid()
         data["written_at"] = now
         data["directory"] = str(self.directory)
