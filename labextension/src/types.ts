@@ -246,6 +246,8 @@ export interface RunSummary {
   best_step: number | null;
   evaluations_since_best: number | null;
   alarms: ActiveAlarm[];
+  /** each active alarm and what it does, in the dashboard's words (null: an older status.json) */
+  alarm_texts: string[] | null;
   updated_at: number | null;
   finished_at: number | null;
   written_at: number | null;

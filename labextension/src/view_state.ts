@@ -4,7 +4,7 @@
  * into the DOM as text.
  */
 
-import { formatDuration, formatNumber, fraction, gib } from './format';
+import { formatDuration, formatNumber, fraction, gib, grouped } from './format';
 import {
   ControlAction,
   FINAL_STATUSES,
@@ -314,13 +314,14 @@ export function etaText(run: RunSummary, now: number): string {
   return eta.state === 'adjusting' ? `${text} · adjusting` : text;
 }
 
+/** "2,100 / 52,500 steps (4 %)", grouped as the run's own texts are. */
 function progressText(run: RunSummary): string {
   const step = run.step ?? 0;
   if (!run.total_steps) {
-    return `step ${step}`;
+    return `step ${grouped(step)}`;
   }
   const pct = Math.floor((100 * step) / run.total_steps);
-  return `${step} / ${run.total_steps} steps (${pct} %)`;
+  return `${grouped(step)} / ${grouped(run.total_steps)} steps (${pct} %)`;
 }
 
 function basename(path: string): string {
@@ -338,6 +339,14 @@ export function noteText(run: RunSummary): string {
     parts.push(`inf/nan (shown as N/A): ${nonfinite.join(', ')}`);
   }
   return parts.join('; ');
+}
+
+/** The active alarms as the run words them (status.json alarm_texts), else their messages. */
+function alarmsText(run: RunSummary, alarms: RunSummary['alarms']): string {
+  if (run.alarm_texts) {
+    return run.alarm_texts.join('; ');
+  }
+  return alarms.map(a => a.message || `${a.rule} on GPU ${a.device}`).join('; ');
 }
 
 const PAUSABLE = new Set(['training', 'evaluating', 'preprocessing', 'queued']);
@@ -367,7 +376,7 @@ export function runRow(run: RunSummary, now: number, pending: ReadonlySet<Contro
     earlyStopText: earlyStopText(run),
     likelyStop: likelyStopFraction(run),
     bestMetricText: versus ? `best: ${versus}` : best ? best.text : '',
-    alarmText: alarms.map(a => a.message || `${a.rule} on GPU ${a.device}`).join('; '),
+    alarmText: final ? '' : alarmsText(run, alarms),
     noteText: noteText(run),
     level: level === 'ok' && (run.problems ?? []).length > 0 ? 'warn' : level,
     actions: {

@@ -56,6 +56,7 @@ export function run(overrides: Partial<RunSummary> = {}): RunSummary {
     best_step: null,
     evaluations_since_best: null,
     alarms: [],
+    alarm_texts: null,
     updated_at: 1000,
     finished_at: null,
     written_at: 1000,

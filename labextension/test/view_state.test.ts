@@ -263,6 +263,18 @@ describe('pause in words', () => {
   });
 });
 
+describe('alarms and counts in words', () => {
+  it("shows the run's alarm lines, none once it has ended, and groups big counts", () => {
+    const alarm = { rule: 'temperature>=slowdown-5', device: 0, value: 86, threshold: 82, action: 'warn',
+                    message: 'GPU 0 at 86°C (alarm at 82°C): warn', time: 1 };
+    const words = ['GPU 0 at 86°C (alarm at 82°C) · warning only'];
+    expect(runRow(run({ alarms: [alarm], alarm_texts: words }), 1000).alarmText).toBe(words[0]);
+    expect(runRow(run({ alarms: [alarm], alarm_texts: null }), 1000).alarmText).toBe(alarm.message);
+    expect(runRow(run({ status: 'completed', alarms: [alarm], alarm_texts: words }), 1000).alarmText).toBe('');
+    expect(runRow(run({ step: 2100, total_steps: 52500 }), 1000).progressText).toBe('2,100 / 52,500 steps (4 %)');
+  });
+});
+
 describe('early stopping', () => {
   const early = {
     patience: 5, metric: 'accuracy', upper_bound: 11000, likely_step: 2600, earliest_step: 1500,

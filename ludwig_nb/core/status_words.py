@@ -14,7 +14,7 @@ from typing import Any
 
 from ludwig_nb.core.early_stop import StopForecast, end_reason
 from ludwig_nb.core.state import RunState
-from ludwig_nb.core.status_text import pause_text
+from ludwig_nb.core.status_text import alarm_line, pause_text
 
 __all__ = ["compact_forecast", "early_stop_block", "status_words"]
 
@@ -64,10 +64,13 @@ def early_stop_block(
 def status_words(state: RunState, early_stop: dict[str, Any] | None) -> dict[str, Any]:
     """The worded fields of ``status.json``: ``pause_text`` (why it is paused, ``""`` when
     it is not), ``end_reason`` (why it ended, ``""`` when it ran its total or is live) and
-    ``early_stop`` (see :func:`early_stop_block`; its patience words the early stop)."""
+    ``early_stop`` (see :func:`early_stop_block`; its patience words the early stop), and
+    ``alarm_texts``: each active alarm and what it does, as the dashboard's banner says it
+    (none once the run has ended)."""
     patience = early_stop.get("patience") if early_stop else None
     return {
         "pause_text": pause_text(state),
+        "alarm_texts": [] if state.is_final else [alarm_line(a) for a in state.alarms],
         "end_reason": end_reason(state, patience) if state.is_final else "",
         "early_stop": early_stop,
     }

@@ -166,6 +166,16 @@ def _eta(value: Any, problems: list[str]) -> dict[str, Any] | None:
     return eta
 
 
+def _texts(value: Any, key: str, problems: list[str]) -> list[str] | None:
+    """A list of texts (None when absent: a status.json from before the field)."""
+    if value is None:
+        return None
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        problems.append(f"status.json: {key} is not a list of texts")
+        return None
+    return list(value)
+
+
 def _early_stop(value: Any, problems: list[str]) -> dict[str, Any] | None:
     """status.json's ``early_stop`` (None: off, or a run that predates it)."""
     if value is None:
@@ -251,6 +261,7 @@ def run_summary(
     summary["baseline"] = _metrics(status.get("baseline"), "baseline", problems)
     summary["baseline_predictors"] = _predictors(status.get("baseline_predictors"), problems)
     summary["alarms"] = _alarms(status.get("alarms"), problems)
+    summary["alarm_texts"] = _texts(status.get("alarm_texts"), "alarm_texts", problems)
     summary["eta"] = None if summary["status"] == INTERRUPTED else _eta(status.get("eta"), problems)
     summary["early_stop"] = _early_stop(status.get("early_stop"), problems)
     if summary["status"] == INTERRUPTED and summary["early_stop"] is not None:
@@ -283,6 +294,7 @@ def _broken_summary(entry: Mapping[str, Any], err: Exception) -> dict[str, Any]:
         "baseline": {},
         "baseline_predictors": {},
         "alarms": [],
+        "alarm_texts": None,
         "eta": None,
         "early_stop": None,
         "problems": [f"unreadable entry ({type(err).__name__}: {err})"],
