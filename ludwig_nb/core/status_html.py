@@ -64,11 +64,19 @@ def _lines(state: RunState, directory: str, early_stop: str) -> list[str]:
 
 
 def snapshot_bundle(state: RunState, directory: str = "", early_stop: str = "") -> dict[str, str]:
-    """``{"text/plain", "text/html"}`` describing ``state``: status, progress, why it
-    ended, metrics beside the trivial baseline, and where the run directory is.
+    """``{"text/plain", "text/html"}`` describing ``state``.
 
-    ``early_stop``: status.json's ``early_stop.text`` (``"≤ 11,000 steps · likely stop ≈
-    step 2,600"``), shown while the run is live.
+    Status, progress, why it ended, metrics beside the trivial baseline, and where the run directory
+    is.
+
+    Args:
+        state: The run's state.
+        directory: The run directory, named in the snapshot ("" leaves it out).
+        early_stop: status.json's ``early_stop.text`` (``"≤ 11,000 steps · likely stop ≈ step
+            2,600"``), shown while the run is live.
+
+    Returns:
+        The ``text/plain`` and ``text/html`` of the snapshot.
     """
     lines = _lines(state, directory, early_stop)
     metrics = state.best_metrics or state.latest_metrics

@@ -82,8 +82,15 @@ def _alarm_words(alarm: Mapping[str, Any]) -> str:
 
 
 def alarm_line(alarm: Mapping[str, Any]) -> str:
-    """One active alarm and what it does: ``"GPU 0 at 86°C (alarm at 82°C) · warning
-    only"``; a pausing alarm in :func:`alarm_text`'s words."""
+    """One active alarm and what it does, in words.
+
+    Args:
+        alarm: An entry of ``RunState.alarms``.
+
+    Returns:
+        ``"GPU 0 at 86°C (alarm at 82°C) · warning only"``; a pausing alarm in
+        :func:`alarm_text`'s words.
+    """
     action = str(alarm.get("action", "warn"))
     text = alarm_text(alarm) if action == "pause" else _alarm_words(alarm)
     return f"{text} · {ACTION_WORDS.get(action, action)}"

@@ -37,11 +37,20 @@ def compact_forecast(forecast: StopForecast | None, total_steps: int) -> str:
 def early_stop_block(
     state: RunState, patience: int, metric: str, forecast: StopForecast | None
 ) -> dict[str, Any] | None:
-    """``status.json``'s ``"early_stop"``: None when early stopping is off (``patience <=
-    0``), else ``{"patience", "metric", "upper_bound", "likely_step", "earliest_step",
-    "likely_remaining_s", "text"}`` (steps are counts of steps done; seconds). A run that
-    has ended keeps its patience and metric, and ``text`` says why it ended (``""`` when
-    it ran its planned total)."""
+    """``status.json``'s ``"early_stop"``.
+
+    Args:
+        state: The run's state.
+        patience: Evaluations without improvement that end the run; ``<= 0``: off.
+        metric: The validation metric early stopping watches.
+        forecast: The likely stop (``core/early_stop.forecast_stop``), None before one.
+
+    Returns:
+        None when early stopping is off, else ``{"patience", "metric", "upper_bound",
+        "likely_step", "earliest_step", "likely_remaining_s", "text"}`` (steps are counts of
+        steps done; seconds). A run that has ended keeps its patience and metric, and
+        ``text`` says why it ended (``""`` when it ran its planned total).
+    """
     if patience <= 0:
         return None
     total = state.total_steps
@@ -62,11 +71,18 @@ def early_stop_block(
 
 
 def status_words(state: RunState, early_stop: dict[str, Any] | None) -> dict[str, Any]:
-    """The worded fields of ``status.json``: ``pause_text`` (why it is paused, ``""`` when
-    it is not), ``end_reason`` (why it ended, ``""`` when it ran its total or is live) and
-    ``early_stop`` (see :func:`early_stop_block`; its patience words the early stop), and
-    ``alarm_texts``: each active alarm and what it does, as the dashboard's banner says it
-    (none once the run has ended)."""
+    """The worded fields of ``status.json``.
+
+    Args:
+        state: The run's state.
+        early_stop: :func:`early_stop_block`'s block (its patience words the early stop).
+
+    Returns:
+        ``pause_text`` (why it is paused, ``""`` when it is not), ``alarm_texts`` (each
+        active alarm and what it does, as the dashboard's banner says it; none once the run
+        has ended), ``end_reason`` (why it ended, ``""`` when it ran its total or is live)
+        and ``early_stop``.
+    """
     patience = early_stop.get("patience") if early_stop else None
     return {
         "pause_text": pause_text(state),

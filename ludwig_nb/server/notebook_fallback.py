@@ -38,10 +38,20 @@ WIDGET_MIMETYPE = "application/vnd.jupyter.widget-view+json"
 def read_snapshot(
     directory: str, pid_alive: Callable[[int], bool] = rundir.pid_alive
 ) -> dict[str, Any] | None:
-    """The run in ``directory`` as its snapshot: ``{"status", "final", "bundle"}``, where
-    ``bundle`` is ``{"text/plain", "text/html"}`` (``core/status_html.py``); None when
-    there is no readable ``status.json``. A run whose status is not final while its
-    process (``status.json``'s pid, tested by ``pid_alive``) is gone is "interrupted"."""
+    """The run in ``directory`` as its snapshot.
+
+    A run whose status is not final while its process (``status.json``'s pid) is gone is
+    "interrupted".
+
+    Args:
+        directory: The run directory.
+        pid_alive: Whether a pid names a live process (on this host).
+
+    Returns:
+        ``{"status", "final", "bundle"}``, where ``bundle`` is ``{"text/plain",
+        "text/html"}`` (``core/status_html.py``); None when there is no readable
+        ``status.json``.
+    """
     status = rundir.read_json(Path(directory) / rundir.STATUS_FILE) if directory else None
     if not isinstance(status, dict):
         return None
@@ -66,8 +76,11 @@ def _snapshot(meta: MutableMapping[str, Any], data: MutableMapping[str, Any]) ->
 
 
 def replace_live_widgets(notebook: MutableMapping[str, Any]) -> int:
-    """Replace every ludwig_nb dashboard widget output in ``notebook`` (nbformat 4 as a
-    dict) by its snapshot, in place; returns how many were replaced."""
+    """Replace every dashboard widget output in ``notebook`` by its snapshot.
+
+    Replace every ludwig_nb dashboard widget output in ``notebook`` (nbformat 4 as a dict) by its
+    snapshot, in place; returns how many were replaced.
+    """
     replaced = 0
     for cell in notebook.get("cells") or []:
         for output in cell.get("outputs") or []:
