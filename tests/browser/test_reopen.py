@@ -35,11 +35,11 @@ from ludwig_nb.ui import show_run
 
 rng = np.random.default_rng(0)
 n = 4000
-df = pd.DataFrame({"tenure": rng.integers(0, 70, n), "plan": rng.choice(list("abc"), n)})
-df["churned"] = (df.tenure < 20) & (rng.random(n) < 0.9)
+df = pd.DataFrame({"x": rng.normal(size=n), "y": rng.normal(size=n)})
+df["label"] = np.where(df.x + df.y + rng.normal(scale=0.5, size=n) > 0, "yes", "no")
 FEATURES = '''
-input_features: [{name: tenure, type: number}, {name: plan, type: category}]
-output_features: [{name: churned, type: binary}]
+input_features: [{name: x, type: number}, {name: y, type: number}]
+output_features: [{name: label, type: category}]
 '''
 results = tempfile.mkdtemp()"""
 ENDS = (
