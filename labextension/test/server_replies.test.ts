@@ -52,7 +52,7 @@ describe('recorded server replies', () => {
     expect(row.etaText).toBe('paused: GPU 0 at 88 °C, 4 °C under its slowdown point; resumes below 82 °C');
     expect(row.earlyStopText).toBe('≤ 11,000 steps · likely stop ≈ step 2,479');
     expect(row.likelyStop).toBeCloseTo(2479 / 11000, 6);
-    expect(row.alarmText).toBe('GPU 0 at 88 °C, 4 °C under its slowdown point; resumes below 82 °C · training paused');
+    expect(row.alarmText).toBe(''); // the pause text already names the pausing alarm
     expect(row.progressText).toBe('1,200 / 11,000 steps (10 %)');
     expect(row.noteText).toBe('');
   });

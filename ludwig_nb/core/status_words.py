@@ -70,6 +70,14 @@ def early_stop_block(
     }
 
 
+def _alarm_texts(state: RunState) -> list[str]:
+    """The active alarms in words, less the one ``pause_text`` already names."""
+    if state.is_final:
+        return []
+    pausing = state.pause_reason.removeprefix("alarm:") if state.status == "paused" else None
+    return [alarm_line(a) for a in state.alarms if a.get("rule") != pausing]
+
+
 def status_words(state: RunState, early_stop: dict[str, Any] | None) -> dict[str, Any]:
     """The worded fields of ``status.json``.
 
@@ -79,14 +87,14 @@ def status_words(state: RunState, early_stop: dict[str, Any] | None) -> dict[str
 
     Returns:
         ``pause_text`` (why it is paused, ``""`` when it is not), ``alarm_texts`` (each
-        active alarm and what it does, as the dashboard's banner says it; none once the run
-        has ended), ``end_reason`` (why it ended, ``""`` when it ran its total or is live)
-        and ``early_stop``.
+        active alarm and what it does, as the dashboard's banner says it, less the alarm
+        the pause text names; none once the run has ended), ``end_reason`` (why it ended,
+        ``""`` when it ran its total or is live) and ``early_stop``.
     """
     patience = early_stop.get("patience") if early_stop else None
     return {
         "pause_text": pause_text(state),
-        "alarm_texts": [] if state.is_final else [alarm_line(a) for a in state.alarms],
+        "alarm_texts": _alarm_texts(state),
         "end_reason": end_reason(state, patience) if state.is_final else "",
         "early_stop": early_stop,
     }

@@ -56,3 +56,17 @@ def test_a_paused_run_carries_the_dashboards_words():
         "paused: GPU 0 at 88 °C, 5 °C under its slowdown point; resumes below 83 °C"
     )
     assert words["end_reason"] == "" and words["early_stop"] is None
+    assert words["alarm_texts"] == []  # the pause text already names the pausing alarm
+    other = ev.AlarmRaised(time=3.0, rule="memory>=90", device=0, value=93.0, threshold=90.0,
+                           action="warn", message="GPU 0 memory 93 % full: warn")  # fmt: skip
+    words = status_words(reduce_all([other], state), None)
+    assert words["alarm_texts"] == ["GPU 0 memory 93 % full · warning only"]
+
+
+def test_a_live_run_lists_its_alarms_and_an_ended_one_none():
+    state = reduce_all([STARTED, ALARM])
+    assert status_words(state, None)["alarm_texts"] == [
+        "GPU 0 at 88 °C, 5 °C under its slowdown point; resumes below 83 °C · training paused"
+    ]
+    ended = reduce_all([ev.RunFinished(time=9.0, status="stopped", step=10)], state)
+    assert status_words(ended, None)["alarm_texts"] == []
