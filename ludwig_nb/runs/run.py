@@ -20,9 +20,11 @@ from typing import TYPE_CHECKING, Any
 from ludwig_nb.core import events as ev
 from ludwig_nb.core import rundir
 from ludwig_nb.core.control import RunControl
+from ludwig_nb.core.early_stop import EarlyStopWatch
 from ludwig_nb.core.eta_events import EtaTracker
 from ludwig_nb.core.event_log import EventLog, EventView
 from ludwig_nb.core.state import RunState, reduce_state
+from ludwig_nb.core.status_words import early_stop_block, status_words
 from ludwig_nb.runs.recorder import RunRecorder
 
 if TYPE_CHECKING:
@@ -109,7 +111,7 @@ class Run:
         self._result_writers: list[Callable[[Run], None]] = []
         self._engine = engine
         self._job = job
-        self._recorder = RunRecorder(self.directory, eta=self._eta_status)
+        self._recorder = RunRecorder(self.directory, eta=self._eta_status, words=self._words)
         self._finish_callbacks: list[Callable[[Run], None]] = []
         self._listeners: list[Callable[[ev.Event], None]] = []
         self._clock = clock
@@ -117,6 +119,7 @@ class Run:
         self._events = EventLog()  # steps in columns: a million of them is ~60 MB, not 250
         self._state = RunState(run_id=run_id, name=name, engine=engine.name)
         self._eta = EtaTracker()
+        self._early_stop = EarlyStopWatch(job.config)  # the forecast status.json carries
         self._done = threading.Event()
         self._thread: threading.Thread | None = None
 
@@ -163,8 +166,7 @@ class Run:
     def add_result_writer(self, writer: Callable[[Run], None]) -> None:
         """Call ``writer(run)`` when the run ends, before :meth:`wait` returns.
 
-        Call ``writer(run)`` when the run ends, before :meth:`wait` returns, so the files it writes
-        (the resource profile, Ludwig's statistics) are there once it does.
+        So the files it writes (the resource profile, Ludwig's statistics) are there once it does.
         """
         self._result_writers.append(writer)
 
@@ -208,6 +210,7 @@ class Run:
             self._events.append(event)
             self._state = reduce_state(self._state, event)
             self._eta.observe(event)
+            self._early_stop.observe(event)
             if isinstance(event, ev.RunStarted):
                 self.device_index = _device_index(event)
             state = self._state
@@ -224,9 +227,8 @@ class Run:
     def add_listener(self, listener: Callable[[ev.Event], None]) -> None:
         """Call ``listener(event)`` on the training thread after each event is recorded.
 
-        Call ``listener(event)`` on the emitting (training) thread right after each event is
-        recorded, before the engine goes on: a decision it takes (``control.stop()``) applies at the
-        very next step. Keep it quick; an exception in it is logged only.
+        Before the engine goes on: a decision it takes (``control.stop()``) applies at the very next
+        step. Keep it quick; an exception in it is logged only.
         """
         self._listeners.append(listener)
 
@@ -246,6 +248,23 @@ class Run:
             "state": estimate.state,
             "finish_time": now + estimate.remaining_s,
         }
+
+    def _words(self, state: RunState, now: float) -> dict[str, Any]:
+        """status.json's worded fields at wall-clock ``now`` (seconds).
+
+        The pause and the early stop as the dashboard and the CLI say them
+        (``core/status_words.py``).
+        """
+        watch = self._early_stop
+        with self._lock:
+            forecast = None
+            if watch.active and not state.is_final and state.total_steps:
+                estimate = self._eta.estimate(now)
+                step_s = getattr(estimate, "step_s", None)
+                forecast = watch.forecast(state.step, state.total_steps, step_s)
+            patience = watch.patience if watch.active else 0
+            block = early_stop_block(state, patience, watch.metric, forecast)
+        return status_words(state, block)
 
     def eta(self, now: float | None = None) -> Any:
         """The current ETA estimate (``core.eta.Estimate``) or None before any basis."""
@@ -413,7 +432,7 @@ class Run:
 
     @property
     def profile_summary(self) -> dict[str, Any]:
-        """The resource profile's per-phase figures as a DataFrame.
+        """The resource profile's summary, per phase.
 
         Per-phase seconds, steps/s, samples/s, peak memory (bytes), energy (J), J per sample, peak
         temperature (°C), seconds throttled; ``{}`` without a profile.
