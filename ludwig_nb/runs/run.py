@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 from ludwig_nb.core import events as ev
 from ludwig_nb.core import rundir
 from ludwig_nb.core.control import RunControl
-from ludwig_nb.core.eta_events import EtaTracker
+from ludwig_nb.core.eta import EtaTracker
 from ludwig_nb.core.event_log import EventLog, EventView
 from ludwig_nb.core.state import RunState, reduce_state
 from ludwig_nb.runs.recorder import RunRecorder
