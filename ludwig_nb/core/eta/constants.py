@@ -22,7 +22,6 @@ __all__ = [
     "CUSUM_CLIP",
     "CUSUM_H",
     "CUSUM_K",
-    "DRIFT",
     "DUTY_CHANGE",
     "EVAL_PRIOR_FACTOR",
     "INTERVAL_SCALE",
@@ -144,10 +143,6 @@ EVAL_PRIOR_FACTOR = 0.35
 #: stationary scenarios with calibration seeds 1000-1059 (1.1 before the self-check
 #: term, which widens intervals on its own).
 INTERVAL_SCALE = 0.8
-#: Relative drift allowance (fraction of the remaining time, as a standard deviation)
-#: per state: the provisional number while warming up or adjusting is known to be biased
-#: (a ramp, a fresh regime); a stable one has none.
-DRIFT = {"stable": 0.0, "adjusting": 0.05, "warming_up": 0.15}
 #: The normal 0.90 quantile: the half-width of a two-sided 80 % interval in sds.
 Z80 = 1.2816
 #: A pilot's unmodelled error (machine load, data order), as a fraction of the predicted

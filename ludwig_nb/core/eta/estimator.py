@@ -174,7 +174,6 @@ class EtaEstimator:
             steps_s=parts["steps"],
             step_noise=var,
             events=[(counts[k], costs[k]) for k in COSTED],
-            state=self.state,
             level_error=self._rate.level_error(var[0]),
         )
         return Estimate(

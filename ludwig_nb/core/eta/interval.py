@@ -5,7 +5,6 @@ Its variance adds up what is uncertain (ETA_METHODS.md section 3.6):
 * the step time's long-run variance by batch means: the error of the mean it rests on
   (``K² σ² / n``) and the noise of the ``K`` steps to come (``K σ²``);
 * each event class: the noise of each occurrence to come, and the error of its cost;
-* a drift allowance while warming up or adjusting (the number is known to be biased);
 * the self-check: how far the run's own past predictions missed beyond noise, times the
   steps' share of the remaining time, squared.
 
@@ -17,8 +16,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable
 
-from ludwig_nb.core.eta.constants import DRIFT, INTERVAL_SCALE
-from ludwig_nb.core.eta.estimate import EtaState
+from ludwig_nb.core.eta.constants import INTERVAL_SCALE
 from ludwig_nb.core.eta.event_costs import Cost
 from ludwig_nb.core.eta.stats import t_quantile_90
 
@@ -32,7 +30,6 @@ def half_width(
     steps_s: float,
     step_noise: tuple[float, float, int],
     events: Iterable[tuple[int, Cost]],
-    state: EtaState,
     level_error: float,
 ) -> float:
     """Half the width of the 80 % interval, in seconds.
@@ -44,7 +41,6 @@ def half_width(
         step_noise: ``(variance per step in seconds², steps behind the mean, degrees of
             freedom)`` from :meth:`StepRate.variance`.
         events: ``(occurrences left, cost of one)`` per event class.
-        state: the estimate's state (sizes the drift allowance).
         level_error: the self-check's relative variance (:meth:`StepRate.level_error`).
     """
     if remaining_s <= 0:
@@ -53,6 +49,5 @@ def half_width(
     variance = steps_left**2 * var / n_eff + steps_left * var
     for left, cost in events:
         variance += left * cost.sd**2 + left * left * cost.sd**2 / max(1, cost.n)
-    variance += (DRIFT[state] * remaining_s) ** 2
     variance += level_error * steps_s**2
     return INTERVAL_SCALE * t_quantile_90(df) * math.sqrt(variance)

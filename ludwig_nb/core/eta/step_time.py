@@ -90,7 +90,7 @@ class StepRate:
         """The state of the estimate, see :data:`~ludwig_nb.core.eta.estimate.EtaState`."""
         if not self._was_stable:
             return "warming_up"
-        if self._cut is None or len(self._x) - self._cut < self._min_stable():
+        if self._cut is None:
             return "adjusting"
         if self._after_change and len(self._x) - self._seg < ADJUST_STEPS:
             return "adjusting"
@@ -134,7 +134,7 @@ class StepRate:
         over every stable step seen.
         """
         end = len(self._x)
-        if self._cut is not None and end - self._cut >= self._min_stable():
+        if self._cut is not None and end > self._cut:
             lo = max(self._cut, end - BULK_WINDOW)
             bulk = median(self._x[lo:end])
             mean = (self._cum[end] - self._cum[lo]) / (end - lo)
@@ -235,14 +235,6 @@ class StepRate:
         else:
             self._cut = self._settled_cut
         self._mser_next = end + max(MSER_BATCH, int(n * REVISIT_GROWTH))
-
-    def _min_stable(self) -> int:
-        """Steps a stable part needs before its median is used.
-
-        After a change the cut often lands inside a ramp (throttling), so the recent
-        steps speak until the stable part has 40 steps.
-        """
-        return STABLE_MIN_STEPS if self._after_change else 1
 
     def _pooled_tail(self, own: float, n: int) -> float:
         """The segment's own tail share (``n`` steps) shrunk towards the history's.

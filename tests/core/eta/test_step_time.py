@@ -55,6 +55,8 @@ def test_small_wander_keeps_the_history():
     rate = _fed(durations)
     assert rate.state == "stable"
     assert rate.step_s() == pytest.approx(sum(durations[5:]) / len(durations[5:]), rel=0.01)
+    _, behind, _ = rate.variance(1.0)
+    assert behind > 600  # the mean rests on the whole run: no alarm cut it
 
 
 def test_throttling_ramp_is_cut_off():
@@ -111,3 +113,19 @@ def test_level_error_learns_that_the_level_wanders():
 def test_level_error_needs_three_judged_predictions():
     rate = _fed(_noisy(60, 1.0, seed=12))
     assert rate.level_error(0.0) == 0.0
+
+
+def test_a_fresh_regime_takes_its_straggler_share_from_the_history():
+    # Every 25th step is a 10x straggler: the mean is 1.36 medians. After a change to 2x,
+    # the new regime has shown no straggler yet; its step time still carries the share.
+    def run(level: float, n: int, seed: int, first_straggler: int) -> list[float]:
+        steps = _noisy(n, level, seed=seed, sd=0.03)
+        return [d * 10 if i >= first_straggler and i % 25 == 0 else d for i, d in enumerate(steps)]
+
+    rate = _fed(
+        run(1.0, 800, seed=24, first_straggler=0) + run(2.0, 150, seed=25, first_straggler=150)
+    )
+    assert rate.state == "stable"
+    step = rate.step_s()
+    assert step is not None
+    assert step == pytest.approx(2.0 * 1.36, rel=0.08)
