@@ -116,9 +116,9 @@ def _no_selfcheck() -> None:
 
 
 def _no_straggler_cap() -> None:
-    from ludwig_nb.core.eta import step_time
+    from ludwig_nb.core.eta import constants
 
-    step_time.STRAGGLER_CAP = math.inf  # type: ignore[misc]
+    constants.STRAGGLER_CAP = math.inf
 
 
 def _no_tail_pooling() -> None:
@@ -128,15 +128,9 @@ def _no_tail_pooling() -> None:
 
 
 def _no_ar1_spread() -> None:
-    from ludwig_nb.core.eta import changes
+    from ludwig_nb.core.eta import constants
 
-    changes.MAX_RHO = 0.0  # type: ignore[misc]
-
-
-def _no_trusted_spread() -> None:
-    from ludwig_nb.core.eta import changes
-
-    changes.TRUSTED_REF_BLOCKS = 10**9  # type: ignore[misc]
+    constants.MAX_RHO = 0.0
 
 
 def _no_in_progress_allowance() -> None:
@@ -157,7 +151,6 @@ ABLATIONS: dict[str, Callable[[], None] | None] = {
     "change detection (CUSUM)": _no_change_detection,
     "10 % shift gate on alarms": _no_shift_gate,
     "AR(1) widening of the CUSUM": _no_ar1_spread,
-    "spread kept across regimes": _no_trusted_spread,
     "event costs": _no_event_costs,
     "first occurrence excluded": _first_occurrence_counted,
     "epoch-start class": _no_epoch_start_class,

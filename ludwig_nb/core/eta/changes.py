@@ -14,18 +14,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-from ludwig_nb.core.eta.constants import (
-    BLOCK,
-    CUSUM_CLIP,
-    CUSUM_H,
-    CUSUM_K,
-    MAX_RHO,
-    MIN_REF_BLOCKS,
-    REF_WINDOW,
-    SHORT_REF_KEEP,
-    SIGMA_FLOOR,
-    TRUSTED_REF_BLOCKS,
-)
+from ludwig_nb.core.eta import constants as const
 from ludwig_nb.core.eta.stats import MAD_TO_SD, lag1_correlation, mad, median
 
 __all__ = ["ChangeDetector", "Cusum"]
@@ -44,7 +33,9 @@ class Cusum:
         clip: observations are clipped to ``±clip`` first.
     """
 
-    def __init__(self, k: float = CUSUM_K, h: float = CUSUM_H, clip: float = CUSUM_CLIP) -> None:
+    def __init__(
+        self, k: float = const.CUSUM_K, h: float = const.CUSUM_H, clip: float = const.CUSUM_CLIP
+    ) -> None:
         self.k = k
         self.h = h
         self.clip = clip
@@ -88,17 +79,15 @@ class ChangeDetector:
     """Raises an alarm when the step time of the current segment shifts.
 
     Feed every regular step with :meth:`observe`, then call :meth:`refit` with the step
-    times so far; :meth:`restart` at each new segment. The spread of a reference fitted
-    on many blocks is remembered across segments, because a few blocks understate it.
+    times so far; :meth:`restart` at each new segment.
     """
 
     def __init__(self) -> None:
-        self._sigma_trusted: float | None = None
         self._cusum = Cusum()
         self._seg = 0
         self._mu: float | None = None
-        self._sigma = SIGMA_FLOOR
-        self._refit_next = MIN_REF_BLOCKS * BLOCK
+        self._sigma = const.SIGMA_FLOOR
+        self._refit_next = const.MIN_REF_BLOCKS * const.BLOCK
         self._block: list[float] = []
         self._block_origin = 0
 
@@ -106,8 +95,8 @@ class ChangeDetector:
         """A new segment begins at step ``index``: forget its reference and sums."""
         self._seg = index
         self._mu = None
-        self._sigma = SIGMA_FLOOR
-        self._refit_next = index + MIN_REF_BLOCKS * BLOCK
+        self._sigma = const.SIGMA_FLOOR
+        self._refit_next = index + const.MIN_REF_BLOCKS * const.BLOCK
         self._restart_blocks(index)
 
     @property
@@ -126,14 +115,14 @@ class ChangeDetector:
         if self._mu is None:
             return None
         self._block.append(math.log(max(duration, 1e-9)))
-        if len(self._block) < BLOCK:
+        if len(self._block) < const.BLOCK:
             return None
         z = (median(self._block) - self._mu) / self._sigma
         self._block = []
         change = self._cusum.update(z)
         if change is None:
             return None
-        return max(self._seg, self._block_origin + change * BLOCK)
+        return max(self._seg, self._block_origin + change * const.BLOCK)
 
     def refit(self, x: Sequence[float], cut: int | None) -> None:
         """Fit the reference on the segment's stable part when due.
@@ -149,25 +138,22 @@ class ChangeDetector:
             return
         start = self._seg
         lo = cut if cut is not None else start + (end - start) // 2
-        lo = max(start, min(lo, end - MIN_REF_BLOCKS * BLOCK), end - REF_WINDOW)
+        lo = max(start, min(lo, end - const.MIN_REF_BLOCKS * const.BLOCK), end - const.REF_WINDOW)
         logs = [math.log(max(v, 1e-9)) for v in x[lo:end]]
-        blocks = [median(logs[i : i + BLOCK]) for i in range(0, len(logs) - BLOCK + 1, BLOCK)]
+        blocks = [
+            median(logs[i : i + const.BLOCK])
+            for i in range(0, len(logs) - const.BLOCK + 1, const.BLOCK)
+        ]
         self._mu = median(blocks)
         spread = MAD_TO_SD * mad(blocks, self._mu)
         # Neighbouring blocks are correlated (step times wander), which a CUSUM would
         # read as a shift: standardise by the long-run spread of an AR(1).
-        rho = min(MAX_RHO, max(0.0, lag1_correlation(blocks)))
-        sigma = max(SIGMA_FLOOR, spread * math.sqrt((1 + rho) / (1 - rho)))
-        if len(blocks) >= TRUSTED_REF_BLOCKS:
-            self._sigma_trusted = sigma
-        elif self._sigma_trusted is not None:
-            sigma = max(sigma, SHORT_REF_KEEP * self._sigma_trusted)
-        else:
-            # No history: the per-step spread scaled to a block median, doubled for the
-            # correlation a short window cannot measure.
-            per_step = MAD_TO_SD * mad(logs)
-            sigma = max(sigma, 2.0 * _MEDIAN_SD * per_step / math.sqrt(BLOCK))
-        self._sigma = sigma
+        rho = min(const.MAX_RHO, max(0.0, lag1_correlation(blocks)))
+        # At least the per-step spread scaled to a block median, doubled for the
+        # correlation a short window cannot measure.
+        per_step = MAD_TO_SD * mad(logs)
+        floor = 2.0 * _MEDIAN_SD * per_step / math.sqrt(const.BLOCK)
+        self._sigma = max(const.SIGMA_FLOOR, spread * math.sqrt((1 + rho) / (1 - rho)), floor)
         self._restart_blocks(end)
         self._refit_next = start + 2 * (end - start)
 

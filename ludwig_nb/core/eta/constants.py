@@ -4,47 +4,14 @@
 --first-seed 1000 --seeds 100``); the figures reported use seeds 0-19, so they are not
 the ones tuned on. ``python -m benchmarks.eta.ablate`` measures what each mechanism
 these constants drive is worth. Constants named after a method (CUSUM, MSER) take the
-values of ``shared/design/notes/ETA_METHODS.md`` section 3 unless said otherwise.
+values of ``shared/design/notes/ETA_METHODS.md`` section 3 unless said otherwise. Every
+name here is public; the parts read them as ``const.NAME``, so patching one here (as
+``benchmarks/eta/ablate.py`` does) changes it everywhere.
 """
 
 from __future__ import annotations
 
 import math
-
-__all__ = [
-    "ADJUST_STEPS",
-    "BACKTEST_KEEP",
-    "BACKTEST_MIN_STEPS",
-    "BLOCK",
-    "BULK_WINDOW",
-    "COST_KEEP",
-    "COST_MIN_SPREAD",
-    "CUSUM_CLIP",
-    "CUSUM_H",
-    "CUSUM_K",
-    "DUTY_CHANGE",
-    "EVAL_PRIOR_FACTOR",
-    "INTERVAL_SCALE",
-    "MAX_RHO",
-    "MIN_BASIS",
-    "MIN_REF_BLOCKS",
-    "MIN_SHIFT_LOG",
-    "MSER_BATCH",
-    "MSER_FIRST",
-    "MSER_MAX_BATCHES",
-    "MSER_WINSOR_MADS",
-    "PILOT_RELATIVE_SD",
-    "PROVISIONAL_WINDOW",
-    "REF_WINDOW",
-    "REVISIT_GROWTH",
-    "SHORT_REF_KEEP",
-    "SIGMA_FLOOR",
-    "STABLE_MIN_STEPS",
-    "STRAGGLER_CAP",
-    "TAIL_PRIOR_STEPS",
-    "TRUSTED_REF_BLOCKS",
-    "Z80",
-]
 
 # ---- warm-up, used in warmup.py
 #: Steps per MSER batch mean (MSER-5, White 1997): the method's own batch size.
@@ -94,12 +61,6 @@ BLOCK = 8
 #: Blocks behind the first reference fit of a segment (count): detection starts
 #: ``MIN_REF_BLOCKS * BLOCK`` = 64 steps into a segment.
 MIN_REF_BLOCKS = 8
-#: A reference fitted on at least this many blocks (count) is trusted as the run's noise
-#: level; a shorter one keeps ``SHORT_REF_KEEP`` of the last trusted one.
-TRUSTED_REF_BLOCKS = 16
-#: Fraction of the last trusted spread a short reference keeps at least: the noise level
-#: rarely changes with the regime, and a few blocks understate it.
-SHORT_REF_KEEP = 0.75
 #: The reference is fitted on at most this many recent steps (steps): bounds its cost.
 REF_WINDOW = 4096
 #: CUSUM slack, in long-run standard deviations of a block median (ETA_METHODS.md 3.5).

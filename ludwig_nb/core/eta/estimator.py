@@ -21,7 +21,7 @@ from __future__ import annotations
 import bisect
 import math
 
-from ludwig_nb.core.eta.constants import PILOT_RELATIVE_SD, Z80
+from ludwig_nb.core.eta import constants as const
 from ludwig_nb.core.eta.estimate import Estimate, EtaState
 from ludwig_nb.core.eta.event_costs import (
     COSTED,
@@ -211,7 +211,7 @@ class EtaEstimator:
         *,
         step_sd_s: float = 0.0,
         warmup_s: float = 0.0,
-        relative_sd: float = PILOT_RELATIVE_SD,
+        relative_sd: float = const.PILOT_RELATIVE_SD,
     ) -> Estimate:
         """Predict a whole run's duration before it starts, from a pilot's measurements.
 
@@ -241,7 +241,7 @@ class EtaEstimator:
         parts = {**base.breakdown, "warmup": warmup_s}
         total = sum(parts.values())
         variance = schedule.total_steps * step_sd_s**2 + (relative_sd * total) ** 2
-        half = Z80 * math.sqrt(variance)
+        half = const.Z80 * math.sqrt(variance)
         return Estimate(
             remaining_s=total,
             low_s=max(0.0, total - half),

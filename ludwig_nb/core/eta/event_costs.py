@@ -14,7 +14,7 @@ import dataclasses
 import math
 from typing import Literal
 
-from ludwig_nb.core.eta.constants import COST_KEEP, COST_MIN_SPREAD, EVAL_PRIOR_FACTOR
+from ludwig_nb.core.eta import constants as const
 from ludwig_nb.core.eta.plan import Costs
 from ludwig_nb.core.eta.stats import MAD_TO_SD, mad, median
 
@@ -65,10 +65,10 @@ class EventCosts:
         """
         seen = self._seen[kind]
         if len(seen) >= 2:
-            used = seen[1:][-COST_KEEP:]
+            used = seen[1:][-const.COST_KEEP :]
             value = median(used)
             spread = MAD_TO_SD * mad(used, value) if len(used) >= 3 else abs(used[-1] - used[0])
-            return Cost(value, max(spread, COST_MIN_SPREAD * value), len(used))
+            return Cost(value, max(spread, const.COST_MIN_SPREAD * value), len(used))
         prior, informed = self._prior(kind, step_s, evaluation_batches)
         if seen and informed and prior > 0:
             # The first occurrence carries one-off warm-up of unknown size: meet an
@@ -90,7 +90,7 @@ class EventCosts:
         if kind == "evaluation":
             if p.evaluation_s is not None:
                 return p.evaluation_s, True
-            return batches * EVAL_PRIOR_FACTOR * step_s, batches > 0
+            return batches * const.EVAL_PRIOR_FACTOR * step_s, batches > 0
         if kind == "checkpoint":
             return (p.checkpoint_s or 0.0), p.checkpoint_s is not None
         if p.epoch_start_s is not None:

@@ -16,7 +16,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable
 
-from ludwig_nb.core.eta.constants import INTERVAL_SCALE
+from ludwig_nb.core.eta import constants as const
 from ludwig_nb.core.eta.event_costs import Cost
 from ludwig_nb.core.eta.stats import t_quantile_90
 
@@ -50,4 +50,4 @@ def half_width(
     for left, cost in events:
         variance += left * cost.sd**2 + left * left * cost.sd**2 / max(1, cost.n)
     variance += level_error * steps_s**2
-    return INTERVAL_SCALE * t_quantile_90(df) * math.sqrt(variance)
+    return const.INTERVAL_SCALE * t_quantile_90(df) * math.sqrt(variance)

@@ -13,7 +13,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-from ludwig_nb.core.eta.constants import BACKTEST_KEEP, BACKTEST_MIN_STEPS, REVISIT_GROWTH
+from ludwig_nb.core.eta import constants as const
 
 __all__ = ["SelfCheck"]
 
@@ -23,7 +23,7 @@ class SelfCheck:
 
     def __init__(self) -> None:
         self._predictions: list[tuple[int, float]] = []  # (steps seen, seconds predicted)
-        self._next = BACKTEST_MIN_STEPS
+        self._next = const.BACKTEST_MIN_STEPS
 
     def due(self, steps: int) -> bool:
         """Is a prediction due after ``steps`` regular steps?"""
@@ -39,8 +39,8 @@ class SelfCheck:
         """
         if predicted_s is not None and predicted_s > 0:
             self._predictions.append((steps, predicted_s))
-            del self._predictions[:-BACKTEST_KEEP]
-        self._next = steps + max(BACKTEST_MIN_STEPS // 2, int(steps * REVISIT_GROWTH))
+            del self._predictions[: -const.BACKTEST_KEEP]
+        self._next = steps + max(const.BACKTEST_MIN_STEPS // 2, int(steps * const.REVISIT_GROWTH))
 
     def level_error(self, prefix: Sequence[float], basis: Sequence[int], var: float) -> float:
         """The mean over past predictions of ``max(0, e² - noise)``.
@@ -65,7 +65,7 @@ class SelfCheck:
         misses = []
         for at, predicted in self._predictions:
             since = end - at
-            if since < BACKTEST_MIN_STEPS:
+            if since < const.BACKTEST_MIN_STEPS:
                 continue
             realized = (prefix[end] - prefix[at]) / since
             if realized <= 0:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-from ludwig_nb.core.eta.constants import Z80
+from ludwig_nb.core.eta import constants as const
 
 __all__ = [
     "MAD_TO_SD",
@@ -61,7 +61,7 @@ def t_quantile_90(df: int) -> float:
     if df < 1:
         raise ValueError(f"degrees of freedom must be >= 1, got {df}")
     if df > 60:
-        return Z80
+        return const.Z80
     return _T90[max(k for k in _T90 if k <= df)]
 
 

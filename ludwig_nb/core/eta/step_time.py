@@ -30,21 +30,8 @@ from __future__ import annotations
 import math
 from array import array
 
+from ludwig_nb.core.eta import constants as const
 from ludwig_nb.core.eta.changes import ChangeDetector
-from ludwig_nb.core.eta.constants import (
-    ADJUST_STEPS,
-    BLOCK,
-    BULK_WINDOW,
-    MIN_BASIS,
-    MIN_SHIFT_LOG,
-    MSER_BATCH,
-    MSER_FIRST,
-    PROVISIONAL_WINDOW,
-    REVISIT_GROWTH,
-    STABLE_MIN_STEPS,
-    STRAGGLER_CAP,
-    TAIL_PRIOR_STEPS,
-)
 from ludwig_nb.core.eta.estimate import EtaState
 from ludwig_nb.core.eta.selfcheck import SelfCheck
 from ludwig_nb.core.eta.stats import batch_means_variance, median, trimmed_mean
@@ -92,7 +79,7 @@ class StepRate:
             return "warming_up"
         if self._cut is None:
             return "adjusting"
-        if self._after_change and len(self._x) - self._seg < ADJUST_STEPS:
+        if self._after_change and len(self._x) - self._seg < const.ADJUST_STEPS:
             return "adjusting"
         return "stable"
 
@@ -112,7 +99,7 @@ class StepRate:
         """One regular step took ``duration`` seconds."""
         level = self._detector.level_s
         if level is not None:
-            duration = min(duration, STRAGGLER_CAP * level)
+            duration = min(duration, const.STRAGGLER_CAP * level)
         self._x.append(duration)
         self._cum.append(self._cum[-1] + duration)
         self._last_step_s = duration
@@ -135,17 +122,17 @@ class StepRate:
         """
         end = len(self._x)
         if self._cut is not None and end > self._cut:
-            lo = max(self._cut, end - BULK_WINDOW)
+            lo = max(self._cut, end - const.BULK_WINDOW)
             bulk = median(self._x[lo:end])
             mean = (self._cum[end] - self._cum[lo]) / (end - lo)
             if bulk <= 0:
                 return mean
             return bulk * (1.0 + self._pooled_tail(mean / bulk - 1.0, end - lo))
         seg_len = end - self._seg
-        if self._provisional_s is not None and seg_len < MIN_BASIS:
+        if self._provisional_s is not None and seg_len < const.MIN_BASIS:
             return self._provisional_s
-        if seg_len >= MIN_BASIS or (seg_len > 0 and self._segments > 1):
-            bulk = median(self._x[max(self._seg, end - PROVISIONAL_WINDOW) : end])
+        if seg_len >= const.MIN_BASIS or (seg_len > 0 and self._segments > 1):
+            bulk = median(self._x[max(self._seg, end - const.PROVISIONAL_WINDOW) : end])
             return bulk * (1.0 + self._pooled_tail(0.0, 0))
         if self._segments > 1 and self._last_step_s is not None:
             return self._last_step_s
@@ -167,7 +154,7 @@ class StepRate:
             var, df = batch_means_variance(self._cum, self._cut, end)
             if df > 0:
                 return var, float(end - self._cut), df
-        window = self._x[max(self._seg, end - PROVISIONAL_WINDOW) : end]
+        window = self._x[max(self._seg, end - const.PROVISIONAL_WINDOW) : end]
         if len(window) >= 2:
             mu = sum(window) / len(window)
             var = sum((v - mu) ** 2 for v in window) / (len(window) - 1)
@@ -197,7 +184,7 @@ class StepRate:
         self._after_change = self._was_stable
         self._cut = None
         self._settled_cut = None
-        self._mser_next = index + MSER_FIRST
+        self._mser_next = index + const.MSER_FIRST
         self._provisional_s = None
         self._detector.restart(index)
 
@@ -209,20 +196,20 @@ class StepRate:
         """
         end = len(self._x)
         lo = self._cut if self._cut is not None else self._seg
-        lo = max(lo, at - BULK_WINDOW)
-        if at - lo < BLOCK or end - at < BLOCK:
+        lo = max(lo, at - const.BULK_WINDOW)
+        if at - lo < const.BLOCK or end - at < const.BLOCK:
             return True
         before = trimmed_mean(self._x[lo:at])
-        after = trimmed_mean(self._x[max(at, end - BULK_WINDOW) : end])
+        after = trimmed_mean(self._x[max(at, end - const.BULK_WINDOW) : end])
         if before <= 0 or after <= 0:
             return True
-        return abs(math.log(after / before)) >= MIN_SHIFT_LOG
+        return abs(math.log(after / before)) >= const.MIN_SHIFT_LOG
 
     def _run_mser(self) -> None:
         start, end = self._seg, len(self._x)
         n = end - start
         cut, accepted = warmup_cut(self._cum, start, end)
-        settled = n >= STABLE_MIN_STEPS
+        settled = n >= const.STABLE_MIN_STEPS
         if accepted:
             # Stable only on enough evidence; a cut from fewer steps is still used for
             # the number, and revisited soon.
@@ -234,7 +221,7 @@ class StepRate:
             self._cut = None
         else:
             self._cut = self._settled_cut
-        self._mser_next = end + max(MSER_BATCH, int(n * REVISIT_GROWTH))
+        self._mser_next = end + max(const.MSER_BATCH, int(n * const.REVISIT_GROWTH))
 
     def _pooled_tail(self, own: float, n: int) -> float:
         """The segment's own tail share (``n`` steps) shrunk towards the history's.
@@ -244,15 +231,15 @@ class StepRate:
         """
         if not self._tail_n:
             return own
-        weight = min(self._tail_n, TAIL_PRIOR_STEPS)
+        weight = min(self._tail_n, const.TAIL_PRIOR_STEPS)
         history = self._tail_sum / self._tail_n
         return (history * weight + own * n) / (weight + n)
 
     def _close_segment(self, end: int) -> None:
         """Pool the ending segment's tail share (stable part, up to ``end``)."""
-        if self._cut is None or end - self._cut < STABLE_MIN_STEPS:
+        if self._cut is None or end - self._cut < const.STABLE_MIN_STEPS:
             return
-        lo = max(self._cut, end - BULK_WINDOW)
+        lo = max(self._cut, end - const.BULK_WINDOW)
         bulk = median(self._x[lo:end])
         if bulk > 0:
             n = end - lo

@@ -10,7 +10,7 @@ from __future__ import annotations
 import dataclasses
 
 from ludwig_nb.core import events as ev
-from ludwig_nb.core.eta.constants import DUTY_CHANGE
+from ludwig_nb.core.eta import constants as const
 from ludwig_nb.core.eta.estimate import Estimate
 from ludwig_nb.core.eta.estimator import EtaEstimator
 from ludwig_nb.core.eta.plan import Costs, Schedule
@@ -104,7 +104,9 @@ class EtaTracker:
         elif isinstance(event, ev.Throttled):
             duty = min(1.0, max(1e-3, event.duty))
             crossed = (duty < 1.0) != (self._duty < 1.0)
-            if crossed or abs(duty / self._duty - 1.0) >= DUTY_CHANGE:  # steps take 1/duty as long
+            if (
+                crossed or abs(duty / self._duty - 1.0) >= const.DUTY_CHANGE
+            ):  # steps take 1/duty as long
                 est.regime_changed(scale=self._duty / duty)
                 self._duty = duty
         elif isinstance(event, ev.OomRecovered):

@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-from ludwig_nb.core.eta.constants import MSER_BATCH, MSER_MAX_BATCHES, MSER_WINSOR_MADS
+from ludwig_nb.core.eta import constants as const
 from ludwig_nb.core.eta.stats import MAD_TO_SD, mad, median
 
 __all__ = ["mser_truncation", "warmup_cut"]
@@ -37,7 +37,7 @@ def mser_truncation(batch_means: Sequence[float], min_kept: int = 5) -> tuple[in
         return 0, False
     second = batch_means[m // 2 :]
     centre = median(second)
-    cap = centre + MSER_WINSOR_MADS * MAD_TO_SD * mad(second, centre)
+    cap = centre + const.MSER_WINSOR_MADS * MAD_TO_SD * mad(second, centre)
     y = [min(v, cap) for v in batch_means] if cap > centre else list(batch_means)
     stats = [0.0] * (m + 1)
     s1 = s2 = 0.0
@@ -66,7 +66,7 @@ def warmup_cut(prefix: Sequence[float], start: int, end: int) -> tuple[int, bool
         trusts it.
     """
     n = end - start
-    b = MSER_BATCH * max(1, math.ceil(n / (MSER_BATCH * MSER_MAX_BATCHES)))
+    b = const.MSER_BATCH * max(1, math.ceil(n / (const.MSER_BATCH * const.MSER_MAX_BATCHES)))
     means = [(prefix[start + (i + 1) * b] - prefix[start + i * b]) / b for i in range(n // b)]
     d, accepted = mser_truncation(means, min_kept=2)
     return start + d * b, accepted

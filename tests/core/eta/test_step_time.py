@@ -129,3 +129,17 @@ def test_a_fresh_regime_takes_its_straggler_share_from_the_history():
     step = rate.step_s()
     assert step is not None
     assert step == pytest.approx(2.0 * 1.36, rel=0.08)
+
+
+def test_a_level_that_wanders_is_not_taken_for_a_change():
+    # Step times that wander (AR(1), phi 0.9) around one level: neighbouring blocks are
+    # correlated, which the detector's spread allows for, so most runs stay one regime.
+    def wandering(seed: int) -> list[float]:
+        rng, ar, out = random.Random(seed), 0.0, []
+        for _ in range(1500):
+            ar = 0.9 * ar + rng.gauss(0.0, 0.03)
+            out.append(math.exp(ar + rng.gauss(0.0, 0.02)))
+        return out
+
+    whole = [_fed(wandering(seed)).variance(1.0)[1] >= 1000 for seed in range(12)]
+    assert sum(whole) >= 9
