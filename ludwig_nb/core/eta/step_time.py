@@ -60,7 +60,7 @@ class StepRate:
         self._last_step_s: float | None = None
         # Per segment (set by _start_segment):
         self._seg = 0
-        self._after_change = False  # the segment follows a stable one
+        self._adjust_until = 0  # "adjusting" until this many steps
         self._cut: int | None = None  # first stable step of the segment
         self._settled_cut: int | None = None  # the last cut accepted on enough steps
         self._mser_next = 0
@@ -79,7 +79,7 @@ class StepRate:
             return "warming_up"
         if self._cut is None:
             return "adjusting"
-        if self._after_change and len(self._x) - self._seg < const.ADJUST_STEPS:
+        if len(self._x) < self._adjust_until:
             return "adjusting"
         return "stable"
 
@@ -181,7 +181,9 @@ class StepRate:
         self._close_segment(index)
         self._seg = index
         self._segments += 1
-        self._after_change = self._was_stable
+        # Counted from when the change is known (an alarm comes some steps after the
+        # change point it names), so the display says "adjusting" for a while.
+        self._adjust_until = len(self._x) + const.ADJUST_STEPS if self._was_stable else 0
         self._cut = None
         self._settled_cut = None
         self._mser_next = index + const.MSER_FIRST

@@ -143,3 +143,16 @@ def test_a_level_that_wanders_is_not_taken_for_a_change():
 
     whole = [_fed(wandering(seed)).variance(1.0)[1] >= 1000 for seed in range(12)]
     assert sum(whole) >= 9
+
+
+def test_a_detected_change_says_adjusting_once_it_is_known():
+    # The alarm comes some steps after the change point it names; "adjusting" is shown
+    # from then on for a while, not only for steps already past.
+    rate = _fed(_noisy(400, 1.0, seed=26, sd=0.03))
+    assert rate.state == "stable"
+    states = []
+    for d in _noisy(200, 1.5, seed=27, sd=0.03):
+        rate.add(d)
+        states.append(rate.state)
+    assert "adjusting" in states
+    assert states[-1] == "stable"
