@@ -151,8 +151,9 @@ def test_a_detected_change_says_adjusting_once_it_is_known():
     rate = _fed(_noisy(400, 1.0, seed=26, sd=0.03))
     assert rate.state == "stable"
     states = []
-    for d in _noisy(200, 1.5, seed=27, sd=0.03):
+    for d in _noisy(200, 1.15, seed=27, sd=0.05):
         rate.add(d)
         states.append(rate.state)
-    assert "adjusting" in states
+    first = states.index("adjusting")
+    assert states[first : first + 20] == ["adjusting"] * 20
     assert states[-1] == "stable"
