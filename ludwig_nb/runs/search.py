@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any
 import yaml
 
 from ludwig_nb.core import events as ev
-from ludwig_nb.core.search_eta import RunningTrial, search_remaining_s
+from ludwig_nb.core.search_eta import FinishedTrial, RunningTrial, TrialShape, search_remaining_s
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -64,6 +64,17 @@ class TrialRecord:
     error: str | None = None
     search_stopped: bool = False  # ended because the whole search stopped: reruns on resume
     eval_steps: set[int] = dataclasses.field(default_factory=set, repr=False)
+    schedule: ev.ScheduleInfo | None = None  # its plan, from RunStarted
+    steps: int = 0  # steps trained
+    step_s: float | None = None  # its stable step time (s), from its ETA at each evaluation
+    gpu: tuple[int, float] | None = None  # (GPU index, share of it) when it trains on a GPU
+
+    @property
+    def shape(self) -> TrialShape | None:
+        """Its batch size, planned steps and evaluations (None before its plan)."""
+        from ludwig_nb.runs.search_cost import shape_of
+
+        return shape_of(self.schedule) if self.schedule is not None else None
 
     @property
     def duration_s(self) -> float | None:
@@ -121,6 +132,7 @@ class Search:
         self.time_budget_s = executor.get("time_budget_s")
         self.started: float | None = None
         self.ended: float | None = None
+        self._draws: Any = None  # QueuedDraws, made on the first ETA that needs one
         self._restore_journal()
 
     # -- public handle -------------------------------------------------------------------
@@ -223,11 +235,20 @@ class Search:
         return row
 
     def remaining_s(self, now: float | None = None) -> float | None:
-        """Seconds until the search is done (see ``core.search_eta``); None before a basis."""
+        """Seconds until the search is done, or None before there is a basis.
+
+        The cost model of ``core.search_eta``: finished trials' durations, step times and
+        shapes; running trials' own ETAs; queued trials costed over draws of the space.
+
+        Args:
+            now: wall-clock seconds (default: the search's clock).
+        """
         now = self._clock() if now is None else now
+        if self.is_done:
+            return 0.0
         records = self.records()
         finished = [
-            t.duration_s
+            FinishedTrial(t.duration_s, t.shape, t.steps or None, t.step_s)
             for t in records
             if t.state in _FINISHED and t.duration_s is not None and not t.search_stopped
         ]
@@ -236,12 +257,31 @@ class Search:
             if t.state in ("running", "paused") and t.started is not None:
                 estimate = t.run.eta(now) if t.run is not None else None
                 remaining = getattr(estimate, "remaining_s", None)
-                running.append(RunningTrial(now - t.started, remaining))
+                step_s = getattr(estimate, "step_s", None) or t.step_s
+                running.append(RunningTrial(now - t.started, remaining, t.shape, step_s))
         counted = sum(1 for t in records if t.state in _FINISHED and not t.search_stopped)
         queued = max(0, self.total - counted - len(running))
-        if self.is_done:
-            return 0.0
-        return search_remaining_s(finished, running, queued, self.concurrency)
+        shapes = self._queued_shapes(records) if queued else []
+        return search_remaining_s(finished, running, queued, self.slots, shapes)
+
+    @property
+    def slots(self) -> int:
+        """Trials that run at once (for the ETA): the limit, or what the executor found."""
+        return self.concurrency
+
+    def _queued_shapes(self, records: list[TrialRecord]) -> list[TrialShape]:
+        from ludwig_nb.runs.search_cost import QueuedDraws, rows_from_schedules
+
+        schedules = [t.schedule for t in records if t.schedule is not None]
+        rows = rows_from_schedules(schedules)
+        if rows is None:
+            return []
+        if self._draws is None:
+            try:
+                self._draws = QueuedDraws.from_space(self.space, self._raw, self._rendered)
+            except Exception:  # a space the planner cannot draw from: the mean stands in
+                self._draws = QueuedDraws([])
+        return self._draws.shapes(rows, [s.batch_size for s in schedules if s.batch_size])
 
     def counts(self) -> dict[str, int]:
         out = dict.fromkeys(STATES, 0)
@@ -415,8 +455,17 @@ class Search:
     def _on_event(self, otrial: Any, record: TrialRecord, event: ev.Event) -> None:
         """One evaluation of a trial: its curve, its best, the journal, the pruner. Runs on
         the trial's training thread (and once on the driver's for earlier events)."""
+        if isinstance(event, ev.StepFinished):
+            record.steps = max(record.steps, event.step + 1)
+            return
+        if isinstance(event, ev.RunStarted | ev.ScheduleChanged):
+            record.schedule = event.schedule
+            return
         if not isinstance(event, ev.EvaluationFinished):
             return
+        if record.run is not None:  # its stable step time so far, for the search ETA
+            step_s = getattr(record.run.eta(event.time), "step_s", None)
+            record.step_s = float(step_s) if step_s else record.step_s
         split, feature, metric = self.metric_path
         value = (event.metrics.get(split) or {}).get(feature, {}).get(metric)
         if value is None or not math.isfinite(float(value)):
@@ -475,6 +524,10 @@ class Search:
                 "run_dir": record.run_dir,
                 "error": record.error,
                 "search_stopped": record.search_stopped,
+                "steps": record.steps,
+                "step_s": record.step_s,
+                "schedule": record.schedule.to_dict() if record.schedule is not None else None,
+                "gpu": list(record.gpu) if record.gpu is not None else None,
             }
         )
         with contextlib.suppress(OSError):
@@ -516,6 +569,12 @@ class Search:
                     record.run_dir = entry.get("run_dir")
                     record.error = entry.get("error")
                     record.search_stopped = bool(entry.get("search_stopped"))
+                    record.steps = int(entry.get("steps") or 0)
+                    record.step_s = entry.get("step_s")
+                    schedule = entry.get("schedule")
+                    record.schedule = ev.ScheduleInfo.from_dict(schedule) if schedule else None
+                    gpu = entry.get("gpu")
+                    record.gpu = (int(gpu[0]), float(gpu[1])) if gpu else None
 
     def _write_statistics(self) -> None:
         """``hyperopt_statistics.json`` as Ludwig writes it: the section and the completed
