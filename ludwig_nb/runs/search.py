@@ -98,6 +98,7 @@ class Search:
         train_options: dict[str, Any],
         registry_dir: Path | None = None,
         clock: Callable[[], float] = time.time,
+        gpu_count: int | None = None,
     ) -> None:
         from ludwig_nb.runs.search_space import SearchSpace
 
@@ -119,13 +120,18 @@ class Search:
         self._thread: threading.Thread | None = None
         self.error: BaseException | None = None
         executor = section["executor"]
+        self.executor = "ray" if executor.get("type") == "ray" else "local"
         self.goal = section["goal"]
         self.metric_path = (_split(section["split"]), section["output_feature"], section["metric"])
-        self.concurrency = (
-            1
-            if executor["max_concurrent_trials"] == "auto"
-            else int(executor["max_concurrent_trials"])
+        share = float(executor.get("gpu_resources_per_trial") or 0)
+        #: the GPUs the local executor's trials share (None: trials train where they would)
+        self.packer = (
+            _packer(share, gpu_count) if self.executor == "local" and share > 0 else None
         )
+        self._trial_memory_limit: float | None = None  # the ray executor's per-trial cap
+        auto = executor["max_concurrent_trials"] == "auto"
+        self.concurrency = int(executor["max_concurrent_trials"]) if not auto else (
+            self.packer.capacity if self.packer is not None else 1)  # fmt: skip
         self.total = int(executor["num_samples"])
         if self._is_grid:  # as Ray Tune: the grid, num_samples times
             self.total = self.space.grid_size * int(executor["num_samples"])
@@ -133,6 +139,7 @@ class Search:
         self.started: float | None = None
         self.ended: float | None = None
         self._draws: Any = None  # QueuedDraws, made on the first ETA that needs one
+        self._slots: int | None = None  # trials at once as the executor found (Ray: its CPUs)
         self._restore_journal()
 
     # -- public handle -------------------------------------------------------------------
@@ -267,7 +274,7 @@ class Search:
     @property
     def slots(self) -> int:
         """Trials that run at once (for the ETA): the limit, or what the executor found."""
-        return self.concurrency
+        return self._slots or self.concurrency
 
     def _queued_shapes(self, records: list[TrialRecord]) -> list[TrialShape]:
         from ludwig_nb.runs.search_cost import QueuedDraws, rows_from_schedules
@@ -281,7 +288,10 @@ class Search:
                 self._draws = QueuedDraws.from_space(self.space, self._raw, self._rendered)
             except Exception:  # a space the planner cannot draw from: the mean stands in
                 self._draws = QueuedDraws([])
-        return self._draws.shapes(rows, [s.batch_size for s in schedules if s.batch_size])
+        shapes: list[TrialShape] = self._draws.shapes(
+            rows, [s.batch_size for s in schedules if s.batch_size]
+        )
+        return shapes
 
     def counts(self) -> dict[str, int]:
         out = dict.fromkeys(STATES, 0)
@@ -312,7 +322,12 @@ class Search:
     def _drive(self) -> None:
         try:
             self.started = self._clock()
-            self._loop()
+            if self.executor == "ray":
+                from ludwig_nb.runs.search_tune import run_on_tune
+
+                run_on_tune(self)
+            else:
+                self._loop()
         except BaseException as exc:
             self.error = exc
             self._journal({"event": "search_failed", "message": str(exc) or type(exc).__name__})
@@ -356,6 +371,7 @@ class Search:
                 and not over_budget
                 and len(live) < self.concurrency
                 and counted + len(live) < self.total
+                and (self.packer is None or self.packer.has_room())
             )
             if over_budget and live and not self._stop.is_set():
                 self._journal({"event": "time_budget_spent", "time_budget_s": self.time_budget_s})
@@ -396,34 +412,68 @@ class Search:
                     del self._trials[trial.number]
 
     def _launch(self, study: Any, live: dict[int, Any]) -> None:
-        from ludwig_nb.config.hyperopt import apply_parameters
-        from ludwig_nb.runs.api import train
-
         otrial = study.ask(self.space.distributions)
-        number = max([*self._trials, -1]) + 1
-        params = self.space.decode(otrial.params)
-        record = TrialRecord(number=number, params=params, state="queued", started=self._clock())
-        with self._lock:
-            self._trials[number] = record
-        self._journal({"event": "trial_started", "trial": number, "params": params})
-        config = apply_parameters(self._raw, params, self._rendered)
+        record = self._new_record(self.space.decode(otrial.params))
         options = dict(self._train_options)
         if options.get("threads") is None and self.concurrency > 1:  # share the cores
             options["threads"] = max(1, ((os.cpu_count() or 2) - 1) // self.concurrency)
+        if self.packer is not None:
+            from ludwig_nb.runs import search_gpus
+
+            index = self.packer.place()
+            assert index is not None  # the loop starts a trial only when one fits
+            record.gpu = (index, self.packer.share)
+            options["device"] = search_gpus.device_name(index)
+        run = self._train_trial(record, "builtin", options, otrial)
+        if run is None:
+            self._finish(study, otrial, record, "failed")
+            return
+        live[record.number] = otrial
+
+    def _new_record(self, params: dict[str, Any]) -> TrialRecord:
+        """The next trial, queued, in the table and the journal."""
+        with self._lock:
+            number = max([*self._trials, -1]) + 1
+            record = TrialRecord(number=number, params=params, state="queued",
+                                 started=self._clock())  # fmt: skip
+            self._trials[number] = record
+        self._journal({"event": "trial_started", "trial": number, "params": params})
+        return record
+
+    def _trial_config(self, record: TrialRecord) -> dict[str, Any]:
+        """The trial's config: its parameters applied (and its GPU share's memory cap)."""
+        from ludwig_nb.config.hyperopt import apply_parameters
+        from ludwig_nb.runs.search_gpus import trial_memory_limit
+
+        config = apply_parameters(self._raw, record.params, self._rendered)
+        limit = self._trial_memory_limit
+        if record.gpu is not None and self.packer is not None:  # the GPU's packed shares
+            limit = trial_memory_limit(self.packer.load(record.gpu[0]))
+        watch = dict(config.get("gpu_watch") or {})
+        if limit is not None and watch.get("gpu_memory_limit") is None:  # the user's stands
+            config["gpu_watch"] = {**watch, "gpu_memory_limit": limit}
+        return config
+
+    def _train_trial(
+        self, record: TrialRecord, engine: Any, options: dict[str, Any], otrial: Any = None
+    ) -> Run | None:
+        """Start the trial's run (``engine``: a name or an engine); None when its config is
+        refused (``record.error`` says why: the caller ends it as failed)."""
+        from ludwig_nb.runs.api import train
+
         try:
             run = train(
-                config,
+                self._trial_config(record),
                 self._dataset,
-                name=f"{self.name}-trial{number}",
+                name=f"{self.name}-trial{record.number}",
                 results_dir=self.directory / "trials",
                 registry_dir=self._registry,
-                engine="builtin",
+                engine=engine,
                 **options,
             )
         except Exception as exc:  # a sampled config the engine refuses: the trial failed
             record.error = str(exc)
-            self._finish(study, otrial, record, "failed")
-            return
+            return None
         with self._lock:
             record.run = run
             record.run_dir = str(run.directory)
@@ -437,7 +487,7 @@ class Search:
         run.add_listener(lambda event: self._on_event(otrial, record, event))
         for event in run.events:  # what came before the listener was attached
             self._on_event(otrial, record, event)
-        live[number] = otrial
+        return run
 
     def _reap(self, study: Any, live: dict[int, Any]) -> None:
         for number in list(live):
@@ -487,7 +537,7 @@ class Search:
         self._journal(
             {"event": "trial_evaluated", "trial": record.number, "step": step, "value": value}
         )
-        if record.state == "running":
+        if record.state == "running" and otrial is not None:  # Optuna's pruner (local)
             otrial.report(value, step)
             if otrial.should_prune():
                 record.state = "pruned"
@@ -495,11 +545,18 @@ class Search:
                 record.run.stop("pruned")
 
     def _finish(self, study: Any, otrial: Any, record: TrialRecord, state: str) -> None:
-        import optuna
-
         with self._lock:
             record.state = state
             record.ended = self._clock()
+            if record.gpu is not None and self.packer is not None:
+                self.packer.release(record.gpu[0])
+        if study is not None:
+            self._tell(study, otrial, record, state)
+        self._journal_end(record, state)
+
+    def _tell(self, study: Any, otrial: Any, record: TrialRecord, state: str) -> None:
+        import optuna
+
         if state == "completed" and record.metric is not None:
             outcome: dict[str, Any] = {"values": record.metric}
         elif state == "pruned":
@@ -513,6 +570,8 @@ class Search:
             # inside study.optimize; tell() has stored the trial by then (its `finally`)
             if "Study.stop" not in str(exc):
                 raise
+
+    def _journal_end(self, record: TrialRecord, state: str) -> None:
         self._journal(
             {
                 "event": "trial_finished",
@@ -600,6 +659,23 @@ class Search:
         tmp.replace(self.directory / STATISTICS_FILE)
 
 
+def _packer(share: float, gpu_count: int | None) -> Any:
+    """The GPUs trials asking for ``share`` of one are packed onto. Raises ``ConfigError``
+    (at ``gpu_resources_per_trial``) when this machine shows no GPU."""
+    from ludwig_nb.config import ConfigError
+    from ludwig_nb.runs.search_gpus import GpuPacker, visible_gpus
+
+    count, reason = (gpu_count, "") if gpu_count is not None else visible_gpus()
+    if count < 1:
+        raise ConfigError(
+            f"gpu_resources_per_trial is {share:g}, but this machine shows no GPU"
+            + (f" ({reason})" if reason else ""),
+            path="hyperopt.executor.gpu_resources_per_trial",
+            hint="set it to 0 to train the trials on the CPU",
+        )
+    return GpuPacker(count, min(1.0, share))
+
+
 def _split(name: str) -> str:
     return "training" if name == "train" else name
 
@@ -674,6 +750,7 @@ def hyperopt(
             hint="add hyperopt: {parameters: {trainer.learning_rate: {space: loguniform, "
             "lower: 0.0001, upper: 0.1}}}, or train it with ludwig_nb.train()",
         )
+    _check_executor_available(rendered["hyperopt"])
     check_dataset(rendered, dataset)
     name = name or "search"
     directory = Path(results_dir).resolve() / name
@@ -700,6 +777,22 @@ def hyperopt(
     if wait:
         search.wait()
     return search
+
+
+def _check_executor_available(section: dict[str, Any]) -> None:
+    """``executor: {type: ray}`` needs Ray Tune here (and optuna for ``search_alg: optuna``);
+    raises ``EngineUnavailable`` saying what to install."""
+    if section["executor"].get("type") != "ray":
+        return
+    from ludwig_nb.engines.base import EngineUnavailable
+    from ludwig_nb.runs.search_tune import tune_module
+
+    tune = tune_module()
+    missing = tune.tune_missing() or (
+        tune.optuna_missing() if section["search_alg"].get("type") == "optuna" else None
+    )
+    if missing is not None:
+        raise EngineUnavailable(missing)
 
 
 def _raw(config: Any, parse: Callable[[str], Any]) -> dict[str, Any]:
