@@ -465,8 +465,10 @@ def _check_executor(executor: Any, ctx: Ctx) -> None:
     kind = executor.get("type")
     if kind not in EXECUTORS:
         ctx.problem((*path, "type"), f"unknown executor {kind!r}", hint=_hint(str(kind), EXECUTORS))
-    elif kind != "ray" and _number(executor.get("gpu_resources_per_trial")) and (
-        executor["gpu_resources_per_trial"] > 1
+    elif (
+        kind != "ray"
+        and _number(executor.get("gpu_resources_per_trial"))
+        and (executor["gpu_resources_per_trial"] > 1)
     ):
         ctx.problem(
             (*path, "gpu_resources_per_trial"),

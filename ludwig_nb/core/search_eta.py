@@ -7,8 +7,9 @@ trial's cost is modelled from what its parameters imply (:class:`TrialShape`: ba
 planned steps, evaluations):
 
 * the time of one step as a power law of the batch size, ``c * batch_size ** p``, fitted on
-  a log scale over the measured stable step times of finished and running trials (one
-  batch size seen: its step time for all);
+  a log scale over the measured times per step of finished and running trials (their
+  training time, evaluations and checkpoints aside, over their steps; one batch size
+  seen: its step time for all);
 * the rest of a trial (setup, evaluations, checkpoints, the final save) as ``a + b *
   evaluations``, fitted over the finished trials' durations minus their steps' time;
 * both lines robustly (Theil-Sen: medians of pairwise slopes), so that one odd trial (the
@@ -63,7 +64,8 @@ class FinishedTrial:
         duration_s: its wall-clock duration, seconds.
         shape: its plan (None when unknown, e.g. it failed before it had one).
         steps: steps it trained (None: unknown).
-        step_s: its stable time per step, seconds (None: unknown).
+        step_s: its training time per step (evaluations and checkpoints aside), seconds
+            (None: unknown).
     """
 
     duration_s: float
@@ -80,7 +82,7 @@ class RunningTrial:
         elapsed_s: seconds since it started.
         remaining_s: its own ETA, seconds (None: none yet).
         shape: its plan (None: not known yet).
-        step_s: its stable time per step so far, seconds (None: not measured yet).
+        step_s: its training time per step so far, seconds (None: not measured yet).
     """
 
     elapsed_s: float
@@ -173,8 +175,10 @@ class TrialCostModel:
         """Seconds a whole trial of ``shape`` costs, expected share of its steps included."""
         share = self.completion
         steps = shape.planned_steps * share
-        return self.overhead_a + self.overhead_b * shape.evaluations * share + steps * (
-            self.step_s(shape.batch_size)
+        return (
+            self.overhead_a
+            + self.overhead_b * shape.evaluations * share
+            + steps * (self.step_s(shape.batch_size))
         )
 
 

@@ -66,7 +66,10 @@ class TrialRecord:
     eval_steps: set[int] = dataclasses.field(default_factory=set, repr=False)
     schedule: ev.ScheduleInfo | None = None  # its plan, from RunStarted
     steps: int = 0  # steps trained
-    step_s: float | None = None  # its stable step time (s), from its ETA at each evaluation
+    step_s: float | None = None  # its time per step (s), evaluations and checkpoints aside
+    trained_at: float | None = None  # when its plan came (RunStarted): setup ends there
+    aside_s: float = 0.0  # seconds of its evaluations and checkpoints so far
+    last_event: float | None = None  # wall-clock time of its latest step
     gpu: tuple[int, float] | None = None  # (GPU index, share of it) when it trains on a GPU
 
     @property
@@ -125,9 +128,7 @@ class Search:
         self.metric_path = (_split(section["split"]), section["output_feature"], section["metric"])
         share = float(executor.get("gpu_resources_per_trial") or 0)
         #: the GPUs the local executor's trials share (None: trials train where they would)
-        self.packer = (
-            _packer(share, gpu_count) if self.executor == "local" and share > 0 else None
-        )
+        self.packer = _packer(share, gpu_count) if self.executor == "local" and share > 0 else None
         self._trial_memory_limit: float | None = None  # the ray executor's per-trial cap
         auto = executor["max_concurrent_trials"] == "auto"
         self.concurrency = int(executor["max_concurrent_trials"]) if not auto else (
@@ -264,8 +265,7 @@ class Search:
             if t.state in ("running", "paused") and t.started is not None:
                 estimate = t.run.eta(now) if t.run is not None else None
                 remaining = getattr(estimate, "remaining_s", None)
-                step_s = getattr(estimate, "step_s", None) or t.step_s
-                running.append(RunningTrial(now - t.started, remaining, t.shape, step_s))
+                running.append(RunningTrial(now - t.started, remaining, t.shape, t.step_s))
         counted = sum(1 for t in records if t.state in _FINISHED and not t.search_stopped)
         queued = max(0, self.total - counted - len(running))
         shapes = self._queued_shapes(records) if queued else []
@@ -507,15 +507,22 @@ class Search:
         the trial's training thread (and once on the driver's for earlier events)."""
         if isinstance(event, ev.StepFinished):
             record.steps = max(record.steps, event.step + 1)
+            record.last_event = event.time
+            if record.trained_at is not None:  # training time per step, what is aside aside
+                spent = event.time - record.trained_at - record.aside_s
+                record.step_s = max(1e-9, spent / max(1, record.steps)) if spent > 0 else None
             return
         if isinstance(event, ev.RunStarted | ev.ScheduleChanged):
             record.schedule = event.schedule
+            if isinstance(event, ev.RunStarted):
+                record.trained_at = event.time
+            return
+        if isinstance(event, ev.CheckpointSaved):
+            record.aside_s += max(0.0, event.time - event.start_time)
             return
         if not isinstance(event, ev.EvaluationFinished):
             return
-        if record.run is not None:  # its stable step time so far, for the search ETA
-            step_s = getattr(record.run.eta(event.time), "step_s", None)
-            record.step_s = float(step_s) if step_s else record.step_s
+        record.aside_s += max(0.0, event.time - event.start_time)
         split, feature, metric = self.metric_path
         value = (event.metrics.get(split) or {}).get(feature, {}).get(metric)
         if value is None or not math.isfinite(float(value)):

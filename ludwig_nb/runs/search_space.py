@@ -77,7 +77,6 @@ class SearchSpace:
                 out[name] = value
         return out
 
-
     def sample(self, rng: random.Random) -> dict[str, Any]:
         """One point drawn at random from the space, as config values (what a queued trial
         may get: the search ETA costs queued trials over such draws).

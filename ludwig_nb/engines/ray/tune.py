@@ -748,8 +748,10 @@ def run_tune(spec: TuneSpec, hooks: TuneHooks) -> None:
              .remote())  # fmt: skip
     root = str(Path(ludwig_nb.__file__).resolve().parent.parent)
     resources = {"cpu": spec.cpus, "gpu": spec.gpus}
-    trainable = tune.with_resources(tune.with_parameters(
-        _trainable(root, channel, spec.metric_path), dataset=spec.dataset), resources)
+    trainable = tune.with_resources(
+        tune.with_parameters(_trainable(root, channel, spec.metric_path), dataset=spec.dataset),
+        resources,
+    )
     space = {name: _domain(p) for name, p in spec.parameters.items()}
     callback, stopper = _callbacks(hooks, actor, channel)
     num_samples = len(spec.grid) if spec.grid is not None else spec.num_samples

@@ -74,6 +74,8 @@ def test_two_concurrent_tune_trials_and_one_pruned_by_asha_at_its_first_evaluati
     assert best is not None and best["metric"] == min(trials["metric"][:2])
     stats = json.loads((search.directory / STATISTICS_FILE).read_text())
     assert len(stats["hyperopt_results"]) == 2
-    journal = [json.loads(line) for line in (search.directory / JOURNAL_FILE).read_text().splitlines()]
+    journal = [
+        json.loads(line) for line in (search.directory / JOURNAL_FILE).read_text().splitlines()
+    ]
     ends = {e["trial"]: e["state"] for e in journal if e["event"] == "trial_finished"}
     assert ends == {0: "completed", 1: "completed", 2: "pruned"}
