@@ -92,10 +92,12 @@ class RunningTrial:
 
 
 def _robust_line(xs: Sequence[float], ys: Sequence[float]) -> tuple[float, float]:
-    """Intercept and slope of ``y = a + b * x`` by Theil-Sen (the median of the pairwise
-    slopes, then the median intercept): one outlier, such as the first trial of a kernel
-    paying torch's import, does not move it. A flat line through the median when the xs
-    do not vary."""
+    """Intercept and slope of ``y = a + b * x`` by Theil-Sen.
+
+    The median of the pairwise slopes, then the median intercept: one outlier, such as the
+    first trial of a kernel paying torch's import, does not move it. A flat line through the
+    median when the xs do not vary.
+    """
     slopes = [
         (ys[j] - ys[i]) / (xs[j] - xs[i])
         for i in range(len(xs))
@@ -247,8 +249,10 @@ def _running_remaining(
 
 
 def _schedule(in_flight: Sequence[float], costs: Sequence[float], slots: int) -> float:
-    """When the last trial ends: running trials hold their slots, each queued trial takes
-    the slot that frees first."""
+    """When the last trial ends.
+
+    Running trials hold their slots, each queued trial takes the slot that frees first.
+    """
     busy = sorted(in_flight)
     # more in flight than slots (a lowered limit): a slot frees only as the surplus ends
     free = [0.0] * (slots - len(busy)) + busy if len(busy) < slots else busy[-slots:]

@@ -40,8 +40,10 @@ def shape_of(schedule: ScheduleInfo) -> TrialShape:
 
 
 def rows_from_schedules(schedules: Iterable[ScheduleInfo]) -> int | None:
-    """The training rows the schedules' steps per epoch imply (the middle of the bracket
-    they all fit), or None without a schedule."""
+    """The training rows the schedules' steps per epoch imply.
+
+    The middle of the bracket they all fit, or None without a schedule.
+    """
     low, high = 0, None
     for s in schedules:
         if s.batch_size <= 0 or s.steps_per_epoch <= 0:
@@ -68,8 +70,10 @@ class QueuedDraws:
     def from_space(
         cls, space: Any, raw: dict[str, Any], rendered: dict[str, Any] | None, seed: int = 0
     ) -> QueuedDraws:
-        """Draw :data:`DRAWS` points of ``space`` (a ``SearchSpace``) and keep each one's
-        trainer section (``rendered``'s defaults under the draw)."""
+        """Draw :data:`DRAWS` points of ``space`` (a ``SearchSpace``).
+
+        Each one keeps its trainer section (``rendered``'s defaults under the draw).
+        """
         from ludwig_nb.config.hyperopt import apply_parameters
 
         rng = random.Random(seed)
@@ -81,8 +85,11 @@ class QueuedDraws:
         return cls(trainers)
 
     def shapes(self, rows: int, seen_batch_sizes: Sequence[int]) -> list[TrialShape]:
-        """Each draw's shape over ``rows`` training rows; a draw with ``batch_size: auto``
-        gets the median batch size the trials so far chose (none yet: no shape)."""
+        """Each draw's shape over ``rows`` training rows.
+
+        A draw with ``batch_size: auto`` gets the median batch size the trials so far chose
+        (none yet: no shape).
+        """
         from ludwig_nb.engines.builtin.schedule import plan_training
 
         auto = int(statistics.median(seen_batch_sizes)) if seen_batch_sizes else None

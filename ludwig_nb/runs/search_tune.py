@@ -1,5 +1,7 @@
-"""The run layer's side of ``executor: {type: ray}``: a :class:`~ludwig_nb.runs.search.Search`
-driven by one Ray Tune experiment (``engines/ray/tune.py``).
+"""The run layer's side of ``executor: {type: ray}``.
+
+A :class:`~ludwig_nb.runs.search.Search` driven by one Ray Tune experiment
+(``engines/ray/tune.py``).
 
 Each Tune trial becomes a trial of the search exactly as on the local executor: a record in
 the table and the journal, and an ordinary :class:`Run` (its run directory, events, ETA,
@@ -26,8 +28,10 @@ _FINISHED = ("completed", "pruned", "failed", "stopped")
 
 
 def tune_module() -> ModuleType:
-    """``ludwig_nb.engines.ray.tune``, found by name as the engine registry finds the Ray
-    engine: only the Ray engine's modules import Ray (the import-linter contract)."""
+    """``ludwig_nb.engines.ray.tune``, found by name as the engine registry finds Ray's.
+
+    Only the Ray engine's modules import Ray (the import-linter contract).
+    """
     return importlib.import_module("ludwig_nb.engines.ray.tune")
 
 
@@ -99,8 +103,11 @@ class _Hooks:
 
 
 def _todo(search: Search) -> tuple[list[dict[str, Any]], list[tuple[dict[str, Any], Any, str]]]:
-    """The points to run first (unfinished trials, then ``points_to_evaluate`` not run yet)
-    and the finished trials; the unfinished records leave the table (they rerun)."""
+    """The points to run first and the finished trials.
+
+    Points: unfinished trials, then ``points_to_evaluate`` not run yet; the unfinished
+    records leave the table (they rerun).
+    """
     points, evaluated = [], []
     for record in search.records():
         if record.state in _FINISHED and not record.search_stopped:

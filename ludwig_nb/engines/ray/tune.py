@@ -147,9 +147,11 @@ class TuneHooks(Protocol):
     """What the search does at each point of a Tune experiment (called on the driver)."""
 
     def start_trial(self, tune_id: str, params: dict[str, Any], channel: str) -> dict[str, Any]:
-        """Create the trial's run (directory and mirror run); return its assignment:
-        ``run_dir``, ``run_id``, ``name``, ``config`` (rendered), ``seed``, ``threads``,
-        ``device``, or ``{"refused": message}`` when its config cannot train."""
+        """Create the trial's run (directory and mirror run) and return its assignment.
+
+        The assignment: ``run_dir``, ``run_id``, ``name``, ``config`` (rendered), ``seed``,
+        ``threads``, ``device``, or ``{"refused": message}`` when its config cannot train.
+        """
         ...
 
     def trial_pruned(self, tune_id: str) -> None:
@@ -190,8 +192,10 @@ class _Trial:
 
 
 class TuneChannel:
-    """The search's Ray actor (wrapped with ``ray.remote`` by :func:`run_tune`): per trial
-    (by Tune trial id) its assignment, its events, its stop/pause state and its end."""
+    """The search's Ray actor (wrapped with ``ray.remote`` by :func:`run_tune`).
+
+    Per trial (by Tune trial id) its assignment, its events, its stop/pause state and its end.
+    """
 
     def __init__(self) -> None:
         self._trials: dict[str, _Trial] = {}
@@ -233,8 +237,10 @@ class TuneChannel:
     async def poll(
         self, tune_id: str, cursor: int, timeout: float
     ) -> tuple[list[Any], int, bool, str | None]:
-        """Events after ``cursor`` (waiting up to ``timeout`` s for one), the new cursor,
-        whether the trial has ended, and its error."""
+        """Events after ``cursor``, waiting up to ``timeout`` s for one.
+
+        Returns the events, the new cursor, whether the trial has ended, and its error.
+        """
         trial = self._trial(tune_id)
         await self._wait(lambda: trial.base + len(trial.events) > cursor or trial.ended, timeout)
         drop = max(0, min(cursor - trial.base, len(trial.events)))
@@ -265,8 +271,11 @@ class TuneChannel:
 
 # -- the notebook's side of a trial --------------------------------------------------------
 class TuneTrialEngine:
-    """The engine of a trial's mirror run in the notebook: ``fit`` feeds the trial's events
-    from the channel into the run and forwards the run's Stop/Pause to the trial."""
+    """The engine of a trial's mirror run in the notebook.
+
+    ``fit`` feeds the trial's events from the channel into the run and forwards the run's Stop/Pause
+    to the trial.
+    """
 
     name = "ray"
 
@@ -342,9 +351,12 @@ class TuneTrialEngine:
 
 # -- the trial's side (in its Tune actor) ----------------------------------------------------
 class _TrialClient:
-    """A trial's handle on the channel: pushes never wait; the control state is refreshed
-    without waiting at each step and, after each ``tune.report``, synchronously (so that a
-    prune decided on that report lands before the next step)."""
+    """A trial's handle on the channel.
+
+    Pushes never wait; the control state is refreshed without waiting at each step and, after each
+    ``tune.report``, synchronously (so that a prune decided on that report lands before the next
+    step).
+    """
 
     def __init__(self, actor: Any, tune_id: str) -> None:
         self.actor, self.tune_id = actor, tune_id
@@ -402,8 +414,11 @@ def metric_value(event: ev.EvaluationFinished, path: tuple[str, str, str]) -> fl
 
 
 def trial_main(params: dict[str, Any], channel: str, dataset: Any, metric_path: Any) -> None:
-    """One Tune trial (in its actor): wait for the notebook's assignment, train the built-in
-    loop, report the metric at each evaluation. Raises what training raises."""
+    """One Tune trial, in its actor.
+
+    Wait for the notebook's assignment, train the built-in loop, report the metric at each
+    evaluation. Raises what training raises.
+    """
     import ray
     import torch
     from ray import tune
@@ -456,8 +471,10 @@ def trial_main(params: dict[str, Any], channel: str, dataset: Any, metric_path: 
 
 
 def _trainable(root: str, channel: str, metric_path: tuple[str, str, str]) -> Callable[..., None]:
-    """The function Tune runs, made here so that it pickles by value: its actor finds
-    ludwig_nb through ``root`` (the folder this ludwig_nb is imported from)."""
+    """The function Tune runs, made here so that it pickles by value.
+
+    Its actor finds ludwig_nb through ``root`` (the folder this ludwig_nb is imported from).
+    """
 
     def trainable(params: dict[str, Any], dataset: Any = None) -> None:
         if root not in sys.path:
@@ -597,8 +614,11 @@ def _scheduler(spec: TuneSpec) -> Any:
 
 
 def _wrapped_scheduler(inner: Any, hooks: TuneHooks, actor: Any) -> Any:
-    """``inner`` with every STOP turned into a graceful stop through the channel (recorded as
-    a prune), and no trial started while the search is paused or stopping."""
+    """``inner`` with every STOP turned into a graceful stop through the channel.
+
+    Each STOP is recorded as a prune; no trial starts while the search is paused or
+    stopping.
+    """
     from ray.tune.schedulers import TrialScheduler
 
     class _Graceful(TrialScheduler):  # type: ignore[misc]
@@ -661,27 +681,27 @@ def _callbacks(hooks: TuneHooks, actor: Any, channel: str) -> tuple[Any, Any]:
     from ray.tune.stopper import Stopper
 
     class _Hooks(Callback):  # type: ignore[misc]
-        def on_trial_start(self, iteration: int, trials: Any, trial: Any, **info: Any) -> None:
+        def on_trial_start(self, iteration: int, trials: Any, trial: Any, **info: Any) -> None:  # noqa: ARG002 (Tune's names)
             try:
                 assignment = hooks.start_trial(trial.trial_id, dict(trial.config), channel)
             except Exception as exc:  # the trial then ends at once, failed
                 assignment = {"refused": f"{type(exc).__name__}: {exc}"}
             ray_get(actor.assign.remote(trial.trial_id, assignment))
 
-        def on_trial_complete(self, iteration: int, trials: Any, trial: Any, **info: Any) -> None:
+        def on_trial_complete(self, iteration: int, trials: Any, trial: Any, **info: Any) -> None:  # noqa: ARG002 (Tune's names)
             ray_get(actor.end.remote(trial.trial_id, None))
             hooks.trial_ended(trial.trial_id, None)
 
-        def on_trial_error(self, iteration: int, trials: Any, trial: Any, **info: Any) -> None:
+        def on_trial_error(self, iteration: int, trials: Any, trial: Any, **info: Any) -> None:  # noqa: ARG002 (Tune's names)
             error = _trial_error(trial)
             ray_get(actor.end.remote(trial.trial_id, error))
             hooks.trial_ended(trial.trial_id, error)
 
-        def on_step_end(self, iteration: int, trials: Any, **info: Any) -> None:
+        def on_step_end(self, iteration: int, trials: Any, **info: Any) -> None:  # noqa: ARG002 (Tune's names)
             hooks.tick()
 
     class _End(Stopper):  # type: ignore[misc]
-        def __call__(self, trial_id: str, result: dict[str, Any]) -> bool:
+        def __call__(self, trial_id: str, result: dict[str, Any]) -> bool:  # noqa: ARG002 (Tune's names)
             return False
 
         def stop_all(self) -> bool:
