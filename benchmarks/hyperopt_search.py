@@ -108,9 +108,9 @@ def _one(demo: str, algorithm: str, seed: int, trials: int, epochs: int, root: P
         hit = next((s for s in samples if s[1] >= fraction * trials and s[2] is not None), None)
         if hit is not None:
             actual = end - hit[0]
-            errors[fraction] = abs(hit[2] - actual) / actual if actual > 0 else 0.0
+            errors[fraction] = (hit[2] - actual) / actual if actual > 0 else 0.0
             if hit[3] is not None:
-                before[fraction] = abs(hit[3] - actual) / actual if actual > 0 else 0.0
+                before[fraction] = (hit[3] - actual) / actual if actual > 0 else 0.0
     return {"curve": curve, "eta_errors": errors, "eta_before": before, "wall_s": end - began}
 
 
@@ -141,12 +141,14 @@ def main() -> None:
     print("\nsearch ETA error |predicted - actual| / actual (over all searches)")
     for fraction in FRACTIONS:
         for key, label in (("eta_before", "before (mean duration)"), ("eta_errors", "cost model")):
-            errors = [r[key][fraction] for rs in results.values() for r in rs if fraction in r[key]]
+            signed = [r[key][fraction] for rs in results.values() for r in rs if fraction in r[key]]
+            errors = [abs(e) for e in signed]
             if errors:
                 print(
                     f"  at {fraction:.0%} of the search, {label:22s}: mean "
                     f"{statistics.mean(errors):.1%}, median {statistics.median(errors):.1%}, "
-                    f"max {max(errors):.1%} ({len(errors)} searches)"
+                    f"max {max(errors):.1%}, bias {statistics.mean(signed):+.1%} "
+                    f"({len(errors)} searches)"
                 )
 
 

@@ -10,7 +10,7 @@ import pytest
 
 from tests.engines.ray.conftest import table
 
-pytestmark = [pytest.mark.ray, pytest.mark.timeout(300)]
+pytestmark = [pytest.mark.ray, pytest.mark.timeout(600)]
 
 CONFIG = """\
 input_features:
