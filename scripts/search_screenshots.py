@@ -55,7 +55,7 @@ def _config(on_ray: bool) -> str:
         },
         "search_alg": {"type": "random", "random_state_seed": 3},
         "executor": {
-            "type": "ray" if on_ray else "local",
+            **({"type": "ray"} if on_ray else {}),  # local is the default (Ludwig's enum: ray)
             "num_samples": 8,
             "max_concurrent_trials": 2,
             "scheduler": {"type": "asha", "grace_period": 1, "reduction_factor": 2, "max_t": 8},
