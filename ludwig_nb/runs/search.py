@@ -43,6 +43,9 @@ SEARCH_CONFIG_FILE = "search.yaml"
 STATES = ("queued", "running", "paused", "completed", "pruned", "failed", "stopped")
 _FINISHED = ("completed", "pruned", "failed", "stopped")
 _POLL_S = 0.05  # how often the driver looks at its trials' new events
+#: steps of a trial whose time the search ETA leaves out of its time per step: the first
+#: optimizer steps pay one-off costs (torch's compile of the optimizer step, caches)
+_WARM_STEPS = 5
 
 
 @dataclasses.dataclass
@@ -73,6 +76,8 @@ class TrialRecord:
     trained_at: float | None = None  # when its plan came (RunStarted): setup ends there
     aside_s: float = 0.0  # seconds of its evaluations and checkpoints so far
     last_event: float | None = None  # wall-clock time of its latest step
+    #: (steps, time, seconds aside) once its first steps (one-off warm-up) are behind it
+    settled: tuple[int, float, float] | None = None
     gpu: tuple[int, float] | None = None  # (GPU index, share of it) when it trains on a GPU
 
     @property
@@ -540,9 +545,16 @@ class Search:
         if isinstance(event, ev.StepFinished):
             record.steps = max(record.steps, event.step + 1)
             record.last_event = event.time
-            if record.trained_at is not None:  # training time per step, what is aside aside
-                spent = event.time - record.trained_at - record.aside_s
-                record.step_s = max(1e-9, spent / max(1, record.steps)) if spent > 0 else None
+            if record.trained_at is None:
+                return
+            if record.settled is None and record.steps >= _WARM_STEPS:
+                record.settled = (record.steps, event.time, record.aside_s)
+            # training time per step, evaluations and checkpoints aside; past the first
+            # steps once there are more (their one-off costs count as the trial's overhead)
+            done, since, aside = record.settled or (0, record.trained_at, 0.0)
+            if record.steps > done:
+                spent = event.time - since - (record.aside_s - aside)
+                record.step_s = max(1e-9, spent / (record.steps - done)) if spent > 0 else None
             return
         if isinstance(event, ev.RunStarted | ev.ScheduleChanged):
             record.schedule = event.schedule
