@@ -179,6 +179,29 @@ class TuneHooks(Protocol):
         ...
 
 
+#: the hooks of the experiments running in this process, by key (see :class:`_HooksRef`)
+_HOOKS: dict[str, TuneHooks] = {}
+
+
+class _HooksRef:
+    """A picklable stand-in for a search's hooks.
+
+    Tune pickles its callbacks, stopper and scheduler with the experiment's state, and the
+    search (threads, locks) does not pickle.
+
+    Args:
+        key: the key of the hooks in this process's registry.
+    """
+
+    def __init__(self, key: str) -> None:
+        self.key = key
+
+    def __getattr__(self, name: str) -> Any:
+        if name == "key" or name.startswith("__"):
+            raise AttributeError(name)
+        return getattr(_HOOKS[self.key], name)
+
+
 # -- the channel ---------------------------------------------------------------------------
 @dataclasses.dataclass
 class _Trial:
@@ -762,6 +785,8 @@ def run_tune(spec: TuneSpec, hooks: TuneHooks) -> None:
     ensure_ray(None)
     hooks.set_slots(_slots(spec))
     channel = f"tune-{spec.name}-{uuid.uuid4().hex[:8]}"
+    _HOOKS[channel] = hooks
+    ref: Any = _HooksRef(channel)
     actor = (ray.remote(num_cpus=0)(TuneChannel)
              .options(name=channel, namespace=NAMESPACE, max_concurrency=64,
                       runtime_env=worker_runtime_env())
@@ -773,7 +798,7 @@ def run_tune(spec: TuneSpec, hooks: TuneHooks) -> None:
         resources,
     )
     space = {name: _domain(p) for name, p in spec.parameters.items()}
-    callback, stopper = _callbacks(hooks, actor, channel)
+    callback, stopper = _callbacks(ref, actor, channel)
     num_samples = len(spec.grid) if spec.grid is not None else spec.num_samples
     tuner = tune.Tuner(
         trainable,
@@ -781,7 +806,7 @@ def run_tune(spec: TuneSpec, hooks: TuneHooks) -> None:
         tune_config=tune.TuneConfig(
             metric="metric", mode="min" if spec.goal == "minimize" else "max",
             search_alg=_search_alg(spec), num_samples=num_samples,
-            scheduler=_wrapped_scheduler(_scheduler(spec), hooks, actor),
+            scheduler=_wrapped_scheduler(_scheduler(spec), ref, actor),
             max_concurrent_trials=spec.max_concurrent,
         ),
         run_config=tune.RunConfig(
@@ -795,5 +820,6 @@ def run_tune(spec: TuneSpec, hooks: TuneHooks) -> None:
         with _quiet():
             tuner.fit()
     finally:
+        _HOOKS.pop(channel, None)
         with contextlib.suppress(Exception):
             ray.kill(actor)
