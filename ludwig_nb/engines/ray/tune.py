@@ -14,7 +14,8 @@
   ``tune.report`` sent, so live per-step curves and ETAs would need a report per step
   (DISTRIBUTED.md: ~2 s a step through Ray Train's report path);
 * the scheduler (ASHA, median stopping, asynchronous HyperBand) decides on those reports; a
-  wrapper records each STOP as a prune and stops the trial through the channel, so that a
+  wrapper records each STOP before ``max_t`` as a prune (one at ``max_t`` is ASHA ending a
+  trial that runs its plan to the end anyway) and stops the trial through the channel, so a
   pruned trial ends gracefully (its checkpoint written, state ``pruned``) instead of being
   killed, and no trial starts while the search is paused or stopping;
 * the search's hooks (:class:`TuneHooks`, implemented by the run layer) create each trial's
@@ -608,6 +609,12 @@ def _optuna_search(spec: TuneSpec, points: list[dict[str, Any]]) -> Any:
     return searcher
 
 
+def _max_t(spec: TuneSpec) -> int:
+    """The schedulers' last rung, in evaluations: ``max_t``, else the trainer's epochs."""
+    grace = int(spec.scheduler.get("grace_period") or 1)
+    return int(spec.scheduler.get("max_t") or max(spec.max_t, grace))
+
+
 def _scheduler(spec: TuneSpec) -> Any:
     """Ludwig's ``scheduler`` as a Tune scheduler; time is evaluations (``training_iteration``).
 
@@ -620,7 +627,7 @@ def _scheduler(spec: TuneSpec) -> Any:
     config = spec.scheduler
     kind = config.get("type", "fifo")
     grace = int(config.get("grace_period") or 1)
-    max_t = int(config.get("max_t") or max(spec.max_t, grace))
+    max_t = _max_t(spec)
     if kind in ("asha", "async_hyperband", "hyperband", "hb_bohb"):
         brackets = int(config.get("brackets") or (1 if kind.startswith("a") else 3))
         return AsyncHyperBandScheduler(time_attr="training_iteration", max_t=max_t,
@@ -636,7 +643,7 @@ def _scheduler(spec: TuneSpec) -> Any:
     return FIFOScheduler()
 
 
-def _wrapped_scheduler(inner: Any, hooks: TuneHooks, actor: Any) -> Any:
+def _wrapped_scheduler(inner: Any, hooks: TuneHooks, actor: Any, max_t: int) -> Any:
     """``inner`` with every STOP turned into a graceful stop through the channel.
 
     Each STOP is recorded as a prune; no trial starts while the search is paused or
@@ -666,6 +673,9 @@ def _wrapped_scheduler(inner: Any, hooks: TuneHooks, actor: Any) -> Any:
 
         def on_trial_result(self, controller: Any, trial: Any, result: dict[str, Any]) -> str:
             decision = self.inner.on_trial_result(controller, trial, result)
+            if decision == TrialScheduler.STOP and result.get("training_iteration", 0) >= max_t:
+                # ASHA stops what reaches max_t: not a prune; the trial ends with its plan
+                return str(TrialScheduler.CONTINUE)
             if decision == TrialScheduler.STOP and not result.get("done"):
                 if trial.trial_id not in self.pruned:
                     self.pruned.add(trial.trial_id)
@@ -806,7 +816,7 @@ def run_tune(spec: TuneSpec, hooks: TuneHooks) -> None:
         tune_config=tune.TuneConfig(
             metric="metric", mode="min" if spec.goal == "minimize" else "max",
             search_alg=_search_alg(spec), num_samples=num_samples,
-            scheduler=_wrapped_scheduler(_scheduler(spec), ref, actor),
+            scheduler=_wrapped_scheduler(_scheduler(spec), ref, actor, _max_t(spec)),
             max_concurrent_trials=spec.max_concurrent,
         ),
         run_config=tune.RunConfig(
