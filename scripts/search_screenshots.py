@@ -70,6 +70,10 @@ def main() -> None:
     out = Path(args[0] if args else "artifacts/screenshots").resolve()
     out.mkdir(parents=True, exist_ok=True)
     suffix = "_ray" if on_ray else ""
+    if on_ray:  # a Ray of this script's own (no dashboard: another Ray may hold its port)
+        import ray
+
+        ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
     with tempfile.TemporaryDirectory() as tmp:
         search = hyperopt(_config(on_ray), str(demo_dataset("cars")), name="cars",
                           results_dir=tmp, registry_dir=Path(tmp) / "reg")  # fmt: skip
@@ -84,6 +88,8 @@ def main() -> None:
         if live is not None:
             _shoot(live, out / f"search_live{suffix}.png")
         _shoot(search_html(search, time.time()), out / f"search_done{suffix}.png")
+    if on_ray:
+        ray.shutdown()
 
 
 if __name__ == "__main__":

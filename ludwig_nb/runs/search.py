@@ -573,8 +573,9 @@ class Search:
             return
         value = float(value)
         with self._lock:
-            if record.state != "running" or event.step in record.eval_steps:
-                return  # after a prune, or seen already (replayed)
+            if record.state not in ("running", "pruned") or event.step in record.eval_steps:
+                return  # after the end, or seen already (replayed); a Tune scheduler prunes
+                # on the report that goes with the evaluation its run may not have yet
             record.eval_steps.add(event.step)
             step = len(record.curve) + 1
             record.curve.append((step, value))
