@@ -71,8 +71,8 @@ def is_valid_run_id(run_id: str) -> bool:
 def write_json_atomic(path: Path, data: Mapping[str, Any]) -> None:
     """Write ``data`` to ``path`` as strict JSON, atomically.
 
-    Write strict JSON (non-finite numbers as ``null``, see ``core.strict_json``) so that a reader
-    sees the old file or the new one, never half of one. Raises ``OSError``.
+    Non-finite numbers become ``null`` (see ``core.strict_json``), and a reader sees the old file or
+    the new one, never half of one. Raises ``OSError``.
     """
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
