@@ -10,8 +10,11 @@ pruning, the built-in engine on this machine's CPU), and prints
 * the best validation loss found after 1, 2, ... trials, per algorithm (mean over seeds),
   and the ratio TPE / random at each count;
 * the search ETA's error at 25 / 50 / 75 % of the search: the panel's "search done ≈"
-  (``Search.remaining_s``) sampled at the moment that share of trials had finished,
-  against the time the search really took from then on: |predicted - actual| / actual.
+  (``Search.remaining_s``: the per-trial cost model of ``core/search_eta.py``) sampled at
+  the moment that share of trials had finished, against the time the search really took
+  from then on: |predicted - actual| / actual; beside it, at the same moments, the
+  estimate before the cost model ("before": every queued trial costs the mean finished
+  duration, a running trial its own ETA), so both are measured on the same trials.
 
 Both algorithms run in the same process, one after the other, so the ratios compare like
 with like on a shared machine.
@@ -56,6 +59,26 @@ def _config(demo: str, algorithm: str, seed: int, trials: int, epochs: int) -> d
     return config
 
 
+def _before_remaining_s(search, now: float) -> float | None:
+    """The search ETA before the cost model (wave 1): the mean finished duration per
+    queued trial, divided over the slots, after the longest running trial's own ETA."""
+    records = search.records()
+    ended = ("completed", "pruned", "failed", "stopped")
+    finished = [r.duration_s for r in records if r.state in ended and not r.search_stopped]
+    typical = statistics.fmean(finished) if finished else None
+    in_flight = []
+    for r in records:
+        if r.state in ("running", "paused") and r.started is not None:
+            remaining = getattr(r.run.eta(now) if r.run else None, "remaining_s", None)
+            if remaining is None and typical is None:
+                return None
+            in_flight.append(remaining if remaining is not None else typical - (now - r.started))
+    queued = max(0, search.total - len(finished) - len(in_flight))
+    if queued and typical is None:
+        return None
+    return max([0.0, *in_flight]) + (typical or 0.0) * queued / max(1, search.concurrency)
+
+
 def _one(demo: str, algorithm: str, seed: int, trials: int, epochs: int, root: Path) -> dict:
     began = time.time()
     search = hyperopt(
@@ -65,10 +88,12 @@ def _one(demo: str, algorithm: str, seed: int, trials: int, epochs: int, root: P
         results_dir=root,
         registry_dir=root / "registry",
     )
-    samples: list[tuple[float, int, float | None]] = []  # (time, finished, predicted s)
+    # (time, finished, predicted s, predicted s before the cost model)
+    samples: list[tuple[float, int, float | None, float | None]] = []
     while not search.wait(0.25).is_done:
+        now = time.time()
         finished = sum(1 for r in search.records() if r.state in ("completed", "pruned", "failed"))
-        samples.append((time.time(), finished, search.remaining_s()))
+        samples.append((now, finished, search.remaining_s(now), _before_remaining_s(search, now)))
     end = time.time()
     if search.error is not None:
         raise SystemExit(f"search {algorithm}/{seed} failed: {search.error}")
@@ -78,13 +103,15 @@ def _one(demo: str, algorithm: str, seed: int, trials: int, epochs: int, root: P
         if record.metric is not None and record.state == "completed":
             best = min(best, record.metric)
         curve.append(best)
-    errors = {}
+    errors, before = {}, {}
     for fraction in FRACTIONS:
         hit = next((s for s in samples if s[1] >= fraction * trials and s[2] is not None), None)
         if hit is not None:
             actual = end - hit[0]
-            errors[fraction] = abs(hit[2] - actual) / actual if actual > 0 else 0.0
-    return {"curve": curve, "eta_errors": errors, "wall_s": end - began}
+            errors[fraction] = (hit[2] - actual) / actual if actual > 0 else 0.0
+            if hit[3] is not None:
+                before[fraction] = (hit[3] - actual) / actual if actual > 0 else 0.0
+    return {"curve": curve, "eta_errors": errors, "eta_before": before, "wall_s": end - began}
 
 
 def main() -> None:
@@ -111,19 +138,18 @@ def main() -> None:
         rnd = statistics.mean(r["curve"][n] for r in results["random"])
         tpe = statistics.mean(r["curve"][n] for r in results["optuna"])
         print(f"{n + 1:>3} {rnd:>9.4f} {tpe:>9.4f} {tpe / rnd:>11.3f}")
-    print("\nsearch ETA error |predicted - actual| / actual (mean over all searches)")
+    print("\nsearch ETA error |predicted - actual| / actual (over all searches)")
     for fraction in FRACTIONS:
-        errors = [
-            r["eta_errors"][fraction]
-            for rs in results.values()
-            for r in rs
-            if fraction in r["eta_errors"]
-        ]
-        if errors:
-            print(
-                f"  at {fraction:.0%} of the search: mean {statistics.mean(errors):.1%}, "
-                f"max {max(errors):.1%} ({len(errors)} searches)"
-            )
+        for key, label in (("eta_before", "before (mean duration)"), ("eta_errors", "cost model")):
+            signed = [r[key][fraction] for rs in results.values() for r in rs if fraction in r[key]]
+            errors = [abs(e) for e in signed]
+            if errors:
+                print(
+                    f"  at {fraction:.0%} of the search, {label:22s}: mean "
+                    f"{statistics.mean(errors):.1%}, median {statistics.median(errors):.1%}, "
+                    f"max {max(errors):.1%}, bias {statistics.mean(signed):+.1%} "
+                    f"({len(errors)} searches)"
+                )
 
 
 if __name__ == "__main__":

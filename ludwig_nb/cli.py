@@ -294,7 +294,7 @@ def _eta_words(run: Run, state: RunState, watch: EarlyStopWatch, now: float) -> 
     With early stopping the ETA is an upper bound and the likely stop is forecast.
     """
     from ludwig_nb.core.early_stop import format_forecast
-    from ludwig_nb.core.eta_format import format_duration, format_estimate
+    from ludwig_nb.core.eta import format_duration, format_estimate
 
     estimate = run.eta(now)
     text = format_estimate(estimate, now)

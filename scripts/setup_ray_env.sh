@@ -7,9 +7,11 @@
 # build), then ray[default,train] (pinned: the driver and every cluster node must run the same Ray;
 # [default] brings the State API without which a force-stop leaks the placement group; 2.60
 # is the first release whose raylet honours RAY_agent_register_timeout_ms, without which
-# ray.init fails on a loaded 2-core box after 15 s), then
-# ludwig_nb's runtime requirements and the test tools. The venv is cached outside the clone,
-# keyed by a hash of its requirements, so repeated CI runs reuse it (a fresh build: ~1-2 min).
+# ray.init fails on a loaded 2-core box after 15 s), then ludwig_nb's runtime requirements,
+# the [hyperopt] extra (optuna: the searches' spaces, and Ray Tune's OptunaSearch for
+# `search_alg: optuna` on `executor: {type: ray}`; [train] already brings Tune's own
+# requirements) and the test tools. The venv is cached outside the clone, keyed by a hash of
+# its requirements, so repeated CI runs reuse it (a fresh build: ~1-2 min).
 #
 #   scripts/setup_ray_env.sh          # prints the venv's path on its last line
 set -euo pipefail
@@ -17,10 +19,11 @@ PY=${PYTHON:-python3.11}
 command -v "$PY" >/dev/null || PY=python3
 torch_req="torch==2.13.0"
 ray_req="ray[default,train]==2.60.0"
-# ludwig_nb's own runtime requirements (pyproject.toml [project.dependencies]) and test tools.
+# ludwig_nb's own runtime requirements (pyproject.toml [project.dependencies]), optuna (the
+# [hyperopt] extra) and the test tools.
 deps="pyyaml>=6.0 pydantic>=2.5 pandas>=1.5 numpy>=1.23 ipython>=8.0 ipywidgets>=7.6,<9
 bqplot>=0.12 traitlets>=5.9 psutil>=5.9 nvidia-ml-py>=12.535.108 jupyter_server>=2.0
-jupyter_core>=5.0 tqdm>=4.60 pytest>=8 pytest-timeout>=2.2 hypothesis>=6.90 ipykernel>=6.29"
+jupyter_core>=5.0 tqdm>=4.60 optuna>=3 pytest>=8 pytest-timeout>=2.2 hypothesis>=6.90 ipykernel>=6.29"
 key=$(printf '%s|%s|%s|%s' "$torch_req" "$ray_req" "$deps" \
   "$("$PY" -c 'import sys; print(sys.version_info[:2])')" | sha256sum | cut -c1-12)
 cache=${LUDWIG_NB_ENV_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/ludwig_nb/envs}

@@ -26,7 +26,7 @@ import sys
 from benchmarks.eta.replay import AFTER_CHANGE, final_total
 from benchmarks.eta.scenarios import Trace, generate
 from ludwig_nb.core import events as ev
-from ludwig_nb.core.eta_events import EtaTracker
+from ludwig_nb.core.eta import EtaTracker
 
 SCENARIOS = ("throttle", "batch_change", "realistic")
 VARIANTS = ("ours", "told start", "told end", "mean since end")

@@ -30,7 +30,7 @@ import math
 from benchmarks.eta.peers import PEERS, Peer
 from benchmarks.eta.scenarios import Trace
 from ludwig_nb.core import events as ev
-from ludwig_nb.core.eta_events import EtaTracker
+from ludwig_nb.core.eta import EtaTracker
 
 __all__ = ["OURS", "PROGRESS", "Scores", "final_total", "replay"]
 

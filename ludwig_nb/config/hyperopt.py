@@ -202,11 +202,15 @@ def check_hyperopt(cfg: dict[str, Any], ctx: Ctx, written: Any = None) -> None:
             )
     section = hyperopt_defaults(raw)
     cfg["hyperopt"] = section
-    _check_parameters(cfg, section.get("parameters"), ctx)
+    executor = section.get("executor")
+    on_ray = isinstance(executor, dict) and executor.get("type") == "ray"
+    search = section.get("search_alg")
+    kind = search.get("type") if isinstance(search, dict) else None
+    _check_parameters(cfg, section.get("parameters"), ctx, normal_ok=on_ray and kind != "optuna")
     _check_goal_metric(cfg, section, ctx)
-    _check_search_alg(section.get("search_alg"), ctx)
+    _check_search_alg(search, ctx, on_ray)
     _check_points(section, ctx)
-    _check_executor(section.get("executor"), ctx)
+    _check_executor(executor, ctx)
 
 
 def _hint(word: str, options: Any) -> str:
@@ -216,7 +220,7 @@ def _hint(word: str, options: Any) -> str:
 
 
 # -- parameters --------------------------------------------------------------------------
-def _check_parameters(cfg: dict[str, Any], params: Any, ctx: Ctx) -> None:
+def _check_parameters(cfg: dict[str, Any], params: Any, ctx: Ctx, normal_ok: bool = False) -> None:
     base: KeyPath = ("hyperopt", "parameters")
     if not isinstance(params, dict) or not params:
         ctx.problem(
@@ -229,7 +233,7 @@ def _check_parameters(cfg: dict[str, Any], params: Any, ctx: Ctx) -> None:
     for name, spec in params.items():
         path = (*base, name)
         _check_parameter_path(cfg, str(name), path, ctx)
-        _check_space(spec, path, ctx)
+        _check_space(spec, path, ctx, normal_ok)
 
 
 def _check_parameter_path(cfg: dict[str, Any], name: str, path: KeyPath, ctx: Ctx) -> None:
@@ -283,7 +287,7 @@ def _number(value: Any) -> bool:
     return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
 
 
-def _check_space(spec: Any, path: KeyPath, ctx: Ctx) -> None:
+def _check_space(spec: Any, path: KeyPath, ctx: Ctx, normal_ok: bool = False) -> None:
     if not isinstance(spec, dict):
         ctx.problem(
             path, "a parameter is a mapping with a space: {space: choice, categories: [...]}"
@@ -297,11 +301,13 @@ def _check_space(spec: Any, path: KeyPath, ctx: Ctx) -> None:
             hint=_hint(str(space), list(SPACES)),
         )
         return
-    if space in _UNSAMPLED_LOCALLY:
+    if space in _UNSAMPLED_LOCALLY and not normal_ok:
         ctx.problem(
             (*path, "space"),
-            f"space {space} (a normal distribution) is not sampled by the local executor",
-            hint="use uniform / quniform over the range you mean",
+            f"space {space} (a normal distribution) is sampled only by the ray executor's "
+            "random search (Optuna has no normal distribution)",
+            hint="use uniform / quniform over the range you mean, or executor: {type: ray} "
+            "with search_alg: {type: random}",
         )
         return
     required, optional = SPACES[space]
@@ -327,6 +333,10 @@ def _check_space(spec: Any, path: KeyPath, ctx: Ctx) -> None:
         if not _number(spec[key]):
             ctx.problem((*path, key), f"{key} must be a number, not {spec[key]!r}")
             return
+    if space in _UNSAMPLED_LOCALLY:
+        if spec.get("sd", 1.0) <= 0:
+            ctx.problem((*path, "sd"), f"sd must be positive, not {spec['sd']}")
+        return
     if "int" in space:
         for key in ("lower", "upper", "q"):
             if key in spec and not float(spec[key]).is_integer():
@@ -386,7 +396,14 @@ def _check_goal_metric(cfg: dict[str, Any], section: dict[str, Any], ctx: Ctx) -
 
 
 # -- search_alg, executor, scheduler -----------------------------------------------------------
-def _check_search_alg(search: Any, ctx: Ctx) -> None:
+#: what the ray executor's search algorithms are (Ray Tune's)
+RAY_SEARCH_ALGS = ("random", "variant_generator", "optuna")
+#: the schedulers the ray executor maps onto Ray Tune's
+RAY_SCHEDULERS = ("fifo", "asha", "async_hyperband", "hyperband", "hb_bohb",
+                  "median_stopping_rule", "median")  # fmt: skip
+
+
+def _check_search_alg(search: Any, ctx: Ctx, on_ray: bool = False) -> None:
     path: KeyPath = ("hyperopt", "search_alg")
     if not isinstance(search, dict):
         ctx.problem(path, "search_alg must be a mapping: {type: random}")
@@ -397,6 +414,13 @@ def _check_search_alg(search: Any, ctx: Ctx) -> None:
             (*path, "type"),
             f"unknown search_alg {kind!r}",
             hint=_hint(str(kind), list(SEARCH_ALGS)),
+        )
+    elif on_ray and kind not in RAY_SEARCH_ALGS:
+        ctx.problem(
+            (*path, "type"),
+            f"search_alg {kind} is not run by ludwig_nb's ray executor",
+            hint=f"use one of: {', '.join(RAY_SEARCH_ALGS)} (optuna = Ray Tune's OptunaSearch, "
+            "TPE), or executor type local",
         )
     elif SEARCH_ALGS[kind] is None:
         local = [k for k, v in SEARCH_ALGS.items() if v is not None]
@@ -448,12 +472,17 @@ def _check_executor(executor: Any, ctx: Ctx) -> None:
     kind = executor.get("type")
     if kind not in EXECUTORS:
         ctx.problem((*path, "type"), f"unknown executor {kind!r}", hint=_hint(str(kind), EXECUTORS))
-    elif kind == "ray":
+    elif (
+        kind != "ray"
+        and _number(executor.get("gpu_resources_per_trial"))
+        and (executor["gpu_resources_per_trial"] > 1)
+    ):
         ctx.problem(
-            (*path, "type"),
-            "the ray executor (Ray Tune) is not available in ludwig_nb yet",
-            hint="use type: local (trials on this machine, Optuna search), or run "
-            "`ludwig hyperopt` with Ludwig's Ray backend",
+            (*path, "gpu_resources_per_trial"),
+            "the local executor trains each trial on one device: gpu_resources_per_trial "
+            "above 1 would hold GPUs no trial uses",
+            hint="use 1 (a GPU per trial) or a fraction (trials share a GPU, e.g. 0.5: two "
+            "per GPU)",
         )
     samples = executor.get("num_samples")
     if not (isinstance(samples, int) and not isinstance(samples, bool) and samples >= 1):
@@ -484,10 +513,10 @@ def _check_executor(executor: Any, ctx: Ctx) -> None:
             (*path, "gpu_resources_per_trial"),
             "above 1, gpu_resources_per_trial must be whole GPUs",
         )
-    _check_scheduler(executor.get("scheduler"), ctx)
+    _check_scheduler(executor.get("scheduler"), ctx, kind == "ray")
 
 
-def _check_scheduler(scheduler: Any, ctx: Ctx) -> None:
+def _check_scheduler(scheduler: Any, ctx: Ctx, on_ray: bool = False) -> None:
     path: KeyPath = ("hyperopt", "executor", "scheduler")
     if not isinstance(scheduler, dict):
         ctx.problem(path, "scheduler must be a mapping: {type: async_hyperband}")
@@ -497,14 +526,14 @@ def _check_scheduler(scheduler: Any, ctx: Ctx) -> None:
         ctx.problem(
             (*path, "type"), f"unknown scheduler {kind!r}", hint=_hint(str(kind), list(SCHEDULERS))
         )
-    elif SCHEDULERS[kind] is None:
+    elif SCHEDULERS[kind] is None or (on_ray and kind not in RAY_SCHEDULERS):
         local = [k for k, v in SCHEDULERS.items() if v is not None]
         ctx.problem(
             (*path, "type"),
-            f"scheduler {kind} is not available in the local executor",
-            hint=f"use one of: {', '.join(local)}",
+            f"scheduler {kind} is not available in the {'ray' if on_ray else 'local'} executor",
+            hint=f"use one of: {', '.join(RAY_SCHEDULERS if on_ray else local)}",
         )
-    for key in ("grace_period", "max_t", "reduction_factor", "min_samples_required"):
+    for key in ("grace_period", "max_t", "reduction_factor", "min_samples_required", "brackets"):
         value = scheduler.get(key)
         if value is not None and not (_number(value) and value > 0):
             ctx.problem((*path, key), f"{key} must be a positive number, not {value!r}")

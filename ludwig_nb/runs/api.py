@@ -27,7 +27,7 @@ from ludwig_nb.runs.run import Run
 
 if TYPE_CHECKING:
     from ludwig_nb.config import Config
-    from ludwig_nb.engines.base import TrainedModel
+    from ludwig_nb.engines.base import Engine, TrainedModel
 
 __all__ = ["default_registry_dir", "load_model", "make_run_id", "train"]
 
@@ -75,7 +75,7 @@ def train(
     wait: bool = False,
     resume_from: str | os.PathLike[str] | None = None,
     device: str | None = None,
-    engine: str = AUTO,
+    engine: str | Engine = AUTO,
     *,
     random_seed: int | None = None,
     threads: int | None = None,
@@ -90,7 +90,8 @@ def train(
     ``wait=True`` returns after the run ends. ``random_seed`` (default 42, as in Ludwig)
     makes runs reproducible; ``threads`` sets the CPU threads torch uses (default: all
     cores but one). ``engine``: "builtin", "ludwig" (real Ludwig, the ``[ludwig]`` extra) or
-    "auto": the built-in engine when it can run the config, else Ludwig when installed.
+    "auto": the built-in engine when it can run the config, else Ludwig when installed (an
+    engine object is also taken, after its check: a search's trials on Ray Tune).
     ``profile_steps=N`` records N training steps (after 4 warm-up steps) with
     torch.profiler: ``torch_trace.json`` (Chrome/Perfetto) and the top operators
     (``run.top_ops``) in the run directory.
@@ -102,7 +103,7 @@ def train(
     if not isinstance(profile_steps, int) or profile_steps < 0:
         raise ValueError(f"profile_steps must be a whole number >= 0, got {profile_steps!r}")
     cfg = _load(config)
-    engine_impl = select_engine(engine, cfg)
+    engine_impl = select_engine(engine, cfg) if isinstance(engine, str) else _checked(engine, cfg)
     rendered = cfg.to_dict()
     data = engine_impl.prepare_data(rendered, dataset)
     resume_dir = _check_resume(resume_from, engine_impl, rendered)
@@ -152,6 +153,12 @@ def train(
     if wait:
         run.wait()
     return run
+
+
+def _checked(engine: Engine, cfg: Config) -> Engine:
+    """An engine object given by the caller (a search's per-trial engine), after its check."""
+    engine.check(cfg)
+    return engine
 
 
 def _check_resume(

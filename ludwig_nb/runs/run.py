@@ -21,7 +21,7 @@ from ludwig_nb.core import events as ev
 from ludwig_nb.core import rundir
 from ludwig_nb.core.control import RunControl
 from ludwig_nb.core.early_stop import EarlyStopWatch
-from ludwig_nb.core.eta_events import EtaTracker
+from ludwig_nb.core.eta import EtaTracker
 from ludwig_nb.core.event_log import EventLog, EventView
 from ludwig_nb.core.state import RunState, reduce_state
 from ludwig_nb.core.status_words import early_stop_block, status_words

@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any
 import yaml
 
 from ludwig_nb.core import events as ev
-from ludwig_nb.core.search_eta import RunningTrial, search_remaining_s
+from ludwig_nb.core.search_eta import FinishedTrial, RunningTrial, TrialShape, search_remaining_s
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -43,6 +43,9 @@ SEARCH_CONFIG_FILE = "search.yaml"
 STATES = ("queued", "running", "paused", "completed", "pruned", "failed", "stopped")
 _FINISHED = ("completed", "pruned", "failed", "stopped")
 _POLL_S = 0.05  # how often the driver looks at its trials' new events
+#: steps of a trial whose time the search ETA leaves out of its time per step: the first
+#: optimizer steps pay one-off costs (torch's compile of the optimizer step, caches)
+_WARM_STEPS = 5
 
 
 @dataclasses.dataclass
@@ -67,6 +70,22 @@ class TrialRecord:
     error: str | None = None
     search_stopped: bool = False  # ended because the whole search stopped: reruns on resume
     eval_steps: set[int] = dataclasses.field(default_factory=set, repr=False)
+    schedule: ev.ScheduleInfo | None = None  # its plan, from RunStarted
+    steps: int = 0  # steps trained
+    step_s: float | None = None  # its time per step (s), evaluations and checkpoints aside
+    trained_at: float | None = None  # when its plan came (RunStarted): setup ends there
+    aside_s: float = 0.0  # seconds of its evaluations and checkpoints so far
+    last_event: float | None = None  # wall-clock time of its latest step
+    #: (steps, time, seconds aside) once its first steps (one-off warm-up) are behind it
+    settled: tuple[int, float, float] | None = None
+    gpu: tuple[int, float] | None = None  # (GPU index, share of it) when it trains on a GPU
+
+    @property
+    def shape(self) -> TrialShape | None:
+        """Its batch size, planned steps and evaluations (None before its plan)."""
+        from ludwig_nb.runs.search_cost import shape_of
+
+        return shape_of(self.schedule) if self.schedule is not None else None
 
     @property
     def duration_s(self) -> float | None:
@@ -103,6 +122,7 @@ class Search:
         train_options: dict[str, Any],
         registry_dir: Path | None = None,
         clock: Callable[[], float] = time.time,
+        gpu_count: int | None = None,
     ) -> None:
         from ludwig_nb.runs.search_space import SearchSpace
 
@@ -124,19 +144,24 @@ class Search:
         self._thread: threading.Thread | None = None
         self.error: BaseException | None = None
         executor = section["executor"]
+        self.executor = "ray" if executor.get("type") == "ray" else "local"
         self.goal = section["goal"]
         self.metric_path = (_split(section["split"]), section["output_feature"], section["metric"])
-        self.concurrency = (
-            1
-            if executor["max_concurrent_trials"] == "auto"
-            else int(executor["max_concurrent_trials"])
-        )
+        share = float(executor.get("gpu_resources_per_trial") or 0)
+        #: the GPUs the local executor's trials share (None: trials train where they would)
+        self.packer = _packer(share, gpu_count) if self.executor == "local" and share > 0 else None
+        self._trial_memory_limit: float | None = None  # the ray executor's per-trial cap
+        auto = executor["max_concurrent_trials"] == "auto"
+        self.concurrency = int(executor["max_concurrent_trials"]) if not auto else (
+            self.packer.capacity if self.packer is not None else 1)  # fmt: skip
         self.total = int(executor["num_samples"])
         if self._is_grid:  # as Ray Tune: the grid, num_samples times
             self.total = self.space.grid_size * int(executor["num_samples"])
         self.time_budget_s = executor.get("time_budget_s")
         self.started: float | None = None
         self.ended: float | None = None
+        self._draws: Any = None  # QueuedDraws, made on the first ETA that needs one
+        self._slots: int | None = None  # trials at once as the executor found (Ray: its CPUs)
         self._restore_journal()
 
     # -- public handle -------------------------------------------------------------------
@@ -246,11 +271,20 @@ class Search:
         return row
 
     def remaining_s(self, now: float | None = None) -> float | None:
-        """Seconds until the search is done (see ``core.search_eta``); None before a basis."""
+        """Seconds until the search is done, or None before there is a basis.
+
+        The cost model of ``core.search_eta``: finished trials' durations, step times and
+        shapes; running trials' own ETAs; queued trials costed over draws of the space.
+
+        Args:
+            now: wall-clock seconds (default: the search's clock).
+        """
         now = self._clock() if now is None else now
+        if self.is_done:
+            return 0.0
         records = self.records()
         finished = [
-            t.duration_s
+            FinishedTrial(t.duration_s, t.shape, t.steps or None, t.step_s)
             for t in records
             if t.state in _FINISHED and t.duration_s is not None and not t.search_stopped
         ]
@@ -259,12 +293,33 @@ class Search:
             if t.state in ("running", "paused") and t.started is not None:
                 estimate = t.run.eta(now) if t.run is not None else None
                 remaining = getattr(estimate, "remaining_s", None)
-                running.append(RunningTrial(now - t.started, remaining))
+                running.append(RunningTrial(now - t.started, remaining, t.shape, t.step_s))
         counted = sum(1 for t in records if t.state in _FINISHED and not t.search_stopped)
         queued = max(0, self.total - counted - len(running))
-        if self.is_done:
-            return 0.0
-        return search_remaining_s(finished, running, queued, self.concurrency)
+        shapes = self._queued_shapes(records) if queued else []
+        return search_remaining_s(finished, running, queued, self.slots, shapes)
+
+    @property
+    def slots(self) -> int:
+        """Trials that run at once (for the ETA): the limit, or what the executor found."""
+        return self._slots or self.concurrency
+
+    def _queued_shapes(self, records: list[TrialRecord]) -> list[TrialShape]:
+        from ludwig_nb.runs.search_cost import QueuedDraws, rows_from_schedules
+
+        schedules = [t.schedule for t in records if t.schedule is not None]
+        rows = rows_from_schedules(schedules)
+        if rows is None:
+            return []
+        if self._draws is None:
+            try:
+                self._draws = QueuedDraws.from_space(self.space, self._raw, self._rendered)
+            except Exception:  # a space the planner cannot draw from: the mean stands in
+                self._draws = QueuedDraws([])
+        shapes: list[TrialShape] = self._draws.shapes(
+            rows, [s.batch_size for s in schedules if s.batch_size]
+        )
+        return shapes
 
     def counts(self) -> dict[str, int]:
         """The number of trials in each state of :data:`STATES`."""
@@ -296,7 +351,12 @@ class Search:
     def _drive(self) -> None:
         try:
             self.started = self._clock()
-            self._loop()
+            if self.executor == "ray":
+                from ludwig_nb.runs.search_tune import run_on_tune
+
+                run_on_tune(self)
+            else:
+                self._loop()
         except BaseException as exc:
             self.error = exc
             self._journal({"event": "search_failed", "message": str(exc) or type(exc).__name__})
@@ -340,6 +400,7 @@ class Search:
                 and not over_budget
                 and len(live) < self.concurrency
                 and counted + len(live) < self.total
+                and (self.packer is None or self.packer.has_room())
             )
             if over_budget and live and not self._stop.is_set():
                 self._journal({"event": "time_budget_spent", "time_budget_s": self.time_budget_s})
@@ -380,34 +441,71 @@ class Search:
                     del self._trials[trial.number]
 
     def _launch(self, study: Any, live: dict[int, Any]) -> None:
-        from ludwig_nb.config.hyperopt import apply_parameters
-        from ludwig_nb.runs.api import train
-
         otrial = study.ask(self.space.distributions)
-        number = max([*self._trials, -1]) + 1
-        params = self.space.decode(otrial.params)
-        record = TrialRecord(number=number, params=params, state="queued", started=self._clock())
-        with self._lock:
-            self._trials[number] = record
-        self._journal({"event": "trial_started", "trial": number, "params": params})
-        config = apply_parameters(self._raw, params, self._rendered)
+        record = self._new_record(self.space.decode(otrial.params))
         options = dict(self._train_options)
         if options.get("threads") is None and self.concurrency > 1:  # share the cores
             options["threads"] = max(1, ((os.cpu_count() or 2) - 1) // self.concurrency)
+        if self.packer is not None:
+            from ludwig_nb.runs import search_gpus
+
+            index = self.packer.place()
+            assert index is not None  # the loop starts a trial only when one fits
+            record.gpu = (index, self.packer.share)
+            options["device"] = search_gpus.device_name(index)
+        run = self._train_trial(record, "builtin", options, otrial)
+        if run is None:
+            self._finish(study, otrial, record, "failed")
+            return
+        live[record.number] = otrial
+
+    def _new_record(self, params: dict[str, Any]) -> TrialRecord:
+        """The next trial, queued, in the table and the journal."""
+        with self._lock:
+            number = max([*self._trials, -1]) + 1
+            record = TrialRecord(number=number, params=params, state="queued",
+                                 started=self._clock())  # fmt: skip
+            self._trials[number] = record
+        self._journal({"event": "trial_started", "trial": number, "params": params})
+        return record
+
+    def _trial_config(self, record: TrialRecord) -> dict[str, Any]:
+        """The trial's config: its parameters applied (and its GPU share's memory cap)."""
+        from ludwig_nb.config.hyperopt import apply_parameters
+        from ludwig_nb.runs.search_gpus import trial_memory_limit
+
+        config = apply_parameters(self._raw, record.params, self._rendered)
+        limit = self._trial_memory_limit
+        if record.gpu is not None and self.packer is not None:  # the GPU's packed shares
+            limit = trial_memory_limit(self.packer.load(record.gpu[0]))
+        watch = dict(config.get("gpu_watch") or {})
+        if limit is not None and watch.get("gpu_memory_limit") is None:  # the user's stands
+            config["gpu_watch"] = {**watch, "gpu_memory_limit": limit}
+        return config
+
+    def _train_trial(
+        self, record: TrialRecord, engine: Any, options: dict[str, Any], otrial: Any = None
+    ) -> Run | None:
+        """Start the trial's run; ``engine`` is a name or an engine.
+
+        Returns None when its config is refused (``record.error`` says why: the caller
+        ends it as failed).
+        """
+        from ludwig_nb.runs.api import train
+
         try:
             run = train(
-                config,
+                self._trial_config(record),
                 self._dataset,
-                name=f"{self.name}-trial{number}",
+                name=f"{self.name}-trial{record.number}",
                 results_dir=self.directory / "trials",
                 registry_dir=self._registry,
-                engine="builtin",
+                engine=engine,
                 **options,
             )
         except Exception as exc:  # a sampled config the engine refuses: the trial failed
             record.error = str(exc)
-            self._finish(study, otrial, record, "failed")
-            return
+            return None
         with self._lock:
             record.run = run
             record.run_dir = str(run.directory)
@@ -421,7 +519,7 @@ class Search:
         run.add_listener(lambda event: self._on_event(otrial, record, event))
         for event in run.events:  # what came before the listener was attached
             self._on_event(otrial, record, event)
-        live[number] = otrial
+        return run
 
     def _reap(self, study: Any, live: dict[int, Any]) -> None:
         for number in list(live):
@@ -437,20 +535,47 @@ class Search:
                 del live[number]
 
     def _on_event(self, otrial: Any, record: TrialRecord, event: ev.Event) -> None:
-        """One evaluation of a trial: its curve, its best, the journal, the pruner.
+        """One event of a trial.
+
+        Its plan and steps (for the search ETA), and at each evaluation its curve, its best, the
+        journal and the pruner.
 
         Runs on the trial's training thread (and once on the driver's for earlier events).
         """
+        if isinstance(event, ev.StepFinished):
+            record.steps = max(record.steps, event.step + 1)
+            record.last_event = event.time
+            if record.trained_at is None:
+                return
+            if record.settled is None and record.steps >= _WARM_STEPS:
+                record.settled = (record.steps, event.time, record.aside_s)
+            # training time per step, evaluations and checkpoints aside; past the first
+            # steps once there are more (their one-off costs count as the trial's overhead)
+            done, since, aside = record.settled or (0, record.trained_at, 0.0)
+            if record.steps > done:
+                spent = event.time - since - (record.aside_s - aside)
+                record.step_s = max(1e-9, spent / (record.steps - done)) if spent > 0 else None
+            return
+        if isinstance(event, ev.RunStarted | ev.ScheduleChanged):
+            record.schedule = event.schedule
+            if isinstance(event, ev.RunStarted):
+                record.trained_at = event.time
+            return
+        if isinstance(event, ev.CheckpointSaved):
+            record.aside_s += max(0.0, event.time - event.start_time)
+            return
         if not isinstance(event, ev.EvaluationFinished):
             return
+        record.aside_s += max(0.0, event.time - event.start_time)
         split, feature, metric = self.metric_path
         value = (event.metrics.get(split) or {}).get(feature, {}).get(metric)
         if value is None or not math.isfinite(float(value)):
             return
         value = float(value)
         with self._lock:
-            if record.state != "running" or event.step in record.eval_steps:
-                return  # after a prune, or seen already (replayed)
+            if record.state not in ("running", "pruned") or event.step in record.eval_steps:
+                return  # after the end, or seen already (replayed); a Tune scheduler prunes
+                # on the report that goes with the evaluation its run may not have yet
             record.eval_steps.add(event.step)
             step = len(record.curve) + 1
             record.curve.append((step, value))
@@ -464,7 +589,7 @@ class Search:
         self._journal(
             {"event": "trial_evaluated", "trial": record.number, "step": step, "value": value}
         )
-        if record.state == "running":
+        if record.state == "running" and otrial is not None:  # Optuna's pruner (local)
             otrial.report(value, step)
             if otrial.should_prune():
                 record.state = "pruned"
@@ -472,11 +597,18 @@ class Search:
                 record.run.stop("pruned")
 
     def _finish(self, study: Any, otrial: Any, record: TrialRecord, state: str) -> None:
-        import optuna
-
         with self._lock:
             record.state = state
             record.ended = self._clock()
+            if record.gpu is not None and self.packer is not None:
+                self.packer.release(record.gpu[0])
+        if study is not None:
+            self._tell(study, otrial, record, state)
+        self._journal_end(record, state)
+
+    def _tell(self, study: Any, otrial: Any, record: TrialRecord, state: str) -> None:
+        import optuna
+
         if state == "completed" and record.metric is not None:
             outcome: dict[str, Any] = {"values": record.metric}
         elif state == "pruned":
@@ -490,6 +622,8 @@ class Search:
             # inside study.optimize; tell() has stored the trial by then (its `finally`)
             if "Study.stop" not in str(exc):
                 raise
+
+    def _journal_end(self, record: TrialRecord, state: str) -> None:
         self._journal(
             {
                 "event": "trial_finished",
@@ -501,6 +635,10 @@ class Search:
                 "run_dir": record.run_dir,
                 "error": record.error,
                 "search_stopped": record.search_stopped,
+                "steps": record.steps,
+                "step_s": record.step_s,
+                "schedule": record.schedule.to_dict() if record.schedule is not None else None,
+                "gpu": list(record.gpu) if record.gpu is not None else None,
             }
         )
         with contextlib.suppress(OSError):
@@ -542,6 +680,12 @@ class Search:
                     record.run_dir = entry.get("run_dir")
                     record.error = entry.get("error")
                     record.search_stopped = bool(entry.get("search_stopped"))
+                    record.steps = int(entry.get("steps") or 0)
+                    record.step_s = entry.get("step_s")
+                    schedule = entry.get("schedule")
+                    record.schedule = ev.ScheduleInfo.from_dict(schedule) if schedule else None
+                    gpu = entry.get("gpu")
+                    record.gpu = (int(gpu[0]), float(gpu[1])) if gpu else None
 
     def _write_statistics(self) -> None:
         """``hyperopt_statistics.json`` as Ludwig writes it.
@@ -568,6 +712,25 @@ class Search:
         tmp = self.directory / (STATISTICS_FILE + ".tmp")
         tmp.write_text(json.dumps(stats, indent=2, allow_nan=False, default=str), encoding="utf-8")
         tmp.replace(self.directory / STATISTICS_FILE)
+
+
+def _packer(share: float, gpu_count: int | None) -> Any:
+    """The GPUs trials asking for ``share`` of one are packed onto.
+
+    Raises ``ConfigError`` (at ``gpu_resources_per_trial``) when this machine shows no GPU.
+    """
+    from ludwig_nb.config import ConfigError
+    from ludwig_nb.runs.search_gpus import GpuPacker, visible_gpus
+
+    count, reason = (gpu_count, "") if gpu_count is not None else visible_gpus()
+    if count < 1:
+        raise ConfigError(
+            f"gpu_resources_per_trial is {share:g}, but this machine shows no GPU"
+            + (f" ({reason})" if reason else ""),
+            path="hyperopt.executor.gpu_resources_per_trial",
+            hint="set it to 0 to train the trials on the CPU",
+        )
+    return GpuPacker(count, min(1.0, share))
 
 
 def _split(name: str) -> str:
@@ -647,6 +810,7 @@ def hyperopt(
             hint="add hyperopt: {parameters: {trainer.learning_rate: {space: loguniform, "
             "lower: 0.0001, upper: 0.1}}}, or train it with ludwig_nb.train()",
         )
+    _check_executor_available(rendered["hyperopt"])
     check_dataset(rendered, dataset)
     name = name or "search"
     directory = Path(results_dir).resolve() / name
@@ -673,6 +837,25 @@ def hyperopt(
     if wait:
         search.wait()
     return search
+
+
+def _check_executor_available(section: dict[str, Any]) -> None:
+    """Refuse ``executor: {type: ray}`` without Ray Tune here.
+
+    It needs Ray Tune (and optuna for ``search_alg: optuna``); raises
+    ``EngineUnavailable`` saying what to install.
+    """
+    if section["executor"].get("type") != "ray":
+        return
+    from ludwig_nb.engines.base import EngineUnavailable
+    from ludwig_nb.runs.search_tune import tune_module
+
+    tune = tune_module()
+    missing = tune.tune_missing() or (
+        tune.optuna_missing() if section["search_alg"].get("type") == "optuna" else None
+    )
+    if missing is not None:
+        raise EngineUnavailable(missing)
 
 
 def _raw(config: Any, parse: Callable[[str], Any]) -> dict[str, Any]:

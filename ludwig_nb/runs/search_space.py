@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import random
 from typing import Any
 
 import optuna
@@ -81,6 +82,35 @@ class SearchSpace:
             else:
                 out[name] = value
         return out
+
+    def sample(self, rng: random.Random) -> dict[str, Any]:
+        """One point drawn at random from the space, as config values.
+
+        What a queued trial may get: the search ETA costs queued trials over such draws.
+
+        Args:
+            rng: the random source (seed it for repeatable draws).
+
+        Returns:
+            ``{parameter: value}`` for every parameter.
+        """
+        from optuna.distributions import CategoricalDistribution, FloatDistribution
+
+        internal: dict[str, Any] = {}
+        for name, dist in self.distributions.items():
+            if isinstance(dist, CategoricalDistribution):
+                internal[name] = rng.choice(list(dist.choices))
+                continue
+            low, high = float(dist.low), float(dist.high)  # type: ignore[attr-defined]
+            if dist.log:  # type: ignore[attr-defined]
+                value = math.exp(rng.uniform(math.log(low), math.log(high)))
+            else:
+                value = rng.uniform(low, high)
+            step = dist.step  # type: ignore[attr-defined]
+            if step:
+                value = low + round((value - low) / step) * step
+            internal[name] = value if isinstance(dist, FloatDistribution) else round(value)
+        return self.decode(internal)
 
 
 def _indexed(values: list[Any]) -> bool:

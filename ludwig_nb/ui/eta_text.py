@@ -48,8 +48,8 @@ def format_estimate(estimate: Any, now: float) -> str:
     return text
 
 
-_TRACKER_MODULES = ("ludwig_nb.core.eta_events", "ludwig_nb.core.eta")
-_FORMAT_MODULES = ("ludwig_nb.core.eta_format", "ludwig_nb.core.eta_display", "ludwig_nb.core.eta")
+_TRACKER_MODULES = ("ludwig_nb.core.eta",)
+_FORMAT_MODULES = ("ludwig_nb.core.eta",)
 _FORMAT_NAMES = ("format_eta", "format_estimate")
 
 

@@ -2,7 +2,7 @@
 
 ``search_html(search, now)`` renders the whole state as HTML with inline SVG (no
 JavaScript): a headline ("N of M trials, search done ≈ HH:MM", best so far), the trial
-table (state, parameters, last and best metric, epoch, per-trial ETA), the trials'
+table (state, parameters, last and best metric, epoch, per-trial ETA, GPU), the trials'
 learning curves overlaid with the best one highlighted, the best-so-far line, and a
 parallel-coordinates view of parameters against the metric. :class:`SearchPanel` shows it
 in an ``HTML`` widget refreshed by the kernel's one pump (at most 4 frames a second), with
@@ -18,7 +18,7 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from ludwig_nb.core.eta_format import format_clock, format_duration
+from ludwig_nb.core.eta import format_clock, format_duration
 
 __all__ = ["SearchPanel", "search_html", "search_mimebundle", "show_search"]
 
@@ -213,6 +213,20 @@ def _trial_eta(record: Any, now: float) -> str:
     return format_duration(remaining) if remaining is not None else "…"
 
 
+def _gpu(record: Any) -> str:
+    """Where the trial trains.
+
+    ``GPU index (share)`` when the search placed it on a share of a GPU, the GPU of its run
+    otherwise, blank on the CPU.
+    """
+    placed = getattr(record, "gpu", None)
+    if placed is not None:
+        return f"{placed[0]} ({placed[1]:g})"
+    run = getattr(record, "run", None)
+    index = getattr(run, "device_index", None) if run is not None else None
+    return "" if index is None else str(index)
+
+
 def search_html(search: Any, now: float | None = None) -> str:
     """The search's state as HTML (headline, table, three SVG views). ``now``: wall-clock s."""
     now = time.time() if now is None else now
@@ -241,7 +255,7 @@ def search_html(search: Any, now: float | None = None) -> str:
     table = [
         '<table cellpadding="2" style="border-collapse:collapse;font-size:12px">'
         f"<tr><th>trial</th><th>state</th>{cells}<th>last</th><th>best</th>"
-        "<th>epoch</th><th>ETA</th><th>time</th></tr>"
+        "<th>epoch</th><th>ETA</th><th>GPU</th><th>time</th></tr>"
     ]
     for record in records:
         state = search._state_of(record)
@@ -253,7 +267,7 @@ def search_html(search: Any, now: float | None = None) -> str:
             f"<tr{style}><td>{record.number}</td>"
             f'<td style="color:{_STATE_COLORS.get(state, "#000")}">{state}</td>{params}'
             f"<td>{_fmt(record.last)}</td><td>{_fmt(record.metric)}</td><td>{record.epoch}</td>"
-            f"<td>{_trial_eta(record, now)}</td>"
+            f"<td>{_trial_eta(record, now)}</td><td>{_gpu(record)}</td>"
             f"<td>{format_duration(duration) if duration is not None else ''}</td></tr>"
         )
     table.append("</table>")

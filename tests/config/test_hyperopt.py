@@ -141,7 +141,21 @@ GOOD = "  parameters:\n    trainer.learning_rate: {space: uniform, lower: 0.001,
         ("  split: valid\n", "hyperopt.split", "validation"),
         ("  search_alg: {type: hebo}\n", "hyperopt.search_alg.type", "not available"),
         ("  search_alg: {type: optna}\n", "hyperopt.search_alg.type", "optuna"),
-        ("  executor: {type: ray}\n", "hyperopt.executor.type", "not available in ludwig_nb yet"),
+        (
+            "  search_alg: {type: hebo}\n  executor: {type: ray}\n",
+            "hyperopt.search_alg.type",
+            "not run by ludwig_nb's ray executor",
+        ),
+        (
+            "  executor: {type: ray, scheduler: {type: pbt}}\n",
+            "hyperopt.executor.scheduler.type",
+            "not available in the ray executor",
+        ),
+        (
+            "  executor: {gpu_resources_per_trial: 2}\n",
+            "hyperopt.executor.gpu_resources_per_trial",
+            "one device",
+        ),
         ("  executor: {num_samples: 0}\n", "hyperopt.executor.num_samples", ">= 1"),
         ("  executor: {time_budget_s: -5}\n", "hyperopt.executor.time_budget_s", "must be >= 1"),
         (
@@ -158,6 +172,13 @@ def test_section_mistakes_are_located(extra, path, words):
     err = _error(GOOD + extra)
     assert err.path == path and err.line == 10
     assert words in str(err)
+
+
+def test_the_ray_executor_is_accepted_with_tunes_random_search_over_a_normal():
+    body = "  parameters:\n    trainer.learning_rate: {space: randn, mean: 0.1, sd: 0.01}\n"
+    cfg = _load(body + "  executor: {type: ray, gpu_resources_per_trial: 0.5}\n")
+    assert cfg["hyperopt"]["executor"]["type"] == "ray"
+    assert cfg["hyperopt"]["executor"]["gpu_resources_per_trial"] == 0.5
 
 
 def test_search_alg_keys_the_search_reads_are_not_called_ignored():
@@ -221,7 +242,15 @@ def test_points_to_evaluate_name_searched_parameters():
 
 
 def test_load_config_accepts_what_ludwig_accepts_and_the_search_refuses_what_it_cannot_run():
-    ray = GOOD + "  executor: {type: ray}\n"
+    ray = GOOD + "  executor: {type: ray, scheduler: {type: pbt}}\n"
     assert load_config(HEAD + ray).to_dict()["hyperopt"]["executor"]["type"] == "ray"
-    with pytest.raises(ConfigError, match="Ray Tune"):
+    with pytest.raises(ConfigError, match="pbt is not available in the ray executor"):
         load_search_config(HEAD + ray)
+
+
+def test_trial_resources_may_be_fractions_though_ludwigs_schema_says_integers():
+    shares = GOOD + "  executor: {cpu_resources_per_trial: 0.5, gpu_resources_per_trial: 0.25}\n"
+    executor = load_config(HEAD + shares).to_dict()["hyperopt"]["executor"]
+    assert (executor["cpu_resources_per_trial"], executor["gpu_resources_per_trial"]) == (0.5, 0.25)
+    with pytest.raises(ConfigError, match="gpu_resources_per_trial"):
+        load_config(HEAD + GOOD + "  executor: {gpu_resources_per_trial: -1}\n")

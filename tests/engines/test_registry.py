@@ -73,3 +73,18 @@ def test_ludwig_refuses_what_it_would_drop_at_the_configs_line(ludwig_installed)
     assert [(e.line, e.path) for e in info.value.errors] == [(4, "backend.type"), (5, "hyperopt")]
     with pytest.raises(UnsupportedByEngine):  # auto: neither engine runs it
         registry.select_engine("auto", load_config(text))
+
+
+@pytest.mark.parametrize("ludwig", ["ludwig_installed", "ludwig_absent"])
+def test_auto_refuses_a_hyperopt_config_pointing_at_our_search_entry_points(request, ludwig):
+    request.getfixturevalue(ludwig)
+    text = TABULAR + (
+        "hyperopt:\n  parameters:\n"
+        "    trainer.learning_rate: {space: loguniform, lower: 0.0001, upper: 0.1}\n"
+    )
+    with pytest.raises(UnsupportedByEngine) as info:
+        registry.select_engine("auto", load_config(text))
+    assert info.value.path == "hyperopt" and info.value.line == 3
+    message = str(info.value)
+    assert "%%ludwig_hyperopt" in message and "ludwig_nb.hyperopt(" in message
+    assert "`ludwig hyperopt`" not in message

@@ -10,7 +10,7 @@ import dataclasses
 import re
 from typing import Any, ClassVar
 
-from ludwig_nb.core.eta_format import format_duration
+from ludwig_nb.core.eta import format_duration
 from ludwig_nb.ui.pump import Pump
 from ludwig_nb.ui.search_panel import SearchPanel, search_html, search_mimebundle
 
@@ -29,6 +29,7 @@ class Record:
     started: float | None = None
     ended: float | None = None
     run: Any = None
+    gpu: tuple[int, float] | None = None
 
     @property
     def duration_s(self) -> float | None:
@@ -230,3 +231,14 @@ class _Empty(FakeSearch):
 
     def remaining_s(self, now=None):
         return None
+
+
+def test_the_gpu_column_shows_each_trials_gpu_and_share():
+    search = FakeSearch()
+    search._records[3].gpu = (1, 0.5)
+    text = search_html(search, now=T0 + 90)
+    assert "<th>GPU</th>" in text
+    row = re.search(r"<tr[^>]*><td>3</td>.*?</tr>", text, re.S).group(0)
+    assert "<td>1 (0.5)</td>" in row
+    other = re.search(r"<tr[^>]*><td>0</td>.*?</tr>", text, re.S).group(0)
+    assert "(0.5)" not in other

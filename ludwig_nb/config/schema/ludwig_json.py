@@ -45,7 +45,22 @@ _NO_DEFAULT: Any = object()
 @functools.cache
 def _snapshot() -> dict[str, Any]:
     data: dict[str, Any] = json.loads(SNAPSHOT_PATH.read_text(encoding="utf-8"))
+    _widen_trial_resources(data)
     return data
+
+
+def _widen_trial_resources(data: dict[str, Any]) -> None:
+    """Take fractional trial resources, the one place past Ludwig 0.11's schema.
+
+    The hyperopt executor's ``cpu_resources_per_trial`` / ``gpu_resources_per_trial`` may be
+    fractions (Ray Tune takes them, Ludwig's own executor code handles ``0 < gpus < 1``, and trials
+    sharing a GPU need them); Ludwig's schema says integers.
+    """
+    for node in data["shared"]:
+        fields = node.get("properties", {}) if isinstance(node, dict) else {}
+        if "gpu_resources_per_trial" in fields and "cpu_resources_per_trial" in fields:
+            for key in ("gpu_resources_per_trial", "cpu_resources_per_trial"):
+                fields[key] = {**fields[key], "type": "number", "minimum": 0}
 
 
 def _resolve(node: Any) -> Any:

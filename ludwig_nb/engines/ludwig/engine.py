@@ -131,9 +131,11 @@ def _check_local_training(config: Config) -> None:
                     hint="drop the backend section, or run `ludwig train` for Ludwig's "
                     f"{backend} backend")  # fmt: skip
     if rendered.get("hyperopt") is not None:
-        ctx.problem(("hyperopt",), "hyperopt is not run by engine: ludwig (it trains one model)",
-                    kind=UnsupportedByEngine,
-                    hint="drop the hyperopt section, or run `ludwig hyperopt`")  # fmt: skip
+        ctx.problem(("hyperopt",), "a config with a hyperopt section is a search, not one "
+                    "training run (engine: ludwig trains one model)", kind=UnsupportedByEngine,
+                    hint="search it with %%ludwig_hyperopt, ludwig_nb.hyperopt(config, dataset) "
+                    "or `ludwig-nb hyperopt`, or drop the hyperopt section to train one "
+                    "model")  # fmt: skip
     if ctx.problems:
         raise ConfigError.collect(ctx.problems)
 

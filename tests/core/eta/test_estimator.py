@@ -5,7 +5,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ludwig_nb.core.eta import Costs, EtaEstimator, Schedule
+from ludwig_nb.core.eta.estimator import EtaEstimator
+from ludwig_nb.core.eta.plan import Costs, Schedule
 
 
 def _noisy(n: int, level: float, seed: int = 0, sd: float = 0.05) -> list[float]:

@@ -1,8 +1,8 @@
 import pytest
 
 from ludwig_nb.core import events as ev
-from ludwig_nb.core.eta import Costs
-from ludwig_nb.core.eta_events import EtaTracker, schedule_from_info
+from ludwig_nb.core.eta.plan import Costs
+from ludwig_nb.core.eta.tracker import EtaTracker, schedule_from_info
 
 T0 = 1_800_000_000.0
 INFO = ev.ScheduleInfo(

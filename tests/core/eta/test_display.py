@@ -2,14 +2,8 @@ import datetime as dt
 
 import pytest
 
-from ludwig_nb.core.eta import Estimate
-from ludwig_nb.core.eta_format import (
-    WARMING_UP,
-    TextThrottle,
-    format_clock,
-    format_duration,
-    format_estimate,
-)
+from ludwig_nb.core.eta.display import WARMING_UP, format_clock, format_duration, format_estimate
+from ludwig_nb.core.eta.estimate import Estimate
 
 UTC = dt.timezone.utc
 # 2026-11-30 13:52:30 UTC
@@ -78,24 +72,3 @@ def test_clock_names_the_day_when_not_today():
     tomorrow = NOW + 20 * 3600
     assert format_clock(tomorrow, NOW, tz=UTC) == "Tue 09:52"
     assert format_clock(NOW, NOW, tz=dt.timezone(dt.timedelta(hours=2))) == "15:52"
-
-
-def test_throttle_renders_at_most_once_a_second():
-    throttle = TextThrottle(1.0)
-    calls = []
-
-    def render():
-        calls.append(1)
-        return f"text {len(calls)}"
-
-    assert throttle.text(10.0, render) == "text 1"
-    assert throttle.text(10.4, render) == "text 1"
-    assert throttle.text(10.99, render) == "text 1"
-    assert throttle.text(11.0, render) == "text 2"
-    throttle.invalidate()
-    assert throttle.text(11.1, render) == "text 3"
-    assert len(calls) == 3
-    assert not throttle.due(11.5)
-    assert throttle.due(9.0)  # the clock went back: render rather than freeze
-    with pytest.raises(ValueError):
-        TextThrottle(-1)

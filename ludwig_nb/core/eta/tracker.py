@@ -1,4 +1,4 @@
-"""``EtaTracker``: feeds a run's events (core/events.py) to an :class:`EtaEstimator`.
+"""``EtaTracker``: feeds a run's events (``core/events.py``) to an ``EtaEstimator``.
 
 Times are the events' wall-clock seconds, so ``estimate(now)`` takes ``time.time()``-style
 seconds. The tracker also remembers the first estimate it gave once the run was stable,
@@ -10,7 +10,10 @@ from __future__ import annotations
 import dataclasses
 
 from ludwig_nb.core import events as ev
-from ludwig_nb.core.eta import Costs, Estimate, EtaEstimator, Schedule
+from ludwig_nb.core.eta import constants as const
+from ludwig_nb.core.eta.estimate import Estimate
+from ludwig_nb.core.eta.estimator import EtaEstimator
+from ludwig_nb.core.eta.plan import Costs, Schedule
 
 __all__ = ["EtaTracker", "schedule_from_info"]
 
@@ -30,7 +33,8 @@ def schedule_from_info(info: ev.ScheduleInfo) -> Schedule:
 class EtaTracker:
     """Observes run events and answers :meth:`estimate`; never raises on odd streams.
 
-    ``priors``: costs measured by a pilot (see :meth:`EtaEstimator.predict_total`).
+    Args:
+        priors: costs measured by a pilot (see :meth:`EtaEstimator.predict_total`).
     """
 
     def __init__(self, priors: Costs | None = None) -> None:
@@ -44,10 +48,12 @@ class EtaTracker:
 
     @property
     def estimator(self) -> EtaEstimator | None:
+        """The estimator of the current run (``None`` before ``RunStarted``)."""
         return self._est
 
     @property
     def finished(self) -> bool:
+        """Has the run finished or failed?"""
         return self._finished
 
     @property
@@ -98,7 +104,9 @@ class EtaTracker:
         elif isinstance(event, ev.Throttled):
             duty = min(1.0, max(1e-3, event.duty))
             crossed = (duty < 1.0) != (self._duty < 1.0)
-            if crossed or abs(duty / self._duty - 1.0) >= 0.1:  # steps take 1/duty as long
+            if (
+                crossed or abs(duty / self._duty - 1.0) >= const.DUTY_CHANGE
+            ):  # steps take 1/duty as long
                 est.regime_changed(scale=self._duty / duty)
                 self._duty = duty
         elif isinstance(event, ev.OomRecovered):
@@ -109,8 +117,11 @@ class EtaTracker:
             self._finished = True
 
     def estimate(self, now: float) -> Estimate | None:
-        """The estimate at ``now`` (wall-clock seconds); ``None`` before any basis and once
-        the run has ended. While paused the remaining time is frozen at the pause."""
+        """The estimate at ``now`` (wall-clock seconds).
+
+        ``None`` before any basis and once the run has ended. While paused the remaining
+        time is frozen at the pause.
+        """
         if self._est is None or self._finished:
             return None
         if self._paused_at is not None:

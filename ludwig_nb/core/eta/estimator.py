@@ -1,0 +1,254 @@
+"""Time to completion from stable-phase step timings: ``EtaEstimator``.
+
+Pure and clock-free: the engine (through :class:`~ludwig_nb.core.eta.tracker.
+EtaTracker`) tells the estimator when each step ended and when each evaluation,
+checkpoint or pause began and ended, in seconds on any one clock, and asks
+``estimate(now)``. The method (``shared/design/notes/ETA_METHODS.md``, section 3.7)::
+
+    remaining = regular steps left x step time            (step_time.StepRate)
+              + epoch starts left x cost(epoch start)     (event_costs.EventCosts)
+              + evaluations left x cost(evaluation)
+              + checkpoints left x cost(checkpoint)
+              - the part of the item in progress already spent
+    interval  = remaining ± half_width(...)               (interval.half_width)
+
+Pauses are excluded from the rate and not extrapolated. O(1) amortised per step;
+``estimate`` costs O(sqrt(n)) plus a median over at most 1024 steps.
+"""
+
+from __future__ import annotations
+
+import bisect
+import math
+
+from ludwig_nb.core.eta import constants as const
+from ludwig_nb.core.eta.estimate import Estimate, EtaState
+from ludwig_nb.core.eta.event_costs import (
+    COSTED,
+    Cost,
+    EventCosts,
+    EventKind,
+    is_pending,
+    occurrences_left,
+)
+from ludwig_nb.core.eta.interval import half_width
+from ludwig_nb.core.eta.plan import Costs, IntervalKind, Schedule
+from ludwig_nb.core.eta.step_time import StepRate
+
+__all__ = ["EtaEstimator"]
+
+
+class EtaEstimator:
+    """Online time-to-completion estimator; see the module docstring for the method.
+
+    Args:
+        schedule: the run's plan.
+        start_time: when the run's first step began (seconds, any monotonic or wall
+            clock, the same one for every call).
+        priors: costs to use before they are observed (a pilot run's measurements, see
+            :meth:`predict_total`).
+    """
+
+    def __init__(self, schedule: Schedule, start_time: float, priors: Costs | None = None) -> None:
+        self._schedule = schedule
+        priors = priors or Costs()
+        self._es_set = frozenset(schedule.epoch_starts)
+        self._rate = StepRate(priors.step_s)
+        self._costs = EventCosts(priors)
+        self._boundary = start_time
+        self._last_step = -1
+        self._first_step: int | None = None
+        self._done_after: dict[EventKind, int] = {"evaluation": -2, "checkpoint": -2}
+
+    # -- inputs ----------------------------------------------------------------------
+    @property
+    def schedule(self) -> Schedule:
+        """The plan in use."""
+        return self._schedule
+
+    def set_schedule(self, schedule: Schedule) -> None:
+        """Adopt a new plan, keeping what was learned (step time, event costs).
+
+        If both plans name a batch size and it changed, a new regime starts at the next
+        step; until it has data, the step time is scaled by the batch-size ratio.
+        """
+        old = self._schedule.batch_size
+        self._schedule = schedule
+        self._es_set = frozenset(schedule.epoch_starts)
+        if old > 0 and schedule.batch_size > 0 and schedule.batch_size != old:
+            self._rate.new_regime(scale=schedule.batch_size / old)
+
+    def regime_changed(self, scale: float | None = None) -> None:
+        """A known change of pace (a throttle's duty cycle, a micro-batch split).
+
+        Args:
+            scale: a new regime starts at the next step; until it has steps, the step
+                time is the current one times this (``None``: unknown).
+        """
+        self._rate.new_regime(scale=scale)
+
+    def step_finished(self, step: int, end_time: float) -> None:
+        """Step ``step`` (0-based) ended at ``end_time`` seconds; steps come in order.
+
+        Raises:
+            ValueError: the step is not after the previous one, or the time is not a
+                finite number.
+        """
+        if not math.isfinite(end_time):
+            raise ValueError(f"step {step}: end time {end_time!r} is not a finite number")
+        if step <= self._last_step:
+            raise ValueError(f"step {step} is not after step {self._last_step}")
+        gap = 1 if self._last_step < 0 else step - self._last_step
+        duration = max(0.0, end_time - self._boundary) / gap
+        self._boundary = max(self._boundary, end_time)
+        self._last_step = step
+        if self._first_step is None:
+            self._first_step = step
+        elif step in self._es_set:
+            self._costs.add("epoch_start", duration)
+            return
+        self._rate.add(duration)
+
+    def interval_finished(self, kind: IntervalKind, start_time: float, end_time: float) -> None:
+        """A gap between steps, ``start_time``..``end_time`` seconds.
+
+        ``"evaluation"`` and ``"checkpoint"`` are costed for the future; ``"pause"`` is
+        excluded and not extrapolated.
+
+        Raises:
+            ValueError: an unknown kind, or times that are not finite.
+        """
+        if kind not in ("evaluation", "checkpoint", "pause"):
+            raise ValueError(f"unknown interval kind {kind!r}")
+        if not (math.isfinite(start_time) and math.isfinite(end_time)):
+            raise ValueError(f"{kind}: times {start_time!r}..{end_time!r} are not finite")
+        if kind != "pause":
+            self._costs.add(kind, max(0.0, end_time - start_time))
+            self._done_after[kind] = self._last_step
+        self._boundary = max(self._boundary, end_time)
+
+    # -- state -----------------------------------------------------------------------
+    @property
+    def state(self) -> EtaState:
+        """``"warming_up"``, ``"stable"`` or ``"adjusting"`` (see :data:`EtaState`)."""
+        return self._rate.state
+
+    @property
+    def steps_done(self) -> int:
+        """Steps finished so far."""
+        return self._last_step + 1
+
+    def estimate(self, now: float) -> Estimate | None:
+        """The estimate at ``now`` (seconds, same clock), or ``None`` before any basis."""
+        step_s = self._rate.step_s()
+        if step_s is None:
+            return None
+        sched, last = self._schedule, self._last_step
+        nxt = last + 1
+        steps_left = max(0, sched.total_steps - nxt)
+        es = sched.epoch_starts
+        es_left = max(0, bisect.bisect_left(es, sched.total_steps) - bisect.bisect_left(es, nxt))
+        regular_left = steps_left - es_left
+        costs = {k: self._costs.cost(k, step_s, sched.evaluation_batches) for k in COSTED}
+        counts = {
+            "epoch_start": es_left,
+            "evaluation": occurrences_left(
+                sched.evaluations_after, sched.total_steps, last, self._done_after["evaluation"]
+            ),
+            "checkpoint": occurrences_left(
+                sched.checkpoints_after, sched.total_steps, last, self._done_after["checkpoint"]
+            ),
+        }
+        parts = {
+            "steps": regular_left * step_s,
+            "epoch_starts": es_left * costs["epoch_start"].value,
+            "evaluations": counts["evaluation"] * costs["evaluation"].value,
+            "checkpoints": counts["checkpoint"] * costs["checkpoint"].value,
+        }
+        allowance = min(max(0.0, now - self._boundary), self._next_cost(costs, step_s))
+        remaining = max(0.0, sum(parts.values()) - allowance)
+        var = self._rate.variance(step_s)
+        half = half_width(
+            remaining_s=remaining,
+            steps_left=regular_left,
+            steps_s=parts["steps"],
+            step_noise=var,
+            events=[(counts[k], costs[k]) for k in COSTED],
+            level_error=self._rate.level_error(var[0]),
+        )
+        return Estimate(
+            remaining_s=remaining,
+            low_s=max(0.0, remaining - half),
+            high_s=remaining + half,
+            state=self.state,
+            at=now,
+            step_s=step_s,
+            steps_done=self.steps_done,
+            breakdown=parts,
+        )
+
+    def _next_cost(self, costs: dict[EventKind, Cost], step_s: float) -> float:
+        """Seconds the item in progress costs: a pending evaluation or checkpoint, or the next step.
+
+        Time since the last boundary counts against it, up to this much.
+        """
+        last, sched = self._last_step, self._schedule
+        if is_pending(sched.evaluations_after, last, self._done_after["evaluation"]):
+            return costs["evaluation"].value
+        if is_pending(sched.checkpoints_after, last, self._done_after["checkpoint"]):
+            return costs["checkpoint"].value
+        if last + 1 >= sched.total_steps:
+            return 0.0
+        if last + 1 in self._es_set:
+            return costs["epoch_start"].value
+        return step_s
+
+    # -- pre-flight ------------------------------------------------------------------
+    @staticmethod
+    def predict_total(
+        schedule: Schedule,
+        costs: Costs,
+        *,
+        step_sd_s: float = 0.0,
+        warmup_s: float = 0.0,
+        relative_sd: float = const.PILOT_RELATIVE_SD,
+    ) -> Estimate:
+        """Predict a whole run's duration before it starts, from a pilot's measurements.
+
+        Missing evaluation / checkpoint / epoch-start costs follow the live priors. The
+        same ``costs`` can seed a live estimator (``priors=``).
+
+        Args:
+            schedule: the run's plan.
+            costs: the pilot's costs; ``costs.step_s`` (the stable step time) is required.
+            step_sd_s: the per-step spread (seconds).
+            warmup_s: the extra time of the first steps (compile, caches), seconds.
+            relative_sd: the unmodelled error of a pilot (machine load, data order), as a
+                fraction of the total.
+
+        Returns:
+            An :class:`Estimate` at ``at = 0`` whose ``remaining_s`` is the whole run in
+            seconds, with ``warmup`` in its breakdown.
+
+        Raises:
+            ValueError: ``costs.step_s`` is missing or not positive.
+        """
+        if costs.step_s is None or costs.step_s <= 0:
+            raise ValueError("predict_total needs a positive costs.step_s")
+        base = EtaEstimator(schedule, 0.0, priors=costs).estimate(0.0)
+        if base is None:  # pragma: no cover - step_s is set, so there is a basis
+            raise ValueError("no basis for a prediction")
+        parts = {**base.breakdown, "warmup": warmup_s}
+        total = sum(parts.values())
+        variance = schedule.total_steps * step_sd_s**2 + (relative_sd * total) ** 2
+        half = const.Z80 * math.sqrt(variance)
+        return Estimate(
+            remaining_s=total,
+            low_s=max(0.0, total - half),
+            high_s=total + half,
+            state="warming_up",
+            at=0.0,
+            step_s=costs.step_s,
+            steps_done=0,
+            breakdown=parts,
+        )

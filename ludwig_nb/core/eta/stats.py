@@ -1,0 +1,134 @@
+"""Small robust statistics the ETA's parts share: median, MAD, trimmed mean, batch means.
+
+Standard library only and free of clocks: every function takes the numbers it works on.
+Non-overlapping batch means follow Schmeiser (1982); see
+``shared/design/notes/ETA_METHODS.md`` section 3.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+from ludwig_nb.core.eta import constants as const
+
+__all__ = [
+    "MAD_TO_SD",
+    "batch_means_variance",
+    "lag1_correlation",
+    "mad",
+    "median",
+    "t_quantile_90",
+    "trimmed_mean",
+]
+
+#: MAD -> standard deviation for normal data.
+MAD_TO_SD = 1.4826
+
+# One-sided 0.90 quantiles of Student's t (so +-t is a two-sided 80 % interval).
+_T90 = {
+    1: 3.078,
+    2: 1.886,
+    3: 1.638,
+    4: 1.533,
+    5: 1.476,
+    6: 1.440,
+    7: 1.415,
+    8: 1.397,
+    9: 1.383,
+    10: 1.372,
+    12: 1.356,
+    15: 1.341,
+    20: 1.325,
+    30: 1.310,
+    60: 1.296,
+}
+
+
+def t_quantile_90(df: int) -> float:
+    """The 0.90 quantile of Student's t, conservative between tabulated values.
+
+    Args:
+        df: degrees of freedom, at least 1.
+
+    Returns:
+        The quantile (the one of the next smaller tabulated ``df``); 1.2816 (normal)
+        beyond 60.
+
+    Raises:
+        ValueError: ``df`` is below 1.
+    """
+    if df < 1:
+        raise ValueError(f"degrees of freedom must be >= 1, got {df}")
+    if df > 60:
+        return const.Z80
+    return _T90[max(k for k in _T90 if k <= df)]
+
+
+def median(values: Sequence[float]) -> float:
+    """Median of a non-empty sequence.
+
+    Raises:
+        ValueError: ``values`` is empty.
+    """
+    if not values:
+        raise ValueError("median of an empty sequence")
+    ordered = sorted(values)
+    mid = len(ordered) // 2
+    if len(ordered) % 2:
+        return ordered[mid]
+    return 0.5 * (ordered[mid - 1] + ordered[mid])
+
+
+def mad(values: Sequence[float], centre: float | None = None) -> float:
+    """Median absolute deviation from ``centre`` (the median by default), unscaled."""
+    c = median(values) if centre is None else centre
+    return median([abs(v - c) for v in values])
+
+
+def batch_means_variance(prefix: Sequence[float], start: int, end: int) -> tuple[float, int]:
+    """Long-run variance of the values ``x[start:end]`` by non-overlapping batch means.
+
+    Batch size ``b = max(5, isqrt(n))``; the most recent ``k * b`` values are used (they
+    describe the regime that is extrapolated). Cost O(k) = O(sqrt(n)).
+
+    Args:
+        prefix: cumulative sums, ``prefix[i] = sum(x[:i])``.
+        start: first index of the values.
+        end: one past the last index.
+
+    Returns:
+        ``(b * Var(batch means), k - 1)``: the variance per value (the values' unit
+        squared) and its degrees of freedom; ``(nan, 0)`` with fewer than 4 batches.
+    """
+    n = end - start
+    b = max(5, math.isqrt(max(n, 0)))
+    k = n // b
+    if k < 4:
+        return math.nan, 0
+    first = end - k * b
+    means = [(prefix[first + (i + 1) * b] - prefix[first + i * b]) / b for i in range(k)]
+    mu = sum(means) / k
+    var = sum((v - mu) ** 2 for v in means) / (k - 1)
+    return b * var, k - 1
+
+
+def trimmed_mean(values: Sequence[float], cut: float = 0.2) -> float:
+    """Mean of the values left after dropping the fraction ``cut`` of them at each end."""
+    ordered = sorted(values)
+    k = int(len(ordered) * cut)
+    kept = ordered[k : len(ordered) - k] or ordered
+    return sum(kept) / len(kept)
+
+
+def lag1_correlation(values: Sequence[float]) -> float:
+    """Lag-1 autocorrelation of ``values`` (0.0 with fewer than 8 values)."""
+    n = len(values)
+    if n < 8:
+        return 0.0
+    mu = sum(values) / n
+    dev = [v - mu for v in values]
+    denom = sum(d * d for d in dev)
+    if denom <= 0:
+        return 0.0
+    return sum(dev[i] * dev[i + 1] for i in range(n - 1)) / denom

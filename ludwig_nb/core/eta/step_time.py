@@ -1,0 +1,249 @@
+"""The step time of the current regime: segments, warm-up cut, stragglers (``StepRate``).
+
+Fed with the duration of every regular training step (seconds), it answers the step time
+of the current regime, its long-run variance, and whether the run is warming up, stable
+or adjusting to a change (ETA_METHODS.md section 3):
+
+* **Segments**: the run is cut into regimes. :class:`~ludwig_nb.core.eta.changes.
+  ChangeDetector` raises alarms; an alarm starts a new segment at the change point it
+  names only if the level moved by at least 10 % (trimmed means before and after;
+  smaller shifts barely move an ETA). A known change (:meth:`StepRate.new_regime`: a
+  batch-size change, a throttle's duty cycle) starts one at once.
+* **Warm-up**: MSER-5 on each segment (:func:`~ludwig_nb.core.eta.warmup.warmup_cut`),
+  revisited at every 10 % of growth; the run is stable once a cut is accepted on 40
+  steps.
+* **Step time**: ``bulk x (1 + tail)``: the median of the stable part, and the straggler
+  share ``mean / median - 1`` shrunk towards the one pooled over earlier regimes, so a
+  fresh regime gets its level from few steps. Each step counts at most 20 medians, so a
+  one-off stall is not extrapolated. Before a stable part exists, the median of the last
+  20 steps gives a provisional number.
+* **Self-check**: :class:`~ludwig_nb.core.eta.selfcheck.SelfCheck` records the step
+  time predicted at every 10 % of growth once stable; :meth:`StepRate.level_error` says
+  how far those predictions missed.
+
+O(1) amortised per step: MSER and the reference are recomputed at geometrically growing
+lengths on bounded windows.
+"""
+
+from __future__ import annotations
+
+import math
+from array import array
+
+from ludwig_nb.core.eta import constants as const
+from ludwig_nb.core.eta.changes import ChangeDetector
+from ludwig_nb.core.eta.estimate import EtaState
+from ludwig_nb.core.eta.selfcheck import SelfCheck
+from ludwig_nb.core.eta.stats import batch_means_variance, median, trimmed_mean
+from ludwig_nb.core.eta.warmup import warmup_cut
+
+__all__ = ["StepRate"]
+
+
+class StepRate:
+    """Seconds per regular step in the current regime, from the durations seen.
+
+    Args:
+        prior_s: the step time to answer before any step (a pilot's), or ``None``.
+    """
+
+    def __init__(self, prior_s: float | None = None) -> None:
+        self._prior_s = prior_s
+        self._x: array[float] = array("d")  # regular step durations (capped), seconds
+        self._cum: array[float] = array("d", [0.0])  # prefix sums of _x
+        self._detector = ChangeDetector()
+        self._check = SelfCheck()
+        self._was_stable = False  # some segment has had an accepted cut on enough steps
+        self._segments = 0
+        self._tail_sum = 0.0  # over closed stable segments: sum of n * (mean/median - 1)
+        self._tail_n = 0
+        self._last_step_s: float | None = None
+        # Per segment (set by _start_segment):
+        self._seg = 0
+        self._adjust_until = 0  # "adjusting" until this many steps
+        self._cut: int | None = None  # first stable step of the segment
+        self._settled_cut: int | None = None  # the last cut accepted on enough steps
+        self._mser_next = 0
+        self._provisional_s: float | None = None
+        self._start_segment(0)
+
+    @property
+    def count(self) -> int:
+        """Regular steps seen."""
+        return len(self._x)
+
+    @property
+    def state(self) -> EtaState:
+        """The state of the estimate, see :data:`~ludwig_nb.core.eta.estimate.EtaState`."""
+        if not self._was_stable:
+            return "warming_up"
+        if self._cut is None:
+            return "adjusting"
+        if len(self._x) < self._adjust_until:
+            return "adjusting"
+        return "stable"
+
+    def new_regime(self, scale: float | None = None) -> None:
+        """A known change starts a regime at the next step.
+
+        Args:
+            scale: until the new regime has steps, the step time is the current one times
+                this (``None``: unknown, the last steps speak).
+        """
+        current = self.step_s()
+        self._start_segment(len(self._x))
+        if current is not None and scale is not None:
+            self._provisional_s = current * scale
+
+    def add(self, duration: float) -> None:
+        """One regular step took ``duration`` seconds."""
+        level = self._detector.level_s
+        if level is not None:
+            duration = min(duration, const.STRAGGLER_CAP * level)
+        self._x.append(duration)
+        self._cum.append(self._cum[-1] + duration)
+        self._last_step_s = duration
+        at = self._detector.observe(duration)
+        if at is not None and self._matters(at):
+            self._start_segment(at)
+        end = len(self._x)
+        if end >= self._mser_next:
+            self._run_mser()
+        self._detector.refit(self._x, self._cut)
+        if self._check.due(end):
+            self._check.record(end, self.step_s() if self._was_stable else None)
+
+    def step_s(self) -> float | None:
+        """Seconds per regular step in the current regime, or ``None`` without a basis.
+
+        ``bulk x (1 + tail)``: the bulk is the median of the segment's stable part (of
+        its last steps while provisional); the tail share ``mean/median - 1`` is pooled
+        over every stable step seen.
+        """
+        end = len(self._x)
+        if self._cut is not None and end > self._cut:
+            lo = max(self._cut, end - const.BULK_WINDOW)
+            bulk = median(self._x[lo:end])
+            mean = (self._cum[end] - self._cum[lo]) / (end - lo)
+            if bulk <= 0:
+                return mean
+            return bulk * (1.0 + self._pooled_tail(mean / bulk - 1.0, end - lo))
+        seg_len = end - self._seg
+        if self._provisional_s is not None and seg_len < const.MIN_BASIS:
+            return self._provisional_s
+        if seg_len >= const.MIN_BASIS or (seg_len > 0 and self._segments > 1):
+            bulk = median(self._x[max(self._seg, end - const.PROVISIONAL_WINDOW) : end])
+            return bulk * (1.0 + self._pooled_tail(0.0, 0))
+        if self._segments > 1 and self._last_step_s is not None:
+            return self._last_step_s
+        return self._prior_s
+
+    def variance(self, step_s: float) -> tuple[float, float, int]:
+        """The step time's noise, for the interval.
+
+        Args:
+            step_s: the step time in use (seconds); sizes a guess without data.
+
+        Returns:
+            ``(long-run variance per step in seconds², steps behind the mean, degrees of
+            freedom)``: batch means on the stable part, else the sample variance of the
+            last 20 steps, else ``(step_s / 2)²`` on one step.
+        """
+        end = len(self._x)
+        if self._cut is not None:
+            var, df = batch_means_variance(self._cum, self._cut, end)
+            if df > 0:
+                return var, float(end - self._cut), df
+        window = self._x[max(self._seg, end - const.PROVISIONAL_WINDOW) : end]
+        if len(window) >= 2:
+            mu = sum(window) / len(window)
+            var = sum((v - mu) ** 2 for v in window) / (len(window) - 1)
+            return var, float(len(window)), len(window) - 1
+        return (0.5 * step_s) ** 2, 1.0, 1
+
+    def level_error(self, var: float) -> float:
+        """How far this run's past step-time predictions missed, beyond noise.
+
+        Args:
+            var: long-run variance of one step (seconds²), from :meth:`variance`.
+
+        Returns:
+            A relative variance (see :meth:`SelfCheck.level_error`): about 0 on a steady
+            run, the square of its typical miss on one whose level wanders or changed.
+        """
+        basis = (self._seg,) if self._cut is None else (self._cut, self._seg)
+        return self._check.level_error(self._cum, basis, var)
+
+    # -- segments --------------------------------------------------------------------
+    def _start_segment(self, index: int) -> None:
+        # Steps from ``index`` on belong to the new regime: a shifted level would pass
+        # for stragglers in the old one's tail share.
+        self._close_segment(index)
+        self._seg = index
+        self._segments += 1
+        # Counted from when the change is known (an alarm comes some steps after the
+        # change point it names), so the display says "adjusting" for a while.
+        self._adjust_until = len(self._x) + const.ADJUST_STEPS if self._was_stable else 0
+        self._cut = None
+        self._settled_cut = None
+        self._mser_next = index + const.MSER_FIRST
+        self._provisional_s = None
+        self._detector.restart(index)
+
+    def _matters(self, at: int) -> bool:
+        """Is the shift since step ``at`` big enough to change the ETA (10 %)?
+
+        Compares trimmed means: robust to stragglers, steady when step times are bimodal
+        under load.
+        """
+        end = len(self._x)
+        lo = self._cut if self._cut is not None else self._seg
+        lo = max(lo, at - const.BULK_WINDOW)
+        if at - lo < const.BLOCK or end - at < const.BLOCK:
+            return True
+        before = trimmed_mean(self._x[lo:at])
+        after = trimmed_mean(self._x[max(at, end - const.BULK_WINDOW) : end])
+        if before <= 0 or after <= 0:
+            return True
+        return abs(math.log(after / before)) >= const.MIN_SHIFT_LOG
+
+    def _run_mser(self) -> None:
+        start, end = self._seg, len(self._x)
+        n = end - start
+        cut, accepted = warmup_cut(self._cum, start, end)
+        settled = n >= const.STABLE_MIN_STEPS
+        if accepted:
+            # Stable only on enough evidence; a cut from fewer steps is still used for
+            # the number, and revisited soon.
+            self._cut = cut
+            self._was_stable = self._was_stable or settled
+            if settled:
+                self._settled_cut = cut
+        elif not settled or self._settled_cut is None:
+            self._cut = None
+        else:
+            self._cut = self._settled_cut
+        self._mser_next = end + max(const.MSER_BATCH, int(n * const.REVISIT_GROWTH))
+
+    def _pooled_tail(self, own: float, n: int) -> float:
+        """The segment's own tail share (``n`` steps) shrunk towards the history's.
+
+        The history counts as at most ``TAIL_PRIOR_STEPS`` steps, so the own share wins
+        in a long regime.
+        """
+        if not self._tail_n:
+            return own
+        weight = min(self._tail_n, const.TAIL_PRIOR_STEPS)
+        history = self._tail_sum / self._tail_n
+        return (history * weight + own * n) / (weight + n)
+
+    def _close_segment(self, end: int) -> None:
+        """Pool the ending segment's tail share (stable part, up to ``end``)."""
+        if self._cut is None or end - self._cut < const.STABLE_MIN_STEPS:
+            return
+        lo = max(self._cut, end - const.BULK_WINDOW)
+        bulk = median(self._x[lo:end])
+        if bulk > 0:
+            n = end - lo
+            self._tail_sum += ((self._cum[end] - self._cum[lo]) / n / bulk - 1.0) * n
+            self._tail_n += n
