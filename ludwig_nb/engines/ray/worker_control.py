@@ -19,7 +19,8 @@ from ludwig_nb.core.control import StopRequested
 
 __all__ = ["WorkerControl", "torch_agree"]
 
-State = tuple[str | None, str | None, float]  # (stop reason, pause reason, duty)
+#: (stop reason, pause reason, duty); a reader without a throttle may leave the duty out
+State = tuple[str | None, str | None, float] | tuple[str | None, str | None]
 
 
 class WorkerControl:
@@ -59,7 +60,8 @@ class WorkerControl:
         self.idle_seconds = 0.0
 
     def _update(self, state: State) -> None:
-        stop, pause, duty = state
+        stop, pause = state[0], state[1]
+        duty = float(state[2]) if len(state) > 2 else 1.0  # the duty, when sent
         if self._agree is not None:
             agreed = self._agree([1.0 if stop else 0.0, 1.0 if pause else 0.0, 1.0 - duty])
             stop = (stop or "user") if agreed[0] else None

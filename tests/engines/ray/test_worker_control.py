@@ -102,3 +102,9 @@ def test_rank_0_contributes_its_duty_and_a_release_ends_the_idling():
     control.checkpoint()
     time.now += 0.1
     assert control.pace() == 0.0 and control.duty == 1.0
+
+
+def test_a_reader_without_a_throttle_may_leave_the_duty_out():
+    control = WorkerControl(lambda: (None, None), lambda t: (None, None))  # Tune's trials
+    control.checkpoint()
+    assert control.duty == 1.0 and not control.stop_requested
