@@ -343,7 +343,7 @@ class Run:
         """The resource profile: one row per sampler tick (1 Hz by default) with ``phase``,
         ``step``, ``host_*`` and ``gpu<i>_*`` columns (bytes, s, J, W, °C, %). Empty when
         the run has no sampler (``gpu_watch: {enabled: false}``)."""
-        from ludwig_nb.runs.profile import profile_frame
+        from ludwig_nb.runs.profile_files import profile_frame
 
         if self.resources is None:
             return profile_frame({})

@@ -51,7 +51,7 @@ def save_checkpoint(path: Path, state: dict[str, Any]) -> Path:
     return path
 
 
-#: what :func:`checkpoint_state` (setup.py) writes and a resume reads
+#: what ``Training._state`` (trainer.py) writes and a resume reads
 REQUIRED_KEYS = ("step", "last_step", "batch_size", "model", "optimizer", "lr", "rng",
                  "best", "statistics", "metadata")  # fmt: skip
 
