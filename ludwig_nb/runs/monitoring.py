@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import logging
 import threading
+import weakref
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -16,9 +17,18 @@ if TYPE_CHECKING:
     from ludwig_nb.config import Config
     from ludwig_nb.runs.run import Run
 
-__all__ = ["attach", "keep_kernel_sampler", "release_kernel_sampler"]
+__all__ = ["attach", "keep_kernel_sampler", "release_kernel_sampler", "sampler_of"]
 
 log = logging.getLogger(__name__)
+
+#: the sampler watching each run (kept here, not on the run: a view gets it as an argument)
+_samplers: weakref.WeakKeyDictionary[Run, Any] = weakref.WeakKeyDictionary()
+
+
+def sampler_of(run: Run) -> Any:
+    """The GPU/host sampler :func:`attach` gave ``run`` (its own simulated one, or the
+    kernel's), or None when its ``gpu_watch`` is off. Pass it to the view that shows it."""
+    return _samplers.get(run)
 
 
 class _KernelWatches:
@@ -120,7 +130,7 @@ def attach(run: Run, cfg: Config) -> None:
         run.device_index = 0
     else:
         sampler = kernel_sampler()
-    run.sampler = sampler
+    _samplers[run] = sampler
     _profile_run(run, sampler)
     if not simulate and enabled == "auto" and not sampler.gpu_available:
         return  # host CPU/RAM for the dashboard; no GPU to raise alarms on
