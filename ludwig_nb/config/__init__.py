@@ -7,7 +7,7 @@ validated in one pass, every mistake located, and rendered with every default fi
     >>> cfg.to_dict()["input_features"][0]["preprocessing"]["normalization"]
     'zscore'
 
-Importing this package imports pyyaml only (no torch, no pydantic, no threads).
+Importing this package imports pyyaml only (no torch, no threads).
 """
 
 from __future__ import annotations
