@@ -1,71 +1,18 @@
-"""Display text for an ETA, and a throttle so the text changes at most once a second.
+"""Display text for an ETA (durations and clock times are worded by core/formatting.py).
 
 Pure: the current time and the time zone are parameters.
-
->>> format_duration(750)
-'12 min 30 s'
 """
 
 from __future__ import annotations
 
 import datetime as dt
-import math
-from collections.abc import Callable
 
 from ludwig_nb.core.eta import Estimate
+from ludwig_nb.core.formatting import format_clock, format_duration
 
-__all__ = [
-    "WARMING_UP",
-    "TextThrottle",
-    "format_clock",
-    "format_duration",
-    "format_estimate",
-    "format_eta",
-]
+__all__ = ["WARMING_UP", "format_estimate"]
 
 WARMING_UP = "warming up…"
-
-
-def _round_to(seconds: float, unit: int) -> int:
-    return math.floor(seconds / unit + 0.5) * unit
-
-
-def format_duration(seconds: float) -> str:
-    """A duration as people read it: ``"45 s"``, ``"3 min 25 s"``, ``"12 min 30 s"``,
-    ``"1 h 20 min"``, ``"2 d 5 h"``. Rounded to 1 s below a minute, 5 s below 10 min,
-    10 s below an hour, 1 min below 10 h, 10 min below 2 days, else 1 h. Negative,
-    NaN and -0 read as ``"0 s"``."""
-    if not seconds > 0:  # also NaN
-        return "0 s"
-    if math.isinf(seconds):
-        return "∞"
-    for limit, unit in ((60, 1), (600, 5), (3600, 10), (36000, 60), (172800, 600)):
-        if seconds < limit:
-            return _spell(_round_to(seconds, unit))
-    return _spell(_round_to(seconds, 3600))
-
-
-def _spell(total: int) -> str:
-    days, rest = divmod(total, 86400)
-    hours, rest = divmod(rest, 3600)
-    minutes, secs = divmod(rest, 60)
-    if days:
-        return f"{days} d {hours} h" if hours else f"{days} d"
-    if hours:
-        return f"{hours} h {minutes} min" if minutes else f"{hours} h"
-    if minutes:
-        return f"{minutes} min {secs} s" if secs else f"{minutes} min"
-    return f"{secs} s"
-
-
-def format_clock(when: float, now: float, tz: dt.tzinfo | None = None) -> str:
-    """``"14:05"`` for a wall-clock time (seconds since the epoch) on the day of ``now``;
-    a weekday is added on another day (``"Tue 09:10"``). ``tz=None`` = local zone."""
-    at = dt.datetime.fromtimestamp(when, tz)
-    today = dt.datetime.fromtimestamp(now, tz)
-    if at.date() == today.date():
-        return at.strftime("%H:%M")
-    return at.strftime("%a %H:%M")
 
 
 def format_estimate(estimate: Estimate | None, now: float, tz: dt.tzinfo | None = None) -> str:
@@ -89,37 +36,3 @@ def format_estimate(estimate: Estimate | None, now: float, tz: dt.tzinfo | None 
     if estimate.state == "adjusting":
         text += " · adjusting…"
     return text
-
-
-#: The name the CLI and the dashboard look up.
-format_eta = format_estimate
-
-
-class TextThrottle:
-    """Recompute a text at most once per ``interval_s`` seconds (time is a parameter).
-
-    ``text(now, render)`` returns the cached text unless ``interval_s`` has passed since
-    the last render (or nothing was rendered yet); ``invalidate()`` forces the next call
-    to render (a state change that must show at once, such as the end of a run).
-    Raises ``ValueError`` for a negative interval.
-    """
-
-    def __init__(self, interval_s: float = 1.0) -> None:
-        if interval_s < 0:
-            raise ValueError(f"interval_s must be >= 0, got {interval_s}")
-        self.interval_s = interval_s
-        self._last: float | None = None
-        self._text = ""
-
-    def due(self, now: float) -> bool:
-        """True when a new render is allowed at ``now`` (seconds)."""
-        return self._last is None or now - self._last >= self.interval_s or now < self._last
-
-    def text(self, now: float, render: Callable[[], str]) -> str:
-        if self.due(now):
-            self._text = render()
-            self._last = now
-        return self._text
-
-    def invalidate(self) -> None:
-        self._last = None

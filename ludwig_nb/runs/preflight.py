@@ -22,7 +22,7 @@ from typing import Any
 from ludwig_nb.core import events as ev
 from ludwig_nb.core.eta import Costs, EtaEstimator, Schedule
 from ludwig_nb.core.eta_events import EtaTracker
-from ludwig_nb.core.eta_format import format_duration
+from ludwig_nb.core.formatting import format_duration
 from ludwig_nb.engines.base import Engine
 from ludwig_nb.engines.registry import AUTO, select_engine
 

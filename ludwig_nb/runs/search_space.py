@@ -7,7 +7,6 @@ and rounded to a multiple of ``q``, as Ray Tune does.
 
 from __future__ import annotations
 
-import itertools
 import math
 from typing import Any
 
@@ -152,9 +151,3 @@ def make_pruner(scheduler: dict[str, Any], max_epochs: int) -> optuna.pruners.Ba
             n_warmup_steps=grace,
         )
     return optuna.pruners.NopPruner()
-
-
-def grid_points(space: SearchSpace) -> list[dict[str, Any]]:
-    """Every point of a pure grid, in order (for reporting the grid's size)."""
-    grid = space.grid()
-    return [dict(zip(grid, combo, strict=True)) for combo in itertools.product(*grid.values())]

@@ -18,7 +18,7 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from ludwig_nb.core.eta_format import format_clock, format_duration
+from ludwig_nb.core.formatting import format_clock, format_duration
 
 __all__ = ["SearchPanel", "search_html", "search_mimebundle", "show_search"]
 

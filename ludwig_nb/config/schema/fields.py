@@ -338,10 +338,6 @@ class Section(Spec):
     def describe(self) -> str:
         return "a mapping"
 
-    def extended(self, **more: Spec) -> Section:
-        """A copy with fields added or replaced."""
-        return Section({**self.fields, **more}, nullable=self.nullable, fill=self.fill)
-
     def check(self, value: Any, path: KeyPath, ctx: Ctx) -> Any:
         if value is None and self.nullable:
             return None
