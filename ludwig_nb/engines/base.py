@@ -25,7 +25,15 @@ from ludwig_nb.core.events import Event, ScheduleInfo
 if TYPE_CHECKING:
     from ludwig_nb.config import Config
 
-__all__ = ["Emit", "Engine", "EngineUnavailable", "TrainJob", "TrainedModel"]
+__all__ = [
+    "DEFAULT_SEED",
+    "Emit",
+    "Engine",
+    "EngineUnavailable",
+    "TrainJob",
+    "TrainedModel",
+    "job_seed",
+]
 
 Emit = Callable[[Event], None]
 
@@ -60,6 +68,24 @@ class TrainJob:
     seed: int | None = None
     threads: int | None = None
     profile_steps: int = 0  # > 0: torch.profiler records this many steps (issue 16)
+
+
+#: Ludwig's default ``random_seed``
+DEFAULT_SEED = 42
+
+
+def job_seed(job: TrainJob) -> int:
+    """The run's random seed: ``job.seed`` if the run layer sets one, else the config's
+    ``random_seed`` (top level) or ``trainer.seed``, else :data:`DEFAULT_SEED` (Ludwig's).
+    The engine trains and splits with it; the run layer's baseline splits with it too."""
+    for value in (
+        job.seed,
+        job.config.get("random_seed"),
+        (job.config.get("trainer") or {}).get("seed"),
+    ):
+        if value is not None:
+            return int(value)
+    return DEFAULT_SEED
 
 
 class TrainedModel(Protocol):

@@ -27,6 +27,7 @@ __all__ = [
     "Section",
     "Spec",
     "allowed_hint",
+    "bounds_problem",
     "kind_of",
     "suggest",
 ]
@@ -249,17 +250,27 @@ class Param(Spec):
         return None
 
     def _check_bounds(self, number: float, path: KeyPath, ctx: Ctx) -> None:
-        ge, gt, le, lt = self.bounds
         if math.isnan(number):
             ctx.problem(path, "must be a number, not NaN")
-        elif ge is not None and number < ge:
-            ctx.problem(path, f"must be >= {ge:g}, got {number:g}")
-        elif gt is not None and number <= gt:
-            ctx.problem(path, f"must be > {gt:g}, got {number:g}")
-        elif le is not None and number > le:
-            ctx.problem(path, f"must be <= {le:g}, got {number:g}")
-        elif lt is not None and number >= lt:
-            ctx.problem(path, f"must be < {lt:g}, got {number:g}")
+            return
+        problem = bounds_problem(number, self.bounds)
+        if problem is not None:
+            ctx.problem(path, problem)
+
+
+def bounds_problem(number: float, bounds: tuple[float | None, ...]) -> str | None:
+    """What is wrong with ``number`` against ``(ge, gt, le, lt)`` (None: no bound), e.g.
+    ``"must be >= 0, got -1"``; None when it is within them (NaN compares as within)."""
+    ge, gt, le, lt = bounds
+    if ge is not None and number < ge:
+        return f"must be >= {ge:g}, got {number:g}"
+    if gt is not None and number <= gt:
+        return f"must be > {gt:g}, got {number:g}"
+    if le is not None and number > le:
+        return f"must be <= {le:g}, got {number:g}"
+    if lt is not None and number >= lt:
+        return f"must be < {lt:g}, got {number:g}"
+    return None
 
 
 class ListOf(Spec):

@@ -15,7 +15,7 @@ from typing import Any
 
 import torch
 
-from ludwig_nb.engines.base import TrainJob
+from ludwig_nb.engines.base import TrainJob, job_seed
 from ludwig_nb.engines.builtin.batch_probe import (
     candidate_sizes,
     eval_candidate_sizes,
@@ -32,11 +32,9 @@ from ludwig_nb.engines.builtin.optim import auto_learning_rate, build_optimizer
 from ludwig_nb.engines.builtin.schedule import LearningRate, Plan, plan_training
 from ludwig_nb.engines.builtin.splits import prepare_splits
 
-__all__ = ["DEFAULT_SEED", "Setup", "build_setup", "job_seed"]
+__all__ = ["Setup", "build_setup"]
 
 log = logging.getLogger(__name__)
-
-DEFAULT_SEED = 42  # Ludwig's default random_seed
 
 
 @dataclasses.dataclass
@@ -71,19 +69,6 @@ def _build_module(config: dict[str, Any], metadata: dict[str, Any], seed: int) -
     with _INIT_LOCK, torch.random.fork_rng(devices=[]):
         torch.manual_seed(seed)
         return ECD(config, metadata)
-
-
-def job_seed(job: TrainJob) -> int:
-    """The run's random seed: ``job.seed`` if the run layer sets one, else the config's
-    ``random_seed`` (top level) or ``trainer.seed``, else 42 (Ludwig's default)."""
-    for value in (
-        job.seed,
-        job.config.get("random_seed"),
-        (job.config.get("trainer") or {}).get("seed"),
-    ):
-        if value is not None:
-            return int(value)
-    return DEFAULT_SEED
 
 
 def _resume_state(job: TrainJob) -> dict[str, Any] | None:
