@@ -88,6 +88,17 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """Run the ``ludwig-nb`` command line.
+
+    Commands: ``train``, ``evaluate``, ``predict``, ``compare``, ``hyperopt``.
+
+    Args:
+        argv: The arguments after the program name; None reads ``sys.argv``.
+
+    Returns:
+        The process exit status: 0 on success, 2 for a bad config, dataset, checkpoint, model or
+        run directory (its message printed on stderr, located), else the command's own status.
+    """
     args = _parser().parse_args(argv)
     from ludwig_nb.config import ConfigError
     from ludwig_nb.data import DataError
@@ -117,8 +128,10 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _hyperopt(args: argparse.Namespace) -> int:
-    """Run the search; one line per finished trial, the best at the end. Ctrl-C stops it
-    gracefully (re-running the same command resumes it)."""
+    """Run the search; one line per finished trial, the best at the end.
+
+    Ctrl-C stops it gracefully (re-running the same command resumes it).
+    """
     from ludwig_nb.runs import hyperopt
 
     text = Path(args.config).read_text(encoding="utf-8")
@@ -243,8 +256,11 @@ def _compare(args: argparse.Namespace) -> int:
 
 
 def _final_report(state: Any, directory: str) -> str:
-    """``completed: 2,585/2,585 steps -> DIR``, why it ended, then the best metrics beside
-    the trivial baseline as a table."""
+    """Format the end-of-run report.
+
+    ``completed: 2,585/2,585 steps -> DIR``, why it ended, then the best metrics beside the trivial
+    baseline as a table.
+    """
     from ludwig_nb.core.early_stop import end_reason
     from ludwig_nb.core.metrics_text import metrics_text_table
 
@@ -265,8 +281,10 @@ def _final_report(state: Any, directory: str) -> str:
 
 
 def _eta_words(run: Any, state: Any, now: float) -> str:
-    """The ETA part of a progress line, from the run's one ETA; with early stopping the
-    ETA is an upper bound and the likely stop is forecast."""
+    """The ETA part of a progress line, from the run's one ETA.
+
+    With early stopping the ETA is an upper bound and the likely stop is forecast.
+    """
     from ludwig_nb.core.early_stop import format_forecast
     from ludwig_nb.core.eta_format import format_estimate
     from ludwig_nb.core.formatting import format_duration
@@ -285,8 +303,11 @@ def _eta_words(run: Any, state: Any, now: float) -> str:
 
 
 def progress_line(state: Any, eta_words: str, pause_words: str = "") -> str:
-    """One progress line: ``"training · step 1,200 / 3,000 (40 %) · epoch 2 / 5 · loss
-    0.2312 · ETA …"``; paused: the reason in words and the frozen estimate."""
+    """One progress line.
+
+    ``"training · step 1,200 / 3,000 (40 %) · epoch 2 / 5 · loss 0.2312 · ETA …"``; paused: the
+    reason in words and the frozen estimate.
+    """
     if state.status == "preprocessing" or (state.status == "queued" and not state.step):
         return f"{state.status} · loading and preprocessing the data"
     if state.is_final:
@@ -306,10 +327,12 @@ def progress_line(state: Any, eta_words: str, pause_words: str = "") -> str:
 
 
 class Follower:
-    """Progress on ``stream``: a tqdm bar on a terminal; without one (a log file, CI) a
-    plain line every ``interval`` seconds, never carriage-return frames. Ctrl-C stops the
-    run gracefully; a second one gives up. ``clock`` (monotonic seconds) spaces the lines,
-    ``wall`` (wall-clock seconds) feeds the ETA."""
+    """Progress on ``stream``.
+
+    A tqdm bar on a terminal; without one (a log file, CI) a plain line every ``interval`` seconds,
+    never carriage-return frames. Ctrl-C stops the run gracefully; a second one gives up. ``clock``
+    (monotonic seconds) spaces the lines, ``wall`` (wall-clock seconds) feeds the ETA.
+    """
 
     def __init__(
         self,
@@ -342,6 +365,7 @@ class Follower:
         return progress_line(state, _eta_words(self.run, state, self.wall()))
 
     def follow(self) -> None:
+        """Show progress until the run ends; Ctrl-C stops it, a second Ctrl-C gives up."""
         bar = self._bar() if self.tty else None
         interrupted = False
         while True:

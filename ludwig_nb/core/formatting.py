@@ -26,9 +26,12 @@ _ROUNDING = ((60, 1), (600, 5), (3600, 10), (36000, 60), (172800, 600))
 
 
 def format_duration(seconds: float | None) -> str:
-    """A duration: ``"45 s"``, ``"3 min 25 s"``, ``"12 min 30 s"``, ``"1 h 20 min"``,
-    ``"2 d 5 h"``, rounded coarser as it grows (see ``_ROUNDING``). Negative and -0 read as
-    ``"0 s"``, infinity as ``"∞"``, None and NaN as :data:`UNKNOWN`."""
+    """A duration.
+
+    ``"45 s"``, ``"3 min 25 s"``, ``"12 min 30 s"``, ``"1 h 20 min"``, ``"2 d 5 h"``, rounded
+    coarser as it grows (see ``_ROUNDING``). Negative and -0 read as ``"0 s"``, infinity as ``"∞"``,
+    None and NaN as :data:`UNKNOWN`.
+    """
     if seconds is None or math.isnan(seconds):
         return UNKNOWN
     if not seconds > 0:
@@ -59,8 +62,11 @@ def _spell(total: int) -> str:
 
 
 def format_clock(when: float, now: float, tz: dt.tzinfo | None = None) -> str:
-    """``"14:05"`` for a wall-clock time (seconds since the epoch) on the day of ``now``;
-    a weekday is added on another day (``"Tue 09:10"``). ``tz=None`` = local zone."""
+    """A wall-clock time (seconds since the epoch) as ``"14:05"``.
+
+    On another day than ``now`` the weekday is added (``"Tue 09:10"``). ``tz=None`` = the
+    local zone.
+    """
     at = dt.datetime.fromtimestamp(when, tz)
     today = dt.datetime.fromtimestamp(now, tz)
     if at.date() == today.date():

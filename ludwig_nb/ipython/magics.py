@@ -185,10 +185,11 @@ class LudwigMagics(Magics):
     @argument("runs", nargs="+", help="Run names of this kernel, variables or run directories.")
     @line_magic
     def ludwig_compare(self, line: str) -> Any:
-        """Compare runs side by side: config diff, metrics with deltas, time, resources and
-        learning curves; the first run is the base. Runs are names of this kernel's runs,
-        variables holding run handles, ludwig_nb run directories or Ludwig output
-        directories.
+        """Compare runs side by side.
+
+        Config diff, metrics with deltas, time, resources and learning curves; the first run is the
+        base. Runs are names of this kernel's runs, variables holding run handles, ludwig_nb run
+        directories or Ludwig output directories.
 
         Example::
 

@@ -50,8 +50,10 @@ def warm_imports(
     modules: tuple[str, ...] = WARM_MODULES, then: Callable[[], None] | None = None
 ) -> threading.Thread | None:
     """Start the warm-up thread once per process; returns it (None if it already ran).
-    ``then`` runs in the same thread after the imports (the engine's own warm-up: torch
-    comes after the dashboard's modules, so a cell sent at once does not wait for it)."""
+
+    ``then`` runs in the same thread after the imports (the engine's own warm-up: torch comes after
+    the dashboard's modules, so a cell sent at once does not wait for it).
+    """
     if _started.is_set():
         return None
     _started.set()

@@ -25,8 +25,11 @@ __all__ = ["EventSubscription", "RunLedger", "device_index_of"]
 
 
 class EventSubscription:
-    """A reader's position in a ledger's events: ``drain()`` returns what is new, and
-    :attr:`state` is the ledger's state as of the last event drained."""
+    """A reader's position in a ledger's events.
+
+    ``drain()`` returns what is new, and :attr:`state` is the ledger's state as of the last event
+    drained.
+    """
 
     def __init__(self, ledger: RunLedger) -> None:
         self._ledger = ledger
@@ -51,8 +54,10 @@ class EventSubscription:
 
 
 class RunLedger:
-    """The one place a run's events are reduced. ``config`` (the rendered config, for
-    early stopping) may be None."""
+    """The one place a run's events are reduced.
+
+    ``config`` (the rendered config, for early stopping) may be None.
+    """
 
     def __init__(
         self, run_id: str, name: str, engine: str, config: Mapping[str, Any] | None = None
@@ -66,8 +71,10 @@ class RunLedger:
         self.device_index: int | None = None
 
     def append(self, event: ev.Event) -> RunState:
-        """Record ``event`` and fold it into the state, the ETA and the early-stop watch;
-        returns the new state."""
+        """Record ``event``; returns the new state.
+
+        The event is folded into the state, the ETA and the early-stop watch, once.
+        """
         with self.lock:
             self.events.append(event)
             self.state = reduce_state(self.state, event)
@@ -109,8 +116,11 @@ class RunLedger:
 
 
 def device_index_of(event: ev.RunStarted) -> int | None:
-    """The GPU index a run trains on: the engine's ``device_index``, else parsed from
-    ``device`` ("cuda:1" -> 1, "cuda" -> 0) for engines that only name the device."""
+    """The GPU index a run trains on.
+
+    The engine's ``device_index``, else parsed from ``device`` ("cuda:1" -> 1, "cuda" -> 0) for
+    engines that only name the device.
+    """
     if event.device_index is not None:
         return event.device_index
     if not event.device.startswith("cuda"):

@@ -34,8 +34,11 @@ log = logging.getLogger(__name__)
 class PowerCapper(Protocol):
     """What the watch needs to cap power (``ludwig_nb.gpu.power_cap.PowerCap``)."""
 
-    def apply(self, index: int, watts: float) -> str: ...
-    def restore(self) -> list[str]: ...
+    def apply(self, index: int, watts: float) -> str:
+        """Cap GPU ``index`` at ``watts`` W and return what was done, in words."""
+
+    def restore(self) -> list[str]:
+        """Put back every original power limit and return what was done, in words."""
 
 
 @dataclasses.dataclass
@@ -56,9 +59,15 @@ class _Limit:
 
 
 class ThrottleWatch:
-    """Throttle rules of one alarm policy. ``power_capper``: makes the power capper on
-    first use (default ``PowerCap()``); ``report_step`` (duty), ``report_gap`` and
-    ``refresh_every`` (seconds) bound the ``Throttled`` events."""
+    """Throttle rules of one alarm policy.
+
+    ``power_capper``: makes the power capper on first use (default ``PowerCap()``); ``report_step``
+    (duty), ``report_gap`` and ``refresh_every`` (seconds) bound the ``Throttled`` events.
+
+    Args:
+        rules: The policy's rules; only ``throttle`` ones are used.
+        devices: The GPU indices watched; None for all.
+    """
 
     def __init__(
         self,

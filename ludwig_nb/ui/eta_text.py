@@ -23,6 +23,10 @@ class EtaText:
     """The ETA words of one view of ``run``.
 
     ``min_interval`` (seconds, monotonic) bounds how often the text changes.
+
+    Args:
+        run: The run whose one ETA this words (:class:`~ludwig_nb.runs.handle.RunHandle`).
+        min_interval: Seconds (monotonic) between changes of the text.
     """
 
     def __init__(self, run: RunHandle, min_interval: float = 1.0) -> None:
@@ -35,9 +39,11 @@ class EtaText:
     def refresh(
         self, state: RunState, wall_now: float, mono_now: float, force: bool = False
     ) -> bool:
-        """Reword the run's ETA at ``wall_now`` if ``min_interval`` passed since the last
-        time (or ``force``); True if the text changed. Paused, the words stay frozen where
-        the pause found them."""
+        """Reword the run's ETA at ``wall_now``; True if the text changed.
+
+        Only once ``min_interval`` passed since the last time (or with ``force``). Paused, the
+        words stay frozen where the pause found them.
+        """
         if (
             not force
             and self._last_refresh is not None
@@ -67,8 +73,11 @@ class EtaText:
 
 
 def _with_forecast(text: str, reading: EtaReading, state: RunState) -> str:
-    """With early stopping on: ``"≤ <ETA> · at most 11,000 steps (early stopping); likely
-    stops near step 2,900, ≈ 45 s from now"``."""
+    """With early stopping on.
+
+    ``"≤ <ETA> · at most 11,000 steps (early stopping); likely stops near step 2,900, ≈ 45 s from
+    now"``.
+    """
     if not reading.early_stopping or not state.total_steps:
         return text
     forecast = reading.forecast

@@ -1,5 +1,8 @@
-"""Optimizers (Ludwig names and parameters), regularisation, gradient clipping and the
-``learning_rate: auto`` heuristic."""
+"""Optimizers, regularisation, gradient clipping and the ``learning_rate: auto`` heuristic.
+
+Optimizers (Ludwig names and parameters), regularisation, gradient clipping and the ``learning_rate:
+auto`` heuristic.
+"""
 
 from __future__ import annotations
 
@@ -26,8 +29,11 @@ _UNSTRUCTURED = frozenset({"text", "sequence", "image", "audio", "timeseries"})
 
 
 def auto_learning_rate(config: Mapping[str, Any]) -> float:
-    """Ludwig's heuristic: 0.001 for tabular inputs, 1e-4 when an input is unstructured
-    (text, sequence, ...) with a non-pretrained encoder (the only kind built in)."""
+    """Ludwig's heuristic.
+
+    0.001 for tabular inputs, 1e-4 when an input is unstructured (text, sequence, ...) with a
+    non-pretrained encoder (the only kind built in).
+    """
     kinds = {f.get("type") for f in config.get("input_features") or []}
     return 1e-4 if kinds & _UNSTRUCTURED else 1e-3
 
@@ -35,8 +41,11 @@ def auto_learning_rate(config: Mapping[str, Any]) -> float:
 def build_optimizer(
     params: Iterable[nn.Parameter], spec: Mapping[str, Any], learning_rate: float
 ) -> torch.optim.Optimizer:
-    """The torch optimizer for ``trainer.optimizer``; keys the class does not take (such
-    as ``type``) are dropped. Raises ``ValueError`` for an unknown type."""
+    """The torch optimizer for ``trainer.optimizer``.
+
+    Keys the class does not take (such as ``type``) are dropped. Raises ``ValueError`` for an
+    unknown type.
+    """
     name = spec.get("type") or "adam"
     if name not in OPTIMIZERS:
         raise ValueError(f"optimizer {name!r} is not available in the built-in engine")
@@ -65,8 +74,11 @@ def penalty(module: nn.Module, kind: str | None, strength: float) -> torch.Tenso
 
 
 def clip_gradients(params: list[nn.Parameter], spec: Mapping[str, Any] | None) -> None:
-    """``gradient_clipping`` over ``params``: ``clipglobalnorm`` (all parameters),
-    ``clipnorm`` (each parameter), ``clipvalue`` (each element)."""
+    """``gradient_clipping`` over ``params``.
+
+    ``clipglobalnorm`` (all parameters), ``clipnorm`` (each parameter), ``clipvalue`` (each
+    element).
+    """
     if not spec:
         return
     if spec.get("clipglobalnorm"):

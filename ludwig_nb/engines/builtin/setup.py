@@ -1,5 +1,8 @@
-"""Everything a run needs before its first step (data, model, optimizer, plan), and the
-checkpoint state it saves and restores."""
+"""Everything a run needs before its first step, and its checkpoint state.
+
+Everything a run needs before its first step (data, model, optimizer, plan), and the checkpoint
+state it saves and restores.
+"""
 
 from __future__ import annotations
 
@@ -39,6 +42,8 @@ log = logging.getLogger(__name__)
 
 @dataclasses.dataclass
 class Setup:
+    """Everything a run needs before its first step: data, model, optimizer, plan, resume state."""
+
     seed: int
     device: torch.device
     precision: Precision
@@ -141,8 +146,11 @@ def _eval_batch_size(trainer: dict[str, Any], batch_size: int, s: dict[str, Any]
 def evaluation_batches(
     trainer: dict[str, Any], splits: dict[str, TensorData], eval_batch_size: int
 ) -> int:
-    """Batches one evaluation runs: validation and test, and the training split when
-    ``evaluate_training_set`` is on (the ETA sizes evaluations with it before timing one)."""
+    """Batches one evaluation runs.
+
+    Validation and test, and the training split when ``evaluate_training_set`` is on (the ETA sizes
+    evaluations with it before timing one).
+    """
     names = ["validation", "test"] + (["training"] if trainer.get("evaluate_training_set") else [])
     return sum(-(-splits[n].rows // eval_batch_size) for n in names if n in splits)
 
@@ -153,10 +161,12 @@ def build_setup(
     phase: Callable[[str, str], None] | None = None,
     world_size: int = 1,
 ) -> Setup:
-    """Load and preprocess the data, build model, optimizer, schedule; restore nothing yet
-    (the caller restores ``Setup.resume``). ``phase(phase, detail)`` is told when a batch
-    size probe runs. ``world_size``: ranks of a data-parallel run; the plan covers one
-    rank's shard. Raises ``DataError`` / ``ValueError``."""
+    """Load and preprocess the data, build model, optimizer, schedule.
+
+    Restore nothing yet (the caller restores ``Setup.resume``). ``phase(phase, detail)`` is told
+    when a batch size probe runs. ``world_size``: ranks of a data-parallel run; the plan covers one
+    rank's shard. Raises ``DataError`` / ``ValueError``.
+    """
     seed = job_seed(job)
     resume = _resume_state(job)
     saved_meta = json.loads(resume["metadata"]) if resume else None

@@ -1,5 +1,7 @@
-"""Warm-up of the built-in engine: the imports and lazy initialisations of a first ``fit``,
-done ahead in a background thread so that the first step comes soon after ``train()``.
+"""Warm-up of the built-in engine.
+
+The imports and lazy initialisations of a first ``fit``, done ahead in a background thread so that
+the first step comes soon after ``train()``.
 
 Without it the first fit in a process pays for importing torch (about 1 s) and for the
 first optimizer importing ``torch._dynamo`` (about 1 s more), on top of the engine's own
@@ -20,9 +22,11 @@ _started: list[threading.Thread] = []  # the warm-up thread, once started
 
 
 def warm_up() -> None:
-    """Import torch and the engine, and build one optimizer (which imports
-    ``torch._dynamo``). Idempotent; raises nothing (a failure is logged: the first
-    ``fit`` then does the same work and reports any real error itself)."""
+    """Import torch and the engine, and build one optimizer (which imports ``torch._dynamo``).
+
+    Idempotent; raises nothing (a failure is logged: the first ``fit`` then does the same work and
+    reports any real error itself).
+    """
     try:
         import torch
 
@@ -35,8 +39,10 @@ def warm_up() -> None:
 
 
 def start() -> threading.Thread:
-    """Run :func:`warm_up` in a daemon thread, once per process; returns that thread
-    (``join()`` it to wait until the warm-up is done)."""
+    """Run :func:`warm_up` in a daemon thread, once per process.
+
+    Returns that thread (``join()`` it to wait until the warm-up is done).
+    """
     with _lock:
         if not _started:
             thread = threading.Thread(target=warm_up, name="ludwig-nb-warm-up", daemon=True)

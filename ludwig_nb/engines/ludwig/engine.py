@@ -38,7 +38,9 @@ INSTALL_HINT = 'pip install "ludwig_nb[ludwig]"'
 
 def ludwig_missing() -> str | None:
     """Why Ludwig cannot run here (one line with what to install), or None when it can.
-    Cheap: looks the package up without importing it."""
+
+    Cheap: looks the package up without importing it.
+    """
     if importlib.util.find_spec("ludwig") is None:
         return f"engine: ludwig needs Ludwig installed: {INSTALL_HINT}"
     return None
@@ -50,18 +52,22 @@ class LudwigEngine:
     name = "ludwig"
 
     def check(self, config: Config) -> None:
-        """Ludwig trains every valid config, here in the kernel's thread on the local
-        backend: a ``backend`` other than local and a ``hyperopt`` section are refused
-        (``UnsupportedByEngine``, located) rather than dropped. Raises ``EngineUnavailable``
-        when Ludwig is not installed."""
+        """Ludwig trains every valid config, here in the kernel's thread on the local backend.
+
+        A ``backend`` other than local and a ``hyperopt`` section are refused
+        (``UnsupportedByEngine``, located) rather than dropped. Raises ``EngineUnavailable`` when
+        Ludwig is not installed.
+        """
         _check_local_training(config)
         missing = ludwig_missing()
         if missing is not None:
             raise EngineUnavailable(missing)
 
     def prepare_data(self, config: Mapping[str, Any], dataset: Any) -> Any:
-        """Check the columns only (a file's header, not its rows): Ludwig loads, splits and
-        preprocesses in the run's thread. Raises ``DataError``."""
+        """Check the columns only (a file's header, not its rows).
+
+        Ludwig loads, splits and preprocesses in the run's thread. Raises ``DataError``.
+        """
         from ludwig_nb.data.loading import check_columns
 
         check_columns(config, dataset)

@@ -28,8 +28,11 @@ NO_CHECKPOINT = "No checkpoint was saved"  # Ludwig's error when a stop precedes
 
 
 def point_run_at(run_dir: Path, model_dir: Path, statistics: Path | None) -> None:
-    """Make ``run_dir/model`` point at Ludwig's model folder (manifest) and copy Ludwig's
-    training statistics next to it."""
+    """Link the run directory's ``model`` to Ludwig's model folder.
+
+    Make ``run_dir/model`` point at Ludwig's model folder (manifest) and copy Ludwig's training
+    statistics next to it.
+    """
     relative = os.path.relpath(model_dir, run_dir / "model")
     write_manifest(run_dir / "model", "ludwig", path=relative)
     if statistics is not None and statistics.is_file():

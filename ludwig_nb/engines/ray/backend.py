@@ -1,5 +1,7 @@
-"""The ``backend:`` section of a config run by ``engine: ray`` (Ludwig's shape), checked and
-read into a :class:`RayBackend`.
+"""The ``backend:`` section of a config run by ``engine: ray``.
+
+The ``backend:`` section of a config run by ``engine: ray`` (Ludwig's shape), checked and read into
+a :class:`RayBackend`.
 
 ```yaml
 backend:
@@ -54,10 +56,12 @@ class RayBackend:
 
     @property
     def local_mode(self) -> bool:
+        """Whether the run trains without Ray (``num_workers: 0``)."""
         return self.num_workers == 0
 
     @property
     def world_size(self) -> int:
+        """The number of training ranks (1 in local mode)."""
         return max(1, self.num_workers)
 
     @classmethod
@@ -158,8 +162,11 @@ def _check_trainer(trainer: Mapping[str, Any], ctx: Ctx) -> None:
 
 
 def worker_config(config: Mapping[str, Any]) -> dict[str, Any]:
-    """The config the workers train: ``batch_size: auto`` becomes 128 per worker (every rank
-    must take the same batch size; the built-in engine's probe would differ per rank)."""
+    """The config the workers train.
+
+    ``batch_size: auto`` becomes 128 per worker (every rank must take the same batch size; the
+    built-in engine's probe would differ per rank).
+    """
     out = dict(config)
     trainer = dict(out.get("trainer") or {})
     if trainer.get("batch_size") in (None, "auto"):
