@@ -116,14 +116,14 @@ MUTATIONS = [
        "tests/core/test_alarms.py"),
     # -- strict JSON ------------------------------------------------------------------------
     _m("M19", "strict JSON: non-finite paths not listed", "core/strict_json.py",
-       '        found.append(path or ".")', "        pass", "tests/core/test_rundir.py",
-       "tests/core/test_events.py"),
+       '        found.append(path or ".")', "        pass", "tests/core/test_strict_json.py",
+       "tests/core/test_rundir.py"),
     _m("M20", "strict JSON: earlier flagged paths forgotten on rewrite", "core/strict_json.py",
        "found = [str(p) for p in earlier if str(p) not in found] + found", "found = found",
-       "tests/core/test_rundir.py", "tests/runs/test_recorder.py"),
+       "tests/core/test_strict_json.py", "tests/runs/test_recorder.py"),
     _m("M21", "strict JSON: numpy scalars left as they are", "core/strict_json.py",
-       'if hasattr(value, "item") and callable(value.item):', "if False:",
-       "tests/core/test_rundir.py", "tests/core/test_events.py"),
+       "    if hasattr(value, \"item\") and callable(value.item):  # numpy / torch scalars",
+       "    if False:", "tests/core/test_strict_json.py", "tests/core/test_events.py"),
     # -- the throttle controller ------------------------------------------------------------
     _m("M22", "throttle: does not engage early on a rising reading", "core/throttle.py",
        "if value >= self.target or (rising and value >= self.target - self.gains.engage_band):",
@@ -140,9 +140,9 @@ MUTATIONS = [
     # -- data checks ------------------------------------------------------------------------
     _m("M26", "data: a twice-repeated column name passes", "data/value_checks.py",
        "repeated = [name for name, n in counts.items() if n > 1]",
-       "repeated = [name for name, n in counts.items() if n > 2]", "tests/data/test_loading.py"),
+       "repeated = [name for name, n in counts.items() if n > 2]", "tests/data/test_value_checks.py"),
     _m("M27", "data: an input that is also the output is no leak", "data/value_checks.py",
-       "        if column in targets:", "        if False:", "tests/data/test_loading.py"),
+       "        if column in targets:", "        if False:", "tests/data/test_value_checks.py"),
     # -- pause reasons, hardware, state ---------------------------------------------------
     _m("M28", "a control file without a source says 'sidebar'", "runs/run.py",
        'source = str(request.get("source", "control_file"))',
