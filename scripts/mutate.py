@@ -140,7 +140,8 @@ MUTATIONS = [
     # -- data checks ------------------------------------------------------------------------
     _m("M26", "data: a twice-repeated column name passes", "data/value_checks.py",
        "repeated = [name for name, n in counts.items() if n > 1]",
-       "repeated = [name for name, n in counts.items() if n > 2]", "tests/data/test_value_checks.py"),
+       "repeated = [name for name, n in counts.items() if n > 2]",
+       "tests/data/test_value_checks.py"),
     _m("M27", "data: an input that is also the output is no leak", "data/value_checks.py",
        "        if column in targets:", "        if False:", "tests/data/test_value_checks.py"),
     # -- pause reasons, hardware, state ---------------------------------------------------
