@@ -70,3 +70,27 @@ def test_the_eta_reading_carries_the_early_stop_forecast() -> None:
     assert reading.estimate is not None and reading.estimate.remaining_s > 0
     assert reading.forecast is None  # no evaluation yet: too early to forecast
     assert off.eta_reading(6.0).forecast is None
+
+
+def test_the_run_feeds_its_evaluations_to_the_one_early_stop_watch() -> None:
+    """After four evaluations of a plateauing validation loss the run itself forecasts the
+    stop; no view has to watch the evaluations."""
+    config = {"output_features": [{"name": "y", "type": "number"}], "trainer": {"early_stop": 2}}
+    ledger = RunLedger("r-1", "r", "scripted", config=config)
+    ledger.append(_started("cpu"))
+    for step in range(10):
+        done = ev.StepFinished(
+            time=step + 1.0, step=step, epoch=0, start_time=step + 0.5, batch_size=4, loss=1.0
+        )
+        ledger.append(done)
+        if step % 2 == 1:
+            loss = [0.9, 0.5, 0.45, 0.449, 0.449][step // 2]
+            metrics = {"validation": {"y": {"loss": loss}, "combined": {"loss": loss}}}
+            evaluated = ev.EvaluationFinished(
+                time=step + 1.2, step=step, epoch=0, start_time=step + 1.0, metrics=metrics
+            )
+            ledger.append(evaluated)
+    reading = ledger.eta_reading(11.0)
+    assert ledger.early_stop.steps == [2, 4, 6, 8, 10]
+    assert reading.forecast is not None
+    assert 10 <= reading.forecast.earliest <= reading.forecast.step <= SCHEDULE.total_steps
