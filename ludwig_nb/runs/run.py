@@ -24,6 +24,7 @@ from ludwig_nb.core import rundir
 from ludwig_nb.core.control import RunControl
 from ludwig_nb.core.event_log import EventView
 from ludwig_nb.core.state import RunState
+from ludwig_nb.core.status_words import early_stop_block, status_words
 from ludwig_nb.runs.handle import EtaReading
 from ludwig_nb.runs.ledger import EventSubscription, RunLedger
 from ludwig_nb.runs.recorder import RunRecorder
@@ -88,7 +89,7 @@ class Run:
         self._result_writers: list[Callable[[Run], None]] = []
         self._engine = engine
         self._job = job
-        self._recorder = RunRecorder(self.directory, eta=self._eta_status)
+        self._recorder = RunRecorder(self.directory, eta=self._eta_status, words=self._words)
         self._finish_callbacks: list[Callable[[Run], None]] = []
         self._listeners: list[Callable[[ev.Event], None]] = []
         self._clock = clock
@@ -216,6 +217,19 @@ class Run:
             "state": estimate.state,
             "finish_time": now + estimate.remaining_s,
         }
+
+    def _words(self, state: RunState, now: float) -> dict[str, Any]:
+        """status.json's worded fields at wall-clock ``now`` (seconds).
+
+        The pause and the early stop as the dashboard and the CLI say them
+        (``core/status_words.py``).
+        """
+        watch = self._ledger.early_stop
+        reading = self._ledger.eta_reading(now)  # the run's one estimate and forecast
+        forecast = None if state.is_final else reading.forecast
+        patience = watch.patience if reading.early_stopping else 0
+        block = early_stop_block(state, patience, watch.metric, forecast)
+        return status_words(state, block)
 
     def eta(self, now: float | None = None) -> Any:
         """The current ETA estimate (``core.eta.Estimate``) or None before any basis."""

@@ -84,5 +84,7 @@ def _with_forecast(text: str, reading: EtaReading, state: RunState) -> str:
     words = format_forecast(forecast, state.total_steps)
     if forecast is not None and forecast.remaining_s is not None:
         words += f", ≈ {format_duration(forecast.remaining_s)} from now"
-    bound = f"≤ {text}" if text not in (ESTIMATING, WARMING_UP) else text
+    bound = text
+    if text not in (ESTIMATING, WARMING_UP):  # "≈ 4 min" reads "≤ 4 min", never "≤ ≈"
+        bound = f"≤ {text.removeprefix('≈ ')}"
     return f"{bound} · {words}"
