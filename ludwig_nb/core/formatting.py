@@ -26,7 +26,7 @@ _ROUNDING = ((60, 1), (600, 5), (3600, 10), (36000, 60), (172800, 600))
 
 
 def format_duration(seconds: float | None) -> str:
-    """A duration.
+    """A duration in seconds as people read it.
 
     ``"45 s"``, ``"3 min 25 s"``, ``"12 min 30 s"``, ``"1 h 20 min"``, ``"2 d 5 h"``, rounded
     coarser as it grows (see ``_ROUNDING``). Negative and -0 read as ``"0 s"``, infinity as ``"∞"``,

@@ -236,10 +236,9 @@ class Run:
         return self._ledger.estimate(self._clock() if now is None else now)
 
     def eta_reading(self, now: float | None = None) -> EtaReading:
-        """The run's one ETA at wall-clock ``now`` (default.
+        """The run's one ETA at wall-clock ``now`` (seconds; default: the run's clock).
 
-        the run's clock): the estimate, the early-stopping forecast and the first stable finish
-        time.
+        The estimate, the early-stopping forecast and the first stable finish time.
         """
         return self._ledger.eta_reading(self._clock() if now is None else now)
 

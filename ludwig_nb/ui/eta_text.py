@@ -73,10 +73,10 @@ class EtaText:
 
 
 def _with_forecast(text: str, reading: EtaReading, state: RunState) -> str:
-    """With early stopping on.
+    """Add the early-stopping bound and forecast to ``text`` when early stopping is on.
 
-    ``"≤ <ETA> · at most 11,000 steps (early stopping); likely stops near step 2,900, ≈ 45 s from
-    now"``.
+    E.g. ``"≤ <ETA> · at most 11,000 steps (early stopping); likely stops near step 2,900,
+    ≈ 45 s from now"``.
     """
     if not reading.early_stopping or not state.total_steps:
         return text
