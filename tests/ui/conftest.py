@@ -42,7 +42,7 @@ class FakeRun:
         self.error: BaseException | None = None
         self.traceback_text = ""
         self.profile_summary: dict[str, Any] = {}
-        self.config = config
+        self._config = config
         self.calls: list[str] = []
         self.ledger = RunLedger(self.id, name, "builtin", config=config)
         self._done = threading.Event()
@@ -60,6 +60,11 @@ class FakeRun:
 
     def eta_reading(self, now: float) -> EtaReading:
         return self.ledger.eta_reading(now)
+
+    @property
+    def config(self) -> dict[str, Any] | None:
+        """Read-only: the ledger's early-stop watch took it at construction."""
+        return self._config
 
     @property
     def events(self) -> list[ev.Event]:

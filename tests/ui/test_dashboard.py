@@ -325,8 +325,9 @@ def test_early_stopping_shows_the_total_as_a_bound(clock: FakeClock) -> None:
 
 
 def test_an_early_stop_bound_reads_at_most_never_at_most_about(clock: FakeClock) -> None:
-    run = FakeRun()
-    run.config = {"output_features": [{"name": "label", "type": "category"}], "trainer": {}}
+    run = FakeRun(
+        config={"output_features": [{"name": "label", "type": "category"}], "trainer": {}}
+    )
     dash = Dashboard(run, clock=clock)
     run.emit(started(run), *steps(0, 40, T0))
     clock.now = T0 + 4.0
