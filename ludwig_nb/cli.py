@@ -19,7 +19,13 @@ import sys
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, TextIO
+
+if TYPE_CHECKING:  # the CLI imports the heavy layers lazily, inside its commands
+    from tqdm import tqdm
+
+    from ludwig_nb.core.state import RunState
+    from ludwig_nb.runs import Run, Search
 
 __all__ = ["Follower", "main", "progress_line"]
 
@@ -163,7 +169,7 @@ def _hyperopt(args: argparse.Namespace) -> int:
     return 0
 
 
-def _tell_trials(search: Any, told: set[int]) -> set[int]:
+def _tell_trials(search: Search, told: set[int]) -> set[int]:
     new = set()
     for record in search.records():
         if record.number in told or record.state not in (
@@ -180,7 +186,7 @@ def _tell_trials(search: Any, told: set[int]) -> set[int]:
     return new
 
 
-def _train_inputs(args: argparse.Namespace) -> tuple[Any, Any, str]:
+def _train_inputs(args: argparse.Namespace) -> tuple[Any, Any, str]:  # as train() takes them
     if args.demo:
         from ludwig_nb.data import demo_config, demo_dataset
 
@@ -225,7 +231,7 @@ def _train(args: argparse.Namespace) -> int:
     return 0
 
 
-def _wait(run: Any) -> None:
+def _wait(run: Run) -> None:
     """Wait for the run; Ctrl-C stops it gracefully (a second Ctrl-C gives up)."""
     try:
         run.wait()
@@ -256,7 +262,7 @@ def _compare(args: argparse.Namespace) -> int:
     return 0
 
 
-def _final_report(state: Any, directory: str) -> str:
+def _final_report(state: RunState, directory: str) -> str:
     """Format the end-of-run report.
 
     ``completed: 2,585/2,585 steps -> DIR``, why it ended, then the best metrics beside the trivial
@@ -281,7 +287,7 @@ def _final_report(state: Any, directory: str) -> str:
     return "\n".join(lines)
 
 
-def _eta_words(run: Any, state: Any, now: float) -> str:
+def _eta_words(run: Run, state: RunState, now: float) -> str:
     """The ETA part of a progress line, from the run's one ETA.
 
     With early stopping the ETA is an upper bound and the likely stop is forecast.
@@ -303,7 +309,7 @@ def _eta_words(run: Any, state: Any, now: float) -> str:
     return f"{bound} · {words}"
 
 
-def progress_line(state: Any, eta_words: str, pause_words: str = "") -> str:
+def progress_line(state: RunState, eta_words: str, pause_words: str = "") -> str:
     """One progress line.
 
     ``"training · step 1,200 / 3,000 (40 %) · epoch 2 / 5 · loss 0.2312 · ETA …"``; paused: the
@@ -337,8 +343,8 @@ class Follower:
 
     def __init__(
         self,
-        run: Any,
-        stream: Any,
+        run: Run,
+        stream: TextIO,
         interval: float = 10.0,
         clock: Callable[[], float] = time.monotonic,
         wall: Callable[[], float] = time.time,
@@ -354,7 +360,7 @@ class Follower:
         self.lines = 0
 
     def line(self) -> str:
-        """The current progress line (drains the run's new events first)."""
+        """The current progress line, from the run's one state and ETA."""
         from ludwig_nb.core.status_text import pause_text
 
         state = self.run.state
@@ -383,13 +389,13 @@ class Follower:
         if bar is not None:
             bar.close()
 
-    def _bar(self) -> Any:
+    def _bar(self) -> tqdm[Any]:
         from tqdm import tqdm
 
         return tqdm(total=0, unit="step", dynamic_ncols=True, file=self.stream,
                     bar_format="{l_bar}{bar}| {n_fmt}/{total_fmt} {postfix}")  # fmt: skip
 
-    def show(self, bar: Any, done: bool) -> None:
+    def show(self, bar: tqdm[Any] | None, done: bool) -> None:
         """Update the bar, or print a line when ``interval`` passed (or the run ended)."""
         state = self.run.state
         if bar is not None:

@@ -81,8 +81,8 @@ class ConfigError(ValueError):
     def shifted(self, lines: int) -> ConfigError:
         """Return a copy with every line number moved down by ``lines``.
 
-        A copy with every line number moved down by ``lines`` (e.g. 1 for a cell magic whose YAML
-        starts on the cell's second line). Positionless problems stay positionless.
+        E.g. ``lines`` is 1 for a cell magic whose YAML starts on the cell's second line.
+        Positionless problems stay positionless.
         """
         moved = [_shift_one(p, lines) for p in self.errors]
         if len(self.errors) == 1 and self.errors[0] is self:

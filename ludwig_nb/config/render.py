@@ -12,10 +12,12 @@ from collections.abc import Mapping
 from typing import Any
 
 from ludwig_nb.config.gpu_watch import check_gpu_watch
+from ludwig_nb.config.hyperopt import SEARCH_ALG_KEYS_READ
 from ludwig_nb.config.schema.features import check_defaults, check_feature
 from ludwig_nb.config.schema.fields import Ctx, Param, suggest
 from ludwig_nb.config.schema.ludwig_json import JObject, ludwig_spec
 from ludwig_nb.config.upgrade import upgrade
+from ludwig_nb.config.yaml_positions import KeyPath
 
 __all__ = ["LUDWIG_VERSION", "TOP_LEVEL_KEYS", "render"]
 
@@ -64,13 +66,22 @@ def render(data: Mapping[str, Any], ctx: Ctx) -> dict[str, Any]:
         if key == "ludwig_version":
             out[key] = LUDWIG_VERSION  # Ludwig's upgrade stamps its own version on every config
         elif key in config:
-            out[key] = spec.check(config[key], (key,), ctx)
+            with ctx.muted(_read_by_search(config[key]) if key == "hyperopt" else []):
+                out[key] = spec.check(config[key], (key,), ctx)
         elif key == "hyperopt":
             out[key] = None  # Ludwig renders no hyperopt section unless one is written
         elif getattr(spec, "has_default", False):
             out[key] = spec.default()
     out["gpu_watch"] = check_gpu_watch(config.get("gpu_watch"), ("gpu_watch",), ctx)
     return out
+
+
+def _read_by_search(section: Any) -> list[KeyPath]:
+    """The ``search_alg`` keys of ``section`` that the search reads beyond Ludwig's schema."""
+    search = section.get("search_alg") if isinstance(section, Mapping) else None
+    if not isinstance(search, Mapping):
+        return []
+    return [("hyperopt", "search_alg", k) for k in SEARCH_ALG_KEYS_READ if k in search]
 
 
 def _check_top_keys(data: Mapping[str, Any], top: JObject, ctx: Ctx) -> None:

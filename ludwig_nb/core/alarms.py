@@ -44,7 +44,7 @@ _RELATIVE = re.compile(r"^\s*slowdown\s*(?:([+-])\s*(\d+(?:\.\d+)?))?\s*$", re.I
 class Threshold:
     """An alarm level, absolute or relative to the device's slowdown threshold.
 
-    A level: ``value`` °C/% when absolute, or ``offset`` from the device's slowdown threshold when
+    ``value`` °C/% when absolute, or ``offset`` from the device's slowdown threshold when
     ``relative`` (``slowdown-5`` is ``relative=True, offset=-5``).
     """
 
@@ -54,8 +54,7 @@ class Threshold:
     def resolve(self, sample: GpuSample) -> float | None:
         """Return the level (°C or %) for this device, or None.
 
-        The level for this device, or None when it needs a slowdown threshold the device does not
-        report.
+        None when it needs a slowdown threshold the device does not report.
         """
         if not self.relative:
             return self.value
@@ -143,8 +142,8 @@ class AlarmRule:
     def from_config(cls, data: Mapping[str, Any]) -> AlarmRule:
         """Build a rule from one entry of ``gpu_watch.alarms``.
 
-        Build from one entry of ``gpu_watch.alarms`` (keys: metric, threshold, clear_below,
-        consecutive, action, name). Raises ``ValueError`` (one line).
+        Keys: metric, threshold, clear_below, consecutive, action, name. Raises ``ValueError`` (one
+        line).
         """
         known = {"metric", "threshold", "clear_below", "consecutive", "action", "name",
                  "power_limit"}  # fmt: skip

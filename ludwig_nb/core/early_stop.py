@@ -204,7 +204,7 @@ class EarlyStopWatch:
     def active(self) -> bool:
         """Whether early stopping is on.
 
-        Early stopping is on (it also needs a validation split, seen at the first evaluation).
+        It also needs a validation split, seen at the first evaluation.
         """
         return self.patience > 0 and (self.has_validation or not self.steps)
 

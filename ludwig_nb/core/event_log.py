@@ -187,8 +187,7 @@ _Row = tuple[float, int, int, float, int, float | None, float | None]
 def _step_row(event: ev.StepFinished) -> _Row | None:
     """Return the step's values as column types, or None.
 
-    The step's values as column types, or None when one does not fit a column (the event is then
-    kept as an object, unchanged).
+    None when one does not fit a column: the event is then kept as an object, unchanged.
     """
     try:
         lr, loss = event.learning_rate, event.loss

@@ -24,19 +24,22 @@ __all__ = [
     "decode_clock_reasons",
 ]
 
-#: NVML clock event (formerly "throttle") reason bits -> our names.
+#: NVML clock event (formerly "throttle") reason bits -> our names: pynvml's
+#: ``nvmlClocksEventReason<Name>`` (``nvmlClocksThrottleReason<Name>`` for the last two) in
+#: snake case. core stays on the standard library, so the bits are written out here;
+#: tests/gpu/test_nvml.py checks each against pynvml.
 CLOCK_REASON_BITS: tuple[tuple[int, str], ...] = (
-    (0x1, "gpu_idle"),
-    (0x2, "applications_clocks_setting"),
-    (0x4, "sw_power_cap"),
-    (0x8, "hw_slowdown"),
-    (0x10, "sync_boost"),
-    (0x20, "sw_thermal_slowdown"),
-    (0x40, "hw_thermal_slowdown"),
-    (0x80, "hw_power_brake_slowdown"),
-    (0x100, "display_clock_setting"),
-    (0x200, "board_limit"),
-    (0x400, "reliability"),
+    (0x1, "gpu_idle"),  # nvmlClocksEventReasonGpuIdle
+    (0x2, "applications_clocks_setting"),  # nvmlClocksEventReasonApplicationsClocksSetting
+    (0x4, "sw_power_cap"),  # nvmlClocksEventReasonSwPowerCap
+    (0x8, "hw_slowdown"),  # nvmlClocksEventReasonHwSlowdown
+    (0x10, "sync_boost"),  # nvmlClocksEventReasonSyncBoost
+    (0x20, "sw_thermal_slowdown"),  # nvmlClocksEventReasonSwThermalSlowdown
+    (0x40, "hw_thermal_slowdown"),  # nvmlClocksEventReasonHwThermalSlowdown
+    (0x80, "hw_power_brake_slowdown"),  # nvmlClocksEventReasonHwPowerBrakeSlowdown
+    (0x100, "display_clock_setting"),  # nvmlClocksEventReasonDisplayClockSetting
+    (0x200, "board_limit"),  # nvmlClocksThrottleReasonBoardLimit
+    (0x400, "reliability"),  # nvmlClocksThrottleReasonReliability
 )
 
 #: Reasons that mean "the card is too hot" / "the card hit its power budget".

@@ -267,9 +267,8 @@ def ludwig_keys(
 ) -> dict[str, Any]:
     """LudwigProfiler's flat ``SystemResourceMetrics`` for one phase's samples.
 
-    LudwigProfiler's flat ``SystemResourceMetrics`` for the samples of one phase (or the whole run),
-    with its units: ``total_execution_time`` in µs, memory in bytes; but ``cuda_<i>_*_memory_used``
-    in bytes too (Ludwig wrote gpustat's MB there).
+    For one phase (or the whole run), with its units: ``total_execution_time`` in µs, memory in
+    bytes; but ``cuda_<i>_*_memory_used`` in bytes too (Ludwig wrote gpustat's MB there).
     """
     host = [s["host"] for s in samples if s.get("host")]
     out: dict[str, Any] = {

@@ -27,9 +27,9 @@ NONFINITE_KEY = "nonfinite"
 def clean(value: Any, path: str = "") -> tuple[Any, list[str]]:
     """Replace every non-finite float in ``value`` by None.
 
-    ``value`` with every non-finite float replaced by None, and the dotted paths of those floats
-    (list items are addressed by index). Tuples and sets become lists; numpy scalars become Python
-    numbers. The input is not changed.
+    Returns the cleaned value and the dotted paths of those floats (list items are addressed by
+    index). Tuples and sets become lists; numpy scalars become Python numbers. The input is not
+    changed.
     """
     found: list[str] = []
     return _clean(value, path, found), found
@@ -58,9 +58,8 @@ def _clean(value: Any, path: str, found: list[str]) -> Any:
 def flagged(data: Mapping[str, Any]) -> dict[str, Any]:
     """Return ``data`` cleaned, with the non-finite paths listed under :data:`NONFINITE_KEY`.
 
-    ``data`` cleaned (see :func:`clean`), with :data:`NONFINITE_KEY` listing the paths that were
-    non-finite (kept from ``data`` too, so a re-written document keeps them). The key is absent when
-    every number was finite.
+    See :func:`clean`. Paths already listed in ``data`` are kept, so a re-written document keeps
+    them. The key is absent when every number was finite.
     """
     cleaned, found = clean({k: v for k, v in data.items() if k != NONFINITE_KEY})
     earlier = data.get(NONFINITE_KEY)

@@ -127,8 +127,8 @@ def tick_label(value: float, step: float | None = None, log: bool = False) -> st
 def ema(values: list[float], span: float) -> list[float]:
     """Exponential moving average with TensorBoard's debiasing.
 
-    Exponential moving average with TensorBoard's debiasing (the first points are not pulled toward
-    zero); ``span`` points ≈ the window (weight ``1 - 2 / (span + 1)``).
+    The first points are not pulled toward zero; ``span`` points ≈ the window (weight ``1 - 2 /
+    (span + 1)``).
     """
     weight = 1.0 - 2.0 / (max(1.0, span) + 1.0)
     out: list[float] = []

@@ -219,10 +219,9 @@ def _header(source: Any) -> pd.DataFrame | None:
 def check_columns(config: Mapping[str, Any], dataset: Any, *, outputs: bool = True) -> None:
     """Check that every feature column of ``config`` exists in ``dataset``.
 
-    Check that every feature column of ``config`` exists in ``dataset`` (a DataFrame, a path or a
-    dict of splits) without loading the rows: files are read to their header only, so an engine that
-    loads and splits data in its own thread keeps the kernel free. ``outputs=False`` checks the
-    input columns only (prediction). Raises :class:`DataError`.
+    ``dataset`` is a DataFrame, a path or a dict of splits; its rows are not loaded: files are read
+    to their header only, so an engine that loads and splits data in its own thread keeps the kernel
+    free. ``outputs=False`` checks the input columns only (prediction). Raises :class:`DataError`.
     """
     sources = dataset if isinstance(dataset, Mapping) else {None: dataset}
     for name, source in sources.items():

@@ -92,8 +92,8 @@ def split_rows(
 ) -> dict[str, np.ndarray]:
     """Row positions of each split in ``frame``.
 
-    Row positions in ``frame`` of ``{"training", "validation", "test"}`` (absent splits omitted), in
-    frame order; ``sample_ratio`` / ``sample_size`` are not applied here.
+    Keys ``"training"``, ``"validation"``, ``"test"`` (absent splits omitted), positions in frame
+    order; ``sample_ratio`` / ``sample_size`` are not applied here.
 
     Raises :class:`DataError` for an unsupported split type, a bad split column, or a
     split whose probability is > 0 but which would be left empty.
@@ -130,8 +130,8 @@ def split_dataset(
 ) -> dict[str, pd.DataFrame]:
     """Split one table into training, validation and test frames.
 
-    Split one table into ``{"training", "validation", "test"}`` frames (absent splits omitted),
-    after ``sample_ratio`` / ``sample_size``. Raises as :func:`split_rows`.
+    Keys ``"training"``, ``"validation"``, ``"test"`` (absent splits omitted), after
+    ``sample_ratio`` / ``sample_size``. Raises as :func:`split_rows`.
     """
     frame = sample_rows(frame, preprocessing, seed)
     return {

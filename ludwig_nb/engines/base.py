@@ -126,17 +126,15 @@ class Engine(Protocol):
     def prepare_data(self, config: Mapping[str, Any], dataset: Any) -> Any:
         """Check ``dataset`` against ``config`` and return what ``fit`` gets.
 
-        Check ``dataset`` against the rendered ``config`` before the thread starts (``DataError``
-        for a missing file or column) and return what ``fit`` gets as ``TrainJob.dataset``. Whatever
-        can wait for the thread should.
+        Runs before the thread starts (``DataError`` for a missing file or column); the result
+        becomes ``TrainJob.dataset``. Whatever can wait for the thread should.
         """
         ...
 
     def plan(self, config: Mapping[str, Any], rows: int) -> ScheduleInfo:
         """The schedule a run of ``config`` over ``rows`` training rows follows.
 
-        The schedule a run of ``config`` over ``rows`` training rows follows (the plan pre-flight
-        costs; without early stopping).
+        The plan pre-flight costs, without early stopping.
         """
         ...
 

@@ -20,12 +20,13 @@ __all__ = ["GPM_FIELDS", "GpmReader"]
 
 log = logging.getLogger(__name__)
 
-#: our GpuSample field -> NVML GPM metric id (``NVML_GPM_METRIC_*``)
-GPM_FIELDS: dict[str, int] = {
-    "sm_activity": 2,  # SM_UTIL: % of SMs busy
-    "sm_occupancy": 3,  # SM_OCCUPANCY: % of the theoretical warps active
-    "tensor_activity": 5,  # ANY_TENSOR_UTIL
-    "memory_bandwidth": 10,  # DRAM_BW_UTIL: % of the peak DRAM bandwidth
+#: our GpuSample field -> the name of its NVML GPM metric id in pynvml (read when sampling:
+#: pynvml is imported lazily)
+GPM_FIELDS: dict[str, str] = {
+    "sm_activity": "NVML_GPM_METRIC_SM_UTIL",  # % of SMs busy
+    "sm_occupancy": "NVML_GPM_METRIC_SM_OCCUPANCY",  # % of the theoretical warps active
+    "tensor_activity": "NVML_GPM_METRIC_ANY_TENSOR_UTIL",  # % of the time a tensor core works
+    "memory_bandwidth": "NVML_GPM_METRIC_DRAM_BW_UTIL",  # % of the peak DRAM bandwidth
 }
 
 
@@ -89,12 +90,12 @@ class GpmReader:
         request.sample1 = self._previous
         request.sample2 = self._current
         for slot, metric_id in enumerate(GPM_FIELDS.values()):
-            request.metrics[slot].metricId = metric_id
+            request.metrics[slot].metricId = getattr(nvml, metric_id)
         nvml.nvmlGpmMetricsGet(request)
         values: dict[str, float] = {}
         for slot, name in enumerate(GPM_FIELDS):
             metric = request.metrics[slot]
-            if metric.nvmlReturn == 0:  # each metric has its own return code
+            if metric.nvmlReturn == nvml.NVML_SUCCESS:  # each metric has its own return code
                 values[name] = float(metric.value)
         return values
 

@@ -23,8 +23,8 @@ class _Shared:
 def kernel_sampler(start: bool = True) -> Sampler:
     """Return the process-wide sampler, creating it on first call.
 
-    The process-wide sampler (NVML + host; host only when NVML has nothing), created on first call
-    and started unless ``start`` is False. Stopped at interpreter exit.
+    NVML + host (host only when NVML has nothing), started unless ``start`` is False. Stopped at
+    interpreter exit.
     """
     with _Shared.lock:
         if _Shared.sampler is None:

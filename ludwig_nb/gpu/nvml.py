@@ -32,9 +32,9 @@ __all__ = ["NvmlSource"]
 
 log = logging.getLogger(__name__)
 
-_UNSUPPORTED = {3, 4, 13, 25}  # NOT_SUPPORTED, NO_PERMISSION, FUNCTION_NOT_FOUND, ARG_VERSION
-_LOST = {15, 16}  # GPU_IS_LOST, RESET_REQUIRED
-_NOT_FOUND = 6
+#: nvmlInitWithFlags: none of NVML_INIT_FLAG_NO_GPUS / NVML_INIT_FLAG_NO_ATTACH (pynvml names
+#: no empty set): attach to every GPU, as nvmlInit does
+_ATTACH_ALL_GPUS = 0
 _NO_DRIVER_HINT = "install the NVIDIA driver, or use %gpu_watch --simulate"
 
 
@@ -119,7 +119,7 @@ class NvmlSource:
             try:
                 self._init()
             except Exception as exc:
-                self._reason = _init_failure(exc)
+                self._reason = _init_failure(self._nvml, exc)
                 self._initialised = False
                 self._devices = []
 
@@ -132,7 +132,7 @@ class NvmlSource:
                 return
             self._nvml = pynvml
         # The one place NVML is initialised (pyproject bans pynvml.nvmlInit elsewhere).
-        self._nvml.nvmlInitWithFlags(0)
+        self._nvml.nvmlInitWithFlags(_ATTACH_ALL_GPUS)
         self._initialised = True
         count = self._nvml.nvmlDeviceGetCount()
         for index in range(count):
@@ -146,7 +146,7 @@ class NvmlSource:
         assert nvml is not None
         try:
             current, _ = nvml.nvmlDeviceGetMigMode(parent.handle)
-            if current != 1:
+            if current != nvml.NVML_DEVICE_MIG_ENABLE:
                 return []
             slots = nvml.nvmlDeviceGetMaxMigDeviceCount(parent.handle)
         except nvml.NVMLError:
@@ -221,8 +221,10 @@ class NvmlSource:
             dev, "energy", lambda: _optional(nvml, "nvmlDeviceGetTotalEnergyConsumption")(h)
         )
         fields: dict[str, Any] = {"energy_consumed": None if energy is None else energy / 1e3}
-        for key, policy in (("throttled_power_s", 0), ("throttled_thermal_s", 1)):
-            # NVML_PERF_POLICY_POWER / _THERMAL; violationTime is in ns
+        for key, policy in (
+            ("throttled_power_s", nvml.NVML_PERF_POLICY_POWER),
+            ("throttled_thermal_s", nvml.NVML_PERF_POLICY_THERMAL),
+        ):  # violationTime is in ns
             status = self._call(
                 dev, key, lambda p=policy: _optional(nvml, "nvmlDeviceGetViolationStatus")(h, p)
             )
@@ -249,10 +251,13 @@ class NvmlSource:
         fields["power_draw"] = None if power is None else power / 1000.0  # mW -> W
         fields["fan"] = _num(self._call(dev, "fan", nvml.nvmlDeviceGetFanSpeed, h))
         get_clock = nvml.nvmlDeviceGetClockInfo
-        fields["clock_sm"] = _num(self._call(dev, "clock_sm", get_clock, h, 1))  # NVML_CLOCK_SM
-        fields["clock_memory"] = _num(self._call(dev, "clock_memory", get_clock, h, 2))
+        fields["clock_sm"] = _num(self._call(dev, "clock_sm", get_clock, h, nvml.NVML_CLOCK_SM))
+        fields["clock_memory"] = _num(
+            self._call(dev, "clock_memory", get_clock, h, nvml.NVML_CLOCK_MEM)
+        )
         pstate = self._call(dev, "pstate", nvml.nvmlDeviceGetPerformanceState, h)
-        fields["pstate"] = None if pstate is None or not 0 <= pstate <= 15 else int(pstate)
+        known = pstate is not None and nvml.NVML_PSTATE_0 <= pstate <= nvml.NVML_PSTATE_15
+        fields["pstate"] = int(pstate) if known else None  # not NVML_PSTATE_UNKNOWN
         return fields
 
     def _read_memory(self, nvml: ModuleType, dev: _Device) -> dict[str, Any]:
@@ -277,7 +282,7 @@ class NvmlSource:
         temperature = self._first(
             dev,
             ("temperature_v", lambda: _temperature_v(nvml, h)),
-            ("temperature", lambda: nvml.nvmlDeviceGetTemperature(h, 0)),  # NVML_TEMPERATURE_GPU
+            ("temperature", lambda: nvml.nvmlDeviceGetTemperature(h, nvml.NVML_TEMPERATURE_GPU)),
         )
         reasons = self._first(
             dev,
@@ -298,9 +303,9 @@ class NvmlSource:
             "uuid": _text(self._call(dev, "uuid", nvml.nvmlDeviceGetUUID, h)),
         }
         for key, which in (
-            ("temperature_shutdown", 0),
-            ("temperature_slowdown", 1),
-            ("temperature_max", 3),
+            ("temperature_shutdown", nvml.NVML_TEMPERATURE_THRESHOLD_SHUTDOWN),
+            ("temperature_slowdown", nvml.NVML_TEMPERATURE_THRESHOLD_SLOWDOWN),
+            ("temperature_max", nvml.NVML_TEMPERATURE_THRESHOLD_GPU_MAX),
         ):
             get = nvml.nvmlDeviceGetTemperatureThreshold
             static[key] = _num(self._call(dev, key, get, h, which))
@@ -337,9 +342,9 @@ class NvmlSource:
             return fn(*args)
         except nvml.NVMLError as exc:
             code = getattr(exc, "value", None)
-            if code in _LOST:
+            if code in (nvml.NVML_ERROR_GPU_IS_LOST, nvml.NVML_ERROR_RESET_REQUIRED):
                 raise _DeviceLost from exc
-            if code in _UNSUPPORTED:
+            if code in _unsupported(nvml):
                 dev.unsupported.add(metric)
                 log.debug("GPU %s: %s unsupported (%s); not asked again", dev.index, metric, exc)
             return None
@@ -359,8 +364,18 @@ def _optional(nvml: ModuleType, name: str) -> Callable[..., Any]:
     return fn  # type: ignore[no-any-return]
 
 
+def _unsupported(nvml: ModuleType) -> tuple[int, ...]:
+    """The NVML return codes after which a metric is not asked again on that device."""
+    return (
+        nvml.NVML_ERROR_NOT_SUPPORTED,
+        nvml.NVML_ERROR_NO_PERMISSION,
+        nvml.NVML_ERROR_FUNCTION_NOT_FOUND,
+        nvml.NVML_ERROR_ARGUMENT_VERSION_MISMATCH,
+    )
+
+
 def _temperature_v(nvml: ModuleType, handle: Any) -> Any:
-    return _optional(nvml, "nvmlDeviceGetTemperatureV")(handle, 0)  # NVML_TEMPERATURE_GPU
+    return _optional(nvml, "nvmlDeviceGetTemperatureV")(handle, nvml.NVML_TEMPERATURE_GPU)
 
 
 def _num(value: Any) -> float | None:
@@ -373,13 +388,15 @@ def _text(value: Any) -> str | None:
     return value.decode(errors="replace") if isinstance(value, bytes) else str(value)
 
 
-def _init_failure(exc: BaseException) -> str:
-    """One line for the user: why NVML gave us nothing."""
+def _init_failure(nvml: ModuleType | None, exc: BaseException) -> str:
+    """One line for the user: why NVML gave us nothing (``nvml``: pynvml, once imported)."""
     code = getattr(exc, "value", None)
-    if code == 12:  # LIBRARY_NOT_FOUND
+    if nvml is None or code is None:
+        return f"no NVIDIA driver found: NVML failed to start ({exc})"
+    if code == nvml.NVML_ERROR_LIBRARY_NOT_FOUND:
         return f"no NVIDIA driver found: libnvidia-ml.so.1 is not installed ({_NO_DRIVER_HINT})"
-    if code == 9:  # DRIVER_NOT_LOADED
+    if code == nvml.NVML_ERROR_DRIVER_NOT_LOADED:
         return f"no NVIDIA driver found: the driver is not loaded ({_NO_DRIVER_HINT})"
-    if code == 18:  # LIB_RM_VERSION_MISMATCH
+    if code == nvml.NVML_ERROR_LIB_RM_VERSION_MISMATCH:
         return "no NVIDIA driver found: driver/library version mismatch (reboot after an upgrade)"
     return f"no NVIDIA driver found: NVML failed to start ({exc})"

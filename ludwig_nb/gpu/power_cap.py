@@ -21,7 +21,6 @@ __all__ = ["NO_PERMISSION_HINT", "PowerCap"]
 
 log = logging.getLogger(__name__)
 
-_NO_PERMISSION = 4  # NVML_ERROR_NO_PERMISSION
 NO_PERMISSION_HINT = (
     "setting a GPU power limit needs root or the SYS_ADMIN capability "
     "(docker run --cap-add SYS_ADMIN)"
@@ -64,7 +63,7 @@ class PowerCap:
                     original = int(nvml.nvmlDeviceGetPowerManagementLimit(handle))
                 nvml.nvmlDeviceSetPowerManagementLimit(handle, wanted)
             except Exception as exc:
-                return _why(exc)
+                return _why(exc, self._nvml)
             self._original.setdefault(index, original)
             if not self._atexit:
                 atexit.register(self.restore)
@@ -90,7 +89,7 @@ class PowerCap:
                     )
                 except Exception as exc:
                     problems.append(f"GPU {index}: could not restore {limit / 1000:.0f} W "
-                                    f"({_why(exc)})")  # fmt: skip
+                                    f"({_why(exc, self._nvml)})")  # fmt: skip
         for problem in problems:
             log.warning("ludwig_nb: %s", problem)
         return problems
@@ -108,8 +107,9 @@ class PowerCap:
         return self._nvml
 
 
-def _why(exc: Exception) -> str:
-    if getattr(exc, "value", None) == _NO_PERMISSION:
+def _why(exc: Exception, nvml: ModuleType | None) -> str:
+    """Why NVML refused, in one line (``nvml``: pynvml, once imported)."""
+    if nvml is not None and getattr(exc, "value", None) == nvml.NVML_ERROR_NO_PERMISSION:
         return f"no permission: {NO_PERMISSION_HINT}"
     if isinstance(exc, ImportError):
         return "nvidia-ml-py is not installed"

@@ -218,8 +218,8 @@ class Sampler:
     def run(self, ticks: int | None = None) -> None:
         """Sample on the fixed-rate schedule in the calling thread.
 
-        Sample on the fixed-rate schedule in the calling thread until ``stop()`` (or ``ticks``
-        ticks). The thread runs this; tests call it with a virtual clock.
+        Until ``stop()`` (or ``ticks`` ticks). The thread runs this; tests call it with a virtual
+        clock.
         """
         deadline = self._clock()
         done = 0

@@ -1,11 +1,20 @@
 """Runs: the ``Run`` handle, its worker thread, its run directory, and saved models."""
 
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
 from ludwig_nb.engines.errors import CheckpointError, ModelLoadError
 from ludwig_nb.runs.api import load_model, train
 from ludwig_nb.runs.directories import RunDirectoryError
 from ludwig_nb.runs.ledger import EventSubscription
 from ludwig_nb.runs.run import Run
 from ludwig_nb.runs.search import Search, hyperopt
+
+if TYPE_CHECKING:
+    from ludwig_nb.runs.preflight import Prediction
+    from ludwig_nb.runs.sweep import SweepEstimate
 
 __all__ = [
     "CheckpointError",
@@ -21,7 +30,12 @@ __all__ = [
 ]
 
 
-def estimate(config, dataset, vary=None, **kwargs):  # type: ignore[no-untyped-def]
+def estimate(
+    config: Any,  # YAML text, a dict or a Config, as train() takes
+    dataset: Any,  # a DataFrame, a path or "demo:NAME", as train() takes
+    vary: Mapping[str, Sequence[Any]] | None = None,
+    **kwargs: Any,  # the keyword options of preflight.estimate / sweep.estimate_sweep
+) -> Prediction | SweepEstimate:
     """Pre-flight prediction of a run's total time: see ``ludwig_nb.runs.preflight``.
 
     ``vary={"trainer.batch_size": [32, 64, 128]}``: one pilot per value, a table and a plot

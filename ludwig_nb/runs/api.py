@@ -197,10 +197,10 @@ def _write_ludwig_files_at_end(run: Run, config: Any, dataset: Any, seed: int | 
 def load_model(path: str | os.PathLike[str]) -> TrainedModel:
     """Load a saved model in any process.
 
-    Load a saved model (a ``model/`` folder or a run directory) in any process, with the engine its
-    manifest names (a folder from before manifests: the built-in engine). Raises
-    ``FileNotFoundError``, ``ValueError`` (a bad manifest, an unknown engine) and
-    ``EngineUnavailable`` (the engine that saved it is not installed here).
+    ``path`` is a ``model/`` folder or a run directory; it loads with the engine its manifest names
+    (a folder from before manifests: the built-in engine). Raises ``FileNotFoundError``,
+    ``ValueError`` (a bad manifest, an unknown engine) and ``EngineUnavailable`` (the engine that
+    saved it is not installed here).
     """
     from ludwig_nb.engines.manifest import read_manifest
 

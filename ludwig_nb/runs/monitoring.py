@@ -106,8 +106,8 @@ def _profile(simulate: Any) -> Any:
 def _profile_run(run: Run, sampler: Any) -> None:
     """Give a run a resource profile from the sampler it already has.
 
-    Every run gets a resource profile from the sampler it already has (none: phases and steps only);
-    it is written as system_resource_usage.json when the run ends.
+    Without a sampler, phases and steps only; it is written as system_resource_usage.json when the
+    run ends.
     """
     from ludwig_nb.runs.profile import ResourceProfile
 

@@ -234,8 +234,7 @@ def _write_all(fd: int, data: bytes) -> None:
 def _rewrite_in_place(path: Path, text: str) -> None:
     """Overwrite ``path`` in place, without a temporary file.
 
-    Overwrite ``path`` without a temporary file (a reader may see a torn file for an instant; better
-    than a status that says "training" forever).
+    A reader may see a torn file for an instant; better than a status that says "training" forever.
     """
     with open(path, "r+b") as handle:
         handle.write(text.encode("utf-8"))

@@ -141,8 +141,7 @@ class Run:
     def add_result_writer(self, writer: Callable[[Run], None]) -> None:
         """Call ``writer(run)`` when the run ends, before :meth:`wait` returns.
 
-        Call ``writer(run)`` when the run ends, before :meth:`wait` returns, so the files it writes
-        (the resource profile, Ludwig's statistics) are there once it does.
+        So the files it writes (the resource profile, Ludwig's statistics) are there once it does.
         """
         self._result_writers.append(writer)
 
@@ -196,9 +195,8 @@ class Run:
     def add_listener(self, listener: Callable[[ev.Event], None]) -> None:
         """Call ``listener(event)`` on the training thread after each event is recorded.
 
-        Call ``listener(event)`` on the emitting (training) thread right after each event is
-        recorded, before the engine goes on: a decision it takes (``control.stop()``) applies at the
-        very next step. Keep it quick; an exception in it is logged only.
+        Before the engine goes on: a decision it takes (``control.stop()``) applies at the very next
+        step. Keep it quick; an exception in it is logged only.
         """
         self._listeners.append(listener)
 
@@ -415,7 +413,7 @@ class Run:
 
     @property
     def profile_summary(self) -> dict[str, Any]:
-        """The resource profile's per-phase figures as a DataFrame.
+        """The resource profile's summary, per phase.
 
         Per-phase seconds, steps/s, samples/s, peak memory (bytes), energy (J), J per sample, peak
         temperature (°C), seconds throttled; ``{}`` without a profile.

@@ -161,8 +161,7 @@ def alarm_banner_html(alarms: Sequence[Mapping[str, Any]]) -> str:
 def pace_html(state: Any) -> str:
     """One line per thing slowing the run on purpose.
 
-    One line per thing slowing the run on purpose (``RunState.throttle``, a batch split by
-    out-of-memory recovery); empty string when none.
+    ``RunState.throttle``, a batch split by out-of-memory recovery; an empty string when none.
     """
     lines = []
     if getattr(state, "throttle", ""):

@@ -189,8 +189,8 @@ def _display(obj: Any, metadata: dict[str, Any] | None = None) -> Any:
 def run_metadata(run: Any) -> dict[str, Any]:
     """The display metadata naming ``run``.
 
-    The display metadata naming ``run``, read by the notebook pre-save hook
-    (``server/notebook_fallback.py``) to save a snapshot in place of the widget.
+    Read by the notebook pre-save hook (``server/notebook_fallback.py``) to save a snapshot in place
+    of the widget.
     """
     from ludwig_nb.core.status_html import METADATA_KEY
 
@@ -232,9 +232,9 @@ def _fallback_html(run: Any) -> str:
 def _publish_final(handle: Any, bundle: dict[str, str]) -> None:
     """Replace the cell's display with ``bundle``, twice.
 
-    Replace the cell's display with ``bundle`` now (any thread), and once more from the next
-    ``post_execute`` (main thread, inside a running cell), so that a message sent between two cells,
-    which notebook savers ignore, is not the only copy.
+    Now (any thread), and once more from the next ``post_execute`` (main thread, inside a running
+    cell), so that a message sent between two cells, which notebook savers ignore, is not the only
+    copy.
     """
     if handle is None:
         return

@@ -117,8 +117,8 @@ _TIMELINE = (("utilization_gpu", "util %"), ("memory_percent", "memory %"), ("te
 class SvgTimeline:
     """One GPU's recent history as an SVG timeline.
 
-    One GPU's last ``history`` seconds (utilisation %, memory %, °C and the slowdown temperature) as
-    an SVG; the ``%gpu_watch`` timeline without bqplot.
+    Utilisation %, memory %, °C and the slowdown temperature over the last ``history`` seconds; the
+    ``%gpu_watch`` timeline without bqplot.
 
     Args:
         index: The GPU's index.

@@ -1,8 +1,10 @@
 """The ``hyperopt:`` section: defaults as Ludwig fills them, located mistakes, substitution."""
 
+import warnings
+
 import pytest
 
-from ludwig_nb.config import ConfigError, load_config
+from ludwig_nb.config import ConfigError, ConfigWarning, load_config
 from ludwig_nb.config.hyperopt import apply_parameters, hyperopt_defaults, load_search_config
 
 HEAD = """\
@@ -22,8 +24,12 @@ def _load(body: str):
 
 
 def _error(body: str) -> ConfigError:
-    with pytest.raises(ConfigError) as info:
-        _load(body)
+    # load_config warns about keys Ludwig ignores (num_sample, goals) before the search refuses
+    # them: the refusal is what these tests check
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConfigWarning)
+        with pytest.raises(ConfigError) as info:
+            _load(body)
     return info.value
 
 
@@ -152,6 +158,20 @@ def test_section_mistakes_are_located(extra, path, words):
     err = _error(GOOD + extra)
     assert err.path == path and err.line == 10
     assert words in str(err)
+
+
+def test_search_alg_keys_the_search_reads_are_not_called_ignored():
+    parameters = (
+        "  parameters:\n    trainer.learning_rate: {space: uniform, lower: 0.01, upper: 0.1}\n"
+    )
+    read = "  search_alg:\n    type: random\n    random_state_seed: 3\n    points_to_evaluate:\n"
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ConfigWarning)  # any warning fails the test
+        cfg = load_config(HEAD + parameters + read + "      - {trainer.learning_rate: 0.05}\n")
+        load_config(HEAD + parameters + "  search_alg: {type: optuna, n_startup_trials: 2}\n")
+    assert cfg.written_hyperopt["search_alg"]["random_state_seed"] == 3  # what the search reads
+    with pytest.warns(ConfigWarning, match="'random_stat_seed' is not a Ludwig key"):
+        load_config(HEAD + parameters + "  search_alg: {type: random, random_stat_seed: 3}\n")
 
 
 def test_feature_metrics_and_goal_accepted():

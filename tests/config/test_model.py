@@ -7,7 +7,7 @@ from collections.abc import Callable
 import pytest
 import yaml
 
-from ludwig_nb.config import load_config
+from ludwig_nb.config import ConfigWarning, load_config
 
 
 def test_accessors_return_copies(minimal: str) -> None:
@@ -21,7 +21,8 @@ def test_accessors_return_copies(minimal: str) -> None:
 
 
 def test_views(example_text: Callable[[str], str]) -> None:
-    cfg = load_config(example_text("multi_output"))
+    with pytest.warns(ConfigWarning, match="old syntax upgraded"):  # its encoder: <name>
+        cfg = load_config(example_text("multi_output"))
     assert cfg.model_type == "ecd"
     assert cfg.feature_names[:2] == ["description", "tags"]
     assert cfg.feature("rating")["loss"]["type"] == "huber"

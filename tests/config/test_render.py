@@ -196,9 +196,9 @@ def test_rnn_encoder_defaults() -> None:
 
 
 def test_string_encoder_is_shorthand_for_its_type() -> None:
-    enc = _render("  - {name: t, type: text, encoder: transformer}\n")["input_features"][0][
-        "encoder"
-    ]
+    with pytest.warns(ConfigWarning, match="old syntax upgraded"):
+        rendered = _render("  - {name: t, type: text, encoder: transformer}\n")
+    enc = rendered["input_features"][0]["encoder"]
     assert (enc["type"], enc["num_heads"], enc["dropout"]) == ("transformer", 8, 0.1)
 
 

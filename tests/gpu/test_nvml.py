@@ -28,6 +28,18 @@ def test_import_and_construction_touch_no_driver() -> None:
     assert source._started is False  # nothing until the first available/sample()
 
 
+def test_clock_reason_bits_are_nvml_s_named_constants() -> None:
+    pynvml = pytest.importorskip("pynvml")
+    from ludwig_nb.core.gpu_sample import CLOCK_REASON_BITS
+
+    for bit, name in CLOCK_REASON_BITS:
+        camel = "".join(part.capitalize() for part in name.split("_"))
+        named = getattr(pynvml, f"nvmlClocksEventReason{camel}", None)
+        if named is None:  # the two reasons pynvml names only under the old "throttle" name
+            named = getattr(pynvml, f"nvmlClocksThrottleReason{camel}")
+        assert bit == named, name
+
+
 def test_every_field_is_read_through_the_real_bindings(drive_nvml: Any) -> None:
     result = drive_nvml(scenario("ramp"), {"ticks": [8], "calls": [[0, "memory"]]})
     assert result["available"] and result["reason"] == ""

@@ -209,10 +209,9 @@ def _augmentation(value: Any) -> Any:
 def _fixed_preprocessing(feature: dict[str, Any]) -> None:
     """What an encoder imposes on its feature's preprocessing.
 
-    What an encoder imposes on its feature's preprocessing (Ludwig's
-    ``set_fixed_preprocessing_params``): a Hugging Face text encoder its own tokenizer, tf_idf the
-    idf table, Ludwig's own image encoders no fixed size. (The sizes that torchvision's pretrained
-    encoders impose are not modelled.)
+    Ludwig's ``set_fixed_preprocessing_params``: a Hugging Face text encoder its own tokenizer,
+    tf_idf the idf table, Ludwig's own image encoders no fixed size. (The sizes that torchvision's
+    pretrained encoders impose are not modelled.)
     """
     encoder, pre = feature.get("encoder"), feature.get("preprocessing")
     if not isinstance(encoder, dict) or not isinstance(pre, dict):

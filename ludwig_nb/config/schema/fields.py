@@ -74,8 +74,8 @@ class Ctx:
     def muted(self, paths: Sequence[KeyPath]) -> Iterator[None]:
         """Drop problems under ``paths`` while inside.
 
-        Drop problems under ``paths`` while inside (values borrowed from ``defaults``, whose
-        problems were already reported where they were written).
+        For values borrowed from ``defaults``, whose problems were already reported where they were
+        written.
         """
         self._muted.extend(paths)
         try:
@@ -188,8 +188,8 @@ def kind_of(value: Any) -> str:
 class Param(Spec):
     """A scalar parameter with its types, choices, literals and bounds.
 
-    A scalar: ``types`` among int/float/bool/str/null, optional ``choices`` (for strings),
-    ``literals`` (strings accepted beside numbers, e.g. ``"auto"``) and bounds.
+    ``types`` among int/float/bool/str/null, optional ``choices`` (for strings), ``literals``
+    (strings accepted beside numbers, e.g. ``"auto"``) and bounds.
 
     Args:
         default: The value when the key is absent.

@@ -57,8 +57,8 @@ _FLOAT32_MAX = float(np.finfo(np.float32).max)
 def _finite(values: pd.Series, column: str) -> pd.Series:
     """Return ``values`` if every one fits float32; raise ``DataError`` otherwise.
 
-    ``values``, or :class:`DataError` naming the rows that hold +-inf or a number too large for
-    float32 (the tensors train in float32, where it would become inf); NaN is missing.
+    The error names the rows that hold +-inf or a number too large for float32 (the tensors train in
+    float32, where it would become inf); NaN is missing.
     """
     raw = values.to_numpy()
     for bad, what in (

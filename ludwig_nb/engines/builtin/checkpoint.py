@@ -68,8 +68,7 @@ def load_checkpoint(path: Path, *, mmap: bool = False) -> dict[str, Any]:
 def unreadable_torch_file(path: Path) -> str:
     """Explain in words why ``torch.load`` could not read ``path``.
 
-    Why ``torch.load`` could not read ``path``, in words (torch's own text, kept on the exception's
-    cause, speaks of ``weights_only`` and zip internals).
+    Torch's own text, kept on the exception's cause, speaks of ``weights_only`` and zip internals.
     """
     import zipfile
 
@@ -91,9 +90,9 @@ def unreadable_torch_file(path: Path) -> str:
 def check_resume(run_dir: Path, config: Mapping[str, Any]) -> None:
     """Check that the run's latest checkpoint loads and fits ``config``.
 
-    Check before the thread starts that ``<run_dir>/checkpoints/latest.ckpt`` loads and fits
-    ``config`` (same features, same model shapes). Reads the tensors memory-mapped and builds the
-    model on torch's "meta" device, so nothing large is allocated.
+    Runs before the thread starts, on ``<run_dir>/checkpoints/latest.ckpt``: same features, same
+    model shapes. Reads the tensors memory-mapped and builds the model on torch's "meta" device, so
+    nothing large is allocated.
 
     Raises ``FileNotFoundError`` / :class:`CheckpointError`, naming the file.
     """

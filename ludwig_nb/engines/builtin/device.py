@@ -170,8 +170,8 @@ def prefetched(
 ) -> Iterator[tuple[int, Batch]]:
     """Yield ``(i, batch on device)``, copying the next batch while this one trains.
 
-    Yield ``(i, batch on device)`` for ``i`` in ``[start, count)``. From pinned host memory, batch
-    ``i + 1`` is copied on a side stream while batch ``i`` trains.
+    ``i`` runs over ``[start, count)``. From pinned host memory, batch ``i + 1`` is copied on a side
+    stream while batch ``i`` trains.
     """
     if device.type != "cuda":
         for i in range(start, count):

@@ -191,8 +191,8 @@ class RNN(_SequenceBase):
 class Transformer(_SequenceBase):
     """Transformer encoder with learned positions.
 
-    Transformer encoder with learned positions (``num_layers``, ``num_heads``, ``hidden_size``,
-    ``transformer_output_size``); ``last`` reduction by default.
+    Parameters: ``num_layers``, ``num_heads``, ``hidden_size``, ``transformer_output_size``;
+    ``last`` reduction by default.
     """
 
     def __init__(self, params: Mapping[str, Any], vocab_size: int, length: int):

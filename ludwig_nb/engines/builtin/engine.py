@@ -41,8 +41,7 @@ class BuiltinEngine:
     def plan(self, config: Mapping[str, Any], rows: int) -> ScheduleInfo:
         """The schedule over ``rows`` training rows at the config's batch size.
 
-        The schedule over ``rows`` training rows at the config's batch size (an ``auto`` batch size
-        plans with Ludwig's CPU default, 128).
+        An ``auto`` batch size plans with Ludwig's CPU default, 128.
         """
         from ludwig_nb.engines.builtin.schedule import plan_training
 

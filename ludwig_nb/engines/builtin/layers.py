@@ -104,8 +104,7 @@ class FCStack(nn.Module):
 def reduce_sequence(hidden: torch.Tensor, mask: torch.Tensor, mode: str | None) -> torch.Tensor:
     """Reduce ``[batch, time, dim]`` to ``[batch, dim]`` over the unpadded steps.
 
-    Reduce ``[batch, time, dim]`` to ``[batch, dim]`` over the unpadded steps (``mask`` is True
-    where a token is). Modes: sum, mean/avg, max, last, concat/null (flatten).
+    ``mask`` is True where a token is. Modes: sum, mean/avg, max, last, concat/null (flatten).
     """
     weights = mask.unsqueeze(-1).to(hidden.dtype)
     if mode == "sum":
@@ -156,9 +155,8 @@ class SequenceReducer(nn.Module):
 class OwnedDropout(nn.Module):
     """``nn.Dropout`` that draws its masks from a run's own ``torch.Generator``.
 
-    ``nn.Dropout`` that draws its masks from a run's own ``torch.Generator``, so that runs training
-    at once in one process do not share torch's global generator (two runs with one seed then
-    reproduce their solo results).
+    So that runs training at once in one process do not share torch's global generator (two runs
+    with one seed then reproduce their solo results).
     """
 
     def __init__(self, p: float, generator: torch.Generator):
@@ -181,8 +179,7 @@ class OwnedDropout(nn.Module):
 class OwnedAttention(nn.MultiheadAttention):
     """``nn.MultiheadAttention`` whose attention dropout draws from a run's own generator.
 
-    ``nn.MultiheadAttention`` (self-attention, one embedding size, ``batch_first``) whose
-    attention-weight dropout draws from a run's own generator; made from an existing one by
+    Self-attention, one embedding size, ``batch_first``; made from an existing one by
     :func:`own_dropout`, with the same parameters (a saved state dict loads either way). Outside
     training, or with ``dropout`` 0, it is torch's own forward.
     """

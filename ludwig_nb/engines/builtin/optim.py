@@ -1,7 +1,6 @@
 """Optimizers, regularisation, gradient clipping and the ``learning_rate: auto`` heuristic.
 
-Optimizers (Ludwig names and parameters), regularisation, gradient clipping and the ``learning_rate:
-auto`` heuristic.
+The optimizers take Ludwig's names and parameters.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """The training plan and the learning-rate schedule, with Ludwig's names.
 
-The training plan (steps, epochs, where evaluations and checkpoints fall) and the learning-rate
-schedule (warm-up, decay, reduce on plateau), with Ludwig's names.
+The plan: steps, epochs, where evaluations and checkpoints fall. The schedule: warm-up, decay,
+reduce on plateau.
 
 A step is one batch (forward + backward); with ``gradient_accumulation_steps`` > 1 the
 optimizer steps every that many batches.
@@ -64,8 +64,8 @@ class Plan:
 def plan_training(trainer: Mapping[str, Any], rows: int, batch_size: int) -> Plan:
     """Plan a run over ``rows`` training rows.
 
-    Plan a run over ``rows`` training rows (``epochs`` or ``train_steps``, ``steps_per_checkpoint``
-    or ``checkpoints_per_epoch``, ``skip_all_evaluation``).
+    From ``epochs`` or ``train_steps``, ``steps_per_checkpoint`` or ``checkpoints_per_epoch``, and
+    ``skip_all_evaluation``.
     """
     per_epoch = max(1, math.ceil(rows / batch_size))
     steps = trainer.get("train_steps")

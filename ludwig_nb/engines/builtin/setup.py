@@ -1,7 +1,6 @@
 """Everything a run needs before its first step, and its checkpoint state.
 
-Everything a run needs before its first step (data, model, optimizer, plan), and the checkpoint
-state it saves and restores.
+Data, model, optimizer and plan; the checkpoint state is what a run saves and restores.
 """
 
 from __future__ import annotations

@@ -116,8 +116,8 @@ def prepare_splits(
 ) -> tuple[dict[str, Any], dict[str, TensorData]]:
     """Split, fit preprocessing and transform every split.
 
-    Split, fit preprocessing on the training split (unless ``metadata`` is given, as on resume) and
-    transform every split. Raises ``DataError``.
+    Preprocessing is fitted on the training split unless ``metadata`` is given (as on resume).
+    Raises ``DataError``.
     """
     stacks = input_stacks(config)
     loaded = load_dataset(dataset)

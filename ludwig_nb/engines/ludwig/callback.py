@@ -91,8 +91,7 @@ class EventCallback(Callback):  # type: ignore[misc]  # Ludwig is untyped
     def _wrap_train_step(self, trainer: Any) -> None:
         """Shadow ``trainer.train_step`` to see each batch's loss.
 
-        Shadow ``trainer.train_step`` to see each batch's loss (Ludwig hands callbacks no per-step
-        loss); without that method the steps carry no loss.
+        Ludwig hands callbacks no per-step loss; without that method the steps carry no loss.
         """
         original = getattr(trainer, "train_step", None)
         if not callable(original):

@@ -32,9 +32,8 @@ class LudwigTrainedModel:
     def predict(self, data: Any) -> pd.DataFrame:
         """Ludwig's predictions for a DataFrame or a file.
 
-        Ludwig's predictions for a DataFrame or a file (its columns: ``<out>_predictions``,
-        ``<out>_probabilities``...), one row per input row. Raises ``DataError`` for a missing
-        column.
+        Columns ``<out>_predictions``, ``<out>_probabilities``, ...; one row per input row. Raises
+        ``DataError`` for a missing column.
         """
         frame = self._frame(data, outputs=False)
         predictions, _ = self.ludwig_model.predict(
@@ -45,8 +44,8 @@ class LudwigTrainedModel:
     def evaluate(self, data: Any) -> dict[str, dict[str, float]]:
         """Ludwig's metrics on labelled data.
 
-        Ludwig's metrics on labelled data, ``{feature | "combined": {metric: value}}`` (scalars
-        only). Raises ``DataError`` for a missing column.
+        ``{feature | "combined": {metric: value}}`` (scalars only). Raises ``DataError`` for a
+        missing column.
         """
         frame = self._frame(data, outputs=True)
         stats, _, _ = self.ludwig_model.evaluate(

@@ -60,8 +60,7 @@ def ludwig_schedule(
 def plan_from_config(config: Mapping[str, Any], rows: int) -> ScheduleInfo:
     """The schedule Ludwig will follow for ``config`` over ``rows`` training rows.
 
-    The schedule Ludwig will follow for ``config`` over ``rows`` training rows (an ``auto`` batch
-    size plans with Ludwig's CPU cap, 128).
+    An ``auto`` batch size plans with Ludwig's CPU cap, 128.
     """
     trainer = dict(config.get("trainer") or {})
     size = trainer.get("batch_size")

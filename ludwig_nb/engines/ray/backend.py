@@ -1,7 +1,6 @@
 """The ``backend:`` section of a config run by ``engine: ray``.
 
-The ``backend:`` section of a config run by ``engine: ray`` (Ludwig's shape), checked and read into
-a :class:`RayBackend`.
+Ludwig's shape, checked and read into a :class:`RayBackend`.
 
 ```yaml
 backend:

@@ -37,8 +37,7 @@ WORKER_LOGS = "workers"  # <run dir>/workers/rank-<r>.log
 def _worker_log(path: Path, in_process: bool) -> Iterator[None]:
     """Send this worker's prints and log records to ``path``.
 
-    Send this worker's prints and log records to ``path`` (not in local mode: there the worker is a
-    thread of the kernel, whose output is the notebook's).
+    Not in local mode: there the worker is a thread of the kernel, whose output is the notebook's.
     """
     if in_process:
         yield

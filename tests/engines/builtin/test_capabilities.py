@@ -182,7 +182,7 @@ def test_data_layer_types_are_the_engines() -> None:
 @pytest.mark.parametrize("ftype", BUILTIN_INPUT_TYPES)
 def test_every_supported_input_encoder_loads(ftype: str) -> None:
     for encoder in BUILTIN_ENCODERS[ftype]:
-        cfg = load_config(HEAD + f"    type: {ftype}\n    encoder: {encoder}\n")
+        cfg = load_config(HEAD + f"    type: {ftype}\n    encoder: {{type: {encoder}}}\n")
         assert cfg.input_features[0]["encoder"]["type"] == encoder
 
 
