@@ -24,7 +24,6 @@ from typing import TYPE_CHECKING, Any, TextIO
 if TYPE_CHECKING:  # the CLI imports the heavy layers lazily, inside its commands
     from tqdm import tqdm
 
-    from ludwig_nb.core.early_stop import EarlyStopWatch
     from ludwig_nb.core.state import RunState
     from ludwig_nb.runs import Run, Search
 
@@ -288,20 +287,21 @@ def _final_report(state: RunState, directory: str) -> str:
     return "\n".join(lines)
 
 
-def _eta_words(run: Run, state: RunState, watch: EarlyStopWatch, now: float) -> str:
-    """The ETA part of a progress line.
+def _eta_words(run: Run, state: RunState, now: float) -> str:
+    """The ETA part of a progress line, from the run's one ETA.
 
     With early stopping the ETA is an upper bound and the likely stop is forecast.
     """
     from ludwig_nb.core.early_stop import format_forecast
-    from ludwig_nb.core.eta import format_duration, format_estimate
+    from ludwig_nb.core.eta.display import format_estimate
+    from ludwig_nb.core.formatting import format_duration
 
-    estimate = run.eta(now)
+    reading = run.eta_reading(now)
+    estimate = reading.estimate
     text = format_estimate(estimate, now)
-    if not watch.active or not state.total_steps:
+    if not reading.early_stopping or not state.total_steps:
         return f"ETA {text}"
-    step_s = getattr(estimate, "step_s", None)
-    forecast = watch.forecast(state.step, state.total_steps, step_s)
+    forecast = reading.forecast
     words = format_forecast(forecast, state.total_steps)
     if forecast is not None and forecast.remaining_s is not None:
         words += f", ≈ {format_duration(forecast.remaining_s)} from now"
@@ -349,33 +349,27 @@ class Follower:
         clock: Callable[[], float] = time.monotonic,
         wall: Callable[[], float] = time.time,
     ) -> None:
-        from ludwig_nb.core.early_stop import EarlyStopWatch
-
         self.run = run
         self.stream = stream
         self.tty = bool(getattr(stream, "isatty", lambda: False)())
         self.interval = interval
         self.clock = clock
         self.wall = wall
-        self.watch = EarlyStopWatch(getattr(run, "config", None))
-        self._subscription = run.subscribe()
         self._frozen = ""  # the ETA words when the pause began
         self._last_line: float | None = None
         self.lines = 0
 
     def line(self) -> str:
-        """The current progress line (drains the run's new events first)."""
+        """The current progress line, from the run's one state and ETA."""
         from ludwig_nb.core.status_text import pause_text
 
-        for event in self._subscription.drain():
-            self.watch.observe(event)
         state = self.run.state
         if state.status == "paused":
             if not self._frozen:
-                self._frozen = _eta_words(self.run, state, self.watch, self.wall())
+                self._frozen = _eta_words(self.run, state, self.wall())
             return progress_line(state, self._frozen, pause_text(state))
         self._frozen = ""
-        return progress_line(state, _eta_words(self.run, state, self.watch, self.wall()))
+        return progress_line(state, _eta_words(self.run, state, self.wall()))
 
     def follow(self) -> None:
         """Show progress until the run ends; Ctrl-C stops it, a second Ctrl-C gives up."""

@@ -120,6 +120,10 @@ ludwig_nb.show(churn_bg)  # blocks in Colab until the run ends, live
 """, ignore=True),
     code("churn_bg.wait().status"),
     code("%gpu_watch --stop"),
+    md("The notebook's check: the background run trained every planned step and completed."),
+    code("""
+assert churn_bg.status == "completed" and churn_bg.step == churn_bg.total_steps > 0, churn_bg
+"""),
 ]
 
 

@@ -92,6 +92,11 @@ predictions = churn.model.predict(churn_df.head(5))
 list(predictions.columns)
 """),
     code("%ludwig_runs", ignore=True),
+    md("The notebook's check: the run completed and beats the trivial baseline on held-out rows."),
+    code("""
+accuracy = test_metrics["churn"]["accuracy"]
+assert churn.status == "completed" and accuracy > always_no + 0.05, (churn.status, accuracy, always_no)
+"""),
 ]
 
 TEXT = [
@@ -145,6 +150,14 @@ held_out = reviews.sample(500, random_state=1)
     code("""
 cnn.model.predict(pd.DataFrame({"review": ["Delicious, I will buy it again!", "Stale and awful."]}))["score_predictions"].tolist()
 """, ignore=True),
+    md("The notebook's check: both runs completed, and each beats always predicting the most "
+       "frequent score on the test split at its best evaluation."),
+    code("""
+for run in (cnn, bag):
+    best = run.state.best_metrics["test"]["score"]["accuracy"]
+    always = run.state.baseline["test"]["score"]["accuracy"]
+    assert run.status == "completed" and best > always, (run.name, run.status, best, always)
+"""),
 ]
 
 GPU = [
@@ -203,6 +216,12 @@ kinds = [e.type for e in hot.wait().events]
 """),
     code("hot.status"),
     code("watch.close()", ignore=True),
+    md("The notebook's check: the alarm paused the run, the cooled card resumed it, in that "
+       "order, and the stop ended it."),
+    code("""
+order = [k for k in kinds if k in ("alarm_raised", "paused", "alarm_cleared", "resumed")][:4]
+assert order == ["alarm_raised", "paused", "alarm_cleared", "resumed"] and hot.status == "stopped", (order, hot.status)
+"""),
 ]
 
 ETA = [
@@ -246,6 +265,15 @@ error = abs(prediction.total_s - elapsed) / elapsed
 print(f"predicted {prediction.total_s:.1f} s, took {elapsed:.1f} s, error {error:.0%}")
 """, ignore=True),
     code("run.status"),
+    md("The notebook's check: the run trained every planned step, the pre-flight interval holds "
+       "its own prediction, and the model beats the trivial baseline."),
+    code("""
+accuracy = run.state.best_metrics["test"]["churn"]["accuracy"]
+always_no = run.state.baseline["test"]["churn"]["accuracy"]
+assert run.status == "completed" and run.step == run.total_steps == prediction.schedule.total_steps
+assert 0 < prediction.low_s <= prediction.total_s <= prediction.high_s, prediction
+assert accuracy > always_no, (accuracy, always_no)
+"""),
 ]
 
 NOTEBOOKS = {

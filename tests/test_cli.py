@@ -124,11 +124,9 @@ def test_help_lists_the_demos_that_exist(capsys):
 
 class _Run(FakeRun):
     def __init__(self):
-        super().__init__()
-        self.config = {"output_features": [{"name": "label", "type": "category"}], "trainer": {}}
-
-    def eta(self, now=None):
-        return None
+        super().__init__(
+            config={"output_features": [{"name": "label", "type": "category"}], "trainer": {}}
+        )
 
 
 class _Stream(io.StringIO):

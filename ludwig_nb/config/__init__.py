@@ -9,7 +9,7 @@ mistake located, and rendered with every default filled in.
     >>> cfg.to_dict()["input_features"][0]["preprocessing"]["normalization"]
     'zscore'
 
-Importing this package imports pyyaml only (no torch, no pydantic, no threads).
+Importing this package imports pyyaml only (no torch, no threads).
 """
 
 from __future__ import annotations

@@ -27,7 +27,6 @@ __all__ = [
     "METRICS_BY_TYPE",
     "SCHEDULERS",
     "SEARCH_ALGS",
-    "SEARCH_ALG_KEYS_READ",
     "SPACES",
     "SPLITS",
     "apply_parameters",
@@ -54,10 +53,6 @@ SPACES: dict[str, tuple[tuple[str, ...], dict[str, Any]]] = {
 #: spaces the local (Optuna) executor cannot sample: Optuna has no normal distribution
 _UNSAMPLED_LOCALLY = ("randn", "qrandn")
 GOALS = ("minimize", "maximize")
-#: ``search_alg`` keys the local executor reads (runs/search.py, runs/search_space.py) that
-#: Ludwig's schema lacks for some search types (``random`` has no seed field, ``optuna`` no
-#: ``n_startup_trials``): load_config must not call them ignored
-SEARCH_ALG_KEYS_READ = ("random_state_seed", "seed", "points_to_evaluate", "n_startup_trials")
 SPLITS = ("train", "training", "validation", "test")
 #: Ludwig search_alg type -> what the local executor uses (None: not available locally)
 SEARCH_ALGS: dict[str, str | None] = {

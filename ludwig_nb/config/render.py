@@ -12,14 +12,18 @@ from collections.abc import Mapping
 from typing import Any
 
 from ludwig_nb.config.gpu_watch import check_gpu_watch
-from ludwig_nb.config.hyperopt import SEARCH_ALG_KEYS_READ
 from ludwig_nb.config.schema.features import check_defaults, check_feature
 from ludwig_nb.config.schema.fields import Ctx, Param, suggest
 from ludwig_nb.config.schema.ludwig_json import JObject, ludwig_spec
 from ludwig_nb.config.upgrade import upgrade
 from ludwig_nb.config.yaml_positions import KeyPath
 
-__all__ = ["LUDWIG_VERSION", "TOP_LEVEL_KEYS", "render"]
+__all__ = ["LUDWIG_VERSION", "SEARCH_ALG_KEYS_READ", "TOP_LEVEL_KEYS", "render"]
+
+#: ``search_alg`` keys the local executor reads (runs/search.py, runs/search_space.py) that
+#: Ludwig's schema lacks for some search types (``random`` has no seed field, ``optuna`` no
+#: ``n_startup_trials``): load_config must not call them ignored
+SEARCH_ALG_KEYS_READ = ("random_state_seed", "seed", "points_to_evaluate", "n_startup_trials")
 
 #: the Ludwig release whose schema this package follows
 LUDWIG_VERSION = "0.11.0"

@@ -156,12 +156,3 @@ class MinMaxSeries:
         if self._last is not None and kept[-1] != self._last:
             kept.append(self._last)
         return [p[0] for p in kept], [p[1] for p in kept]
-
-    def extremes(self) -> tuple[float, float] | None:
-        """``(min y, max y)`` over every point appended, or None when empty."""
-        if not self._buckets:
-            return None
-        return (
-            min(b.low[1] for b in self._buckets),
-            max(b.high[1] for b in self._buckets),
-        )

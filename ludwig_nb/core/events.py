@@ -2,7 +2,7 @@
 
 Events are frozen dataclasses, JSON-serialisable, tagged with ``type`` and versioned with
 ``v``. The worker thread creates them; the recorder writes them to ``events.ndjson``; the
-UI pump, the ETA estimator and the sidebar read them. ``labextension/src/events.ts``
+UI pump, the ETA estimator and the sidebar read them. ``labextension/src/types.ts``
 mirrors these shapes for the sidebar.
 
 All times are seconds on the wall clock (``time.time()``), so that another process (the
@@ -19,8 +19,10 @@ from typing import Any, ClassVar
 from ludwig_nb.core import strict_json
 
 __all__ = [
+    "ALARM_PAUSE_PREFIX",
     "EVENT_TYPES",
     "EVENT_VERSION",
+    "PAUSE_SOURCES",
     "AlarmCleared",
     "AlarmRaised",
     "BaselineComputed",
@@ -212,9 +214,17 @@ class CheckpointSaved(Event):
     best: bool = False
 
 
+#: The ``Paused.reason`` values sent besides an alarm's: "user" (the dashboard's button,
+#: ``run.pause()``, ``%ludwig_pause``, a search's pause), "sidebar" (the sidebar's button,
+#: through the run's control file) and "control_file" (a control file that names no source).
+PAUSE_SOURCES = ("user", "sidebar", "control_file")
+#: An alarm whose action is pause sends ``"alarm:<rule name>"``.
+ALARM_PAUSE_PREFIX = "alarm:"
+
+
 @dataclasses.dataclass(frozen=True)
 class Paused(Event):
-    """``reason``: "user", "alarm", "control_file"."""
+    """``reason``: one of :data:`PAUSE_SOURCES`, or ``"alarm:<rule name>"``."""
 
     type: ClassVar[str] = "paused"
     step: int

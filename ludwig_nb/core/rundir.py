@@ -23,9 +23,9 @@ import math
 import os
 import re
 import tempfile
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 from ludwig_nb.core import strict_json
 
@@ -48,6 +48,7 @@ __all__ = [
     "registry_entry",
     "request_control",
     "unregister_run",
+    "write_atomic",
     "write_json_atomic",
 ]
 
@@ -68,22 +69,34 @@ def is_valid_run_id(run_id: str) -> bool:
     return bool(RUN_ID_PATTERN.match(run_id)) and ".." not in run_id
 
 
-def write_json_atomic(path: Path, data: Mapping[str, Any]) -> None:
-    """Write ``data`` to ``path`` as strict JSON, atomically.
+def write_atomic(path: Path, write: Callable[[BinaryIO], object]) -> Path:
+    """Replace ``path`` in one step.
 
-    Non-finite numbers become ``null`` (see ``core.strict_json``), and a reader sees the old file or
-    the new one, never half of one. Raises ``OSError``.
+    ``write(handle)`` fills a temporary file beside it, which then takes its name, so a reader sees
+    the old file or the new one, never half of one (a failed write leaves the old file and no
+    temporary). Creates the parent folder; returns ``path``. Raises ``OSError`` and whatever
+    ``write`` raises.
     """
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(strict_json.dumps(data))
+        with os.fdopen(fd, "wb") as handle:
+            write(handle)
         os.replace(tmp, path)
     except BaseException:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
         raise
+    return path
+
+
+def write_json_atomic(path: Path, data: Mapping[str, Any]) -> None:
+    """Write ``data`` to ``path`` as strict JSON, atomically (:func:`write_atomic`).
+
+    Non-finite numbers are written as ``null`` (see ``core.strict_json``). Raises ``OSError``.
+    """
+    text = strict_json.dumps(data).encode("utf-8")
+    write_atomic(path, lambda handle: handle.write(text))
 
 
 def read_json(path: Path) -> dict[str, Any] | None:

@@ -10,6 +10,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from ludwig_nb.core import events as ev
 from ludwig_nb.core.state import RunState
 
 __all__ = ["ACTION_WORDS", "CLEAR_MARGIN", "alarm_line", "alarm_text", "pause_text"]
@@ -17,6 +18,7 @@ __all__ = ["ACTION_WORDS", "CLEAR_MARGIN", "alarm_line", "alarm_text", "pause_te
 #: default hysteresis of an alarm (°C or %): it clears this far under its threshold
 CLEAR_MARGIN = 5.0
 _SLOWDOWN = re.compile(r"^temperature>=slowdown-(\d+(?:\.\d+)?)$")
+#: the words for each of ``events.PAUSE_SOURCES``
 _SOURCES = {
     "user": "paused by you",
     "control_file": "paused from the sidebar",
@@ -104,8 +106,8 @@ def pause_text(state: RunState, clear_levels: Mapping[str, float] | None = None)
     if state.status != "paused":
         return ""
     reason = state.pause_reason or "user"
-    if reason.startswith("alarm:"):
-        rule = reason.removeprefix("alarm:")
+    if reason.startswith(ev.ALARM_PAUSE_PREFIX):
+        rule = reason.removeprefix(ev.ALARM_PAUSE_PREFIX)
         alarm = next((a for a in state.alarms if a.get("rule") == rule), None)
         if alarm is None:
             return f"paused by the alarm {rule}"

@@ -76,9 +76,24 @@ def dumps(data: Any, **kwargs: Any) -> str:
     Non-finite floats become ``null`` (callers that want them listed pass :func:`flagged` data).
     Objects JSON does not know are written with ``str``. Raises nothing for non-finite numbers.
     """
-    kwargs.setdefault("default", str)
+    kwargs.setdefault("default", _default)
     try:  # the common case: every number finite, no copy made
         return json.dumps(data, allow_nan=False, **kwargs)
     except ValueError:
         cleaned, _ = clean(data)
         return json.dumps(cleaned, allow_nan=False, **kwargs)
+
+
+def _default(value: Any) -> Any:
+    """Encode what ``json`` does not know: a numpy/torch scalar as its Python number.
+
+    A float32 metric is then a number, not the text ``"0.5"``; anything else is its ``str``.
+    """
+    if hasattr(value, "item") and callable(value.item):
+        try:
+            item = value.item()
+        except (TypeError, ValueError):
+            return str(value)
+        if isinstance(item, int | float | bool):
+            return item
+    return str(value)

@@ -5,14 +5,14 @@ Imports pandas and numpy, never torch.
 
 from ludwig_nb.data.demo import DEMO_DATASETS, DEMO_PREFIX, demo_config, demo_dataset, demo_help
 from ludwig_nb.data.errors import DataError, DataWarning
-from ludwig_nb.data.loading import SPLIT_NAMES, Dataset, check_dataset, load_dataset, load_table
+from ludwig_nb.data.loading import Dataset, check_dataset, load_dataset, load_table
 from ludwig_nb.data.preprocessing import (
     drop_missing_rows,
     fit_preprocessing,
     kept_rows,
     transform_frame,
 )
-from ludwig_nb.data.splits import sample_rows, split_dataset, split_rows
+from ludwig_nb.data.splits import SPLIT_NAMES, sample_rows, split_dataset, split_rows
 
 __all__ = [
     "DEMO_DATASETS",

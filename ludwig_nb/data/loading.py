@@ -16,9 +16,9 @@ import pandas as pd
 
 from ludwig_nb.data.demo import DEMO_PREFIX, demo_dataset
 from ludwig_nb.data.errors import DataError
+from ludwig_nb.data.splits import SPLIT_NAMES, split_dataset
 
 __all__ = [
-    "SPLIT_NAMES",
     "TABLE_SUFFIXES",
     "Dataset",
     "check_columns",
@@ -26,9 +26,6 @@ __all__ = [
     "load_dataset",
     "load_table",
 ]
-
-#: The split names Ludwig uses, in order.
-SPLIT_NAMES = ("training", "validation", "test")
 
 #: A loaded dataset: one frame, or frames per split name.
 Dataset = pd.DataFrame | dict[str, pd.DataFrame]
@@ -178,8 +175,6 @@ def check_dataset(config: Mapping[str, Any], dataset: Any) -> Dataset:
         check_values(config, loaded)
         _check_targets(config, loaded, _describe(dataset))
         warn_surprises(config, loaded, _describe(dataset))
-        from ludwig_nb.data.splits import split_dataset
-
         split_dataset(loaded, config.get("preprocessing") or {}, seed=0)  # empty splits
     return loaded
 

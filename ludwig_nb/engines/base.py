@@ -26,7 +26,15 @@ if TYPE_CHECKING:
     from ludwig_nb.config import Config
     from ludwig_nb.core.gpu_sample import Snapshot
 
-__all__ = ["Emit", "Engine", "EngineUnavailable", "TrainJob", "TrainedModel"]
+__all__ = [
+    "DEFAULT_SEED",
+    "Emit",
+    "Engine",
+    "EngineUnavailable",
+    "TrainJob",
+    "TrainedModel",
+    "job_seed",
+]
 
 Emit = Callable[[Event], None]
 
@@ -66,6 +74,27 @@ class TrainJob:
     #: where an engine whose devices are on other machines (``gpus_on_workers``: Ray) sends
     #: the GPU snapshots its workers' nodes read; None: nobody watches them
     gpu_feed: Callable[[Snapshot], None] | None = None
+
+
+#: Ludwig's default ``random_seed``
+DEFAULT_SEED = 42
+
+
+def job_seed(job: TrainJob) -> int:
+    """The run's random seed.
+
+    ``job.seed`` if the run layer sets one, else the config's ``random_seed`` (top level) or
+    ``trainer.seed``, else :data:`DEFAULT_SEED` (Ludwig's). The engine trains and splits with it;
+    the run layer's baseline splits with it too.
+    """
+    for value in (
+        job.seed,
+        job.config.get("random_seed"),
+        (job.config.get("trainer") or {}).get("seed"),
+    ):
+        if value is not None:
+            return int(value)
+    return DEFAULT_SEED
 
 
 class TrainedModel(Protocol):

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from ludwig_nb.core.gpu_sample import GpuSample, HostSample, Snapshot
 from ludwig_nb.gpu.host import HostSource
-from ludwig_nb.gpu.kernel import kernel_sampler, shutdown_kernel_sampler, stop_kernel_sampler
+from ludwig_nb.gpu.kernel import kernel_sampler, stop_kernel_sampler
 from ludwig_nb.gpu.nvml import NvmlSource
 from ludwig_nb.gpu.sampler import MIN_INTERVAL, Sampler
 from ludwig_nb.gpu.simulated import SimulatedGpu, ThermalProfile
@@ -27,6 +27,5 @@ __all__ = [
     "Snapshot",
     "ThermalProfile",
     "kernel_sampler",
-    "shutdown_kernel_sampler",
     "stop_kernel_sampler",
 ]

@@ -9,7 +9,7 @@ from ludwig_nb.gpu.host import HostSource
 from ludwig_nb.gpu.nvml import NvmlSource
 from ludwig_nb.gpu.sampler import Sampler
 
-__all__ = ["kernel_sampler", "shutdown_kernel_sampler", "stop_kernel_sampler"]
+__all__ = ["kernel_sampler", "stop_kernel_sampler"]
 
 
 class _Shared:
@@ -49,7 +49,3 @@ def stop_kernel_sampler() -> None:
         sampler.stop()
         if sampler.gpu_source is not None:
             sampler.gpu_source.close()
-
-
-#: the name ``ludwig_nb.ipython.extension.unload`` calls
-shutdown_kernel_sampler = stop_kernel_sampler

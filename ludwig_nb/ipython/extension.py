@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import contextlib
 from typing import Any
 
 __all__ = ["load", "unload"]
@@ -16,21 +15,18 @@ def load(ipython: Any) -> None:
     import sys
 
     from ludwig_nb.engines.builtin import warmup
+    from ludwig_nb.ipython.gpu_watch import GpuWatchMagics
     from ludwig_nb.ipython.magics import LudwigMagics
     from ludwig_nb.ipython.warmup import warm_imports
 
     monitoring = sys.modules.get("ludwig_nb.runs.monitoring")
     if monitoring is not None:  # loaded again: the sampler serves the views once more
         monitoring.keep_kernel_sampler()
-    ipython.register_magics(LudwigMagics)
+    ipython.register_magics(LudwigMagics, GpuWatchMagics)
     # the first cell's modules, then torch and the engine (its first optimizer imports
     # torch._dynamo), in one background thread: the dashboard within a second, and the
     # first step soon after train()
     warm_imports(then=warmup.warm_up)
-    with contextlib.suppress(ImportError):
-        from ludwig_nb.ipython.gpu_watch import GpuWatchMagics
-
-        ipython.register_magics(GpuWatchMagics)
 
 
 def unload(ipython: Any) -> None:  # noqa: ARG001 (IPython's hook passes the shell)
@@ -43,7 +39,7 @@ def unload(ipython: Any) -> None:  # noqa: ARG001 (IPython's hook passes the she
     import sys
 
     ui = sys.modules.get("ludwig_nb.ui")
-    if ui is not None and hasattr(ui, "shutdown"):
+    if ui is not None:
         ui.shutdown()
     monitoring = sys.modules.get("ludwig_nb.runs.monitoring")
     if monitoring is not None:
@@ -56,5 +52,5 @@ def unload(ipython: Any) -> None:  # noqa: ARG001 (IPython's hook passes the she
             )
         return
     gpu = sys.modules.get("ludwig_nb.gpu")
-    if gpu is not None and hasattr(gpu, "shutdown_kernel_sampler"):
-        gpu.shutdown_kernel_sampler()
+    if gpu is not None:
+        gpu.stop_kernel_sampler()

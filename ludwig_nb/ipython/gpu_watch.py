@@ -167,24 +167,16 @@ def _live_runs() -> list[Any]:
 def _live_load() -> float:
     """The simulated GPU's load.
 
-    The highest duty cycle of this kernel's training runs (1.0 unless throttled), 0.0 when none
+    the highest duty cycle of this kernel's training runs (1.0 unless throttled), 0.0 when none
     trains.
     """
-    duties = [
-        float(getattr(getattr(r, "control", None), "duty", 1.0))
-        for r in _live_runs()
-        if getattr(r, "status", "") in _LOADED
-    ]
+    duties = [r.control.duty for r in _live_runs() if r.status in _LOADED]
     return max(duties, default=0.0)
 
 
 def _shared_pump() -> Any:
-    try:
-        from ludwig_nb.ui.show import shared_pump
-    except ImportError:  # the dashboard module is optional for this magic
-        from ludwig_nb.ui.pump import Pump
+    from ludwig_nb.ui.show import shared_pump
 
-        return Pump()
     return shared_pump()
 
 

@@ -102,6 +102,7 @@ class LudwigMagics(Magics):
             self._estimate(config, dataset, args)
             return
         import ludwig_nb.ui.dashboard  # noqa: F401  (loaded before the worker loads torch)
+        from ludwig_nb.runs.monitoring import sampler_of
         from ludwig_nb.ui import show_run
 
         run = self._train(config, dataset, args, engine)
@@ -109,7 +110,8 @@ class LudwigMagics(Magics):
             self._user_ns[args.name] = run
         self._user_ns["_ludwig_run"] = run
         block = True if args.wait else False if args.background else None  # None: Colab blocks
-        show_run(run, fps=self.frame_rate, block=block, sampler=run.sampler, charts=self.charts)
+        sampler = sampler_of(run)
+        show_run(run, fps=self.frame_rate, block=block, sampler=sampler, charts=self.charts)
         if args.wait:
             run.wait()
 

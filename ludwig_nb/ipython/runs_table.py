@@ -12,8 +12,8 @@ from pathlib import Path
 from typing import Any
 
 from ludwig_nb.core import rundir
+from ludwig_nb.core.formatting import format_duration
 from ludwig_nb.core.state import FINAL_STATUSES
-from ludwig_nb.ui.formatting import format_duration
 
 __all__ = ["collect_rows", "runs_table_html"]
 

@@ -26,7 +26,7 @@ from typing import Protocol
 
 from ludwig_nb.core.alarms import AlarmPolicy, AlarmRule, AlarmTransition
 from ludwig_nb.core.control import RunControl
-from ludwig_nb.core.events import AlarmCleared, AlarmRaised, Event
+from ludwig_nb.core.events import ALARM_PAUSE_PREFIX, AlarmCleared, AlarmRaised, Event
 from ludwig_nb.core.gpu_sample import Snapshot
 from ludwig_nb.runs.throttle_watch import PowerCapper, ThrottleWatch
 
@@ -60,7 +60,7 @@ class _Sampler(Protocol):
 
 def pause_reason(rule_name: str) -> str:
     """The ``RunControl`` pause reason an alarm uses: ``alarm:<rule>``."""
-    return f"alarm:{rule_name}"
+    return f"{ALARM_PAUSE_PREFIX}{rule_name}"
 
 
 class AlarmWatch:

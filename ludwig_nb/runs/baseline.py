@@ -11,28 +11,11 @@ from collections.abc import Callable
 from typing import Any
 
 from ludwig_nb.core import events as ev
-from ludwig_nb.engines.base import TrainJob
+from ludwig_nb.engines.base import TrainJob, job_seed
 
-__all__ = ["baseline_event", "job_seed", "preprocessing_detail"]
+__all__ = ["baseline_event", "preprocessing_detail"]
 
 log = logging.getLogger(__name__)
-
-_DEFAULT_SEED = 42  # Ludwig's default random_seed, as the built-in engine uses
-
-
-def job_seed(job: TrainJob) -> int:
-    """The seed the engine splits with.
-
-    ``job.seed``, the config's ``random_seed`` or ``trainer.seed``, else 42.
-    """
-    for value in (
-        job.seed,
-        job.config.get("random_seed"),
-        (job.config.get("trainer") or {}).get("seed"),
-    ):
-        if value is not None:
-            return int(value)
-    return _DEFAULT_SEED
 
 
 def _frames(job: TrainJob) -> dict[str, Any]:

@@ -159,8 +159,10 @@ class Comparison:
         split = sorted(p for p in diff if p.startswith("preprocessing.split"))
         if split:
             out.append("different splits: " + ", ".join(split))
-        hardware = [", ".join(f.get("gpus") or []) or str(f.get("device") or "") for f in facts]
-        if len({h for h in hardware if h}) > 1:
+        hardware = [r.hardware for r in self.records]
+        # a bare "cuda:N" (a GPU run that ended before the sampler named its GPU) says
+        # nothing against a named GPU: only CPU and named GPUs are compared
+        if len({h for h in hardware if h and not h.startswith("cuda")}) > 1:
             out.append("different hardware: " + _pairs(self.names, hardware))
         precision = [p for p in diff if "precision" in p]
         if precision:

@@ -22,7 +22,7 @@ import yaml
 from ludwig_nb.core import events as ev
 from ludwig_nb.core import rundir
 
-__all__ = ["Curve", "RunRecord", "load_source"]
+__all__ = ["Curve", "RunRecord", "hardware_label", "load_source"]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -54,6 +54,26 @@ class RunRecord:
     curves: dict[tuple[str, str, str], Curve]
     profile: dict[str, Any]
     facts: dict[str, Any]  # status, device, gpus, dataset, seed, steps, duration_s
+
+    @property
+    def hardware(self) -> str:
+        """What the run trained on, in words (see :func:`hardware_label`)."""
+        return hardware_label(self.facts)
+
+
+def hardware_label(facts: Mapping[str, Any]) -> str:
+    """What a run trained on.
+
+    The GPU names its profile saw when it trained on a GPU (or, for a Ludwig directory, the GPUs its
+    description names), else the device its ``RunStarted`` names ("cpu", "cuda:1"); "" when nothing
+    says. The label does not depend on whether the sampler ticked before the run ended, so two runs
+    on the same machine compare as the same hardware however short they were.
+    """
+    device = str(facts.get("device") or "")
+    names = ", ".join(facts.get("gpus") or [])
+    if device and not device.startswith("cuda"):
+        return device  # trained on the CPU (a simulated GPU's samples do not change that)
+    return names or device
 
 
 def load_source(source: Any, name: str | None = None) -> RunRecord:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import logging
 import threading
+import weakref
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -17,9 +18,21 @@ if TYPE_CHECKING:
     from ludwig_nb.engines.base import TrainJob
     from ludwig_nb.runs.run import Run
 
-__all__ = ["attach", "keep_kernel_sampler", "release_kernel_sampler"]
+__all__ = ["attach", "keep_kernel_sampler", "release_kernel_sampler", "sampler_of"]
 
 log = logging.getLogger(__name__)
+
+#: the sampler watching each run (kept here, not on the run: a view gets it as an argument)
+_samplers: weakref.WeakKeyDictionary[Run, Any] = weakref.WeakKeyDictionary()
+
+
+def sampler_of(run: Run) -> Any:
+    """The GPU/host sampler :func:`attach` gave ``run``.
+
+    Its own simulated one, or the kernel's; None when its ``gpu_watch`` is off. Pass it to the
+    view that shows the run.
+    """
+    return _samplers.get(run)
 
 
 class _KernelWatches:
@@ -140,7 +153,7 @@ def attach(run: Run, cfg: Config, remote: TrainJob | None = None) -> None:
         run.device_index = 0
     else:
         sampler = kernel_sampler()
-    run.sampler = sampler
+    _samplers[run] = sampler
     _profile_run(run, sampler)
     if not simulate and enabled == "auto" and not sampler.gpu_available:
         return  # host CPU/RAM for the dashboard; no GPU to raise alarms on
@@ -182,7 +195,7 @@ def _attach_remote(run: Run, section: Mapping[str, Any], job: TrainJob) -> None:
 
     sampler = RemoteSampler(interval=max(0.25, float(section.get("interval", 1.0) or 1.0)))
     job.gpu_feed = sampler.feed
-    run.sampler = sampler
+    _samplers[run] = sampler
     _profile_run(run, sampler)
     watch = AlarmWatch(sampler, AlarmPolicy.from_config(section), targets=lambda: [run],
                        power_capper=_NoRemoteCap).start()  # fmt: skip

@@ -20,7 +20,8 @@ from pathlib import Path
 from typing import Any
 
 from ludwig_nb.core import events as ev
-from ludwig_nb.core.eta import Costs, EtaEstimator, EtaTracker, Schedule, format_duration
+from ludwig_nb.core.eta import Costs, EtaEstimator, EtaTracker, Schedule
+from ludwig_nb.core.formatting import format_duration
 from ludwig_nb.engines.base import Engine
 from ludwig_nb.engines.registry import AUTO, select_engine
 

@@ -15,14 +15,12 @@ memory converted from gpustat's MiB to bytes.
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
 import json
 import logging
 import os
 import platform
 import sys
-import tempfile
 import threading
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -30,6 +28,7 @@ from typing import TYPE_CHECKING, Any
 from ludwig_nb.core import events as ev
 from ludwig_nb.core import resource_profile as rp
 from ludwig_nb.core.gpu_sample import GpuSample
+from ludwig_nb.core.rundir import write_atomic
 from ludwig_nb.runs.profile_files import (
     PROFILE_FILE,
     PROFILE_VERSION,
@@ -197,17 +196,8 @@ class ResourceProfile:
         pure-Python path, 4x slower for an hour of 8-GPU samples), then replaced atomically.
         """
         path = self._run.directory / PROFILE_FILE
-        text = json.dumps(self.to_dict(), default=str)
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as handle:
-                handle.write(text)
-            os.replace(tmp, path)
-        except BaseException:
-            with contextlib.suppress(OSError):
-                os.unlink(tmp)
-            raise
-        return path
+        text = json.dumps(self.to_dict(), default=str).encode("utf-8")
+        return write_atomic(path, lambda handle: handle.write(text))
 
 
 def _torch_memory(index: int) -> dict[str, int]:

@@ -127,12 +127,6 @@ class RunRecorder:
             if self._closing_until is not None:
                 self._finish_closing(now)
 
-    def write_status(self, state: RunState, now: float) -> None:
-        """Write ``status.json`` for ``state`` now, with its ETA at ``now`` (wall-clock s)."""
-        with self._lock:
-            self._state = state
-            self._write_status(now)
-
     def _flush_events(self) -> None:
         if not self._pending or self._fd is None:
             return

@@ -1,9 +1,11 @@
 """``Run``: the handle a user holds while a model trains in a kernel thread.
 
-The worker thread runs ``engine.fit(job, emit, control)``; every event it emits goes,
-under one lock, into the run's event list, its reduced ``RunState``, its ETA tracker and
-the recorder (events.ndjson / status.json). Views read events through
-:meth:`Run.subscribe`; nothing reaches into the engine except through ``RunControl``.
+The worker thread runs ``engine.fit(job, emit, control)``; every event it emits goes into
+the run's :class:`~ludwig_nb.runs.ledger.RunLedger` (its event list, its one reduced
+``RunState``, its one ETA tracker, the GPU it trains on), then to the recorder
+(events.ndjson / status.json). Views read it through the
+:class:`~ludwig_nb.runs.handle.RunHandle` protocol (:meth:`Run.subscribe`,
+:meth:`Run.eta_reading`); nothing reaches into the engine except through ``RunControl``.
 """
 
 from __future__ import annotations
@@ -20,19 +22,20 @@ from typing import TYPE_CHECKING, Any
 from ludwig_nb.core import events as ev
 from ludwig_nb.core import rundir
 from ludwig_nb.core.control import RunControl
-from ludwig_nb.core.early_stop import EarlyStopWatch
-from ludwig_nb.core.eta import EtaTracker
-from ludwig_nb.core.event_log import EventLog, EventView
-from ludwig_nb.core.state import RunState, reduce_state
+from ludwig_nb.core.event_log import EventView
+from ludwig_nb.core.state import RunState
 from ludwig_nb.core.status_words import early_stop_block, status_words
+from ludwig_nb.runs.handle import EtaReading
+from ludwig_nb.runs.ledger import EventSubscription, RunLedger
 from ludwig_nb.runs.recorder import RunRecorder
 
 if TYPE_CHECKING:
     import pandas as pd
 
     from ludwig_nb.engines.base import Engine, TrainedModel, TrainJob
+    from ludwig_nb.runs.handle import RunHandle
 
-__all__ = ["EventSubscription", "Run"]
+__all__ = ["Run"]
 
 log = logging.getLogger(__name__)
 
@@ -50,29 +53,6 @@ def _failure_message(exc: BaseException, directory: Path) -> str:
             f"train(..., resume_from={str(directory)!r}) (the last checkpoint is whole)"
         )
     return str(exc) or type(exc).__name__
-
-
-class EventSubscription:
-    """A reader's position in a run's event list: ``drain()`` returns what is new."""
-
-    def __init__(self, run: Run) -> None:
-        self._run = run
-        self._position = 0
-        self.closed = False
-
-    def drain(self) -> list[ev.Event]:
-        """The events recorded since the last drain, in order; empty once closed."""
-        if self.closed:
-            return []
-        with self._run._lock:
-            log = self._run._events
-            new = log.slice(self._position, len(log))
-            self._position += len(new)
-        return new
-
-    def close(self) -> None:
-        """Stop the subscription; later drains return nothing."""
-        self.closed = True
 
 
 class Run:
@@ -105,8 +85,6 @@ class Run:
         self.model: TrainedModel | None = None
         self.error: BaseException | None = None
         self.traceback_text = ""
-        self.device_index: int | None = None  # the GPU it trains on (alarms act on it)
-        self.sampler: Any = None  # the GPU sampler watching it, when one runs
         self.resources: Any = None  # its ResourceProfile (runs/profile.py), once attached
         self._result_writers: list[Callable[[Run], None]] = []
         self._engine = engine
@@ -115,11 +93,8 @@ class Run:
         self._finish_callbacks: list[Callable[[Run], None]] = []
         self._listeners: list[Callable[[ev.Event], None]] = []
         self._clock = clock
-        self._lock = threading.RLock()
-        self._events = EventLog()  # steps in columns: a million of them is ~60 MB, not 250
-        self._state = RunState(run_id=run_id, name=name, engine=engine.name)
-        self._eta = EtaTracker()
-        self._early_stop = EarlyStopWatch(job.config)  # the forecast status.json carries
+        self._ledger = RunLedger(run_id, name, engine.name, config=job.config)
+        self._lock = self._ledger.lock
         self._done = threading.Event()
         self._thread: threading.Thread | None = None
 
@@ -206,14 +181,7 @@ class Run:
     # -- events ----------------------------------------------------------------------
     def emit(self, event: ev.Event) -> None:
         """Record an event (any thread): state, ETA, subscribers, run directory."""
-        with self._lock:
-            self._events.append(event)
-            self._state = reduce_state(self._state, event)
-            self._eta.observe(event)
-            self._early_stop.observe(event)
-            if isinstance(event, ev.RunStarted):
-                self.device_index = _device_index(event)
-            state = self._state
+        state = self._ledger.append(event)
         try:
             self._recorder.record(event, state)
         except OSError:  # a full disk must not kill training; the events stay in memory
@@ -234,11 +202,10 @@ class Run:
 
     def subscribe(self) -> EventSubscription:
         """A reader that gets every event from the start, then only new ones."""
-        return EventSubscription(self)
+        return self._ledger.subscribe()
 
     def _eta_status(self, now: float) -> dict[str, Any] | None:
-        with self._lock:
-            estimate = self._eta.estimate(now)
+        estimate = self._ledger.estimate(now)
         if estimate is None:
             return None
         return {
@@ -255,21 +222,23 @@ class Run:
         The pause and the early stop as the dashboard and the CLI say them
         (``core/status_words.py``).
         """
-        watch = self._early_stop
-        with self._lock:
-            forecast = None
-            if watch.active and not state.is_final and state.total_steps:
-                estimate = self._eta.estimate(now)
-                step_s = getattr(estimate, "step_s", None)
-                forecast = watch.forecast(state.step, state.total_steps, step_s)
-            patience = watch.patience if watch.active else 0
-            block = early_stop_block(state, patience, watch.metric, forecast)
+        watch = self._ledger.early_stop
+        reading = self._ledger.eta_reading(now)  # the run's one estimate and forecast
+        forecast = None if state.is_final else reading.forecast
+        patience = watch.patience if reading.early_stopping else 0
+        block = early_stop_block(state, patience, watch.metric, forecast)
         return status_words(state, block)
 
     def eta(self, now: float | None = None) -> Any:
         """The current ETA estimate (``core.eta.Estimate``) or None before any basis."""
-        with self._lock:
-            return self._eta.estimate(self._clock() if now is None else now)
+        return self._ledger.estimate(self._clock() if now is None else now)
+
+    def eta_reading(self, now: float | None = None) -> EtaReading:
+        """The run's one ETA at wall-clock ``now`` (seconds; default: the run's clock).
+
+        The estimate, the early-stopping forecast and the first stable finish time.
+        """
+        return self._ledger.eta_reading(self._clock() if now is None else now)
 
     # -- control ---------------------------------------------------------------------
     def stop(self, reason: str = "user") -> None:
@@ -322,9 +291,21 @@ class Run:
 
     @property
     def state(self) -> RunState:
-        """The run's current state."""
+        """The run's state now (reduced once per event, on the emitting thread)."""
         with self._lock:
-            return self._state
+            return self._ledger.state
+
+    @property
+    def device_index(self) -> int | None:
+        """The GPU it trains on (alarms act on it), as the latest ``RunStarted`` says; None on CPU.
+
+        Before the run starts, whatever :attr:`device_index` was set to.
+        """
+        return self._ledger.device_index
+
+    @device_index.setter
+    def device_index(self, index: int | None) -> None:
+        self._ledger.device_index = index
 
     @property
     def status(self) -> str:
@@ -360,7 +341,7 @@ class Run:
         at once.
         """
         with self._lock:
-            return self._events.view()
+            return self._ledger.events.view()
 
     @property
     def steps(self) -> pd.DataFrame:
@@ -373,7 +354,7 @@ class Run:
         import pandas as pd
 
         with self._lock:
-            columns = self._events.step_columns()
+            columns = self._ledger.events.step_columns()
         frame = pd.DataFrame(columns)
         frame["duration_s"] = frame["time"] - frame["start_time"]
         order = ["step", "epoch", "loss", "learning_rate", "batch_size", "start_time", "time"]
@@ -386,7 +367,7 @@ class Run:
 
         rows = []
         with self._lock:
-            others = self._events.others()  # evaluations are never steps: skip the columns
+            others = self._ledger.events.others()  # evaluations are never steps: skip the columns
         for event in others:
             if isinstance(event, ev.EvaluationFinished):
                 row: dict[str, Any] = {"step": event.step, "epoch": event.epoch}
@@ -401,11 +382,11 @@ class Run:
     def profile(self) -> pd.DataFrame:
         """The resource profile.
 
-        One row per sampler tick (1 Hz by default) with ``phase``, ``step``, ``host_*`` and
+        one row per sampler tick (1 Hz by default) with ``phase``, ``step``, ``host_*`` and
         ``gpu<i>_*`` columns (bytes, s, J, W, °C, %). Empty when the run has no sampler
         (``gpu_watch: {enabled: false}``).
         """
-        from ludwig_nb.runs.profile import profile_frame
+        from ludwig_nb.runs.profile_files import profile_frame
 
         if self.resources is None:
             return profile_frame({})
@@ -460,15 +441,7 @@ class Run:
         )
 
 
-def _device_index(event: ev.RunStarted) -> int | None:
-    """The GPU index a run trains on.
+if TYPE_CHECKING:
 
-    The engine's ``device_index``, else parsed from ``device`` ("cuda:1" -> 1, "cuda" -> 0) for
-    engines that only name the device.
-    """
-    if event.device_index is not None:
-        return event.device_index
-    if not event.device.startswith("cuda"):
-        return None
-    _, _, index = event.device.partition(":")
-    return int(index) if index.isdigit() else 0
+    def _run_is_a_handle(run: Run) -> RunHandle:  # mypy: a Run is what the views read
+        return run

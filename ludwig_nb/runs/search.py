@@ -29,6 +29,7 @@ import yaml
 
 from ludwig_nb.core import events as ev
 from ludwig_nb.core.search_eta import FinishedTrial, RunningTrial, TrialShape, search_remaining_s
+from ludwig_nb.runs.search_tune import trial_end_state
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -528,7 +529,7 @@ class Search:
             run = record.run
             assert run is not None
             if run.is_done:
-                state = record.state if record.state == "pruned" else _final_state(run)
+                state = record.state if record.state == "pruned" else trial_end_state(run)
                 if state == "failed":
                     record.error = str(run.error) if run.error else run.status
                 self._finish(study, otrial, record, state)
@@ -735,15 +736,6 @@ def _packer(share: float, gpu_count: int | None) -> Any:
 
 def _split(name: str) -> str:
     return "training" if name == "train" else name
-
-
-def _final_state(run: Run) -> str:
-    status = run.status
-    if status == "completed":
-        return "completed"
-    if status == "failed":
-        return "failed"
-    return "stopped"
 
 
 def _run_statistics(run_dir: str | None) -> tuple[dict[str, Any], dict[str, Any]]:

@@ -14,7 +14,7 @@ from typing import Any
 
 import optuna
 
-__all__ = ["SearchSpace", "make_pruner", "make_sampler"]
+__all__ = ["SearchSpace", "grid_points", "make_pruner", "make_sampler"]
 
 _PRIMITIVE = (type(None), bool, int, float, str)
 
@@ -191,6 +191,6 @@ def make_pruner(scheduler: dict[str, Any], max_epochs: int) -> optuna.pruners.Ba
 
 
 def grid_points(space: SearchSpace) -> list[dict[str, Any]]:
-    """Every point of a pure grid, in order (for reporting the grid's size)."""
+    """Every point of a pure grid, in order (the Tune executor's grid still to run)."""
     grid = space.grid()
     return [dict(zip(grid, combo, strict=True)) for combo in itertools.product(*grid.values())]

@@ -20,11 +20,20 @@ from typing import TYPE_CHECKING, Any
 from ludwig_nb.runs.search_gpus import trial_memory_limit
 
 if TYPE_CHECKING:
+    from ludwig_nb.runs.run import Run
     from ludwig_nb.runs.search import Search, TrialRecord
 
-__all__ = ["run_on_tune", "tune_module"]
+__all__ = ["run_on_tune", "trial_end_state", "tune_module"]
 
 _FINISHED = ("completed", "pruned", "failed", "stopped")
+
+
+def trial_end_state(run: Run) -> str:
+    """A finished trial's state from its run: "completed", "failed", else "stopped"."""
+    status = run.status
+    if status in ("completed", "failed"):
+        return status
+    return "stopped"
 
 
 def tune_module() -> ModuleType:
@@ -70,14 +79,12 @@ class _Hooks:
             self.errors[tune_id] = error
 
     def tick(self) -> None:
-        from ludwig_nb.runs.search import _final_state
-
         search = self.search
         for tune_id, record in list(self.live.items()):
             run = record.run
             if run is None or not run.is_done:
                 continue
-            state = record.state if record.state == "pruned" else _final_state(run)
+            state = record.state if record.state == "pruned" else trial_end_state(run)
             if state == "failed":
                 record.error = str(run.error) if run.error else self.errors.get(tune_id)
             search._finish(None, None, record, state)

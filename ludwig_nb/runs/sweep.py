@@ -23,7 +23,7 @@ import sys
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from ludwig_nb.core.eta import format_duration
+from ludwig_nb.core.formatting import format_duration
 
 if TYPE_CHECKING:
     import pandas as pd

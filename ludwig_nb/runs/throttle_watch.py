@@ -22,7 +22,6 @@ from collections.abc import Callable, Iterable
 from typing import Any, Protocol
 
 from ludwig_nb.core.alarms import AlarmRule
-from ludwig_nb.core.control import RunControl
 from ludwig_nb.core.events import Event, Throttled
 from ludwig_nb.core.gpu_sample import Snapshot
 from ludwig_nb.core.throttle import ThrottleController, ThrottleDecision, gains_for
@@ -30,14 +29,6 @@ from ludwig_nb.core.throttle import ThrottleController, ThrottleDecision, gains_
 __all__ = ["PowerCapper", "ThrottleWatch"]
 
 log = logging.getLogger(__name__)
-
-
-class _Target(Protocol):
-    @property
-    def control(self) -> RunControl: ...
-    @property
-    def device_index(self) -> int | None: ...
-    def emit(self, event: Event) -> None: ...
 
 
 class PowerCapper(Protocol):

@@ -12,9 +12,10 @@ import html
 import math
 from typing import Any
 
+from ludwig_nb.core.formatting import format_bytes, format_duration
 from ludwig_nb.runs.compare import Comparison
 from ludwig_nb.runs.compare import compare as _compare
-from ludwig_nb.ui.formatting import format_bytes, format_duration, format_metric
+from ludwig_nb.ui.formatting import format_metric
 from ludwig_nb.ui.svg import svg_line_chart
 
 __all__ = ["compare", "comparison_html"]
@@ -62,7 +63,7 @@ def _summary(c: Comparison) -> str:
     rows = "".join(
         f"<tr><td><b>{_esc(n)}</b></td><td>{_esc(r.kind)}</td>"
         f"<td>{_esc(r.facts.get('status') or '—')}</td>"
-        f"<td>{_esc(', '.join(r.facts.get('gpus') or []) or r.facts.get('device') or '—')}</td>"
+        f"<td>{_esc(r.hardware or '—')}</td>"
         f"<td>{_esc(format_duration(r.facts['duration_s']) if r.facts.get('duration_s') else '—')}"
         f"</td><td><small>{_esc(r.directory or '')}</small></td></tr>"
         for n, r in zip(c.names, c.records, strict=True)

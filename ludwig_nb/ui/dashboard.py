@@ -1,7 +1,8 @@
 """The live training dashboard: a ``ui.pump.View`` over a run's event stream.
 
-Each :meth:`Dashboard.refresh` drains the run's new events, folds them into the
-``RunState``, the curves, the ETA and the throughput, then writes every changed widget
+Each :meth:`Dashboard.refresh` drains the run's new events into the curves and the
+throughput, reads the run's one ``RunState`` and ETA (runs/handle.py: the view never
+reduces an event into a state or an estimate of its own), then writes every changed widget
 trait inside one ``hold_sync`` batch: one comm message per changed widget per frame,
 however many steps happened. Button clicks only call ``run.stop()/pause()/resume()``;
 what the buttons then look like is the next frame's business. When the run ends the view
@@ -21,7 +22,8 @@ from typing import Any
 import ipywidgets as widgets
 
 from ludwig_nb.core import events as ev
-from ludwig_nb.core.state import RunState, reduce_state
+from ludwig_nb.core.state import RunState
+from ludwig_nb.runs.handle import RunHandle
 from ludwig_nb.ui.charts import CurveChart, Writes
 from ludwig_nb.ui.curves import CurveData
 from ludwig_nb.ui.eta_text import EtaText
@@ -52,7 +54,7 @@ def _merge(into: Writes, more: Writes) -> None:
 
 
 class Dashboard:
-    """Live view of one run. ``run`` follows the ``runs.Run`` handle interface.
+    """Live view of one run, read through the :class:`~ludwig_nb.runs.handle.RunHandle`.
 
     ``sampler``: a GPU sampler with ``latest() -> Snapshot | None`` (gauges and host
     CPU/RAM), or None to hide the gauges. ``clock``: wall-clock seconds (``time.time``),
@@ -67,7 +69,7 @@ class Dashboard:
 
     def __init__(
         self,
-        run: Any,
+        run: RunHandle,
         sampler: Any = None,
         clock: Callable[[], float] = time.time,
         max_points: int = 1000,
@@ -83,9 +85,8 @@ class Dashboard:
         self._final_callbacks: list[Callable[[Dashboard], None]] = []
         self._log_requested = False
         self._traceback = ""
-        self.state = RunState(run_id=run.id, name=run.name, engine=run.engine_name)
         self.curves = CurveData(max_points)
-        self.eta = EtaText(config=getattr(run, "config", None))
+        self.eta = EtaText(run)
         self.throughput = ThroughputMeter()
         self.frames = 0
         self._build_widgets()
@@ -116,7 +117,7 @@ class Dashboard:
         self.x_toggle.observe(self._on_x_toggle, names="value")
         self._x_requested = "step"
         self.alarms = widgets.HTML("")
-        self.mini_gauges = MiniGauges(getattr(self.run, "device_index", None))
+        self.mini_gauges = MiniGauges(self.run.device_index)
         self.gauges = self.mini_gauges.widget
         self.workers_row = WorkersRow()  # a distributed run's ranks (empty otherwise)
         self.error = widgets.HTML("")
@@ -175,6 +176,11 @@ class Dashboard:
 
     # -- view protocol ---------------------------------------------------------------
     @property
+    def state(self) -> RunState:
+        """The run's state as of the last event this view drew (the run's own object)."""
+        return self._subscription.state
+
+    @property
     def closed(self) -> bool:
         """Whether the dashboard froze (its run ended) and needs no more frames."""
         return self._closed.is_set()
@@ -195,7 +201,7 @@ class Dashboard:
             for event in self._subscription.drain():
                 self._observe(event)
             final = self.state.is_final
-            self.eta.refresh(self._clock(), now, force=final)
+            self.eta.refresh(self.state, self._clock(), now, force=final)
             self._apply(self._frame_writes(final))
             self.frames += 1
             if not final:
@@ -206,9 +212,7 @@ class Dashboard:
             callback(self)
 
     def _observe(self, event: ev.Event) -> None:
-        self.state = reduce_state(self.state, event)
         self.curves.observe(event)
-        self.eta.observe(event)
         self.throughput.observe(event)
         if isinstance(event, ev.RunFailed):
             self._traceback = event.traceback
@@ -241,7 +245,7 @@ class Dashboard:
         _merge(writes, self._gauge_writes())
         _merge(writes, self.workers_row.writes(state.workers))
         if state.status == "failed":
-            traceback = self._traceback or getattr(self.run, "traceback_text", "")
+            traceback = self._traceback or self.run.traceback_text
             writes[self.error] = {"value": error_html(state.error or state.reason, traceback)}
             writes[self.widget.layout] = {"border": f"2px solid {color}"}
         x_mode = self._x_requested
@@ -267,7 +271,7 @@ class Dashboard:
         except Exception:  # a sampler failure hides the gauges, never the dashboard
             snapshot = None
         # the run's device is known only once it has started (RunStarted): read it each frame
-        self.mini_gauges.device_index = getattr(self.run, "device_index", None)
+        self.mini_gauges.device_index = self.run.device_index
         return self.mini_gauges.writes(snapshot)
 
     def _apply(self, writes: Writes) -> None:
@@ -287,14 +291,14 @@ class Dashboard:
     # -- the static end state --------------------------------------------------------
     def summary_html(self) -> str:
         """The static HTML summary of the run as drawn so far (meant for the end)."""
-        traceback = self._traceback or getattr(self.run, "traceback_text", "")
+        traceback = self._traceback or self.run.traceback_text
         return summary_html(
             self.state,
             self.curves,
             first_finish=self.eta.first_finish,
             traceback_text=traceback,
-            directory=str(getattr(self.run, "directory", "") or ""),
-            resources=getattr(self.run, "profile_summary", None),
+            directory=str(self.run.directory),
+            resources=self.run.profile_summary,
         )
 
 

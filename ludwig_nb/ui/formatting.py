@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import html
 import math
-import time
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -21,9 +20,6 @@ __all__ = [
     "alarm_banner_html",
     "error_html",
     "eta_line",
-    "format_bytes",
-    "format_clock",
-    "format_duration",
     "format_metric",
     "format_throughput",
     "header_html",
@@ -46,7 +42,9 @@ STATUS_COLORS = {
     "interrupted": "#c62828",
 }
 
-#: metrics that get higher as the model improves, in order of preference for the chart
+#: the metric the chart shows, in order of preference: the first a run reports wins
+#: (accuracy-like scores, where higher is better, then the error metrics of a regression,
+#: where lower is)
 _PREFERRED_METRICS = (
     "accuracy",
     "roc_auc",
@@ -59,28 +57,6 @@ _PREFERRED_METRICS = (
 )
 
 
-def format_duration(seconds: float | None) -> str:
-    """``"1 h 02 min"``, ``"12 min 30 s"``, ``"45 s"``; never negative, never ``"-0 s"``."""
-    if seconds is None or not math.isfinite(seconds):
-        return "–"
-    total = max(0, round(seconds))
-    hours, rest = divmod(total, 3600)
-    minutes, secs = divmod(rest, 60)
-    if hours >= 24:
-        days, hours = divmod(hours, 24)
-        return f"{days} d {hours} h"
-    if hours:
-        return f"{hours} h {minutes:02d} min"
-    if minutes:
-        return f"{minutes} min {secs:02d} s"
-    return f"{secs} s"
-
-
-def format_clock(wall_time: float) -> str:
-    """Wall-clock seconds as local ``HH:MM`` (time zone of the kernel)."""
-    return time.strftime("%H:%M", time.localtime(wall_time))
-
-
 def format_throughput(samples_per_s: float | None) -> str:
     """``"1,234 samples/s"``, ``"12.5 samples/s"``; ``"–"`` when unknown."""
     if samples_per_s is None or not math.isfinite(samples_per_s) or samples_per_s < 0:
@@ -88,18 +64,6 @@ def format_throughput(samples_per_s: float | None) -> str:
     if samples_per_s >= 100:
         return f"{samples_per_s:,.0f} samples/s"
     return f"{samples_per_s:.1f} samples/s"
-
-
-def format_bytes(count: float | None) -> str:
-    """Bytes in binary units: ``"10.2 GiB"``."""
-    if count is None:
-        return "N/A"
-    value = float(count)
-    for unit in ("B", "KiB", "MiB", "GiB"):
-        if abs(value) < 1024:
-            return f"{value:.0f} {unit}" if unit == "B" else f"{value:.1f} {unit}"
-        value /= 1024
-    return f"{value:.1f} TiB"
 
 
 def format_metric(value: Any) -> str:

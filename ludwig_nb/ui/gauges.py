@@ -17,6 +17,7 @@ import time
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+from ludwig_nb.core.formatting import format_bytes
 from ludwig_nb.core.gpu_sample import (
     POWER_REASONS,
     THERMAL_REASONS,
@@ -42,15 +43,6 @@ _BAR = (
     "display:inline-block;position:relative;vertical-align:middle;"
     "width:{w}px;height:10px;background:#e6e6e6;border-radius:2px;overflow:hidden"
 )
-
-
-def _fmt_bytes(n: float | None) -> str:
-    if n is None:
-        return "N/A"
-    for unit, size in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
-        if abs(n) >= size:
-            return f"{n / size:.1f} {unit}"
-    return f"{n:.0f} B"
 
 
 def _fmt(value: float | None, unit: str, digits: int = 0) -> str:
@@ -133,9 +125,9 @@ def temperature_html(gpu: GpuSample, width: int = 90) -> str:
 def _memory_html(gpu: GpuSample, width: int) -> str:
     fraction = None if gpu.memory_percent is None else gpu.memory_percent / 100.0
     color = RED if fraction is not None and fraction >= 0.95 else BLUE
-    text = f"{_fmt_bytes(gpu.memory_used)} / {_fmt_bytes(gpu.memory_total)}"
+    text = f"{format_bytes(gpu.memory_used)} / {format_bytes(gpu.memory_total)}"
     if gpu.process_memory:
-        text += f" (this kernel {_fmt_bytes(gpu.process_memory)})"
+        text += f" (this kernel {format_bytes(gpu.process_memory)})"
     return bar_html(fraction, text, color, width)
 
 
@@ -211,7 +203,7 @@ def host_html(host: HostSample | None, width: int = 90) -> str:
         + " "
         + bar_html(
             memory,
-            f"RAM {_fmt_bytes(host.memory_used)} / {_fmt_bytes(host.memory_total)}",
+            f"RAM {format_bytes(host.memory_used)} / {format_bytes(host.memory_total)}",
             BLUE,
             width,
         )
@@ -249,7 +241,7 @@ def compact_gauges_html(snapshot: Snapshot | None, device_index: int | None = No
             f"<div><b>{label}</b>{mark} "
             + bar_html(util, f"{_fmt(gpu.utilization_gpu, ' %')}", BLUE, 50)
             + " "
-            + bar_html(memory, _fmt_bytes(gpu.memory_used), BLUE, 50)
+            + bar_html(memory, format_bytes(gpu.memory_used), BLUE, 50)
             + " "
             + temperature_html(gpu, 60)
             + " "

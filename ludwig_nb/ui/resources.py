@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ludwig_nb.ui.formatting import format_bytes, format_duration
+from ludwig_nb.core.formatting import format_bytes, format_duration
 
 __all__ = ["resources_line"]
 

@@ -18,7 +18,7 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from ludwig_nb.core.eta import format_clock, format_duration
+from ludwig_nb.core.formatting import format_clock, format_duration
 
 __all__ = ["SearchPanel", "search_html", "search_mimebundle", "show_search"]
 
@@ -377,28 +377,10 @@ def show_search(search: Any, *, fps: float = 4.0, block: bool = False) -> Search
     With ``block`` the call pumps on this thread until the search ends, and a kernel
     interrupt stops the search gracefully (a second interrupt gives the cell back).
     """
-    from ludwig_nb.ui import colab
-    from ludwig_nb.ui.pump import Pump
-    from ludwig_nb.ui.show import (
-        _display,
-        _install_hook,
-        _publish_final,
-        _widget_bundle,
-        shared_pump,
-    )
+    from ludwig_nb.ui.show import _display, _publish_final, _widget_bundle, pump_view
 
     panel = SearchPanel(search)
     handle = _display(_widget_bundle(panel.widget, f"ludwig_nb search: {search.name}"))
     panel.on_final(lambda p: _publish_final(handle, search_mimebundle(p.search)))
-    if block:
-        pump = Pump(fps=fps)
-        pump.add(panel)
-        stop = colab.StopOnInterrupt(lambda: search.stop("interrupt"))
-        with colab.graceful_interrupt(stop):
-            pump.run_until(lambda: panel.closed, stop)
-    else:
-        pump = shared_pump(fps)
-        pump.add(panel)
-        pump.start()
-        _install_hook()
+    pump_view(panel, fps=fps, block=block, stop=lambda: search.stop("interrupt"))
     return panel

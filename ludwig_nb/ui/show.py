@@ -32,6 +32,7 @@ import html
 import sys
 import threading
 import time
+from collections.abc import Callable
 from typing import Any
 
 from ludwig_nb.ui import colab
@@ -43,7 +44,7 @@ from ludwig_nb.ui.pump import Pump
 with contextlib.suppress(ImportError):
     import ludwig_nb.ui.dashboard  # noqa: F401
 
-__all__ = ["detect_mode", "shared_pump", "show_run", "show_view", "shutdown"]
+__all__ = ["detect_mode", "pump_view", "shared_pump", "show_run", "show_view", "shutdown"]
 
 MODES = ("auto", "widgets", "colab", "text")
 
@@ -151,18 +152,28 @@ def show_view(
         view = _dashboard(
             run, sampler if sampler is not None else _default_sampler(), _chart(chart_kind)
         )
+    pump_view(view, fps=fps, block=block, stop=lambda: run.stop("interrupt"))
+    return view
+
+
+def pump_view(view: Any, *, fps: float, block: bool, stop: Callable[[], None]) -> None:
+    """Drive ``view`` (a ``ui.pump.View``).
+
+    With ``block``, on a pump of its own on this thread until the view closes, a kernel interrupt
+    calling ``stop`` (a second one gives the cell back); else on the kernel's shared pump, in its
+    thread.
+    """
     if block:
         pump = _blocking_pump(fps)
         pump.add(view)
-        stop = colab.StopOnInterrupt(lambda: run.stop("interrupt"))
-        with colab.graceful_interrupt(stop):
-            pump.run_until(lambda: view.closed, stop)
+        interrupt = colab.StopOnInterrupt(stop)
+        with colab.graceful_interrupt(interrupt):
+            pump.run_until(lambda: view.closed, interrupt)
     else:
         pump = shared_pump(fps)
         pump.add(view)
         pump.start()
         _install_hook()
-    return view
 
 
 def _display(obj: Any, metadata: dict[str, Any] | None = None) -> Any:

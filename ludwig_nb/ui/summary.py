@@ -12,11 +12,11 @@ from typing import Any
 
 from ludwig_nb.core.baseline import compare_to_baseline, format_comparison, headline_split
 from ludwig_nb.core.early_stop import end_reason
+from ludwig_nb.core.formatting import format_duration
 from ludwig_nb.core.state import RunState
 from ludwig_nb.ui.curves import CurveData
 from ludwig_nb.ui.formatting import (
     error_html,
-    format_duration,
     format_metric,
     header_html,
     pick_metric,

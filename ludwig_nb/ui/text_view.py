@@ -12,10 +12,10 @@ import html
 import threading
 import time
 from collections.abc import Callable
-from typing import Any
 
-from ludwig_nb.core.state import RunState, reduce_state
+from ludwig_nb.core.state import RunState
 from ludwig_nb.core.status_text import alarm_line
+from ludwig_nb.runs.handle import RunHandle
 from ludwig_nb.ui.curves import CurveData
 from ludwig_nb.ui.eta_text import EtaText
 from ludwig_nb.ui.formatting import (
@@ -72,6 +72,9 @@ def render_html(state: RunState, eta: str, samples_per_s: float | None) -> str:
 class TextView:
     """Pump view that renders a run through ``update(bundle)`` (an IPython display handle).
 
+    It reads the run's one state and ETA (:class:`~ludwig_nb.runs.handle.RunHandle`) and
+    folds events only into what it alone draws (the curves of the summary, throughput).
+
     ``update`` takes a mimebundle dict (``final`` takes the last one, default ``update``);
     ``min_interval`` is in seconds of the pump's
     monotonic ``now``; ``clock`` is wall-clock seconds for the ETA.
@@ -79,7 +82,7 @@ class TextView:
 
     def __init__(
         self,
-        run: Any,
+        run: RunHandle,
         update: Callable[[dict[str, str]], None],
         clock: Callable[[], float] = time.time,
         min_interval: float = 1.0,
@@ -91,14 +94,18 @@ class TextView:
         self._clock = clock
         self.min_interval = min_interval
         self._subscription = run.subscribe()
-        self.state = RunState(run_id=run.id, name=run.name, engine=run.engine_name)
         self.curves = CurveData()
-        self.eta = EtaText(min_interval, config=getattr(run, "config", None))
+        self.eta = EtaText(run, min_interval)
         self.throughput = ThroughputMeter()
         self._closed = threading.Event()
         self._last_text = ""
         self._last_time: float | None = None
         self.updates = 0
+
+    @property
+    def state(self) -> RunState:
+        """The run's state as of the last event this view drew (the run's own object)."""
+        return self._subscription.state
 
     @property
     def closed(self) -> bool:
@@ -117,12 +124,10 @@ class TextView:
         if self._closed.is_set():
             return
         for event in self._subscription.drain():
-            self.state = reduce_state(self.state, event)
             self.curves.observe(event)
-            self.eta.observe(event)
             self.throughput.observe(event)
         final = self.state.is_final
-        self.eta.refresh(self._clock(), now, force=final)
+        self.eta.refresh(self.state, self._clock(), now, force=final)
         if final:
             self._finish()
             return
@@ -149,9 +154,9 @@ class TextView:
                     self.state,
                     self.curves,
                     first_finish=self.eta.first_finish,
-                    traceback_text=getattr(self.run, "traceback_text", ""),
-                    directory=str(getattr(self.run, "directory", "") or ""),
-                    resources=getattr(self.run, "profile_summary", None),
+                    traceback_text=self.run.traceback_text,
+                    directory=str(self.run.directory),
+                    resources=self.run.profile_summary,
                 ),
             }
         )

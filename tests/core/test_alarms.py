@@ -181,3 +181,13 @@ def test_transitions_alternate_and_respect_debounce(temps: list[float], consecut
             else:
                 assert all(t < 80.0 for t in window)
             raised = change.raised
+
+
+def test_a_clear_level_above_the_raise_level_clears_at_the_raise_level() -> None:
+    """``clear_below`` set above the threshold would make an alarm flap (cleared while
+    still over its own threshold): the clear level is capped at the raise level."""
+    rule = AlarmRule("temperature", Threshold(80.0), clear_below=Threshold(95.0), consecutive=1)
+    assert rule.levels(gpu(85.0)) == (80.0, 80.0)
+    policy = AlarmPolicy([rule])
+    # raised at 85; 90 is still over the threshold, so it must stay raised; cleared at 79
+    assert feed(policy, [85.0, 90.0, 79.0]) == [(0, True), (2, False)]

@@ -66,7 +66,6 @@ def test_series_bounds_and_keeps_extremes(ys: list[float], max_points: int) -> N
     xs, out = series.points()
     assert len(out) <= max_points
     assert min(out) == min(ys) and max(out) == max(ys)
-    assert series.extremes() == (min(ys), max(ys))
     assert xs == sorted(xs)
     assert (xs[0], out[0]) == (0, ys[0])
     assert (xs[-1], out[-1]) == (len(ys) - 1, ys[-1])
@@ -93,5 +92,4 @@ def test_million_step_series_stays_small() -> None:
 def test_empty_series() -> None:
     series = MinMaxSeries(10)
     assert series.points() == ([], [])
-    assert series.extremes() is None
     assert series.last is None

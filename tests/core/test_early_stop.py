@@ -102,3 +102,17 @@ def test_end_reason_words_early_stopping_and_stops():
         "stopped: keyboard interrupt"
     )
     assert end_reason(RunState(status="completed")) == ""
+
+
+def test_a_still_improving_accuracy_cannot_stop_before_its_patience_runs_out():
+    """Accuracy (higher is better) improved at the last evaluation: the earliest stop is one
+    patience window after it, and the time left counts the evaluations still to run."""
+    steps = [100, 200, 300, 400, 500, 600]
+    accuracy = [0.5, 0.6, 0.66, 0.7, 0.72, 0.73]
+    forecast = forecast_stop(steps, accuracy, patience=2, total_steps=5000, steps_done=600,
+                             step_s=0.01, evaluation_s=0.5, higher_is_better=True)  # fmt: skip
+    assert forecast is not None
+    assert forecast.earliest == 800 and forecast.step >= 800
+    steps_left = forecast.step - 600
+    assert forecast.remaining_s == pytest.approx(steps_left * 0.01 + steps_left / 100 * 0.5)
+    assert forecast.remaining_s > steps_left * 0.01  # evaluations cost time too

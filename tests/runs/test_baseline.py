@@ -5,9 +5,9 @@ import pandas as pd
 
 from ludwig_nb.core import events as ev
 from ludwig_nb.data import split_dataset
-from ludwig_nb.engines.base import TrainJob
+from ludwig_nb.engines.base import TrainJob, job_seed
 from ludwig_nb.runs import train
-from ludwig_nb.runs.baseline import baseline_event, job_seed
+from ludwig_nb.runs.baseline import baseline_event
 
 CONFIG = """\
 input_features:

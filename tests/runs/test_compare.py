@@ -10,7 +10,8 @@ import pandas as pd
 import pytest
 
 from ludwig_nb.runs import train
-from ludwig_nb.runs.compare import compare, flatten_config, metric_goal
+from ludwig_nb.runs.compare import Comparison, compare, flatten_config, metric_goal
+from ludwig_nb.runs.compare_sources import RunRecord
 
 BASE = """\
 input_features:
@@ -112,7 +113,7 @@ def test_a_ludwig_output_directory_compares_with_a_run(runs, tmp_path):
 
 def test_warnings_name_what_makes_runs_incomparable(runs, tmp_path):
     comparison = compare(*runs)
-    assert comparison.warnings == []  # same data, split, hardware (the simulated GPU)
+    assert comparison.warnings == []  # same data, split, hardware (the CPU)
     other = tmp_path / "ludwig"
     other.mkdir()
     (other / "description.json").write_text(json.dumps({
@@ -140,3 +141,21 @@ def test_helpers():
     assert metric_goal("accuracy") == "max" and metric_goal("mean_squared_error") == "min"
     flat = flatten_config({"a": [{"name": "x", "t": 1}], "b": [1, 2]})
     assert flat == {"a[x].name": "x", "a[x].t": 1, "b": [1, 2]}
+
+
+def test_hardware_is_what_the_run_trained_on_whether_the_sampler_ticked_or_not():
+    def record(device, gpus):
+        facts = {"device": device, "gpus": gpus}
+        return RunRecord("run", None, "ludwig_nb", {}, {}, {}, {}, facts)
+
+    ticked, quick = record("cpu", ["Simulated GPU"]), record("cpu", [])
+    assert ticked.hardware == quick.hardware == "cpu"
+    gpu, gpu_quick = record("cuda:0", ["NVIDIA H200"]), record("cuda:1", [])
+    assert gpu.hardware == "NVIDIA H200" and gpu_quick.hardware == "cuda:1"
+    ludwig = record(None, ["NVIDIA H200"])
+    assert ludwig.hardware == "NVIDIA H200" and record(None, []).hardware == ""
+    hardware_warnings = lambda *r: [w for w in Comparison(r).warnings if "hardware" in w]  # noqa: E731
+    assert hardware_warnings(ticked, quick) == []
+    assert hardware_warnings(gpu, gpu_quick) == []
+    assert hardware_warnings(gpu, ludwig) == []
+    assert hardware_warnings(quick, ludwig) == ["different hardware: run=cpu, run (2)=NVIDIA H200"]

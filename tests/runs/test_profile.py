@@ -9,6 +9,7 @@ import pandas as pd
 import pytest
 
 from ludwig_nb.runs import train
+from ludwig_nb.runs.monitoring import sampler_of
 from ludwig_nb.runs.profile import PROFILE_FILE, import_ludwig_profile, load_profile
 
 CONFIG = """\
@@ -47,7 +48,8 @@ def test_a_run_writes_its_profile_with_phases_steps_and_the_simulated_gpu(df, tm
         assert sample["phase"] in {"queued", "preprocessing", "training", "evaluation",
                                    "checkpoint", "other"}  # fmt: skip
         assert sample["gpus"][0]["name"].startswith("Simulated")
-    assert len(data["samples"]) >= 2, (run.sampler.ticks, run.sampler.running, summary["total_s"])
+    sampler = sampler_of(run)
+    assert len(data["samples"]) >= 2, (sampler.ticks, sampler.running, summary["total_s"])
     assert summary["gpus"]["0"]["energy_source"] == "power_integral"  # no counter in the sim
     frame = run.profile
     assert len(frame) == len(data["samples"]) == summary["sample_count"]

@@ -141,3 +141,22 @@ def test_status_is_rewritten_on_the_timer_while_training(tmp_path, interval):
     ticker.fire()
     assert json.loads((tmp_path / rundir.STATUS_FILE).read_text())["written_at"] == interval
     rec.close()
+
+
+def test_a_pause_reaches_status_json_at_once_not_at_the_next_status_interval(tmp_path):
+    """Steps refresh status.json once per interval; any other event (a pause, an alarm, the
+    end) rewrites it at once, so the sidebar never shows "training" for a paused run."""
+    ticker = ManualTicker()
+    rec = RunRecorder(tmp_path, ticker=ticker, clock=lambda: 0.0, status_interval=60.0)
+    state = RunState(status="training")
+    rec.record(_step(0, 10.0), state)  # the first status write
+    state = reduce_state(state, _step(1, 10.5))
+    rec.record(_step(1, 10.5), state)  # within the interval: status.json keeps step 1
+    status = json.loads((tmp_path / rundir.STATUS_FILE).read_text())
+    assert status["step"] == 0 and status["written_at"] == 10.0
+    paused = ev.Paused(time=11.0, step=2, reason="user")
+    rec.record(paused, reduce_state(state, paused))
+    status = json.loads((tmp_path / rundir.STATUS_FILE).read_text())
+    assert status["status"] == "paused" and status["written_at"] == 11.0
+    assert json.loads(_lines(tmp_path)[-1])["type"] == "paused"  # flushed at once too
+    rec.close()

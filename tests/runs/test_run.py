@@ -135,6 +135,42 @@ def test_steps_and_events_agree_with_the_event_log_on_disk(tmp_path):
     assert len(view) == len(lines) and view[-1].type == "run_finished"
 
 
+def test_the_pause_reasons_sent_are_the_documented_ones(tmp_path):
+    """Pause a real run each way it can be paused; every reason its Paused events carry is
+    one ``core.events`` documents, and each has its own words in the views."""
+    import json
+
+    from ludwig_nb.core import events as ev
+    from ludwig_nb.core import rundir
+    from ludwig_nb.core.status_text import pause_text
+    from ludwig_nb.runs.alarm_watch import pause_reason
+
+    engine = ScriptedEngine(steps=8, gated=True)
+    run = make_run(tmp_path, engine).start()
+    pauses = [
+        run.pause,  # the dashboard's button, run.pause(), %ludwig_pause
+        lambda: rundir.request_control(run.directory, "pause"),  # the sidebar
+        lambda: (run.directory / rundir.CONTROL_FILE).write_text(json.dumps({"action": "pause"})),
+        lambda: run.control.pause(pause_reason("temperature>=slowdown-5")),  # an alarm
+    ]
+    for i, pause in enumerate(pauses):
+        engine.release(1)
+        until(lambda i=i: run.step == i + 1)
+        pause()
+        engine.release(1)
+        until(lambda: run.status == "paused")
+        words = pause_text(run.state)
+        assert words and not words.startswith("paused ("), words  # not the unknown wording
+        run.resume()
+        until(lambda: run.status != "paused")
+    engine.release(8)
+    run.wait(10)
+    reasons = [e.reason for e in run.events if isinstance(e, ev.Paused)]
+    assert reasons == ["user", "sidebar", "control_file", "alarm:temperature>=slowdown-5"]
+    for reason in reasons:
+        assert reason in ev.PAUSE_SOURCES or reason.startswith(ev.ALARM_PAUSE_PREFIX)
+
+
 class _PlateauEngine:
     """Evaluates every 100 steps on a curve that flattens, then waits for the test before
     it ends by early stopping (emits only; the run layer words status.json)."""

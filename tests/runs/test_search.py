@@ -12,6 +12,7 @@ import pytest
 
 from ludwig_nb.config import ConfigError
 from ludwig_nb.runs import Run, Search, hyperopt
+from ludwig_nb.runs.monitoring import sampler_of
 from ludwig_nb.runs.search import JOURNAL_FILE, STATISTICS_FILE
 from tests.runs.conftest import until
 
@@ -365,7 +366,7 @@ def test_every_trial_is_watched_as_its_config_asks(df, tmp_path):
     search = _search(config, df, tmp_path, name="watched", wait=True)
     assert search.error is None and len(search.runs) == 2
     for run in search.runs:
-        assert run.sampler is not None
+        assert sampler_of(run) is not None
         assert "gpu_watch" in (run.directory / "config.yaml").read_text()
 
 

@@ -17,83 +17,86 @@ import pytest
 
 from ludwig_nb.core import events as ev
 from ludwig_nb.core.gpu_sample import GpuSample, HostSample, Snapshot
-from ludwig_nb.core.state import RunState, reduce_state
+from ludwig_nb.core.state import RunState
+from ludwig_nb.runs.handle import EtaReading
+from ludwig_nb.runs.ledger import EventSubscription, RunLedger
 from ludwig_nb.ui.colab import _reset_notice
 
 T0 = 1_700_000_000.0  # wall-clock seconds of the synthetic run's start
 
 
-class FakeSubscription:
-    def __init__(self, run: FakeRun) -> None:
-        self._run = run
-        self._position = 0
-        self.closed = False
-
-    def drain(self) -> list[ev.Event]:
-        if self.closed:
-            return []
-        with self._run.lock:
-            new = self._run.events[self._position :]
-            self._position += len(new)
-        return new
-
-    def close(self) -> None:
-        self.closed = True
-
-
 class FakeRun:
-    """The Run handle interface over an event list the test appends to with ``emit``."""
+    """The Run handle (runs/handle.py) over a real ``RunLedger`` the test feeds with
+    ``emit``: the state and the ETA are the run side's, as in a real run."""
 
-    def __init__(self, name: str = "demo", directory: Path | None = None) -> None:
+    def __init__(
+        self,
+        name: str = "demo",
+        directory: Path | None = None,
+        config: dict[str, Any] | None = None,
+    ) -> None:
         self.name = name
         self.id = f"{name}-20261130-080000-abcd"
         self.directory = directory or Path("/tmp/results") / self.id
         self.engine_name = "builtin"
-        self.device_index: int | None = 0
         self.error: BaseException | None = None
         self.traceback_text = ""
-        self.events: list[ev.Event] = []
-        self.lock = threading.Lock()
+        self.profile_summary: dict[str, Any] = {}
+        self._config = config
         self.calls: list[str] = []
-        self._state = RunState(run_id=self.id, name=name, engine="builtin")
+        self.ledger = RunLedger(self.id, name, "builtin", config=config)
         self._done = threading.Event()
 
     def emit(self, *events: ev.Event) -> None:
-        with self.lock:
-            for event in events:
-                self.events.append(event)
-                self._state = reduce_state(self._state, event)
-                if isinstance(event, ev.RunFailed):
-                    self.traceback_text = event.traceback
-        if self._state.is_final:
+        for event in events:
+            self.ledger.append(event)
+            if isinstance(event, ev.RunFailed):
+                self.traceback_text = event.traceback
+        if self.state.is_final:
             self._done.set()
 
-    def subscribe(self) -> FakeSubscription:
-        return FakeSubscription(self)
+    def subscribe(self) -> EventSubscription:
+        return self.ledger.subscribe()
+
+    def eta_reading(self, now: float) -> EtaReading:
+        return self.ledger.eta_reading(now)
+
+    @property
+    def config(self) -> dict[str, Any] | None:
+        """Read-only: the ledger's early-stop watch took it at construction."""
+        return self._config
+
+    @property
+    def events(self) -> list[ev.Event]:
+        return list(self.ledger.events.view())
+
+    @property
+    def device_index(self) -> int | None:
+        return self.ledger.device_index
 
     @property
     def state(self) -> RunState:
-        return self._state
+        return self.ledger.state
 
     @property
     def status(self) -> str:
-        return self._state.status
+        return self.state.status
 
     @property
     def step(self) -> int:
-        return self._state.step
+        return self.state.step
 
     @property
     def total_steps(self) -> int:
-        return self._state.total_steps
+        return self.state.total_steps
 
     @property
     def epoch(self) -> int:
-        return self._state.epoch
+        return self.state.epoch
 
     @property
     def device(self) -> str:
-        return self._state.device
+        return self.state.device
 
     @property
     def is_done(self) -> bool:
@@ -124,9 +127,9 @@ SCHEDULE = ev.ScheduleInfo(
 )
 
 
-def started(run: FakeRun, t: float = T0) -> ev.RunStarted:
+def started(run: FakeRun, t: float = T0, device: str = "cpu") -> ev.RunStarted:
     return ev.RunStarted(
-        time=t, run_id=run.id, name=run.name, engine="builtin", device="cpu", schedule=SCHEDULE
+        time=t, run_id=run.id, name=run.name, engine="builtin", device=device, schedule=SCHEDULE
     )
 
 

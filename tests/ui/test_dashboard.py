@@ -192,7 +192,7 @@ def test_gauges_show_gpu_and_fall_back_to_host(run: FakeRun, clock: FakeClock) -
         Snapshot(time=T0, gpus=(gpu_sample(0), gpu_sample(1)), host=host_sample())
     )
     dash = Dashboard(run, sampler=sampler, clock=clock)
-    run.emit(started(run))
+    run.emit(started(run, device="cuda:0"))
     dash.refresh(now=1.0)
     assert "GPU 0</b> ◀" in dash.gauges.value  # the run's device is marked
     assert "GPU 1</b> " in dash.gauges.value and "84 °C" in dash.gauges.value
@@ -314,8 +314,9 @@ def test_a_pause_is_said_in_words_and_freezes_the_estimate(run: FakeRun, clock: 
 
 
 def test_early_stopping_shows_the_total_as_a_bound(clock: FakeClock) -> None:
-    run = FakeRun()
-    run.config = {"output_features": [{"name": "label", "type": "category"}], "trainer": {}}
+    run = FakeRun(
+        config={"output_features": [{"name": "label", "type": "category"}], "trainer": {}}
+    )
     dash = Dashboard(run, clock=clock)
     run.emit(started(run), *steps(0, 40, T0))
     clock.now = T0 + 4.0
@@ -324,8 +325,9 @@ def test_early_stopping_shows_the_total_as_a_bound(clock: FakeClock) -> None:
 
 
 def test_an_early_stop_bound_reads_at_most_never_at_most_about(clock: FakeClock) -> None:
-    run = FakeRun()
-    run.config = {"output_features": [{"name": "label", "type": "category"}], "trainer": {}}
+    run = FakeRun(
+        config={"output_features": [{"name": "label", "type": "category"}], "trainer": {}}
+    )
     dash = Dashboard(run, clock=clock)
     run.emit(started(run), *steps(0, 40, T0))
     clock.now = T0 + 4.0

@@ -1,4 +1,4 @@
-"""Pure formatting: durations, throughput, progress text, gauges, alarms, metric choice."""
+"""Pure formatting: throughput, progress text, gauges, alarms, metric choice."""
 
 from __future__ import annotations
 
@@ -10,30 +10,10 @@ from ludwig_nb.core.state import RunState
 from ludwig_nb.ui import formatting as fmt
 
 
-@pytest.mark.parametrize(
-    ("seconds", "text"),
-    [
-        (0.0, "0 s"),
-        (-0.4, "0 s"),
-        (-30.0, "0 s"),
-        (45.4, "45 s"),
-        (750.0, "12 min 30 s"),
-        (3720.0, "1 h 02 min"),
-        (90000.0, "1 d 1 h"),
-        (None, "–"),
-        (float("nan"), "–"),
-    ],
-)
-def test_format_duration(seconds: float | None, text: str) -> None:
-    assert fmt.format_duration(seconds) == text
-
-
-def test_format_throughput_and_bytes() -> None:
+def test_format_throughput_and_metric() -> None:
     assert fmt.format_throughput(1234.4) == "1,234 samples/s"
     assert fmt.format_throughput(12.54) == "12.5 samples/s"
     assert fmt.format_throughput(None) == "–"
-    assert fmt.format_bytes(10.2 * 2**30) == "10.2 GiB"
-    assert fmt.format_bytes(None) == "N/A"
     assert fmt.format_metric(0.123456) == "0.1235"
     assert fmt.format_metric(True) == "–"
 

@@ -10,7 +10,7 @@ import dataclasses
 import re
 from typing import Any, ClassVar
 
-from ludwig_nb.core.eta import format_duration
+from ludwig_nb.core.formatting import format_duration
 from ludwig_nb.ui.pump import Pump
 from ludwig_nb.ui.search_panel import SearchPanel, search_html, search_mimebundle
 

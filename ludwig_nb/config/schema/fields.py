@@ -27,6 +27,7 @@ __all__ = [
     "Section",
     "Spec",
     "allowed_hint",
+    "bounds_problem",
     "kind_of",
     "suggest",
 ]
@@ -280,17 +281,30 @@ class Param(Spec):
         return None
 
     def _check_bounds(self, number: float, path: KeyPath, ctx: Ctx) -> None:
-        ge, gt, le, lt = self.bounds
         if math.isnan(number):
             ctx.problem(path, "must be a number, not NaN")
-        elif ge is not None and number < ge:
-            ctx.problem(path, f"must be >= {ge:g}, got {number:g}")
-        elif gt is not None and number <= gt:
-            ctx.problem(path, f"must be > {gt:g}, got {number:g}")
-        elif le is not None and number > le:
-            ctx.problem(path, f"must be <= {le:g}, got {number:g}")
-        elif lt is not None and number >= lt:
-            ctx.problem(path, f"must be < {lt:g}, got {number:g}")
+            return
+        problem = bounds_problem(number, self.bounds)
+        if problem is not None:
+            ctx.problem(path, problem)
+
+
+def bounds_problem(number: float, bounds: tuple[float | None, ...]) -> str | None:
+    """What is wrong with ``number`` against ``bounds``, or None when it is within them.
+
+    ``bounds`` is ``(ge, gt, le, lt)``, None meaning no bound; the answer reads e.g.
+    ``"must be >= 0, got -1"``. NaN compares as within.
+    """
+    ge, gt, le, lt = bounds
+    if ge is not None and number < ge:
+        return f"must be >= {ge:g}, got {number:g}"
+    if gt is not None and number <= gt:
+        return f"must be > {gt:g}, got {number:g}"
+    if le is not None and number > le:
+        return f"must be <= {le:g}, got {number:g}"
+    if lt is not None and number >= lt:
+        return f"must be < {lt:g}, got {number:g}"
+    return None
 
 
 class ListOf(Spec):
@@ -395,10 +409,6 @@ class Section(Spec):
     def describe(self) -> str:
         """``"a mapping"``."""
         return "a mapping"
-
-    def extended(self, **more: Spec) -> Section:
-        """A copy with fields added or replaced."""
-        return Section({**self.fields, **more}, nullable=self.nullable, fill=self.fill)
 
     def check(self, value: Any, path: KeyPath, ctx: Ctx) -> Any:
         """Check every known key, report unknown ones, fill in defaults; see :meth:`Spec.check`."""

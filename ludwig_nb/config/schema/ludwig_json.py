@@ -23,7 +23,14 @@ import pathlib
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ludwig_nb.config.schema.fields import Ctx, Spec, allowed_hint, kind_of, suggest
+from ludwig_nb.config.schema.fields import (
+    Ctx,
+    Spec,
+    allowed_hint,
+    bounds_problem,
+    kind_of,
+    suggest,
+)
 from ludwig_nb.config.yaml_positions import KeyPath
 
 __all__ = ["SNAPSHOT_PATH", "JAnyOf", "JObject", "JValue", "ludwig_spec", "snapshot_node"]
@@ -244,17 +251,11 @@ class JValue(Spec):
         return [self._items.check(v, (*path, i), ctx) for i, v in enumerate(value)]
 
     def _check_bounds(self, number: float, path: KeyPath, ctx: Ctx) -> None:
-        ge, gt, le, lt = self.bounds
         if math.isnan(number):
             return  # JSON schema compares NaN as in range; Ludwig lets it through
-        if ge is not None and number < ge:
-            ctx.problem(path, f"must be >= {ge:g}, got {number:g}")
-        elif gt is not None and number <= gt:
-            ctx.problem(path, f"must be > {gt:g}, got {number:g}")
-        elif le is not None and number > le:
-            ctx.problem(path, f"must be <= {le:g}, got {number:g}")
-        elif lt is not None and number >= lt:
-            ctx.problem(path, f"must be < {lt:g}, got {number:g}")
+        problem = bounds_problem(number, self.bounds)
+        if problem is not None:
+            ctx.problem(path, problem)
 
 
 class JAnyOf(Spec):

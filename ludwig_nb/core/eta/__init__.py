@@ -22,10 +22,7 @@ from __future__ import annotations
 
 from ludwig_nb.core.eta.display import (
     WARMING_UP,
-    format_clock,
-    format_duration,
     format_estimate,
-    format_eta,
 )
 from ludwig_nb.core.eta.estimate import Estimate, EtaState
 from ludwig_nb.core.eta.estimator import EtaEstimator
@@ -41,9 +38,6 @@ __all__ = [
     "EtaTracker",
     "IntervalKind",
     "Schedule",
-    "format_clock",
-    "format_duration",
     "format_estimate",
-    "format_eta",
     "schedule_from_info",
 ]

@@ -8,16 +8,14 @@ are written to a temporary name and renamed, so a reader never sees half of one.
 
 from __future__ import annotations
 
-import contextlib
 import json
-import os
-import tempfile
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 import torch
 
+from ludwig_nb.core.rundir import write_atomic
 from ludwig_nb.engines.errors import CheckpointError
 
 __all__ = [
@@ -38,20 +36,10 @@ BEST = "best.ckpt"
 
 def save_checkpoint(path: Path, state: dict[str, Any]) -> Path:
     """Write ``state`` atomically to ``path`` (bytes on disk once it returns)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            torch.save(state, handle)
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
-    return path
+    return write_atomic(path, lambda handle: torch.save(state, handle))
 
 
-#: what :func:`checkpoint_state` (setup.py) writes and a resume reads
+#: what ``Training._state`` (trainer.py) writes and a resume reads
 REQUIRED_KEYS = ("step", "last_step", "batch_size", "model", "optimizer", "lr", "rng",
                  "best", "statistics", "metadata")  # fmt: skip
 

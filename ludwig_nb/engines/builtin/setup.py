@@ -13,11 +13,11 @@ import shutil
 import threading
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import torch
 
-from ludwig_nb.engines.base import TrainJob
+from ludwig_nb.engines.base import TrainJob, job_seed
 from ludwig_nb.engines.builtin.batch_probe import (
     candidate_sizes,
     eval_candidate_sizes,
@@ -34,14 +34,9 @@ from ludwig_nb.engines.builtin.optim import auto_learning_rate, build_optimizer
 from ludwig_nb.engines.builtin.schedule import LearningRate, Plan, plan_training
 from ludwig_nb.engines.builtin.splits import prepare_splits
 
-if TYPE_CHECKING:
-    from ludwig_nb.engines.builtin.trainer import Training
-
-__all__ = ["DEFAULT_SEED", "Setup", "build_setup", "checkpoint_state", "job_seed", "restore_state"]
+__all__ = ["Setup", "build_setup"]
 
 log = logging.getLogger(__name__)
-
-DEFAULT_SEED = 42  # Ludwig's default random_seed
 
 
 @dataclasses.dataclass
@@ -78,22 +73,6 @@ def _build_module(config: dict[str, Any], metadata: dict[str, Any], seed: int) -
     with _INIT_LOCK, torch.random.fork_rng(devices=[]):
         torch.manual_seed(seed)
         return ECD(config, metadata)
-
-
-def job_seed(job: TrainJob) -> int:
-    """The run's random seed.
-
-    ``job.seed`` if the run layer sets one, else the config's ``random_seed`` (top level) or
-    ``trainer.seed``, else 42 (Ludwig's default).
-    """
-    for value in (
-        job.seed,
-        job.config.get("random_seed"),
-        (job.config.get("trainer") or {}).get("seed"),
-    ):
-        if value is not None:
-            return int(value)
-    return DEFAULT_SEED
 
 
 def _resume_state(job: TrainJob) -> dict[str, Any] | None:
@@ -228,60 +207,3 @@ def build_setup(
         accumulate=_accumulation(trainer),
         trainable=[p for p in module.parameters() if p.requires_grad], generator=generator,
     )  # fmt: skip
-
-
-def checkpoint_state(training: Training, step: int) -> dict[str, Any]:
-    """What a checkpoint holds after ``step`` (0-based), see checkpoint.py."""
-    s = training.s
-    scaler = s.precision.scaler
-    return {
-        "format": 1,
-        "step": training.completed,
-        "last_step": step,
-        "epoch": s.plan.epoch_of(step),
-        "batch_size": s.plan.batch_size,
-        "model": s.module.state_dict(),
-        "optimizer": s.optimizer.state_dict(),
-        "scaler": scaler.state_dict() if scaler is not None else None,
-        "lr": s.lr.state_dict(),
-        "rng": s.generator.get_state() if s.generator is not None else torch.get_rng_state(),
-        "cuda_rng": torch.cuda.get_rng_state_all() if torch.cuda.is_available() else [],
-        "best": json.dumps(training.best),
-        "running_loss": list(training.running_loss),
-        "statistics": json.dumps(training.statistics),
-        "metadata": json.dumps(s.metadata),
-        "micro_batches": training.memory.parts,  # an out-of-memory split survives a resume
-    }
-
-
-def restore_state(training: Training, state: dict[str, Any]) -> None:
-    """Continue from ``state``: weights, optimizer, scaler, learning rate, RNG, counters."""
-    s = training.s
-    s.module.load_state_dict(state["model"])
-    s.optimizer.load_state_dict(state["optimizer"])
-    if state.get("scaler") is not None and s.precision.scaler is not None:
-        s.precision.scaler.load_state_dict(state["scaler"])
-    s.lr.load_state_dict(state["lr"])
-    if s.generator is None:
-        torch.set_rng_state(state["rng"])
-    else:
-        try:
-            s.generator.set_state(state["rng"])
-        except (RuntimeError, TypeError):  # a state of another device's generator
-            log.warning("checkpoint RNG state does not fit this device; dropout reseeded")
-    if state.get("cuda_rng") and torch.cuda.is_available():
-        torch.cuda.set_rng_state_all(state["cuda_rng"])
-    training.completed = int(state["step"])
-    training.last_checkpoint_step = int(state["last_step"])
-    training.best = json.loads(state["best"])
-    training.running_loss = list(state.get("running_loss", []))
-    statistics = json.loads(state["statistics"])
-    statistics.pop("evaluation_steps", None)  # checkpoints from before Ludwig's exact shape
-    training.statistics = {**training.statistics, **statistics}
-    training.memory.parts = int(state.get("micro_batches", 1))
-    best_file = s.checkpoints / BEST
-    if best_file.is_file():
-        training.best_weights = load_checkpoint(best_file)["model"]
-        for key, value in training.best_weights.items():
-            training.best_weights[key] = value.to(s.device)
-    log.info("resumed at step %d", training.completed)

@@ -10,6 +10,7 @@ run as "stopped"; any other exception propagates (the run layer reports it).
 from __future__ import annotations
 
 import dataclasses
+import json
 import logging
 import math
 import socket
@@ -27,6 +28,7 @@ from ludwig_nb.core.ludwig_results import evaluation_frequency
 from ludwig_nb.core.rundir import write_json_atomic
 from ludwig_nb.engines.base import Emit, TrainJob
 from ludwig_nb.engines.builtin.capture import StepCapture
+from ludwig_nb.engines.builtin.checkpoint import BEST, LATEST, load_checkpoint, save_checkpoint
 from ludwig_nb.engines.builtin.device import Batch, batch_order, prefetched
 from ludwig_nb.engines.builtin.distributed import SINGLE, Distributed
 from ludwig_nb.engines.builtin.evaluation import evaluate_split, finite_only
@@ -427,13 +429,29 @@ class Training:
 
     # -- checkpoints and the end -----------------------------------------------------
     def _state(self, step: int) -> dict[str, Any]:
-        from ludwig_nb.engines.builtin.setup import checkpoint_state
-
-        return checkpoint_state(self, step)
+        """What a checkpoint holds after ``step`` (0-based), see checkpoint.py."""
+        s = self.s
+        scaler = s.precision.scaler
+        return {
+            "format": 1,
+            "step": self.completed,
+            "last_step": step,
+            "epoch": s.plan.epoch_of(step),
+            "batch_size": s.plan.batch_size,
+            "model": s.module.state_dict(),
+            "optimizer": s.optimizer.state_dict(),
+            "scaler": scaler.state_dict() if scaler is not None else None,
+            "lr": s.lr.state_dict(),
+            "rng": s.generator.get_state() if s.generator is not None else torch.get_rng_state(),
+            "cuda_rng": torch.cuda.get_rng_state_all() if torch.cuda.is_available() else [],
+            "best": json.dumps(self.best),
+            "running_loss": list(self.running_loss),
+            "statistics": json.dumps(self.statistics),
+            "metadata": json.dumps(s.metadata),
+            "micro_batches": self.memory.parts,  # an out-of-memory split survives a resume
+        }
 
     def _checkpoint(self, step: int, best: bool) -> None:
-        from ludwig_nb.engines.builtin.checkpoint import BEST, LATEST, save_checkpoint
-
         self._flush()
         start_time, began = self.clock(), time.perf_counter()
         state = self._state(step)
@@ -446,9 +464,36 @@ class Training:
                                       path=str(path), best=best))  # fmt: skip
 
     def _restore(self, state: dict[str, Any]) -> None:
-        from ludwig_nb.engines.builtin.setup import restore_state
-
-        restore_state(self, state)
+        """Continue from ``state``: weights, optimizer, scaler, learning rate, RNG, counters."""
+        s = self.s
+        s.module.load_state_dict(state["model"])
+        s.optimizer.load_state_dict(state["optimizer"])
+        if state.get("scaler") is not None and s.precision.scaler is not None:
+            s.precision.scaler.load_state_dict(state["scaler"])
+        s.lr.load_state_dict(state["lr"])
+        if s.generator is None:
+            torch.set_rng_state(state["rng"])
+        else:
+            try:
+                s.generator.set_state(state["rng"])
+            except (RuntimeError, TypeError):  # a state of another device's generator
+                log.warning("checkpoint RNG state does not fit this device; dropout reseeded")
+        if state.get("cuda_rng") and torch.cuda.is_available():
+            torch.cuda.set_rng_state_all(state["cuda_rng"])
+        self.completed = int(state["step"])
+        self.last_checkpoint_step = int(state["last_step"])
+        self.best = json.loads(state["best"])
+        self.running_loss = list(state.get("running_loss", []))
+        statistics = json.loads(state["statistics"])
+        statistics.pop("evaluation_steps", None)  # checkpoints from before Ludwig's exact shape
+        self.statistics = {**self.statistics, **statistics}
+        self.memory.parts = int(state.get("micro_batches", 1))
+        best_file = s.checkpoints / BEST
+        if best_file.is_file():
+            self.best_weights = load_checkpoint(best_file)["model"]
+            for key, value in self.best_weights.items():
+                self.best_weights[key] = value.to(s.device)
+        log.info("resumed at step %d", self.completed)
 
     def _finish(self, status: str, reason: str) -> BuiltinModel:
         s = self.s

@@ -16,9 +16,7 @@ the phase "preprocessing: importing Ludwig".
 from __future__ import annotations
 
 import importlib.util
-import logging
 import os
-import shutil
 import time
 from collections.abc import Mapping
 from pathlib import Path
@@ -28,18 +26,14 @@ from ludwig_nb.core import events as ev
 from ludwig_nb.core.control import Control
 from ludwig_nb.engines.base import Emit, EngineUnavailable, TrainJob
 from ludwig_nb.engines.ludwig.schedule import plan_from_config
-from ludwig_nb.engines.manifest import write_manifest
 
 if TYPE_CHECKING:
     from ludwig_nb.config import Config
     from ludwig_nb.engines.ludwig.model import LudwigTrainedModel
 
-__all__ = ["INSTALL_HINT", "OUTPUT_DIR", "LudwigEngine", "ludwig_missing"]
+__all__ = ["INSTALL_HINT", "LudwigEngine", "ludwig_missing"]
 
 INSTALL_HINT = 'pip install "ludwig_nb[ludwig]"'
-OUTPUT_DIR = "ludwig"  # under the run directory
-_EXPERIMENT, _MODEL_NAME = "experiment", "run"  # Ludwig names its folder <experiment>_<model>
-_NO_CHECKPOINT = "No checkpoint was saved"
 
 
 def ludwig_missing() -> str | None:
@@ -158,20 +152,3 @@ def _set_threads(requested: int | None) -> None:
     threads = requested or default_threads(os.cpu_count(), dict(os.environ))
     if threads is not None and torch.get_num_threads() != threads:
         torch.set_num_threads(threads)
-
-
-def point_run_at(run_dir: Path, model_dir: Path, statistics: Path | None) -> None:
-    """Link the run directory's ``model`` to Ludwig's model folder.
-
-    Make ``run_dir/model`` point at Ludwig's model folder (manifest) and copy Ludwig's training
-    statistics next to it.
-    """
-    relative = os.path.relpath(model_dir, run_dir / "model")
-    write_manifest(run_dir / "model", "ludwig", path=relative)
-    if statistics is not None and statistics.is_file():
-        shutil.copyfile(statistics, run_dir / "training_statistics.json")
-
-
-def ludwig_logging_level() -> int:
-    """Ludwig logs at WARNING in a run: its INFO tables and tqdm bars are for terminals."""
-    return logging.WARNING

@@ -20,10 +20,10 @@ from ludwig_nb.core import events as ev
 from ludwig_nb.core.control import Control
 from ludwig_nb.engines.base import Emit, TrainJob
 from ludwig_nb.engines.ludwig.callback import EventCallback, _stop_text
-from ludwig_nb.engines.ludwig.engine import (
-    _EXPERIMENT,
-    _MODEL_NAME,
-    _NO_CHECKPOINT,
+from ludwig_nb.engines.ludwig.layout import (
+    EXPERIMENT,
+    MODEL_NAME,
+    NO_CHECKPOINT,
     OUTPUT_DIR,
     ludwig_logging_level,
     point_run_at,
@@ -65,18 +65,18 @@ class LudwigTraining:
         model = LudwigModel(
             config, logging_level=ludwig_logging_level(), backend=backend, callbacks=[callback]
         )
-        experiment = self.output / f"{_EXPERIMENT}_{_MODEL_NAME}"
+        experiment = self.output / f"{EXPERIMENT}_{MODEL_NAME}"
         try:
             model.train(
                 **_dataset_arguments(data),
                 output_directory=str(self.output),
-                experiment_name=_EXPERIMENT,
-                model_name=_MODEL_NAME,
+                experiment_name=EXPERIMENT,
+                model_name=MODEL_NAME,
                 random_seed=self.job.seed if self.job.seed is not None else 42,
                 skip_save_processed_input=True,
             )
         except RuntimeError as err:
-            if _NO_CHECKPOINT not in str(err) or callback.stopped is None:
+            if NO_CHECKPOINT not in str(err) or callback.stopped is None:
                 raise
             model.training_set_metadata = callback.metadata  # what train() sets after a success
             model.save(str(experiment / "model"))  # the weights the stop left

@@ -24,7 +24,13 @@ from ludwig_nb.config.errors import UnsupportedByEngine
 from ludwig_nb.config.schema.fields import Ctx, suggest
 from ludwig_nb.config.yaml_positions import KeyPath
 
-__all__ = ["DEFAULT_WORKER_BATCH_SIZE", "PLACEMENT_STRATEGIES", "RayBackend", "check_backend"]
+__all__ = [
+    "DEFAULT_WORKER_BATCH_SIZE",
+    "PLACEMENT_STRATEGIES",
+    "RayBackend",
+    "check_backend",
+    "worker_config",
+]
 
 PLACEMENT_STRATEGIES = ("PACK", "SPREAD", "STRICT_PACK", "STRICT_SPREAD")
 #: ``batch_size: auto`` on Ray: every rank must take the same batch size, so the per-rank
@@ -152,3 +158,17 @@ def _check_trainer(trainer: Mapping[str, Any], ctx: Ctx) -> None:
         if isinstance(amount, bool) or not isinstance(amount, int | float) or amount < 0:
             _problem(ctx, (*path, "resources_per_worker", name), f"resources_per_worker.{name} "
                         f"must be a number >= 0, not {amount!r}")  # fmt: skip
+
+
+def worker_config(config: Mapping[str, Any]) -> dict[str, Any]:
+    """The config the workers train.
+
+    ``batch_size: auto`` becomes 128 per worker (every rank must take the same batch size; the
+    built-in engine's probe would differ per rank).
+    """
+    out = dict(config)
+    trainer = dict(out.get("trainer") or {})
+    if trainer.get("batch_size") in (None, "auto"):
+        trainer["batch_size"] = DEFAULT_WORKER_BATCH_SIZE
+    out["trainer"] = trainer
+    return out

@@ -28,7 +28,7 @@ from ludwig_nb.core import events as ev
 from ludwig_nb.core.control import Control, StopRequested
 from ludwig_nb.core.rundir import write_json_atomic
 from ludwig_nb.engines.base import Emit, TrainJob
-from ludwig_nb.engines.ray.backend import RayBackend
+from ludwig_nb.engines.ray.backend import RayBackend, worker_config
 from ludwig_nb.engines.ray.channel import (
     NAMESPACE,
     ProgressChannel,
@@ -36,7 +36,7 @@ from ludwig_nb.engines.ray.channel import (
     unregister_local_channel,
 )
 from ludwig_nb.engines.ray.data import PathsOnWorkers
-from ludwig_nb.engines.ray.engine import RunKilled, WorkerFailed, worker_config
+from ludwig_nb.engines.ray.errors import RunKilled, WorkerFailed
 from ludwig_nb.engines.ray.gpu_view import WorkersView
 from ludwig_nb.engines.ray.heartbeat import HEARTBEAT_S
 from ludwig_nb.engines.ray.worker import WORKER_LOGS, train_loop_per_worker

@@ -17,22 +17,15 @@ from typing import TYPE_CHECKING, Any
 from ludwig_nb.core.control import Control
 from ludwig_nb.core.events import ScheduleInfo
 from ludwig_nb.engines.base import Emit, EngineUnavailable, TrainJob
+from ludwig_nb.engines.ray.backend import worker_config
 
 if TYPE_CHECKING:
     from ludwig_nb.config import Config
     from ludwig_nb.engines.builtin.model_io import BuiltinModel
 
-__all__ = ["RAY_INSTALL_HINT", "RayEngine", "RunKilled", "WorkerFailed", "ray_missing"]
+__all__ = ["RAY_INSTALL_HINT", "RayEngine", "ray_missing"]
 
 RAY_INSTALL_HINT = 'pip install "ludwig_nb[ray]"'
-
-
-class WorkerFailed(RuntimeError):
-    """A Ray Train worker raised or died; the message names its rank and host."""
-
-
-class RunKilled(RuntimeError):
-    """A second Stop cancelled the Ray job; the message says where the last checkpoint is."""
 
 
 def ray_missing() -> str | None:
@@ -120,19 +113,3 @@ class RayEngine:
         from ludwig_nb.engines.builtin.model_io import load_model
 
         return load_model(folder / str(manifest.get("path") or "."))
-
-
-def worker_config(config: Mapping[str, Any]) -> dict[str, Any]:
-    """The config the workers train.
-
-    ``batch_size: auto`` becomes 128 per worker (every rank must take the same batch size; the
-    built-in engine's probe would differ per rank).
-    """
-    from ludwig_nb.engines.ray.backend import DEFAULT_WORKER_BATCH_SIZE
-
-    out = dict(config)
-    trainer = dict(out.get("trainer") or {})
-    if trainer.get("batch_size") in (None, "auto"):
-        trainer["batch_size"] = DEFAULT_WORKER_BATCH_SIZE
-    out["trainer"] = trainer
-    return out

@@ -6,9 +6,8 @@ from __future__ import annotations
 import pytest
 import torch
 
-from ludwig_nb.engines.base import TrainJob
+from ludwig_nb.engines.base import DEFAULT_SEED, TrainJob, job_seed
 from ludwig_nb.engines.builtin.device import Precision, resolve_device
-from ludwig_nb.engines.builtin.setup import DEFAULT_SEED, job_seed
 from tests.engines.builtin.conftest import make_config, table
 
 NUMBER_TO_BINARY = ([{"name": "x", "type": "number"}], [{"name": "label", "type": "binary"}])

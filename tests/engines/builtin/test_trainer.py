@@ -109,7 +109,7 @@ def _losses(run_engine, seed: int) -> list[float]:
         [{"name": "x", "type": "number"}, {"name": "colour", "type": "category"}],
         [{"name": "label", "type": "binary"}],
     )
-    config["random_seed"] = seed  # Ludwig's train(random_seed=...), see setup.job_seed
+    config["random_seed"] = seed  # Ludwig's train(random_seed=...), see engines.base.job_seed
     result = run_engine(config, table(rows=80))
     return [s.loss for s in result.of("step_finished")]
 

@@ -1,0 +1,129 @@
+"""``RunLedger``: a run's events and everything reduced from them, once per event.
+
+One per run (:class:`~ludwig_nb.runs.run.Run` owns it): the event log, the
+:class:`~ludwig_nb.core.state.RunState`, the ETA tracker, the early-stopping watch and the
+GPU the run trains on (from ``RunStarted``; a later ``RunStarted``, as on a resume,
+replaces it). ``append`` is called on the emitting thread; views read through
+:meth:`subscribe` and :meth:`eta_reading` (the :class:`~ludwig_nb.runs.handle.RunHandle`
+protocol) and never reduce an event themselves. Stdlib and core only.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Mapping
+from typing import Any
+
+from ludwig_nb.core import events as ev
+from ludwig_nb.core.early_stop import EarlyStopWatch
+from ludwig_nb.core.eta import EtaTracker
+from ludwig_nb.core.event_log import EventLog
+from ludwig_nb.core.state import RunState, reduce_state
+from ludwig_nb.runs.handle import EtaReading
+
+__all__ = ["EventSubscription", "RunLedger", "device_index_of"]
+
+
+class EventSubscription:
+    """A reader's position in a ledger's events.
+
+    ``drain()`` returns what is new, and :attr:`state` is the ledger's state as of the last event
+    drained.
+    """
+
+    def __init__(self, ledger: RunLedger) -> None:
+        self._ledger = ledger
+        self._position = 0
+        self.closed = False
+        self.state = ledger.state
+
+    def drain(self) -> list[ev.Event]:
+        """The events since the last drain (empty once closed)."""
+        if self.closed:
+            return []
+        with self._ledger.lock:
+            log = self._ledger.events
+            new = log.slice(self._position, len(log))
+            self._position += len(new)
+            self.state = self._ledger.state
+        return new
+
+    def close(self) -> None:
+        """Stop reading: later drains return nothing."""
+        self.closed = True
+
+
+class RunLedger:
+    """The one place a run's events are reduced.
+
+    ``config`` (the rendered config, for early stopping) may be None.
+    """
+
+    def __init__(
+        self, run_id: str, name: str, engine: str, config: Mapping[str, Any] | None = None
+    ) -> None:
+        self.lock = threading.RLock()
+        self.events = EventLog()  # steps in columns: a million of them is ~60 MB, not 250
+        self.state = RunState(run_id=run_id, name=name, engine=engine)
+        self.eta = EtaTracker()
+        self.early_stop = EarlyStopWatch(config)
+        #: the GPU index the run trains on; set from each RunStarted (None on CPU)
+        self.device_index: int | None = None
+
+    def append(self, event: ev.Event) -> RunState:
+        """Record ``event``; returns the new state.
+
+        The event is folded into the state, the ETA and the early-stop watch, once.
+        """
+        with self.lock:
+            self.events.append(event)
+            self.state = reduce_state(self.state, event)
+            self.eta.observe(event)
+            self.early_stop.observe(event)
+            if isinstance(event, ev.RunStarted):
+                self.device_index = device_index_of(event)
+            return self.state
+
+    def subscribe(self) -> EventSubscription:
+        """A reader that gets every event from the start, then only new ones."""
+        return EventSubscription(self)
+
+    def estimate(self, now: float) -> Any:
+        """The ETA tracker's estimate at wall-clock ``now`` (None before any basis)."""
+        with self.lock:
+            return self.eta.estimate(now)
+
+    def eta_reading(self, now: float) -> EtaReading:
+        """The estimate, the early-stop forecast and the first stable finish at ``now``."""
+        with self.lock:
+            try:
+                estimate = self.eta.estimate(now)
+            except Exception:  # an estimator bug must not blank the views
+                estimate = None
+            state = self.state
+            first = self.eta.first_estimate
+            watch = self.early_stop
+            forecast = None
+            if watch.active and state.total_steps:
+                step_s = getattr(estimate, "step_s", None)
+                forecast = watch.forecast(state.step, state.total_steps, step_s)
+        return EtaReading(
+            estimate=estimate,
+            early_stopping=watch.active,
+            forecast=forecast,
+            first_finish=None if first is None else float(first.finish_time),
+        )
+
+
+def device_index_of(event: ev.RunStarted) -> int | None:
+    """The GPU index a run trains on.
+
+    The engine's ``device_index``, else parsed from ``device`` ("cuda:1" -> 1, "cuda" -> 0) for
+    engines that only name the device.
+    """
+    if event.device_index is not None:
+        return event.device_index
+    if not event.device.startswith("cuda"):
+        return None
+    _, _, index = event.device.partition(":")
+    return int(index) if index.isdigit() else 0
