@@ -65,6 +65,19 @@ STOPPED_EARLY = re.compile(
 )
 
 
+_ONE_FRAME = """row => {
+  const box = el => {
+    const r = el.getBoundingClientRect();
+    return {x: r.x, y: r.y, width: r.width, height: r.height};
+  };
+  const text = row.querySelector('.jp-LudwigNb-run-earlyStop');
+  const bar = row.querySelector('.jp-LudwigNb-progress');
+  const tick = row.querySelector('.jp-LudwigNb-barMarker');
+  if (!text || !bar || !tick) return null;
+  return {text: text.textContent.trim(), bar: box(bar), tick: box(tick)};
+}"""
+
+
 def _row(page: Any, name: str) -> Any:
     rows = page.locator(f"{SIDEBAR} li.jp-LudwigNb-run")
     return rows.filter(has=page.locator(".jp-LudwigNb-run-name", has_text=name))
@@ -119,17 +132,18 @@ def test_sidebar_words_early_stop_and_alarm_pause(
     early = _row(page, "early-stop")
     forecast = early.locator(".jp-LudwigNb-run-earlyStop")
     expect(forecast).to_have_text(re.compile(r"likely stop ≈ step"), timeout=240_000)
-    text = forecast.inner_text()
+    # The sidebar redraws every 0.5 s: read the forecast, the bar and its tick in one frame.
+    seen = early.evaluate(_ONE_FRAME)
+    assert seen is not None, "the early-stop row lost its bar or tick"
+    text = seen["text"]
     assert FORECAST.match(text), text
     bound, likely = (int(n.replace(",", "")) for n in re.findall(r"[\d,]+", text)[:2])
     assert 0 < likely < bound
     eta = early.locator(".jp-LudwigNb-run-eta").inner_text()
     assert eta.startswith(("ETA ≤ ", "warming up… ≤ ")), eta
-    marker = early.locator(".jp-LudwigNb-barMarker")
-    expect(marker).to_have_count(1)
-    bar = early.locator(".jp-LudwigNb-progress").bounding_box()
-    tick = marker.bounding_box()
-    assert bar is not None and tick is not None and _inside(tick, bar), (tick, bar)
+    expect(early.locator(".jp-LudwigNb-barMarker")).to_have_count(1)
+    bar, tick = seen["bar"], seen["tick"]
+    assert _inside(tick, bar), (tick, bar)
     where = (tick["x"] + tick["width"] / 2 - bar["x"]) / bar["width"]
     assert abs(where - likely / bound) < 0.02, (where, likely / bound)  # drawn where it says
     page.screenshot(path=str(artifacts_dir / "sidebar_early_stop_and_alarm_pause.png"))

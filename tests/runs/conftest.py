@@ -12,7 +12,7 @@ from ludwig_nb.engines.base import TrainJob
 from ludwig_nb.runs.run import Run
 
 
-def until(predicate, timeout=10.0):
+def until(predicate, timeout=60.0):
     """Wait for another thread to reach a state (synchronisation, not timing)."""
     deadline = time.monotonic() + timeout
     while not predicate():

@@ -221,7 +221,7 @@ def test_status_json_says_the_early_stop_bound_forecast_and_why_it_stopped(tmp_p
     assert live["upper_bound"] == 11000 and 1000 <= live["likely_step"] < 11000
     assert live["text"] == f"≤ 11,000 steps · likely stop ≈ step {live['likely_step']:,}"
     engine.gate.set()
-    run.wait(10)
+    run.wait(60)
     final = rundir.read_json(path)
     reason = "stopped early: no validation improvement in 3 evaluations; best at step 700"
     assert final["end_reason"] == reason and final["early_stop"]["text"] == reason
