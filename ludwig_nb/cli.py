@@ -89,10 +89,16 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _start_engine_warm_up(argv: Sequence[str]) -> None:
-    """For ``train`` on the built-in engine, import torch and the engine in a background
-    thread at once, while this thread parses the arguments, loads the config and reads the
-    dataset (torch is ~2 s of a short run's whole process; the run's thread would otherwise
-    import it only after all of that). Other commands and engines start nothing."""
+    """Start importing torch and the engine in the background for ``train``.
+
+    Only on the built-in engine (``--engine`` auto or builtin): the import runs while this
+    thread parses the arguments, loads the config and reads the dataset (torch is ~2 s of a
+    short run's whole process; the run's thread would otherwise import it only after all of
+    that). Other commands and engines start nothing.
+
+    Args:
+        argv: The arguments after the program name.
+    """
     words = list(argv)
     if not words or words[0] != "train":
         return
@@ -110,8 +116,18 @@ def _start_engine_warm_up(argv: Sequence[str]) -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run one ``ludwig-nb`` command; returns the exit status (0 done, 1 the run failed,
-    2 a config, data or usage mistake, printed as one located line)."""
+    """Run the ``ludwig-nb`` command line.
+
+    Commands: ``train``, ``evaluate``, ``predict``, ``compare``, ``hyperopt``. ``train`` on
+    the built-in engine starts importing torch in the background at once.
+
+    Args:
+        argv: The arguments after the program name; None reads ``sys.argv``.
+
+    Returns:
+        The process exit status: 0 on success, 2 for a bad config, dataset, checkpoint, model or
+        run directory (its message printed on stderr, located), else the command's own status.
+    """
     _start_engine_warm_up(sys.argv[1:] if argv is None else argv)
     args = _parser().parse_args(argv)
     from ludwig_nb.config import ConfigError
@@ -142,8 +158,10 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _hyperopt(args: argparse.Namespace) -> int:
-    """Run the search; one line per finished trial, the best at the end. Ctrl-C stops it
-    gracefully (re-running the same command resumes it)."""
+    """Run the search; one line per finished trial, the best at the end.
+
+    Ctrl-C stops it gracefully (re-running the same command resumes it).
+    """
     from ludwig_nb.runs import hyperopt
 
     text = Path(args.config).read_text(encoding="utf-8")
@@ -268,8 +286,11 @@ def _compare(args: argparse.Namespace) -> int:
 
 
 def _final_report(state: Any, directory: str) -> str:
-    """``completed: 2,585/2,585 steps -> DIR``, why it ended, then the best metrics beside
-    the trivial baseline as a table."""
+    """Format the end-of-run report.
+
+    ``completed: 2,585/2,585 steps -> DIR``, why it ended, then the best metrics beside the trivial
+    baseline as a table.
+    """
     from ludwig_nb.core.early_stop import end_reason
     from ludwig_nb.core.metrics_text import metrics_text_table
 
@@ -290,8 +311,10 @@ def _final_report(state: Any, directory: str) -> str:
 
 
 def _eta_words(run: Any, state: Any, watch: Any, now: float) -> str:
-    """The ETA part of a progress line; with early stopping the ETA is an upper bound
-    and the likely stop is forecast."""
+    """The ETA part of a progress line.
+
+    With early stopping the ETA is an upper bound and the likely stop is forecast.
+    """
     from ludwig_nb.core.early_stop import format_forecast
     from ludwig_nb.core.eta_format import format_duration, format_estimate
 
@@ -309,8 +332,11 @@ def _eta_words(run: Any, state: Any, watch: Any, now: float) -> str:
 
 
 def progress_line(state: Any, eta_words: str, pause_words: str = "") -> str:
-    """One progress line: ``"training · step 1,200 / 3,000 (40 %) · epoch 2 / 5 · loss
-    0.2312 · ETA …"``; paused: the reason in words and the frozen estimate."""
+    """One progress line.
+
+    ``"training · step 1,200 / 3,000 (40 %) · epoch 2 / 5 · loss 0.2312 · ETA …"``; paused: the
+    reason in words and the frozen estimate.
+    """
     if state.status == "preprocessing" or (state.status == "queued" and not state.step):
         return f"{state.status} · loading and preprocessing the data"
     if state.is_final:
@@ -330,10 +356,12 @@ def progress_line(state: Any, eta_words: str, pause_words: str = "") -> str:
 
 
 class Follower:
-    """Progress on ``stream``: a tqdm bar on a terminal; without one (a log file, CI) a
-    plain line every ``interval`` seconds, never carriage-return frames. Ctrl-C stops the
-    run gracefully; a second one gives up. ``clock`` (monotonic seconds) spaces the lines,
-    ``wall`` (wall-clock seconds) feeds the ETA."""
+    """Progress on ``stream``.
+
+    A tqdm bar on a terminal; without one (a log file, CI) a plain line every ``interval`` seconds,
+    never carriage-return frames. Ctrl-C stops the run gracefully; a second one gives up. ``clock``
+    (monotonic seconds) spaces the lines, ``wall`` (wall-clock seconds) feeds the ETA.
+    """
 
     def __init__(
         self,
@@ -372,6 +400,7 @@ class Follower:
         return progress_line(state, _eta_words(self.run, state, self.watch, self.wall()))
 
     def follow(self) -> None:
+        """Show progress until the run ends; Ctrl-C stops it, a second Ctrl-C gives up."""
         bar = self._bar() if self.tty else None
         interrupted = False
         while True:
@@ -434,10 +463,13 @@ def _predict(args: argparse.Namespace) -> int:
 
 
 def entry() -> NoReturn:
-    """The ``ludwig-nb`` console script: :func:`main`, then a quick exit. Output is
-    flushed and the ``atexit`` handlers run (logging, GPU power limits, samplers); only
-    the interpreter's teardown of its modules is skipped, which with torch loaded took
-    0.5-1.5 s of a short run's whole process and writes nothing."""
+    """Run the ``ludwig-nb`` console script: :func:`main`, then a quick exit.
+
+    Output is flushed and the ``atexit`` handlers run (logging, GPU power limits, samplers);
+    only the interpreter's teardown of its modules is skipped, which with torch loaded took
+    0.5-1.5 s of a short run's whole process and writes nothing. Exits with :func:`main`'s
+    status.
+    """
     code = main()
     try:
         import atexit

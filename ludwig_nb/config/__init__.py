@@ -1,8 +1,10 @@
-"""The config language: Ludwig 0.11 configs (plus our ``gpu_watch``) from YAML text or a dict,
-validated in one pass, every mistake located, and rendered with every default filled in.
+r"""The config language.
+
+Ludwig 0.11 configs (plus our ``gpu_watch``) from YAML text or a dict, validated in one pass, every
+mistake located, and rendered with every default filled in.
 
     >>> from ludwig_nb.config import load_config
-    >>> cfg = load_config("input_features: [{name: x, type: number}]\\n"
+    >>> cfg = load_config("input_features: [{name: x, type: number}]\n"
     ...                   "output_features: [{name: y, type: binary}]")
     >>> cfg.to_dict()["input_features"][0]["preprocessing"]["normalization"]
     'zscore'

@@ -16,9 +16,12 @@ __all__ = ["check_across"]
 
 
 def check_across(cfg: dict[str, Any], ctx: Ctx) -> None:
-    """Cross-field checks; also fills ``trainer.validation_field``/``validation_metric`` the
-    way Ludwig does (the first output feature and its default validation metric; with only a
-    metric given, the first output feature that has it)."""
+    """Cross-field checks.
+
+    Also fills ``trainer.validation_field``/``validation_metric`` the way Ludwig does (the first
+    output feature and its default validation metric; with only a metric given, the first output
+    feature that has it).
+    """
     check_like_ludwig(cfg, ctx)
     if cfg.get("model_type") != "ecd":
         return

@@ -79,8 +79,11 @@ class ConfigError(ValueError):
         return err
 
     def shifted(self, lines: int) -> ConfigError:
-        """A copy with every line number moved down by ``lines`` (e.g. 1 for a cell magic whose
-        YAML starts on the cell's second line). Positionless problems stay positionless."""
+        """Return a copy with every line number moved down by ``lines``.
+
+        A copy with every line number moved down by ``lines`` (e.g. 1 for a cell magic whose YAML
+        starts on the cell's second line). Positionless problems stay positionless.
+        """
         moved = [_shift_one(p, lines) for p in self.errors]
         if len(self.errors) == 1 and self.errors[0] is self:
             return moved[0]
@@ -103,7 +106,13 @@ class ConfigError(ValueError):
 
 
 class UnsupportedByEngine(ConfigError):
-    """A valid Ludwig config that the chosen engine cannot run; ``engine`` names one that can."""
+    """A valid Ludwig config that the chosen engine cannot run; ``engine`` names one that can.
+
+    Args:
+        message: What the engine cannot run, in words.
+        engine: The engine that can run it.
+        **kwargs: The location, as for :class:`ConfigError` (``line``, ``column``, ``path``, ...).
+    """
 
     def __init__(self, message: str, *, engine: str = "ludwig", **kwargs: object) -> None:
         super().__init__(message, **kwargs)  # type: ignore[arg-type]
@@ -111,9 +120,19 @@ class UnsupportedByEngine(ConfigError):
 
 
 class ConfigWarning(UserWarning):
-    """A config that Ludwig accepts but that deserves a word, located like a ``ConfigError``:
-    old syntax that was upgraded (``training:`` -> ``trainer:``), or a key that does nothing
-    (Ludwig accepts it and ignores it). ``str(w)`` reads like one ``ConfigError``."""
+    """A config that Ludwig accepts but that deserves a word, located like a ``ConfigError``.
+
+    Old syntax that was upgraded (``training:`` -> ``trainer:``), or a key that does nothing (Ludwig
+    accepts it and ignores it). ``str(w)`` reads like one ``ConfigError``.
+
+    Args:
+        message: What deserves a word.
+        line: 1-based line of the key in the YAML source; None for a dict source.
+        column: 1-based column of the key; None when unknown.
+        path: The dotted key path, e.g. ``trainer.epochs``.
+        hint: What to write instead; None without a suggestion.
+        source_line: The YAML line as written, shown under the message.
+    """
 
     def __init__(
         self,

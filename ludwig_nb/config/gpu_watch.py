@@ -45,11 +45,14 @@ _SLOWDOWN_RE = re.compile(r"^slowdown(?:\s*([+-])\s*(\d+(?:\.\d+)?))?$")
 
 @dataclasses.dataclass(frozen=True)
 class AlarmRuleConfig:
-    """One alarm rule. ``threshold``: °C (temperature), W (power), % used (memory), or a
-    string ``"slowdown"``, ``"slowdown-N"``, ``"slowdown+N"`` relative to the GPU's slowdown
-    temperature; None for ``throttle``. ``clear_below``: None means threshold - 5.
-    ``action: throttle`` holds a temperature or power at the threshold by spacing steps;
-    ``power_limit`` (power + throttle only) caps the board's power limit instead (root)."""
+    """One alarm rule.
+
+    ``threshold``: °C (temperature), W (power), % used (memory), or a string ``"slowdown"``,
+    ``"slowdown-N"``, ``"slowdown+N"`` relative to the GPU's slowdown temperature; None for
+    ``throttle``. ``clear_below``: None means threshold - 5. ``action: throttle`` holds a
+    temperature or power at the threshold by spacing steps; ``power_limit`` (power + throttle only)
+    caps the board's power limit instead (root).
+    """
 
     metric: Literal["temperature", "memory", "throttle", "power"]
     threshold: float | str | None
@@ -72,8 +75,11 @@ class AlarmRuleConfig:
 
 @dataclasses.dataclass(frozen=True)
 class GpuWatchConfig:
-    """Typed ``gpu_watch`` section. ``enabled``: "auto" (on when a GPU is present) or a bool;
-    ``interval`` and ``history`` in seconds; ``devices``: GPU indices or None for all."""
+    """Typed ``gpu_watch`` section.
+
+    ``enabled``: "auto" (on when a GPU is present) or a bool; ``interval`` and ``history`` in
+    seconds; ``devices``: GPU indices or None for all.
+    """
 
     enabled: bool | Literal["auto"] = "auto"
     simulate: bool | str | Mapping[str, float] = False
@@ -103,6 +109,7 @@ class GpuWatchConfig:
         )
 
     def to_dict(self) -> dict[str, Any]:
+        """The section as plain JSON-able values (tuples as lists, alarms as dicts)."""
         out = dataclasses.asdict(self)
         out["devices"] = list(self.devices) if self.devices is not None else None
         out["alarms"] = [dataclasses.asdict(a) for a in self.alarms]
@@ -133,8 +140,11 @@ SIMULATE_FIELDS = ("ambient", "hot", "heat_tau", "cool_tau", "slowdown", "shutdo
 
 
 class _Simulate(Spec):
-    """``false``, ``true`` (a realistic card), ``demo`` (fast time constants) or a mapping
-    of thermal-profile fields (numbers)."""
+    """Parse ``gpu_watch.simulate``.
+
+    ``false``, ``true`` (a realistic card), ``demo`` (fast time constants) or a mapping of
+    thermal-profile fields (numbers).
+    """
 
     def default(self) -> Any:
         return False

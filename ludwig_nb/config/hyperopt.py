@@ -156,11 +156,13 @@ def hyperopt_defaults(section: dict[str, Any]) -> dict[str, Any]:
 
 
 def load_search_config(source: Any) -> dict[str, Any]:
-    """``load_config`` plus what a search needs of its ``hyperopt`` section: parameters that
-    exist, spaces, goal and metric, search algorithm, an executor ludwig_nb can run. These
-    are checks of what the search runs, not of the config's validity (Ludwig accepts, e.g.,
-    an empty search or ``executor: {type: ray}``), so ``load_config`` leaves them out.
-    Returns the rendered config with our hyperopt defaults; raises ``ConfigError``."""
+    """``load_config`` plus what a search needs of its ``hyperopt`` section.
+
+    Parameters that exist, spaces, goal and metric, search algorithm, an executor ludwig_nb can run.
+    These are checks of what the search runs, not of the config's validity (Ludwig accepts, e.g., an
+    empty search or ``executor: {type: ray}``), so ``load_config`` leaves them out. Returns the
+    rendered config with our hyperopt defaults; raises ``ConfigError``.
+    """
     from ludwig_nb.config.load import load_config
 
     config = load_config(source)

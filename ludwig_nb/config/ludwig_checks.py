@@ -1,7 +1,9 @@
-"""The checks Ludwig 0.11 runs after its schema (``ludwig/config_validation/checks.py`` and
-its schema classes' own ``__post_init__``), on the rendered config, located at the keys the
-user wrote. Those that ``cross_checks`` already does (unique names, ties, checkpoint cadence,
-validation metric, sample size) are not repeated here.
+"""The checks Ludwig 0.11 runs after its schema, located at the keys the user wrote.
+
+The checks Ludwig 0.11 runs after its schema (``ludwig/config_validation/checks.py`` and its schema
+classes' own ``__post_init__``), on the rendered config, located at the keys the user wrote. Those
+that ``cross_checks`` already does (unique names, ties, checkpoint cadence, validation metric,
+sample size) are not repeated here.
 
 Not done (they need what validation must not do here): loading an LLM's model config from
 the Hugging Face hub, importing hyperopt's search libraries.

@@ -19,6 +19,11 @@ class Config:
     ``to_ludwig_dict()`` is the same without our ``gpu_watch`` section, a valid Ludwig 0.11
     config. Accessors return copies: a ``Config`` never changes after it is made.
     ``warnings``: what ``load_config`` noted (old syntax upgraded, keys that do nothing).
+
+    Args:
+        rendered: The rendered config (every default filled in), owned by the ``Config``.
+        source: The YAML text it was read from; None for a dict.
+        positions: Where each key was written in ``source``, for located errors later.
     """
 
     warnings: tuple[ConfigWarning, ...] = ()
@@ -54,36 +59,45 @@ class Config:
 
     @property
     def positions(self) -> Positions | None:
-        """Where each key and value was written in the YAML source (None for a dict source):
-        what an engine's capability check locates its refusals with."""
+        """Where each key and value was written in the YAML source (None for a dict source).
+
+        What an engine's capability check locates its refusals with.
+        """
         return self._positions
 
     @property
     def gpu_watch(self) -> GpuWatchConfig:
+        """The typed ``gpu_watch`` section (defaults filled in)."""
         return self._gpu_watch
 
     @property
     def model_type(self) -> str:
+        """The rendered ``model_type`` (``"ecd"`` unless the config says otherwise)."""
         return str(self._rendered.get("model_type", "ecd"))
 
     @property
     def input_features(self) -> list[dict[str, Any]]:
+        """A copy of the rendered input features, every default filled in."""
         return copy.deepcopy(list(self._rendered.get("input_features", [])))
 
     @property
     def output_features(self) -> list[dict[str, Any]]:
+        """A copy of the rendered output features, every default filled in."""
         return copy.deepcopy(list(self._rendered.get("output_features", [])))
 
     @property
     def trainer(self) -> dict[str, Any]:
+        """A copy of the rendered ``trainer`` section."""
         return copy.deepcopy(dict(self._rendered.get("trainer", {})))
 
     @property
     def preprocessing(self) -> dict[str, Any]:
+        """A copy of the rendered global ``preprocessing`` section."""
         return copy.deepcopy(dict(self._rendered.get("preprocessing", {})))
 
     @property
     def combiner(self) -> dict[str, Any]:
+        """A copy of the rendered ``combiner`` section."""
         return copy.deepcopy(dict(self._rendered.get("combiner", {})))
 
     @property
@@ -108,8 +122,10 @@ class Config:
         raise KeyError(f"no feature named {name!r}; features: {', '.join(self.feature_names)}")
 
     def position(self, path: KeyPath) -> tuple[int, int] | None:
-        """Where ``path`` (e.g. ``("input_features", 0, "name")``) was written: 1-based
-        (line, column), or None for a dict source or a filled-in default."""
+        """Where ``path`` (e.g. ``("input_features", 0, "name")``) was written.
+
+        1-based (line, column), or None for a dict source or a filled-in default.
+        """
         if self._positions is None:
             return None
         return self._positions.values.get(path)

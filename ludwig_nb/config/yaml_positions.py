@@ -37,16 +37,22 @@ _Loader.add_implicit_resolver("tag:yaml.org,2002:float", _FLOAT_RE, list("-+0123
 
 @dataclasses.dataclass
 class Positions:
-    """Where each key (``keys``) and each value (``values``) starts: path -> (line, column),
-    both 1-based. ``lines`` holds the document's text lines for error display."""
+    """Where each key (``keys``) and each value (``values``) starts.
+
+    Path -> (line, column), both 1-based. ``lines`` holds the document's text lines for error
+    display.
+    """
 
     keys: dict[KeyPath, tuple[int, int]] = dataclasses.field(default_factory=dict)
     values: dict[KeyPath, tuple[int, int]] = dataclasses.field(default_factory=dict)
     lines: list[str] = dataclasses.field(default_factory=list)
 
     def locate(self, path: KeyPath, *, key: bool = False) -> tuple[int, int] | None:
-        """The position of ``path`` (its key when ``key``), else of its nearest located parent
-        below the document root; None when nothing on the path was written."""
+        """Return where ``path`` (or its nearest located parent) was written.
+
+        The position of ``path`` (its key when ``key``), else of its nearest located parent below
+        the document root; None when nothing on the path was written.
+        """
         table = self.keys if key else self.values
         probe = path
         while probe:  # never the document itself: a missing section has no position

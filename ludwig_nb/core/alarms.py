@@ -42,15 +42,21 @@ _RELATIVE = re.compile(r"^\s*slowdown\s*(?:([+-])\s*(\d+(?:\.\d+)?))?\s*$", re.I
 
 @dataclasses.dataclass(frozen=True)
 class Threshold:
-    """A level: ``value`` °C/% when absolute, or ``offset`` from the device's slowdown
-    threshold when ``relative`` (``slowdown-5`` is ``relative=True, offset=-5``)."""
+    """An alarm level, absolute or relative to the device's slowdown threshold.
+
+    A level: ``value`` °C/% when absolute, or ``offset`` from the device's slowdown threshold when
+    ``relative`` (``slowdown-5`` is ``relative=True, offset=-5``).
+    """
 
     value: float = 0.0
     relative: bool = False
 
     def resolve(self, sample: GpuSample) -> float | None:
-        """The level for this device, or None when it needs a slowdown threshold the
-        device does not report."""
+        """Return the level (°C or %) for this device, or None.
+
+        The level for this device, or None when it needs a slowdown threshold the device does not
+        report.
+        """
         if not self.relative:
             return self.value
         if sample.temperature_slowdown is None:
@@ -58,6 +64,7 @@ class Threshold:
         return sample.temperature_slowdown + self.value
 
     def shifted(self, delta: float) -> Threshold:
+        """The same threshold moved by ``delta`` (in the metric's unit)."""
         return dataclasses.replace(self, value=self.value + delta)
 
     def __str__(self) -> str:
@@ -69,8 +76,10 @@ class Threshold:
 
 
 def parse_threshold(text: str | float | int) -> Threshold:
-    """``85`` / ``"85"`` -> 85 °C; ``"slowdown-5"`` -> 5 °C under the device's slowdown
-    threshold. Raises ``ValueError`` with a one-line message for anything else."""
+    """``85`` / ``"85"`` -> 85 °C; ``"slowdown-5"`` -> 5 °C under the device's slowdown threshold.
+
+    Raises ``ValueError`` with a one-line message for anything else.
+    """
     if isinstance(text, bool):
         raise ValueError(f"bad threshold {text!r}: use a number like 85 or 'slowdown-5'")
     if isinstance(text, int | float):
@@ -88,8 +97,10 @@ def parse_threshold(text: str | float | int) -> Threshold:
 
 @dataclasses.dataclass(frozen=True)
 class AlarmRule:
-    """One alarm rule. ``name`` identifies it in events and pause reasons (``alarm:<name>``);
-    it defaults to e.g. ``temperature>=slowdown-5``. ``threshold`` is None for ``throttle``.
+    """One alarm rule.
+
+    ``name`` identifies it in events and pause reasons (``alarm:<name>``); it defaults to e.g.
+    ``temperature>=slowdown-5``. ``threshold`` is None for ``throttle``.
     """
 
     metric: str
@@ -130,8 +141,11 @@ class AlarmRule:
 
     @classmethod
     def from_config(cls, data: Mapping[str, Any]) -> AlarmRule:
-        """Build from one entry of ``gpu_watch.alarms`` (keys: metric, threshold,
-        clear_below, consecutive, action, name). Raises ``ValueError`` (one line)."""
+        """Build a rule from one entry of ``gpu_watch.alarms``.
+
+        Build from one entry of ``gpu_watch.alarms`` (keys: metric, threshold, clear_below,
+        consecutive, action, name). Raises ``ValueError`` (one line).
+        """
         known = {"metric", "threshold", "clear_below", "consecutive", "action", "name",
                  "power_limit"}  # fmt: skip
         unknown = sorted(set(data) - known)
@@ -212,8 +226,11 @@ class AlarmPolicy:
 
     @classmethod
     def from_config(cls, section: Mapping[str, Any] | None) -> AlarmPolicy:
-        """Build from a ``gpu_watch:`` config section; no ``alarms`` key means the default
-        rule (temperature at slowdown-5, warn). Raises ``ValueError`` (one line)."""
+        """Build from a ``gpu_watch:`` config section.
+
+        No ``alarms`` key means the default rule (temperature at slowdown-5, warn). Raises
+        ``ValueError`` (one line).
+        """
         section = section or {}
         alarms = section.get("alarms")
         if alarms is None:

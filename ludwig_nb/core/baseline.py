@@ -62,7 +62,11 @@ def headline_split(metrics: Mapping[str, Any]) -> str | None:
     return next((s for s in _SPLIT_ORDER if isinstance(metrics.get(s), Mapping)), None)
 
 
-def _gain(value: float, baseline: float, metric: str, higher: bool) -> float | None:
+def _gain(value: float, baseline: float, higher: bool) -> float | None:
+    """The fraction of the gap from ``baseline`` to a perfect score that ``value`` closes.
+
+    None when the baseline is already perfect (no gap to close).
+    """
     perfect = 1.0 if higher else 0.0
     gap = perfect - baseline if higher else baseline - perfect
     if gap <= 0:
@@ -77,7 +81,7 @@ def _compare_feature(
         value, baseline = _number(model.get(metric)), _number(base.get(metric))
         if value is None or baseline is None:
             continue
-        gain = _gain(value, baseline, metric, higher)
+        gain = _gain(value, baseline, higher)
         return Comparison(split, feature, metric, value, baseline, predictor, gain)
     return None
 
@@ -87,8 +91,11 @@ def compare_to_baseline(
     baseline: Mapping[str, Any],
     predictors: Mapping[str, str],
 ) -> list[Comparison]:
-    """One :class:`Comparison` per output feature that has a baseline, on the headline
-    split of ``metrics`` (``{split: {feature: {metric: value}}}``); [] when none."""
+    """Compare each output feature's headline metric with its trivial baseline.
+
+    One :class:`Comparison` per output feature that has a baseline, on the headline split of
+    ``metrics`` (``{split: {feature: {metric: value}}}``); [] when none.
+    """
     split = headline_split(metrics)
     if split is None:
         return []
@@ -105,8 +112,11 @@ def compare_to_baseline(
 
 
 def format_comparison(comparison: Comparison, with_split: bool = True) -> str:
-    """``"test churn accuracy 0.9412 · always 'no': 0.859"`` (+ a warning when the model
-    is not clearly better: ``"· ⚠ barely better than the baseline"``)."""
+    """Format a comparison with its baseline as one line.
+
+    ``"test churn accuracy 0.9412 · always 'no': 0.859"`` (+ a warning when the model is not clearly
+    better: ``"· ⚠ barely better than the baseline"``).
+    """
     c = comparison
     where = f"{c.split} " if with_split else ""
     text = f"{where}{c.feature} {c.metric} {c.value:.4g} · {c.predictor}: {c.baseline:.4g}"

@@ -34,23 +34,29 @@ class Control(Protocol):
     """
 
     @property
-    def stop_requested(self) -> bool: ...
+    def stop_requested(self) -> bool:
+        """Whether a stop was asked for."""
 
     @property
-    def stop_reason(self) -> str | None: ...
+    def stop_reason(self) -> str | None:
+        """Why the stop was asked for (e.g. ``"user"``, ``"interrupt"``); None without a stop."""
 
     @property
-    def paused(self) -> bool: ...
+    def paused(self) -> bool:
+        """Whether the run is paused."""
 
-    def checkpoint(self) -> None: ...
+    def checkpoint(self) -> None:
+        """Raise :class:`StopRequested` when a stop was asked for; call at every step boundary."""
 
     def wait_while_paused(
         self,
         on_pause: Callable[[str], None] | None = None,
         on_resume: Callable[[str], None] | None = None,
-    ) -> None: ...
+    ) -> None:
+        """Block while paused; calls ``on_pause(reason)`` before, ``on_resume(reason)`` after."""
 
-    def pace(self, max_idle: float = 10.0) -> float: ...
+    def pace(self, max_idle: float = 10.0) -> float:
+        """Idle for the throttle's duty cycle (<= ``max_idle`` s); returns the seconds idled."""
 
 
 class RunControl:
@@ -68,8 +74,11 @@ class RunControl:
         clock: Callable[[], float] = time.monotonic,
         sleep: Callable[[float], None] | None = None,
     ) -> None:
-        """``clock`` (seconds) and ``sleep`` (seconds; default: a wait that a stop or a
-        pause cuts short) time the pacing, so tests can run it on virtual time."""
+        """Create the control; ``clock`` and ``sleep`` are injectable for tests.
+
+        ``clock`` (seconds) and ``sleep`` (seconds; default: a wait that a stop or a pause cuts
+        short) time the pacing, so tests can run it on virtual time.
+        """
         self._poll = poll
         self._lock = threading.Lock()
         self._changed = threading.Condition(self._lock)
@@ -84,6 +93,7 @@ class RunControl:
 
     # -- requests (any thread) -------------------------------------------------------
     def stop(self, reason: str = "user") -> None:
+        """Ask the run to stop at its next step boundary; the first ``reason`` is kept."""
         with self._changed:
             self.stop_count += 1
             if self._stop_reason is None:
@@ -91,6 +101,7 @@ class RunControl:
             self._changed.notify_all()
 
     def pause(self, reason: str = "user") -> None:
+        """Pause the run for ``reason`` until that reason is resumed (pauses nest by reason)."""
         with self._changed:
             self._pause_reasons.add(reason)
             self._changed.notify_all()
@@ -107,18 +118,22 @@ class RunControl:
     # -- state -----------------------------------------------------------------------
     @property
     def stop_requested(self) -> bool:
+        """Whether a stop was asked for."""
         return self._stop_reason is not None
 
     @property
     def stop_reason(self) -> str | None:
+        """The reason of the first stop request; None without one."""
         return self._stop_reason
 
     @property
     def paused(self) -> bool:
+        """Whether any pause reason is held."""
         return bool(self._pause_reasons)
 
     @property
     def pause_reasons(self) -> frozenset[str]:
+        """The pause reasons held now."""
         with self._lock:
             return frozenset(self._pause_reasons)
 
@@ -130,8 +145,11 @@ class RunControl:
         poll: Callable[[], None] | None = None,
         poll_interval: float = 0.25,
     ) -> None:
-        """Block while paused (not while stopping). ``poll`` runs while waiting, so that
-        a control file can be read even when nothing else wakes the thread."""
+        """Block while paused (not while stopping).
+
+        ``poll`` runs while waiting, so that a control file can be read even when nothing else wakes
+        the thread.
+        """
         poll = poll or self._poll
         with self._changed:
             if not self._pause_reasons or self._stop_reason is not None:
@@ -154,9 +172,11 @@ class RunControl:
 
     # -- pacing (the throttle) ---------------------------------------------------------
     def set_pace(self, duty: float, reason: str = "") -> None:
-        """Train ``duty`` of the time (0 < duty <= 1; 1.0 is full speed): the engine idles
-        ``busy * (1 - duty) / duty`` seconds after each ``busy`` seconds of work.
-        Raises ``ValueError`` for a duty outside (0, 1]."""
+        """Train ``duty`` of the time (0 < duty <= 1; 1.0 is full speed).
+
+        The engine idles ``busy * (1 - duty) / duty`` seconds after each ``busy`` seconds of work.
+        Raises ``ValueError`` for a duty outside (0, 1].
+        """
         if not 0.0 < duty <= 1.0:
             raise ValueError(f"duty must be in (0, 1], got {duty!r}")
         with self._changed:
@@ -169,6 +189,7 @@ class RunControl:
 
     @property
     def pace_reason(self) -> str:
+        """Why the run is paced (the throttle's words); ``""`` at full speed."""
         return self._pace_reason
 
     @property
@@ -177,9 +198,11 @@ class RunControl:
         return self._idle_seconds
 
     def pace(self, max_idle: float = 10.0) -> float:
-        """Engine side, at each step boundary: idle for the duty cycle's share of the
-        time worked since the last call (at most ``max_idle`` seconds; a stop or pause
-        cuts it short). Returns the seconds idled. Never changes a step."""
+        """Engine side, at each step boundary.
+
+        Idle for the duty cycle's share of the time worked since the last call (at most ``max_idle``
+        seconds; a stop or pause cuts it short). Returns the seconds idled. Never changes a step.
+        """
         now = self._clock()
         mark, duty = self._pace_mark, self._duty
         idle = 0.0

@@ -117,6 +117,7 @@ class MinMaxSeries:
 
     @property
     def last(self) -> Point | None:
+        """The latest finite point appended; None before the first."""
         return self._last
 
     def append(self, x: float, y: float) -> None:

@@ -141,8 +141,11 @@ def format_forecast(forecast: StopForecast | None, total_steps: int) -> str:
 
 
 def end_reason(state: RunState, patience: int | None = None) -> str:
-    """Why a run ended, in words: ``"stopped early: no validation improvement in 5
-    evaluations; best at step 2,600"``; ``""`` for a run that ran its planned total."""
+    """Why a run ended, in words.
+
+    ``"stopped early: no validation improvement in 5 evaluations; best at step 2,600"``; ``""`` for
+    a run that ran its planned total.
+    """
     reason = state.reason
     if state.status == "completed" and reason == "early stopping":
         count = patience or state.evaluations_since_best
@@ -199,11 +202,17 @@ class EarlyStopWatch:
 
     @property
     def active(self) -> bool:
-        """Early stopping is on (it also needs a validation split, seen at the first
-        evaluation)."""
+        """Whether early stopping is on.
+
+        Early stopping is on (it also needs a validation split, seen at the first evaluation).
+        """
         return self.patience > 0 and (self.has_validation or not self.steps)
 
     def observe(self, event: ev.Event) -> None:
+        """Record the watched validation metric of an ``EvaluationFinished`` event; ignore others.
+
+        Without the feature's metric it falls back to the combined loss, as the engine does.
+        """
         if not isinstance(event, ev.EvaluationFinished):
             return
         split = event.metrics.get("validation")

@@ -44,6 +44,7 @@ class EventLog:
         self._lr_known = bytearray()
 
     def append(self, event: ev.Event) -> None:
+        """Append one event (a step is stored as a row of columns, anything else as the object)."""
         row = _step_row(event) if type(event) is ev.StepFinished else None
         if row is None:
             self._other_at.append(len(self._kinds))
@@ -78,8 +79,11 @@ class EventLog:
         return self._steps(k, k + 1)[0]
 
     def step_columns(self) -> dict[str, list[float] | list[int] | list[float | None]]:
-        """The steps as columns (no event objects): ``time``, ``step``, ``epoch``,
-        ``start_time``, ``batch_size``, ``loss``, ``learning_rate`` (None where unknown)."""
+        """The steps as columns (no event objects).
+
+        ``time``, ``step``, ``epoch``, ``start_time``, ``batch_size``, ``loss``, ``learning_rate``
+        (None where unknown).
+        """
         n = len(self._time)
         return {
             "time": self._time.tolist(),
@@ -117,9 +121,12 @@ class EventLog:
         return out
 
     def _steps(self, lo: int, hi: int) -> list[ev.Event]:
-        """Steps ``lo`` .. ``hi - 1`` of the columns as events. A frozen dataclass's
-        __init__ sets each field through object.__setattr__; filling the instance dict
-        directly builds the same object in half the time."""
+        """Steps ``lo`` .. ``hi - 1`` of the columns as events.
+
+        A frozen dataclass's __init__ sets each field through
+        object.__setattr__; filling the instance dict directly builds the same object in half the
+        time.
+        """
         out: list[ev.Event] = []
         lrs = (
             lr if known else None
@@ -178,8 +185,11 @@ _Row = tuple[float, int, int, float, int, float | None, float | None]
 
 
 def _step_row(event: ev.StepFinished) -> _Row | None:
-    """The step's values as column types, or None when one does not fit a column (the
-    event is then kept as an object, unchanged)."""
+    """Return the step's values as column types, or None.
+
+    The step's values as column types, or None when one does not fit a column (the event is then
+    kept as an object, unchanged).
+    """
     try:
         lr, loss = event.learning_rate, event.loss
         return (
@@ -197,7 +207,13 @@ def _step_row(event: ev.StepFinished) -> _Row | None:
 
 class EventView(Sequence[ev.Event]):
     """The first ``len(view)`` events of an :class:`EventLog`; appends don't change it.
-    Iterating rebuilds steps in pages, so a million-step view never exists as objects."""
+
+    Iterating rebuilds steps in pages, so a million-step view never exists as objects.
+
+    Args:
+        log: The log viewed.
+        length: How many of its first events the view holds.
+    """
 
     _PAGE = 4096
 

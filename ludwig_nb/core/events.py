@@ -69,10 +69,12 @@ class ScheduleInfo:
     evaluation_batches: int = 0
 
     def to_dict(self) -> dict[str, Any]:
+        """The schedule as a JSON-able dict."""
         return dataclasses.asdict(self)
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> ScheduleInfo:
+        """Rebuild a schedule from :meth:`to_dict`'s form (lists become tuples)."""
         kwargs = dict(data)
         for key in ("epoch_starts", "evaluations_after", "checkpoints_after"):
             kwargs[key] = tuple(kwargs.get(key, ()))
@@ -87,6 +89,7 @@ class Event:
     time: float
 
     def to_dict(self) -> dict[str, Any]:
+        """The event as a JSON-able dict tagged with ``type`` and ``v`` (the event version)."""
         data: dict[str, Any] = {"type": self.type, "v": EVENT_VERSION}
         for name in _field_names(type(self)):
             value = getattr(self, name)
@@ -94,8 +97,11 @@ class Event:
         return data
 
     def to_json(self) -> str:
-        """Strict JSON (one line): a non-finite number is written as ``null`` and its
-        dotted path listed under ``"nonfinite"`` (``core.strict_json``)."""
+        """Strict JSON (one line).
+
+        A non-finite number is written as ``null`` and its dotted path listed under ``"nonfinite"``
+        (``core.strict_json``).
+        """
         data = self.to_dict()
         try:
             return json.dumps(data, separators=(",", ":"), default=_json_default, allow_nan=False)
@@ -192,6 +198,12 @@ class EvaluationFinished(Event):
 
 @dataclasses.dataclass(frozen=True)
 class CheckpointSaved(Event):
+    """A checkpoint of step ``step`` was written to ``path``.
+
+    ``start_time`` is when the save began (wall-clock s; ``time`` is when it ended); ``best`` marks
+    the checkpoint of the best evaluation so far.
+    """
+
     type: ClassVar[str] = "checkpoint_saved"
     step: int
     start_time: float
@@ -210,6 +222,8 @@ class Paused(Event):
 
 @dataclasses.dataclass(frozen=True)
 class Resumed(Event):
+    """The run resumed at step ``step`` after a pause that began at ``paused_at`` (wall-clock s)."""
+
     type: ClassVar[str] = "resumed"
     step: int
     paused_at: float  # wall time the pause began, so the gap can be costed
@@ -218,6 +232,12 @@ class Resumed(Event):
 
 @dataclasses.dataclass(frozen=True)
 class AlarmRaised(Event):
+    """A GPU alarm rule fired on device ``device``: ``value`` reached ``threshold``.
+
+    ``value`` and ``threshold`` are in the rule's metric unit (°C, % or W); ``action`` is what
+    follows: ``warn``, ``pause`` or ``stop``.
+    """
+
     type: ClassVar[str] = "alarm_raised"
     rule: str
     device: int
@@ -229,6 +249,8 @@ class AlarmRaised(Event):
 
 @dataclasses.dataclass(frozen=True)
 class AlarmCleared(Event):
+    """A raised alarm rule cleared on device ``device`` (``value`` fell below its clear level)."""
+
     type: ClassVar[str] = "alarm_cleared"
     rule: str
     device: int
@@ -237,10 +259,13 @@ class AlarmCleared(Event):
 
 @dataclasses.dataclass(frozen=True)
 class Throttled(Event):
-    """The training loop's duty cycle changed: it trains ``duty`` of the time (1.0: the
-    throttle released). ``metric`` ("temperature" °C or "power" W) on GPU ``device`` read
-    ``value`` against ``target``; ``idle_s``: idle seconds inserted so far in the run;
-    ``method``: "duty" (idle time between steps) or "power_limit" (a board power cap)."""
+    """The training loop's duty cycle changed.
+
+    It trains ``duty`` of the time (1.0: the throttle released). ``metric`` ("temperature" °C or
+    "power" W) on GPU ``device`` read ``value`` against ``target``; ``idle_s``: idle seconds
+    inserted so far in the run; ``method``: "duty" (idle time between steps) or "power_limit" (a
+    board power cap).
+    """
 
     type: ClassVar[str] = "throttled"
     duty: float
@@ -255,9 +280,12 @@ class Throttled(Event):
 
 @dataclasses.dataclass(frozen=True)
 class OomRecovered(Event):
-    """Step ``step`` ran out of GPU memory and was redone in ``accumulation`` micro-batches
-    of at most ``micro_batch_size`` rows each; the step's ``batch_size`` (and so the
-    effective batch) is unchanged."""
+    """A step ran out of GPU memory and was redone in micro-batches.
+
+    Step ``step`` ran out of GPU memory and was redone in ``accumulation`` micro-batches of at most
+    ``micro_batch_size`` rows each; the step's ``batch_size`` (and so the effective batch) is
+    unchanged.
+    """
 
     type: ClassVar[str] = "oom_recovered"
     step: int
@@ -293,6 +321,8 @@ class RunFinished(Event):
 
 @dataclasses.dataclass(frozen=True)
 class RunFailed(Event):
+    """The run failed at step ``step``: the exception's type name, message and traceback text."""
+
     type: ClassVar[str] = "run_failed"
     step: int
     error_type: str
@@ -336,4 +366,9 @@ def event_from_dict(data: Mapping[str, Any]) -> Event:
 
 
 def event_from_json(line: str) -> Event:
+    """Parse one ``events.ndjson`` line into its event.
+
+    Raises:
+        ValueError: The line is not JSON, or :func:`event_from_dict` rejects it.
+    """
     return event_from_dict(json.loads(line))

@@ -61,8 +61,10 @@ def decode_clock_reasons(mask: int) -> tuple[str, ...]:
 
 @dataclasses.dataclass(frozen=True)
 class GpuSample:
-    """One reading of one GPU (or one MIG instance: ``mig_index`` is set, ``index`` is its
-    parent). ``lost`` is True once the device stopped answering (NVML ``GPU_IS_LOST``)."""
+    """One reading of one GPU (or one MIG instance: ``mig_index`` is set, ``index`` is its parent).
+
+    ``lost`` is True once the device stopped answering (NVML ``GPU_IS_LOST``).
+    """
 
     index: int
     name: str | None = None
@@ -109,6 +111,7 @@ class GpuSample:
         return base if self.mig_index is None else f"{base} MIG {self.mig_index}"
 
     def to_dict(self) -> dict[str, Any]:
+        """The sample as a JSON-able dict."""
         data = dataclasses.asdict(self)
         data["clock_reasons"] = list(self.clock_reasons)
         return data
@@ -124,8 +127,11 @@ class GpuSample:
 
 @dataclasses.dataclass(frozen=True)
 class HostSample:
-    """One reading of the host: CPU % (all cores, 0..100) and RAM in bytes, plus this
-    process's CPU % (of all cores, 0..100) and resident memory (bytes)."""
+    """One reading of the host.
+
+    CPU % (all cores, 0..100) and RAM in bytes, plus this process's CPU % (of all cores, 0..100) and
+    resident memory (bytes).
+    """
 
     time: float
     cpu_percent: float | None = None
@@ -136,23 +142,29 @@ class HostSample:
 
     @property
     def memory_percent(self) -> float | None:
+        """Host RAM used, in % of the total; None when unknown."""
         if self.memory_used is None or not self.memory_total:
             return None
         return 100.0 * self.memory_used / self.memory_total
 
     def to_dict(self) -> dict[str, Any]:
+        """The sample as a JSON-able dict."""
         return dataclasses.asdict(self)
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> HostSample:
+        """Rebuild a sample from :meth:`to_dict`'s form; unknown keys are ignored."""
         names = {f.name for f in dataclasses.fields(cls)}
         return cls(**{k: v for k, v in data.items() if k in names})
 
 
 @dataclasses.dataclass(frozen=True)
 class Snapshot:
-    """Everything one sampler tick read: the GPUs (index order), the host, and, when there
-    is no GPU source, ``reason`` saying why (e.g. "no NVIDIA driver found: ...")."""
+    """Everything one sampler tick read.
+
+    The GPUs (index order), the host, and, when there is no GPU source, ``reason`` saying why (e.g.
+    "no NVIDIA driver found: ...").
+    """
 
     time: float
     gpus: tuple[GpuSample, ...] = ()
@@ -167,6 +179,7 @@ class Snapshot:
         return None
 
     def to_dict(self) -> dict[str, Any]:
+        """The snapshot as a JSON-able dict."""
         return {
             "time": self.time,
             "gpus": [g.to_dict() for g in self.gpus],
@@ -176,6 +189,11 @@ class Snapshot:
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Snapshot:
+        """Rebuild a snapshot from :meth:`to_dict`'s form.
+
+        Raises:
+            KeyError: ``data`` has no ``time``.
+        """
         host = data.get("host")
         return cls(
             time=float(data["time"]),

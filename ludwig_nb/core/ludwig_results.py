@@ -39,8 +39,11 @@ SPLITS = ("training", "validation", "test")
 
 
 def evaluation_frequency(trainer: Mapping[str, Any]) -> dict[str, Any]:
-    """Ludwig's rule (``api.py``): every ``steps_per_checkpoint`` steps, else every
-    ``1 / checkpoints_per_epoch`` epochs, else every epoch."""
+    """Ludwig's rule (``api.py``).
+
+    Every ``steps_per_checkpoint`` steps, else every ``1 / checkpoints_per_epoch`` epochs, else
+    every epoch.
+    """
     steps = trainer.get("steps_per_checkpoint")
     if steps:
         return {"frequency": float(steps), "period": "step"}
@@ -55,8 +58,11 @@ def _finite(value: Any) -> Any:
 
 
 def training_statistics(events: Iterable[ev.Event], trainer: Mapping[str, Any]) -> dict[str, Any]:
-    """One list per split, feature and metric, one entry per evaluation (None where an
-    evaluation lacked the metric, so every list has the same length)."""
+    """Ludwig's training statistics from our evaluation events.
+
+    One list per split, feature and metric, one entry per evaluation (None where an evaluation
+    lacked the metric, so every list has the same length).
+    """
     evaluations = [e for e in events if isinstance(e, ev.EvaluationFinished)]
     stats: dict[str, Any] = {split: {} for split in SPLITS}
     for split in SPLITS:
@@ -76,8 +82,10 @@ def training_statistics(events: Iterable[ev.Event], trainer: Mapping[str, Any]) 
 
 
 def test_statistics(events: Iterable[ev.Event]) -> dict[str, Any] | None:
-    """The test split's metrics at the best evaluation (the last one when none improved);
-    None when no evaluation had a test split."""
+    """The test split's metrics at the best evaluation (the last one when none improved).
+
+    None when no evaluation had a test split.
+    """
     with_test = [
         e for e in events if isinstance(e, ev.EvaluationFinished) and e.metrics.get("test")
     ]
@@ -100,10 +108,13 @@ def description(
     dataset: Any,
     compute: Mapping[str, Any],
 ) -> dict[str, Any]:
-    """``description.json``: Ludwig's keys (``ludwig_version``, ``command``,
-    ``random_seed``, ``dataset``, ``data_format``, ``config``, ``torch_version``,
-    ``compute``) plus ``ludwig_nb_version``. ``dataset`` is recorded when it is a path
-    (or a dict of split paths), as Ludwig does; an in-memory DataFrame is "dataframe"."""
+    """``description.json``.
+
+    Ludwig's keys (``ludwig_version``, ``command``, ``random_seed``, ``dataset``, ``data_format``,
+    ``config``, ``torch_version``, ``compute``) plus ``ludwig_nb_version``. ``dataset`` is recorded
+    when it is a path (or a dict of split paths), as Ludwig does; an in-memory DataFrame is
+    "dataframe".
+    """
     out: dict[str, Any] = {
         "ludwig_version": versions.get("ludwig"),
         "ludwig_nb_version": versions.get("ludwig_nb"),

@@ -39,8 +39,11 @@ def metrics_text_table(
     baseline: Mapping[str, Any] | None = None,
     predictors: Mapping[str, str] | None = None,
 ) -> str:
-    """``{split: {feature: {metric: value}}}`` as rows of feature and metric with a column
-    per split, and the trivial baseline on the headline split last; ``""`` when empty."""
+    """Format ``{split: {feature: {metric: value}}}`` as a plain-text table.
+
+    ``{split: {feature: {metric: value}}}`` as rows of feature and metric with a column per split,
+    and the trivial baseline on the headline split last; ``""`` when empty.
+    """
     splits = [s for s in _SPLITS if isinstance(metrics.get(s), Mapping)]
     splits += [s for s in metrics if s not in splits and isinstance(metrics[s], Mapping)]
     rows = _rows(metrics, splits)

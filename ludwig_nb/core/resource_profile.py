@@ -265,9 +265,12 @@ def _totals(gpus: Mapping[str, Mapping[str, Any]], trained: int) -> dict[str, An
 def ludwig_keys(
     samples: Sequence[Mapping[str, Any]], tag: str, seconds: float, static: Mapping[str, Any]
 ) -> dict[str, Any]:
-    """LudwigProfiler's flat ``SystemResourceMetrics`` for the samples of one phase (or the
-    whole run), with its units: ``total_execution_time`` in µs, memory in bytes; but
-    ``cuda_<i>_*_memory_used`` in bytes too (Ludwig wrote gpustat's MB there)."""
+    """LudwigProfiler's flat ``SystemResourceMetrics`` for one phase's samples.
+
+    LudwigProfiler's flat ``SystemResourceMetrics`` for the samples of one phase (or the whole run),
+    with its units: ``total_execution_time`` in µs, memory in bytes; but ``cuda_<i>_*_memory_used``
+    in bytes too (Ludwig wrote gpustat's MB there).
+    """
     host = [s["host"] for s in samples if s.get("host")]
     out: dict[str, Any] = {
         "code_block_tag": tag,

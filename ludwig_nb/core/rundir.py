@@ -69,8 +69,11 @@ def is_valid_run_id(run_id: str) -> bool:
 
 
 def write_json_atomic(path: Path, data: Mapping[str, Any]) -> None:
-    """Write strict JSON (non-finite numbers as ``null``, see ``core.strict_json``) so that
-    a reader sees the old file or the new one, never half of one. Raises ``OSError``."""
+    """Write ``data`` to ``path`` as strict JSON, atomically.
+
+    Write strict JSON (non-finite numbers as ``null``, see ``core.strict_json``) so that a reader
+    sees the old file or the new one, never half of one. Raises ``OSError``.
+    """
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
     try:
@@ -169,6 +172,10 @@ def registry_entry(
     kernel: str | None = None,
     notebook: str | None = None,
 ) -> dict[str, Any]:
+    """Build a run's registry entry (what the sidebar and ``%ludwig_runs`` list).
+
+    ``started_at`` is wall-clock seconds; ``kernel`` and ``notebook`` are None outside Jupyter.
+    """
     return {
         "run_id": run_id,
         "name": name,
@@ -181,6 +188,12 @@ def registry_entry(
 
 
 def register_run(registry_dir: Path, entry: Mapping[str, Any]) -> Path:
+    """Write ``entry`` atomically as ``<registry_dir>/<run_id>.json`` and return that path.
+
+    Raises:
+        ValueError: ``entry["run_id"]`` is not a valid run id (it would escape the directory).
+        OSError: The file could not be written.
+    """
     run_id = str(entry["run_id"])
     if not is_valid_run_id(run_id):
         raise ValueError(f"invalid run id {run_id!r}")
@@ -190,6 +203,7 @@ def register_run(registry_dir: Path, entry: Mapping[str, Any]) -> Path:
 
 
 def unregister_run(registry_dir: Path, run_id: str) -> None:
+    """Remove the run's registry entry; a missing entry or an invalid id is ignored."""
     if is_valid_run_id(run_id):
         with contextlib.suppress(OSError):
             (registry_dir / f"{run_id}.json").unlink()
@@ -224,10 +238,12 @@ def _pid_of(entry: Mapping[str, Any]) -> int:
 def prune_registry(
     registry_dir: Path, now: float, max_age_s: float = 7 * 86400.0, keep: int = 200
 ) -> list[str]:
-    """Forget finished runs: drop entries whose process is gone and that started more than
-    ``max_age_s`` seconds before ``now``, then the oldest dead ones beyond ``keep``.
-    Entries of live processes stay; run directories are never touched. Returns the ids
-    removed."""
+    """Forget finished runs.
+
+    Drop entries whose process is gone and that started more than ``max_age_s`` seconds before
+    ``now``, then the oldest dead ones beyond ``keep``. Entries of live processes stay; run
+    directories are never touched. Returns the ids removed.
+    """
     entries = list(iter_registry(registry_dir))  # newest first
     dead = [e for e in entries if not pid_alive(_pid_of(e))]
     old = {e["run_id"] for e in dead if now - _time_of(e) > max_age_s}

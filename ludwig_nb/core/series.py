@@ -109,6 +109,7 @@ class Series:
         return list(zip(*self._columns(since, "peaks"), strict=True))
 
     def last(self) -> tuple[float, float] | None:
+        """The latest ``(time, value)`` appended; None while empty."""
         tier = self._tiers[0]
         if not len(tier):
             return None
@@ -127,17 +128,24 @@ class SeriesTable:
         self._series: dict[tuple[str, str], Series] = {}
 
     def append(self, key: tuple[str, str], t: float, value: float | None) -> None:
+        """Append ``(t, value)`` to the series ``key`` (e.g. ``("gpu0", "temperature")``).
+
+        The series is created on first use.
+        """
         series = self._series.get(key)
         if series is None:
             series = self._series[key] = Series(*self._shape)
         series.append(t, value)
 
     def get(self, key: tuple[str, str]) -> Series | None:
+        """The series ``key``; None when nothing was appended to it."""
         return self._series.get(key)
 
     def keys(self) -> list[tuple[str, str]]:
+        """The keys of every series, in the order they first appeared."""
         return list(self._series)
 
     @property
     def nbytes(self) -> int:
+        """Memory held by every series' arrays, in bytes."""
         return sum(s.nbytes for s in self._series.values())

@@ -24,6 +24,11 @@ ACTIVE_STATUSES = frozenset(
 
 @dataclasses.dataclass(frozen=True)
 class RunState:
+    """The summary of a run that every view shows, built by :func:`reduce_state`.
+
+    Times are wall-clock seconds; ``step`` counts finished steps and ``epoch`` is 0-based.
+    """
+
     run_id: str = ""
     name: str = ""
     engine: str = ""
@@ -70,9 +75,11 @@ class RunState:
 
     @property
     def is_final(self) -> bool:
+        """Whether the run has ended (completed, stopped, failed or interrupted)."""
         return self.status in FINAL_STATUSES
 
     def to_dict(self) -> dict[str, Any]:
+        """The state as a JSON-able dict, with ``progress`` added (what ``status.json`` holds)."""
         data = dataclasses.asdict(self)
         data["progress"] = self.progress
         data["alarms"] = [dict(a) for a in self.alarms]

@@ -53,8 +53,11 @@ def _lines(state: RunState, directory: str) -> list[str]:
 
 
 def snapshot_bundle(state: RunState, directory: str = "") -> dict[str, str]:
-    """``{"text/plain", "text/html"}`` describing ``state``: status, progress, why it
-    ended, metrics beside the trivial baseline, and where the run directory is."""
+    """``{"text/plain", "text/html"}`` describing ``state``.
+
+    Status, progress, why it ended, metrics beside the trivial baseline, and where the run directory
+    is.
+    """
     lines = _lines(state, directory)
     metrics = state.best_metrics or state.latest_metrics
     table = metrics_text_table(metrics, state.baseline, state.baseline_predictors)

@@ -25,9 +25,12 @@ NONFINITE_KEY = "nonfinite"
 
 
 def clean(value: Any, path: str = "") -> tuple[Any, list[str]]:
-    """``value`` with every non-finite float replaced by None, and the dotted paths of
-    those floats (list items are addressed by index). Tuples and sets become lists;
-    numpy scalars become Python numbers. The input is not changed."""
+    """Replace every non-finite float in ``value`` by None.
+
+    ``value`` with every non-finite float replaced by None, and the dotted paths of those floats
+    (list items are addressed by index). Tuples and sets become lists; numpy scalars become Python
+    numbers. The input is not changed.
+    """
     found: list[str] = []
     return _clean(value, path, found), found
 
@@ -53,9 +56,12 @@ def _clean(value: Any, path: str, found: list[str]) -> Any:
 
 
 def flagged(data: Mapping[str, Any]) -> dict[str, Any]:
-    """``data`` cleaned (see :func:`clean`), with :data:`NONFINITE_KEY` listing the paths
-    that were non-finite (kept from ``data`` too, so a re-written document keeps them).
-    The key is absent when every number was finite."""
+    """Return ``data`` cleaned, with the non-finite paths listed under :data:`NONFINITE_KEY`.
+
+    ``data`` cleaned (see :func:`clean`), with :data:`NONFINITE_KEY` listing the paths that were
+    non-finite (kept from ``data`` too, so a re-written document keeps them). The key is absent when
+    every number was finite.
+    """
     cleaned, found = clean({k: v for k, v in data.items() if k != NONFINITE_KEY})
     earlier = data.get(NONFINITE_KEY)
     if isinstance(earlier, list):
@@ -66,9 +72,11 @@ def flagged(data: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def dumps(data: Any, **kwargs: Any) -> str:
-    """``json.dumps`` that never writes ``NaN``/``Infinity``: non-finite floats become
-    ``null`` (callers that want them listed pass :func:`flagged` data). Objects JSON does
-    not know are written with ``str``. Raises nothing for non-finite numbers."""
+    """``json.dumps`` that never writes ``NaN``/``Infinity``.
+
+    Non-finite floats become ``null`` (callers that want them listed pass :func:`flagged` data).
+    Objects JSON does not know are written with ``str``. Raises nothing for non-finite numbers.
+    """
     kwargs.setdefault("default", str)
     try:  # the common case: every number finite, no copy made
         return json.dumps(data, allow_nan=False, **kwargs)

@@ -52,9 +52,11 @@ class _ThrottleFacts(Protocol):
 
 
 def describe_throttle(event: _ThrottleFacts) -> str:
-    """The throttle in words, e.g. ``"throttled to 70 %: GPU 0 held at 82 °C, target 82 °C"``
-    (a ``Throttled`` event or anything with its fields); "" when the duty is 1.0 and no
-    power cap is set."""
+    """Describe the throttle in words.
+
+    E.g. ``"throttled to 70 %: GPU 0 held at 82 °C, target 82 °C"`` (from a ``Throttled`` event
+    or anything with its fields); "" when the duty is 1.0 and no power cap is set.
+    """
     unit = _UNITS.get(event.metric, "")
     where = f"GPU {event.device}" if event.device >= 0 else "the GPU"
     reading = f"{event.value:.0f} {unit}".rstrip()
@@ -87,7 +89,8 @@ class Gains:
 def gains_for(metric: str, target: float) -> Gains:
     """Default gains for ``metric`` ("temperature" in °C or "power" in W) at ``target``.
 
-    Raises ``ValueError`` for another metric."""
+    Raises ``ValueError`` for another metric.
+    """
     if metric == "temperature":
         return Gains(kp=0.06, ki=0.006, engage_band=3.0, release_band=4.0, deadband=0.5,
                      floor=35.0)  # fmt: skip
@@ -106,8 +109,10 @@ def gains_for(metric: str, target: float) -> Gains:
 
 @dataclasses.dataclass(frozen=True)
 class ThrottleDecision:
-    """The controller's output at ``time``: ``duty`` in (0, 1], whether it is
-    ``engaged``, and the reading and target it acted on."""
+    """The controller's output at ``time``.
+
+    ``duty`` in (0, 1], whether it is ``engaged``, and the reading and target it acted on.
+    """
 
     duty: float
     engaged: bool
@@ -122,6 +127,11 @@ class ThrottleController:
     ``target``: the level to hold (°C or W); ``min_duty``: the lowest duty it will set
     (a run always makes progress). Raises ``ValueError`` on a non-finite target or a
     ``min_duty`` outside (0, 1].
+
+    Args:
+        target: The level to hold, °C or W.
+        gains: The controller's gains and time constants.
+        min_duty: The lowest duty cycle it sets, in (0, 1].
     """
 
     def __init__(self, target: float, gains: Gains, min_duty: float = 0.05) -> None:
@@ -142,8 +152,10 @@ class ThrottleController:
             self.target = float(target)
 
     def update(self, value: float | None, now: float) -> ThrottleDecision:
-        """Feed one reading (°C or W; None when unknown: the duty is kept) taken at
-        ``now`` seconds; returns the duty to apply until the next reading."""
+        """Feed one reading (°C or W; None when unknown: the duty is kept) taken at ``now`` seconds.
+
+        Returns the duty to apply until the next reading.
+        """
         if value is None or not math.isfinite(value):
             return self._decision(math.nan, now)
         last, self._last = self._last, (now, value)

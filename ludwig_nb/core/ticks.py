@@ -33,10 +33,12 @@ def nice_ticks(
     floor: float | None = None,
     outward: bool = True,
 ) -> Ticks:
-    """At most ``max_ticks`` round ticks covering ``[low, high]``; ``floor`` (e.g. 0 for
-    steps) keeps the axis from starting below it. ``outward``: the axis widens to the outer
-    ticks (a y axis); else it stays ``[low, high]`` with the ticks inside (an x axis that
-    ends at the last step). Non-finite input gives ``[0, 1]``."""
+    """At most ``max_ticks`` round ticks covering ``[low, high]``.
+
+    ``floor`` (e.g. 0 for steps) keeps the axis from starting below it. ``outward``: the axis widens
+    to the outer ticks (a y axis); else it stays ``[low, high]`` with the ticks inside (an x axis
+    that ends at the last step). Non-finite input gives ``[0, 1]``.
+    """
     if not (math.isfinite(low) and math.isfinite(high)):
         return [0.0, 1.0], 0.0, 1.0
     if high < low:
@@ -79,8 +81,11 @@ def _clean(value: float, step: float) -> float:
 
 
 def log_ticks(low: float, high: float, max_ticks: int = 6) -> Ticks:
-    """Ticks for a log axis over ``[low, high]`` (both > 0): decades, plus 2 and 5 within
-    1.2 decades, or 3 within three. Raises ``ValueError`` for a bound <= 0."""
+    """Ticks for a log axis over ``[low, high]`` (both > 0).
+
+    Decades, plus 2 and 5 within 1.2 decades, or 3 within three. Raises ``ValueError`` for a bound
+    <= 0.
+    """
     if not (low > 0 and high > 0) or not (math.isfinite(low) and math.isfinite(high)):
         raise ValueError("a log axis needs positive, finite bounds")
     if high < low:
@@ -120,8 +125,11 @@ def tick_label(value: float, step: float | None = None, log: bool = False) -> st
 
 
 def ema(values: list[float], span: float) -> list[float]:
-    """Exponential moving average with TensorBoard's debiasing (the first points are not
-    pulled toward zero); ``span`` points ≈ the window (weight ``1 - 2 / (span + 1)``)."""
+    """Exponential moving average with TensorBoard's debiasing.
+
+    Exponential moving average with TensorBoard's debiasing (the first points are not pulled toward
+    zero); ``span`` points ≈ the window (weight ``1 - 2 / (span + 1)``).
+    """
     weight = 1.0 - 2.0 / (max(1.0, span) + 1.0)
     out: list[float] = []
     last, count = 0.0, 0

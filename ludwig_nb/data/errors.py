@@ -14,5 +14,8 @@ class DataError(ValueError):
 
 
 class DataWarning(UserWarning):
-    """The dataset trains, but probably not as meant (an input with no values, an input
-    that reads the target, a target with more classes than the vocabulary keeps)."""
+    """The dataset trains, but probably not as meant.
+
+    The dataset trains, but probably not as meant (an input with no values, an input that reads the
+    target, a target with more classes than the vocabulary keeps).
+    """

@@ -46,8 +46,10 @@ TABLE_SUFFIXES = tuple(_READERS)
 
 
 def load_table(source: Any) -> pd.DataFrame:
-    """Load one table from a DataFrame, a path or ``"demo:NAME"`` (a bundled demo dataset);
-    raises :class:`DataError` when it cannot (an unknown demo name lists the demos)."""
+    """Load one table from a DataFrame, a path or ``"demo:NAME"`` (a bundled demo dataset).
+
+    Raises :class:`DataError` when it cannot (an unknown demo name lists the demos).
+    """
     if isinstance(source, pd.DataFrame):
         return source
     if not isinstance(source, str | Path):
@@ -190,8 +192,11 @@ _HEADER_READERS: dict[str, Callable[[Path], pd.DataFrame]] = {
 
 
 def _header(source: Any) -> pd.DataFrame | None:
-    """The columns of a table without its rows: a frame as is, a CSV/TSV/JSONL file's first
-    line, a Parquet file's schema; None for a format read only by the engine itself."""
+    """The columns of a table without its rows.
+
+    A frame as is, a CSV/TSV/JSONL file's first line, a Parquet file's schema; None for a format
+    read only by the engine itself.
+    """
     if isinstance(source, pd.DataFrame):
         return source
     if not isinstance(source, str | Path):
@@ -217,10 +222,12 @@ def _header(source: Any) -> pd.DataFrame | None:
 
 
 def check_columns(config: Mapping[str, Any], dataset: Any, *, outputs: bool = True) -> None:
-    """Check that every feature column of ``config`` exists in ``dataset`` (a DataFrame, a
-    path or a dict of splits) without loading the rows: files are read to their header only,
-    so an engine that loads and splits data in its own thread keeps the kernel free.
-    ``outputs=False`` checks the input columns only (prediction). Raises :class:`DataError`.
+    """Check that every feature column of ``config`` exists in ``dataset``.
+
+    Check that every feature column of ``config`` exists in ``dataset`` (a DataFrame, a path or a
+    dict of splits) without loading the rows: files are read to their header only, so an engine that
+    loads and splits data in its own thread keeps the kernel free. ``outputs=False`` checks the
+    input columns only (prediction). Raises :class:`DataError`.
     """
     sources = dataset if isinstance(dataset, Mapping) else {None: dataset}
     for name, source in sources.items():

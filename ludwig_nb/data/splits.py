@@ -88,8 +88,10 @@ def _probabilities(split: Mapping[str, Any]) -> tuple[float, float, float]:
 def split_rows(
     frame: pd.DataFrame, preprocessing: Mapping[str, Any], seed: int
 ) -> dict[str, np.ndarray]:
-    """Row positions in ``frame`` of ``{"training", "validation", "test"}`` (absent splits
-    omitted), in frame order; ``sample_ratio`` / ``sample_size`` are not applied here.
+    """Row positions of each split in ``frame``.
+
+    Row positions in ``frame`` of ``{"training", "validation", "test"}`` (absent splits omitted), in
+    frame order; ``sample_ratio`` / ``sample_size`` are not applied here.
 
     Raises :class:`DataError` for an unsupported split type, a bad split column, or a
     split whose probability is > 0 but which would be left empty.
@@ -124,8 +126,11 @@ def split_rows(
 def split_dataset(
     frame: pd.DataFrame, preprocessing: Mapping[str, Any], seed: int
 ) -> dict[str, pd.DataFrame]:
-    """Split one table into ``{"training", "validation", "test"}`` frames (absent splits
-    omitted), after ``sample_ratio`` / ``sample_size``. Raises as :func:`split_rows`."""
+    """Split one table into training, validation and test frames.
+
+    Split one table into ``{"training", "validation", "test"}`` frames (absent splits omitted),
+    after ``sample_ratio`` / ``sample_size``. Raises as :func:`split_rows`.
+    """
     frame = sample_rows(frame, preprocessing, seed)
     return {
         name: frame.iloc[rows].reset_index(drop=True)

@@ -46,8 +46,10 @@ def _column(feature: Mapping[str, Any]) -> str:
 
 
 def warn_surprises(config: Mapping[str, Any], frame: pd.DataFrame, where: str) -> list[str]:
-    """Warn (:class:`DataWarning`) about what trains silently but wrongly; returns the
-    messages. ``frame`` is the training data (or the whole table before the split)."""
+    """Warn (:class:`DataWarning`) about what trains silently but wrongly; returns the messages.
+
+    ``frame`` is the training data (or the whole table before the split).
+    """
     messages = []
     targets = {_column(f) for f in config.get("output_features") or []}
     for feature in config.get("input_features") or []:

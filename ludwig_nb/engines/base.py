@@ -31,8 +31,10 @@ Emit = Callable[[Event], None]
 
 
 class EngineUnavailable(RuntimeError):
-    """The engine cannot run in this environment (e.g. Ludwig is not installed); the message
-    says what to install."""
+    """The engine cannot run in this environment (e.g. Ludwig is not installed).
+
+    The message says what to install.
+    """
 
 
 @dataclasses.dataclass
@@ -65,11 +67,17 @@ class TrainJob:
 class TrainedModel(Protocol):
     """A trained model: predict, evaluate and save, in any process once loaded."""
 
-    def predict(self, data: Any) -> Any: ...  # -> pandas.DataFrame
+    def predict(self, data: Any) -> Any:  # -> pandas.DataFrame
+        """Predictions for ``data`` (a DataFrame or a file path), one row per input row."""
 
-    def evaluate(self, data: Any) -> dict[str, dict[str, float]]: ...
+    def evaluate(self, data: Any) -> dict[str, dict[str, float]]:
+        """Metrics on labelled ``data``: ``{feature: {metric: value}}``."""
 
-    def save(self, path: str | Path) -> Path: ...
+    def save(self, path: str | Path) -> Path:
+        """Save the model under ``path`` and return its folder.
+
+        The folder loads with :func:`ludwig_nb.load_model` in any process.
+        """
 
 
 class Engine(Protocol):
@@ -78,20 +86,29 @@ class Engine(Protocol):
     name: str
 
     def check(self, config: Config) -> None:
-        """Raise ``UnsupportedByEngine`` (located at the config's lines) for whatever part of
-        the valid ``config`` this engine cannot run, and ``EngineUnavailable`` when the engine
-        cannot run here at all. Cheap: no heavy import, on the caller's thread."""
+        """Reject what this engine cannot run of a valid ``config``.
+
+        Raise ``UnsupportedByEngine`` (located at the config's lines) for whatever part of the valid
+        ``config`` this engine cannot run, and ``EngineUnavailable`` when the engine cannot run here
+        at all. Cheap: no heavy import, on the caller's thread.
+        """
         ...
 
     def prepare_data(self, config: Mapping[str, Any], dataset: Any) -> Any:
-        """Check ``dataset`` against the rendered ``config`` before the thread starts
-        (``DataError`` for a missing file or column) and return what ``fit`` gets as
-        ``TrainJob.dataset``. Whatever can wait for the thread should."""
+        """Check ``dataset`` against ``config`` and return what ``fit`` gets.
+
+        Check ``dataset`` against the rendered ``config`` before the thread starts (``DataError``
+        for a missing file or column) and return what ``fit`` gets as ``TrainJob.dataset``. Whatever
+        can wait for the thread should.
+        """
         ...
 
     def plan(self, config: Mapping[str, Any], rows: int) -> ScheduleInfo:
-        """The schedule a run of ``config`` over ``rows`` training rows follows (the plan
-        pre-flight costs; without early stopping)."""
+        """The schedule a run of ``config`` over ``rows`` training rows follows.
+
+        The schedule a run of ``config`` over ``rows`` training rows follows (the plan pre-flight
+        costs; without early stopping).
+        """
         ...
 
     def warm_up(self) -> None:
@@ -99,9 +116,11 @@ class Engine(Protocol):
         ...
 
     def fit(self, job: TrainJob, emit: Emit, control: Control) -> TrainedModel | None:
-        """Train; return the final model. ``StopRequested`` is handled inside (a stopped run
-        still returns its model, or None when it stopped before a model existed); any other
-        exception propagates to the run layer."""
+        """Train; return the final model.
+
+        ``StopRequested`` is handled inside (a stopped run still returns its model, or None when it
+        stopped before a model existed); any other exception propagates to the run layer.
+        """
         ...
 
     def load(self, folder: Path, manifest: Mapping[str, Any]) -> TrainedModel:

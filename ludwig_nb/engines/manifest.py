@@ -1,5 +1,7 @@
-"""The model manifest: one small JSON file in a saved model's folder that names the engine
-which loads it, so that ``load_model`` dispatches without guessing.
+"""The model manifest.
+
+One small JSON file in a saved model's folder that names the engine which loads it, so that
+``load_model`` dispatches without guessing.
 
     ludwig_nb_model.json   {"engine": "builtin", "format": 1, "path": "."}
 

@@ -42,9 +42,12 @@ def get_engine(name: str) -> Engine:
 
 
 def select_engine(name: str, config: Config) -> Engine:
-    """The engine that runs ``config``: ``name``'s after its check, or for "auto" the first
-    of builtin, ludwig that can. Raises ``UnsupportedByEngine`` (located),
-    ``EngineUnavailable`` (what to install) or ``ValueError`` (unknown name)."""
+    """The engine that runs ``config``.
+
+    ``name``'s after its check, or for "auto" the first of builtin, ludwig that can. Raises
+    ``UnsupportedByEngine`` (located), ``EngineUnavailable`` (what to install) or ``ValueError``
+    (unknown name).
+    """
     if name == AUTO and ((config.to_dict().get("backend") or {}).get("type")) == "ray":
         name = "ray"  # `backend: {type: ray}` is the built-in loop on Ray Train workers
     if name != AUTO:

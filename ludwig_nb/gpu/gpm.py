@@ -1,5 +1,7 @@
-"""GPM (GPU Performance Monitoring) metrics through NVML: SM activity, occupancy, tensor
-activity and DRAM bandwidth, as DCGM reports them, without a DCGM host engine.
+"""GPM (GPU Performance Monitoring) metrics through NVML.
+
+SM activity, occupancy, tensor activity and DRAM bandwidth, as DCGM reports them, without a DCGM
+host engine.
 
 GPM exists on Hopper and newer. A metric is the rate between two GPM samples, so the first
 read of a device only takes a sample; from the second read on every metric covers the time
@@ -28,7 +30,12 @@ GPM_FIELDS: dict[str, int] = {
 
 
 class GpmReader:
-    """GPM metrics of one physical GPU; :meth:`read` returns ``{field: %}`` or ``{}``."""
+    """GPM metrics of one physical GPU; :meth:`read` returns ``{field: %}`` or ``{}``.
+
+    Args:
+        nvml: The ``pynvml`` module.
+        handle: The GPU's NVML device handle.
+    """
 
     def __init__(self, nvml: ModuleType, handle: Any) -> None:
         self._nvml = nvml
@@ -44,7 +51,9 @@ class GpmReader:
 
     def read(self) -> dict[str, float]:
         """The metrics since the previous read (``{}`` on the first read or without GPM).
-        Never raises."""
+
+        Never raises.
+        """
         if self._supported is False:
             return {}
         nvml = self._nvml

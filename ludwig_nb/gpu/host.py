@@ -16,11 +16,16 @@ log = logging.getLogger(__name__)
 
 
 class HostSource:
-    """CPU % (all cores, since the previous call) and RAM (bytes), and the same for this
-    process (CPU % of all cores, resident bytes). Thread-safe.
+    """CPU and RAM of the host and of this process.
+
+    CPU % (all cores, since the previous call) and RAM (bytes), and the same for this process (CPU %
+    of all cores, resident bytes). Thread-safe.
 
     psutil is imported on the first ``sample()``; ``sample()`` never raises (a failure gives
     a sample of ``None`` values).
+
+    Args:
+        clock: Wall-clock seconds for the sample times.
     """
 
     def __init__(self, clock: Callable[[], float] = time.time) -> None:
@@ -30,6 +35,7 @@ class HostSource:
         self._process: Any = None
 
     def sample(self) -> HostSample:
+        """Read the host and this process now (None fields where psutil is missing or fails)."""
         now = self._clock()
         with self._lock:
             try:

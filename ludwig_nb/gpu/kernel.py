@@ -21,8 +21,11 @@ class _Shared:
 
 
 def kernel_sampler(start: bool = True) -> Sampler:
-    """The process-wide sampler (NVML + host; host only when NVML has nothing), created on
-    first call and started unless ``start`` is False. Stopped at interpreter exit."""
+    """Return the process-wide sampler, creating it on first call.
+
+    The process-wide sampler (NVML + host; host only when NVML has nothing), created on first call
+    and started unless ``start`` is False. Stopped at interpreter exit.
+    """
     with _Shared.lock:
         if _Shared.sampler is None:
             _Shared.sampler = Sampler(NvmlSource(), HostSource())
@@ -36,8 +39,10 @@ def kernel_sampler(start: bool = True) -> Sampler:
 
 
 def stop_kernel_sampler() -> None:
-    """Stop the shared sampler and shut NVML down (``%unload_ext``, exit). Idempotent; the
-    next :func:`kernel_sampler` call builds a fresh one."""
+    """Stop the shared sampler and shut NVML down (``%unload_ext``, exit).
+
+    Idempotent; the next :func:`kernel_sampler` call builds a fresh one.
+    """
     with _Shared.lock:
         sampler, _Shared.sampler = _Shared.sampler, None
     if sampler is not None:

@@ -211,8 +211,11 @@ class NvmlSource:
         }
 
     def _read_counters(self, nvml: ModuleType, dev: _Device) -> dict[str, Any]:
-        """Energy (J) and the time clocks were held down by power and by heat (s), all
-        counters since the driver loaded; the profile takes their differences."""
+        """Read the energy and throttle-time counters.
+
+        Energy (J) and the time clocks were held down by power and by heat (s), all counters since
+        the driver loaded; the profile takes their differences.
+        """
         h = dev.handle
         energy = self._call(
             dev, "energy", lambda: _optional(nvml, "nvmlDeviceGetTotalEnergyConsumption")(h)
@@ -265,8 +268,11 @@ class NvmlSource:
         return {"memory_used": int(memory.used), "memory_total": int(memory.total)}
 
     def _read_thermal(self, nvml: ModuleType, dev: _Device) -> dict[str, Any]:
-        """°C (the V call, else the legacy one) and the decoded clock event reasons (the
-        current call, else the deprecated throttle reasons)."""
+        """Read the temperature (°C) and the decoded clock event reasons.
+
+        °C (the V call, else the legacy one) and the decoded clock event reasons (the current call,
+        else the deprecated throttle reasons).
+        """
         h = dev.handle
         temperature = self._first(
             dev,

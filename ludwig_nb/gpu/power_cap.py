@@ -29,8 +29,11 @@ NO_PERMISSION_HINT = (
 
 
 class PowerCap:
-    """Caps the power limit of GPUs by index. Thread-safe; ``nvml``: the ``pynvml``
-    module (default: imported lazily on the first :meth:`apply`)."""
+    """Caps the power limit of GPUs by index.
+
+    Thread-safe; ``nvml``: the ``pynvml`` module (default: imported lazily on the first
+    :meth:`apply`).
+    """
 
     def __init__(self, nvml: ModuleType | None = None) -> None:
         self._nvml = nvml
@@ -46,8 +49,10 @@ class PowerCap:
             return dict(self._original)
 
     def apply(self, index: int, watts: float) -> str:
-        """Set GPU ``index``'s power limit to ``watts`` W (clamped to the card's allowed
-        range). Returns "" on success, else why not in one line."""
+        """Set GPU ``index``'s power limit to ``watts`` W (clamped to the card's allowed range).
+
+        Returns "" on success, else why not in one line.
+        """
         with self._lock:
             try:
                 nvml = self._init()
@@ -69,8 +74,11 @@ class PowerCap:
         return ""
 
     def restore(self) -> list[str]:
-        """Put back every original limit (idempotent). Returns the problems, one line each
-        (also logged); a device that cannot be restored is forgotten, not retried."""
+        """Put back every original limit (idempotent).
+
+        Returns the problems, one line each (also logged); a device that cannot be restored is
+        forgotten, not retried.
+        """
         with self._lock:
             original, self._original = self._original, {}
             problems = []

@@ -46,6 +46,14 @@ class Sampler:
     ``clock``: seconds used for deadlines and snapshot times (default ``time.time``);
     ``sleep``: how the thread waits (default: an event wait that ``stop()`` interrupts).
     Raises ``ValueError`` for an interval under 0.25 s.
+
+    Args:
+        gpu_source: Reads the GPUs; None samples the host only.
+        host_source: Reads the host; None leaves it out.
+        interval: Seconds between ticks (at least 0.25).
+        clock: Seconds for deadlines and snapshot times.
+        sleep: How the thread waits.
+        history_capacity: Points kept per series (device and metric) in the finest history tier.
     """
 
     def __init__(
@@ -127,8 +135,10 @@ class Sampler:
             return self._history.nbytes
 
     def subscribe(self, callback: Subscriber) -> Callable[[], None]:
-        """Call ``callback(snapshot)`` after every tick (on the sampler thread); returns a
-        function that unsubscribes. A callback that raises is logged once and kept."""
+        """Call ``callback(snapshot)`` after every tick (on the sampler thread).
+
+        Returns a function that unsubscribes. A callback that raises is logged once and kept.
+        """
         with self._lock:
             self._subscribers.append(callback)
 
@@ -185,6 +195,7 @@ class Sampler:
     # -- the thread ------------------------------------------------------------------
     @property
     def running(self) -> bool:
+        """Whether the sampling thread is alive."""
         return self._thread is not None and self._thread.is_alive()
 
     def start(self) -> None:
@@ -205,8 +216,11 @@ class Sampler:
             thread.join(timeout)
 
     def run(self, ticks: int | None = None) -> None:
-        """Sample on the fixed-rate schedule in the calling thread until ``stop()`` (or
-        ``ticks`` ticks). The thread runs this; tests call it with a virtual clock."""
+        """Sample on the fixed-rate schedule in the calling thread.
+
+        Sample on the fixed-rate schedule in the calling thread until ``stop()`` (or ``ticks``
+        ticks). The thread runs this; tests call it with a virtual clock.
+        """
         deadline = self._clock()
         done = 0
         while not self._stopped.is_set() and (ticks is None or done < ticks):

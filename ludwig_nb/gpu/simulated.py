@@ -48,10 +48,12 @@ class ThermalProfile:
 
     @classmethod
     def demo(cls) -> ThermalProfile:
-        """Fast time constants for a notebook demo: from ambient at full load the card
-        crosses ``slowdown-5`` (82 °C) in about 9 s and, paused, cools below
-        ``slowdown-10`` (77 °C) in about 1 s, then heats again in about 3 s: a pause and
-        a resume within 15 s of training."""
+        """Fast time constants for a notebook demo.
+
+        From ambient at full load the card crosses ``slowdown-5`` (82 °C) in about 9 s and, paused,
+        cools below ``slowdown-10`` (77 °C) in about 1 s, then heats again in about 3 s: a pause and
+        a resume within 15 s of training.
+        """
         return cls(heat_tau=6.0, cool_tau=6.0)
 
 
@@ -61,6 +63,15 @@ class SimulatedGpu:
     ``load``: a callable returning the load in [0, 1] (e.g. 1.0 while a run trains);
     values outside are clipped and an exception counts as 0. ``clock``: seconds (any
     origin). ``wall_clock``: the sample times. ``start_temperature``: °C (default ambient).
+
+    Args:
+        load: Returns the load in [0, 1].
+        count: The number of identical cards.
+        profile: The thermal model (time constants, temperatures, power); default a realistic card.
+        clock: Seconds that drive the thermal model.
+        wall_clock: Seconds stamped on the samples; default ``time.time``.
+        start_temperature: °C at the start.
+        name: The cards' name.
     """
 
     def __init__(

@@ -17,11 +17,15 @@ class GpuSource(Protocol):
     """
 
     @property
-    def available(self) -> bool: ...
+    def available(self) -> bool:
+        """Whether the source can read GPUs."""
 
     @property
-    def reason(self) -> str: ...
+    def reason(self) -> str:
+        """Why the source is unavailable (for the user); ``""`` when available."""
 
-    def sample(self) -> list[GpuSample]: ...
+    def sample(self) -> list[GpuSample]:
+        """Read every GPU now; empty when unavailable."""
 
-    def close(self) -> None: ...
+    def close(self) -> None:
+        """Release the source (idempotent)."""

@@ -9,6 +9,10 @@ __all__ = ["load", "unload"]
 
 
 def load(ipython: Any) -> None:
+    """Register ludwig_nb's magics on ``ipython`` and warm up imports in a background thread.
+
+    ``%gpu_watch`` is registered only when its widget dependencies import.
+    """
     import sys
 
     from ludwig_nb.engines.builtin import warmup
@@ -29,11 +33,13 @@ def load(ipython: Any) -> None:
         ipython.register_magics(GpuWatchMagics)
 
 
-def unload(ipython: Any) -> None:
-    """Stop the UI pump and the kernel's GPU sampler. Runs go on training (their events
-    and checkpoints stay in their run directories) and can be steered again after a
-    new ``%load_ext``. While a run's temperature alarms listen to the sampler, it keeps
-    sampling until the last such run ends (the alarms still pause or stop it)."""
+def unload(ipython: Any) -> None:  # noqa: ARG001 (IPython's hook passes the shell)
+    """Stop the UI pump and the kernel's GPU sampler.
+
+    Runs go on training (their events and checkpoints stay in their run directories) and can be
+    steered again after a new ``%load_ext``. While a run's temperature alarms listen to the sampler,
+    it keeps sampling until the last such run ends (the alarms still pause or stop it).
+    """
     import sys
 
     ui = sys.modules.get("ludwig_nb.ui")

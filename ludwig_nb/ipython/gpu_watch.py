@@ -44,7 +44,11 @@ def parse_devices(text: str) -> list[int]:
 
 @magics_class
 class GpuWatchMagics(Magics):
-    """The ``%gpu_watch`` line magic; keeps the views it started so ``--stop`` ends them."""
+    """The ``%gpu_watch`` line magic; keeps the views it started so ``--stop`` ends them.
+
+    Args:
+        shell: The IPython shell.
+    """
 
     def __init__(self, shell: Any = None) -> None:
         super().__init__(shell)
@@ -79,9 +83,11 @@ class GpuWatchMagics(Magics):
     @argument("--stop", action="store_true", help="stop every %%gpu_watch view of this kernel")
     @line_magic
     def gpu_watch(self, line: str = "") -> Any:
-        """Show live GPU gauges: utilisation, memory, temperature against the slowdown and
-        shutdown thresholds, power against its limit, throttle reasons, a timeline of the
-        last minutes and an alarm log. Without a GPU it says why and shows host CPU/RAM.
+        """Show live GPU gauges.
+
+        Utilisation, memory, temperature against the slowdown and shutdown thresholds, power against
+        its limit, throttle reasons, a timeline of the last minutes and an alarm log. Without a GPU
+        it says why and shows host CPU/RAM.
 
         Examples::
 
@@ -159,8 +165,11 @@ def _live_runs() -> list[Any]:
 
 
 def _live_load() -> float:
-    """The simulated GPU's load: the highest duty cycle of this kernel's training runs
-    (1.0 unless throttled), 0.0 when none trains."""
+    """The simulated GPU's load.
+
+    The highest duty cycle of this kernel's training runs (1.0 unless throttled), 0.0 when none
+    trains.
+    """
     duties = [
         float(getattr(getattr(r, "control", None), "duty", 1.0))
         for r in _live_runs()

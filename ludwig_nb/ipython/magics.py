@@ -111,8 +111,11 @@ class LudwigMagics(Magics):
             run.wait()
 
     def _start_run(self, args: Any, cell: str) -> Any:
-        """Config, dataset, ``train()``, behind a placeholder line shown at once; the run
-        (bound to ``--name``), or None after an ``--estimate``. Raises ``UsageError``."""
+        """Load the config and dataset and call ``train()``, behind a placeholder line.
+
+        Returns the run (bound to ``--name``), or None after an ``--estimate``. Raises
+        ``UsageError`` for a config, dataset or option mistake.
+        """
         # a config mistake is reported at once, with nothing before it; the placeholder
         # comes next, before pandas and the widget libraries (imported by then or not)
         config = _load_cell_config(cell)
@@ -211,10 +214,11 @@ class LudwigMagics(Magics):
     @argument("runs", nargs="+", help="Run names of this kernel, variables or run directories.")
     @line_magic
     def ludwig_compare(self, line: str) -> Any:
-        """Compare runs side by side: config diff, metrics with deltas, time, resources and
-        learning curves; the first run is the base. Runs are names of this kernel's runs,
-        variables holding run handles, ludwig_nb run directories or Ludwig output
-        directories.
+        """Compare runs side by side.
+
+        Config diff, metrics with deltas, time, resources and learning curves; the first run is the
+        base. Runs are names of this kernel's runs, variables holding run handles, ludwig_nb run
+        directories or Ludwig output directories.
 
         Example::
 

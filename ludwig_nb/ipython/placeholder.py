@@ -1,6 +1,6 @@
-"""The first frame of a ``%%ludwig_config`` cell: one line saying what the cell is doing,
-shown before anything heavy is imported, replaced by the dashboard once it is built.
+"""The first frame of a ``%%ludwig_config`` cell: one line saying what the cell is doing.
 
+It is shown before anything heavy is imported and replaced by the dashboard once it is built.
 A cell sent the instant ``%load_ext`` returns (Run All) used to show nothing for 3-5 s:
 the config layer, pandas, the dataset and the widget libraries load first (the warm-up
 thread is importing them, and the cell waits for each one), and only then is the
@@ -47,8 +47,17 @@ class Placeholder:
 
     @classmethod
     def for_shell(cls, shell: Any, name: str) -> Placeholder:
-        """One that shows itself only where a front end renders HTML (an ipykernel shell;
-        not a terminal). Raises nothing."""
+        """Make one that shows itself only where a front end renders HTML.
+
+        That is an ipykernel shell, not a terminal. Raises nothing.
+
+        Args:
+            shell: The IPython shell running the cell.
+            name: The run's name, shown on the line.
+
+        Returns:
+            The placeholder (not shown yet: :meth:`say` shows it).
+        """
         display = None
         if getattr(shell, "kernel", None) is not None:
             from IPython.display import display as ipython_display
@@ -80,8 +89,10 @@ class Placeholder:
             self._handle.update(bundle, raw=True)
 
     def clear(self) -> None:
-        """Empty the line (the dashboard, or the error, is shown in its place; a saved
-        notebook keeps an empty output). Idempotent."""
+        """Empty the line; the dashboard, or the error, is shown in its place.
+
+        A saved notebook keeps an empty output. Idempotent.
+        """
         if self.cleared:
             return
         self.cleared = True

@@ -1,5 +1,8 @@
-"""The ``%ludwig_runs`` table: this kernel's runs first, then other live runs, grouped by
-notebook, in a stable order; finished runs of other processes only with ``--all``."""
+"""The ``%ludwig_runs`` table.
+
+This kernel's runs first, then other live runs, grouped by notebook, in a stable order; finished
+runs of other processes only with ``--all``.
+"""
 
 from __future__ import annotations
 
@@ -79,10 +82,12 @@ def _others(registry: Path, seen: set[str], now: float) -> list[tuple[Any, ...]]
 def collect_rows(
     registry: Path | None = None, now: float | None = None, which: str = "default"
 ) -> list[dict[str, str]]:
-    """This kernel's runs first (newest first), then other processes' runs: live ones
-    first, grouped by notebook, by start time. ``which``: ``"default"`` (this kernel's and
-    live runs), ``"live"`` (live runs only) or ``"all"`` (finished ones of other processes
-    too). Raises ``ValueError`` for another ``which``."""
+    """This kernel's runs first (newest first), then other processes' runs.
+
+    Live ones first, grouped by notebook, by start time. ``which``: ``"default"`` (this kernel's and
+    live runs), ``"live"`` (live runs only) or ``"all"`` (finished ones of other processes too).
+    Raises ``ValueError`` for another ``which``.
+    """
     from ludwig_nb.runs import live
     from ludwig_nb.runs.api import default_registry_dir
 
@@ -101,6 +106,11 @@ def collect_rows(
 
 
 def runs_table_html(registry: Path | None = None, which: str = "default") -> str:
+    """The ``%ludwig_runs`` table as HTML; ``which`` as in :func:`collect_rows`.
+
+    Raises:
+        ValueError: ``which`` is not one of :data:`FILTERS`.
+    """
     rows = collect_rows(registry, which=which)
     if not rows:
         hint = "" if which == "all" else " (<code>%ludwig_runs --all</code> lists finished ones)"

@@ -49,8 +49,14 @@ _released = threading.Condition()
 
 @contextlib.contextmanager
 def holding() -> Iterator[None]:
-    """While the block runs (a cell building its dashboard), the warm-up thread does not
-    start its ``then`` step (torch), for at most :data:`HOLD_MAX_S` seconds."""
+    """Hold the warm-up's ``then`` step (torch) back while the block runs.
+
+    The block is a cell building its dashboard; the hold lasts at most :data:`HOLD_MAX_S`
+    seconds.
+
+    Yields:
+        Nothing; the hold ends with the block.
+    """
     with _released:
         _holds[0] += 1
     try:
@@ -85,8 +91,10 @@ def warm_imports(
     modules: tuple[str, ...] = WARM_MODULES, then: Callable[[], None] | None = None
 ) -> threading.Thread | None:
     """Start the warm-up thread once per process; returns it (None if it already ran).
-    ``then`` runs in the same thread after the imports (the engine's own warm-up: torch
-    comes after the dashboard's modules, so a cell sent at once does not wait for it)."""
+
+    ``then`` runs in the same thread after the imports (the engine's own warm-up: torch comes after
+    the dashboard's modules, so a cell sent at once does not wait for it).
+    """
     if _started.is_set():
         return None
     _started.set()

@@ -39,7 +39,8 @@ class AlarmTarget(Protocol):
     """What the watch needs from a run (the ``Run`` handle implements it)."""
 
     @property
-    def control(self) -> RunControl: ...
+    def control(self) -> RunControl:
+        """The run's control, paused or stopped by an alarm's action."""
 
     @property
     def device_index(self) -> int | None:
@@ -49,7 +50,8 @@ class AlarmTarget(Protocol):
     def is_active(self) -> bool:
         """True while the run can still train (not finished, failed or stopped)."""
 
-    def emit(self, event: Event) -> None: ...
+    def emit(self, event: Event) -> None:
+        """Record an alarm event in the run's stream."""
 
 
 class _Sampler(Protocol):
@@ -66,6 +68,14 @@ class AlarmWatch:
 
     ``clock``: wall-clock seconds for the events (default ``time.time``). ``log`` keeps the
     last transitions (newest last, at most ``log_size``) for views.
+
+    Args:
+        sampler: Its snapshots are checked.
+        policy: The rules and the devices they watch.
+        targets: Returns the runs an alarm acts on.
+        clock: Wall-clock seconds for the events.
+        log_size: Transitions kept.
+        power_capper: Makes the power capper of ``throttle`` rules on first use.
     """
 
     def __init__(
@@ -117,6 +127,7 @@ class AlarmWatch:
 
     @property
     def log(self) -> list[AlarmTransition]:
+        """Every alarm transition so far, oldest first."""
         with self._lock:
             return list(self._log)
 

@@ -157,9 +157,12 @@ def train(
 def _check_resume(
     resume_from: str | os.PathLike[str] | None, engine: Any, config: dict[str, Any]
 ) -> Path | None:
-    """The run directory to resume from, checked by the engine before any thread starts
-    (the checkpoint loads and fits the config). Raises ``FileNotFoundError`` or the
-    engine's ``CheckpointError``, naming the file."""
+    """Return the checked run directory to resume from, or None.
+
+    The run directory to resume from, checked by the engine before any thread starts (the checkpoint
+    loads and fits the config). Raises ``FileNotFoundError`` or the engine's ``CheckpointError``,
+    naming the file.
+    """
     if resume_from is None:
         return None
     path = Path(resume_from)
@@ -192,10 +195,13 @@ def _write_ludwig_files_at_end(run: Run, config: Any, dataset: Any, seed: int | 
 
 
 def load_model(path: str | os.PathLike[str]) -> TrainedModel:
-    """Load a saved model (a ``model/`` folder or a run directory) in any process, with the
-    engine its manifest names (a folder from before manifests: the built-in engine).
-    Raises ``FileNotFoundError``, ``ValueError`` (a bad manifest, an unknown engine) and
-    ``EngineUnavailable`` (the engine that saved it is not installed here)."""
+    """Load a saved model in any process.
+
+    Load a saved model (a ``model/`` folder or a run directory) in any process, with the engine its
+    manifest names (a folder from before manifests: the built-in engine). Raises
+    ``FileNotFoundError``, ``ValueError`` (a bad manifest, an unknown engine) and
+    ``EngineUnavailable`` (the engine that saved it is not installed here).
+    """
     from ludwig_nb.engines.manifest import read_manifest
 
     folder = Path(path)

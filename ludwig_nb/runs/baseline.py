@@ -21,8 +21,10 @@ _DEFAULT_SEED = 42  # Ludwig's default random_seed, as the built-in engine uses
 
 
 def job_seed(job: TrainJob) -> int:
-    """The seed the engine splits with: ``job.seed``, the config's ``random_seed`` or
-    ``trainer.seed``, else 42."""
+    """The seed the engine splits with.
+
+    ``job.seed``, the config's ``random_seed`` or ``trainer.seed``, else 42.
+    """
     for value in (
         job.seed,
         job.config.get("random_seed"),

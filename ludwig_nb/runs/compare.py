@@ -45,15 +45,21 @@ RESOURCE_ROWS: tuple[tuple[str, tuple[str, ...], str], ...] = (
 
 
 def metric_goal(metric: str) -> str:
-    """``"max"`` for metrics where higher is better (accuracy, ROC AUC, R², ...), else
-    ``"min"`` (loss, errors, time, energy, memory)."""
+    """Return ``"max"`` or ``"min"``: which way ``metric`` improves.
+
+    ``"max"`` for metrics where higher is better (accuracy, ROC AUC, R², ...), else ``"min"`` (loss,
+    errors, time, energy, memory).
+    """
     name = metric.rsplit(" ", 1)[-1].rsplit(".", maxsplit=1)[-1]
     return "max" if name in _MAXIMIZE or metric.endswith("/s") else "min"
 
 
 def flatten_config(config: Any, prefix: str = "") -> dict[str, Any]:
-    """Dotted paths to leaf values; features are keyed by name
-    (``input_features[age].encoder.type``) so reordering them is not a difference."""
+    """Dotted paths to leaf values.
+
+    Features are keyed by name (``input_features[age].encoder.type``) so reordering them is not a
+    difference.
+    """
     out: dict[str, Any] = {}
     if isinstance(config, Mapping):
         for key, value in config.items():
@@ -71,7 +77,11 @@ def flatten_config(config: Any, prefix: str = "") -> dict[str, Any]:
 
 
 class Comparison:
-    """Two or more runs compared; see :func:`compare`."""
+    """Two or more runs compared; see :func:`compare`.
+
+    Args:
+        records: What each run compared holds, in the order given.
+    """
 
     #: set by ``ludwig_nb.ui.compare_view``: ``Comparison -> HTML``
     renderer: ClassVar[Callable[[Comparison], str] | None] = None
@@ -82,8 +92,11 @@ class Comparison:
 
     # -- metrics and resources ------------------------------------------------------
     def rows(self) -> list[dict[str, Any]]:
-        """One dict per metric / resource figure: ``metric``, ``kind``, ``goal``, one value
-        per run name, ``delta``/``delta_pct`` per later run (vs the base), ``better``."""
+        """One dict per metric / resource figure.
+
+        ``metric``, ``kind``, ``goal``, one value per run name, ``delta``/``delta_pct`` per later
+        run (vs the base), ``better``.
+        """
         order = {"test": 0, "validation": 1, "training": 2}
         keys = sorted({k for r in self.records for k in r.metrics},
                       key=lambda k: (order.get(k[0], 9), k))  # fmt: skip
@@ -161,7 +174,9 @@ class Comparison:
     # -- curves ---------------------------------------------------------------------
     def curves(self, split: str, feature: str, metric: str, x: str = "step") -> dict[str, Any]:
         """``{run name: (xs, ys)}`` for one metric; ``x``: "step", "epoch" or "elapsed".
-        Raises ``ValueError`` for another ``x``."""
+
+        Raises ``ValueError`` for another ``x``.
+        """
         if x not in ("step", "epoch", "elapsed"):
             raise ValueError(f"x must be 'step', 'epoch' or 'elapsed', got {x!r}")
         out = {}
@@ -193,9 +208,11 @@ class Comparison:
 
 
 def compare(*sources: Any, names: Sequence[str] | None = None) -> Comparison:
-    """Compare runs: handles, ludwig_nb run directories or Ludwig output directories; the
-    first is the base. Raises ``ValueError`` for fewer than two, ``FileNotFoundError`` for a
-    path that is not a run."""
+    """Compare runs.
+
+    Handles, ludwig_nb run directories or Ludwig output directories; the first is the base. Raises
+    ``ValueError`` for fewer than two, ``FileNotFoundError`` for a path that is not a run.
+    """
     if len(sources) == 1 and isinstance(sources[0], (list, tuple)):
         sources = tuple(sources[0])
     if len(sources) < 2:

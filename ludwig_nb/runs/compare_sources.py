@@ -1,7 +1,8 @@
-"""What a comparison reads from one run: a ludwig_nb run (handle or directory) or a Ludwig
-output directory (``ludwig train/experiment``: ``description.json``,
-``training_statistics.json``, ``test_statistics.json``, ``model/model_hyperparameters.json``,
-LudwigProfiler's ``system_resource_usage/``).
+"""What a comparison reads from one run.
+
+A ludwig_nb run (handle or directory) or a Ludwig output directory (``ludwig train/experiment``:
+``description.json``, ``training_statistics.json``, ``test_statistics.json``,
+``model/model_hyperparameters.json``, LudwigProfiler's ``system_resource_usage/``).
 
 :func:`load_source` gives a :class:`RunRecord`; a path that is neither kind raises
 ``FileNotFoundError`` naming the path and what was looked for.
@@ -26,8 +27,10 @@ __all__ = ["Curve", "RunRecord", "load_source"]
 
 @dataclasses.dataclass(frozen=True)
 class Curve:
-    """One metric over a run's evaluations; x in steps, epochs and elapsed seconds
-    (``None`` where the source does not say)."""
+    """One metric over a run's evaluations.
+
+    X in steps, epochs and elapsed seconds (``None`` where the source does not say).
+    """
 
     step: tuple[float | None, ...]
     epoch: tuple[float | None, ...]
@@ -37,9 +40,11 @@ class Curve:
 
 @dataclasses.dataclass
 class RunRecord:
-    """Everything a comparison needs from one run. ``metrics``: ``{(split, feature,
-    metric): value}`` of the run's final model; ``profile``: the resource summary (our
-    ``summary`` or an imported LudwigProfiler one), ``{}`` when there is none."""
+    """Everything a comparison needs from one run.
+
+    ``metrics``: ``{(split, feature, metric): value}`` of the run's final model; ``profile``: the
+    resource summary (our ``summary`` or an imported LudwigProfiler one), ``{}`` when there is none.
+    """
 
     name: str
     directory: Path | None

@@ -22,8 +22,10 @@ _FIXES = {
 
 
 class RunDirectoryError(OSError):
-    """A run directory or registry entry could not be written; the message names the
-    path, what the system said and what to do (``errno`` is the system's)."""
+    """A run directory or registry entry could not be written.
+
+    The message names the path, what the system said and what to do (``errno`` is the system's).
+    """
 
     def __str__(self) -> str:  # the message alone, without OSError's "[Errno 13]"
         return str(self.strerror)
@@ -38,8 +40,11 @@ def _blocking_file(path: Path) -> Path | None:
 
 
 def explain(err: OSError, path: Path, kind: str) -> RunDirectoryError:
-    """One line for ``err`` raised while writing under ``path``; ``kind`` is "results"
-    (the results directory) or "registry" (the Jupyter runtime directory's run registry)."""
+    """One line for ``err`` raised while writing under ``path``.
+
+    ``kind`` is "results" (the results directory) or "registry" (the Jupyter runtime directory's run
+    registry).
+    """
     what = "results directory" if kind == "results" else "run registry"
     fix = _FIXES[kind]
     blocker = _blocking_file(path)
@@ -57,8 +62,11 @@ def explain(err: OSError, path: Path, kind: str) -> RunDirectoryError:
 
 
 def make_run_directory(results_dir: Path, run_id: str) -> tuple[Path, Path | None]:
-    """Create ``<results_dir>/<run_id>``; returns it and the topmost directory this call
-    created (for :func:`undo`). Raises :class:`RunDirectoryError`."""
+    """Create ``<results_dir>/<run_id>``.
+
+    Returns it and the topmost directory this call created (for :func:`undo`). Raises
+    :class:`RunDirectoryError`.
+    """
     directory = results_dir / run_id
     created = next((p for p in [*reversed(directory.parents), directory] if not p.exists()), None)
     try:

@@ -15,16 +15,19 @@ _runs: list[Run] = []
 
 
 def add_run(run: Run) -> None:
+    """Record ``run`` as one of this process's runs."""
     with _lock:
         _runs.append(run)
 
 
 def all_runs() -> list[Run]:
+    """This process's runs, oldest first."""
     with _lock:
         return list(_runs)
 
 
 def active_runs() -> list[Run]:
+    """This process's runs that have not ended, oldest first."""
     return [r for r in all_runs() if r.is_active]
 
 

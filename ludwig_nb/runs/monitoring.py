@@ -22,9 +22,11 @@ log = logging.getLogger(__name__)
 
 
 class _KernelWatches:
-    """Runs whose alarms listen to the kernel's shared sampler: while one is active, the
-    sampler must not stop (a "stop at 90 °C" run must not train on, unwatched, after
-    ``%unload_ext``)."""
+    """Runs whose alarms listen to the kernel's shared sampler.
+
+    While one is active, the sampler must not stop (a "stop at 90 °C" run must not train on,
+    unwatched, after ``%unload_ext``).
+    """
 
     lock = threading.Lock()
     runs: ClassVar[set[Run]] = set()
@@ -32,8 +34,11 @@ class _KernelWatches:
 
 
 def release_kernel_sampler() -> list[Run]:
-    """Stop the kernel's GPU sampler now, or, while active runs' alarms listen to it, as
-    soon as the last of them ends. Returns those runs (empty: stopped now)."""
+    """Stop the kernel's GPU sampler, now or when the last listening run ends.
+
+    Stop the kernel's GPU sampler now, or, while active runs' alarms listen to it, as soon as the
+    last of them ends. Returns those runs (empty: stopped now).
+    """
     from ludwig_nb.gpu import stop_kernel_sampler
 
     with _KernelWatches.lock:
@@ -71,8 +76,11 @@ def _section(cfg: Config) -> Mapping[str, Any]:
 
 
 def _profile(simulate: Any) -> Any:
-    """``simulate: true`` -> a realistic card; ``"demo"`` -> fast time constants (a pause
-    and a resume within half a minute); a mapping -> ``ThermalProfile`` fields."""
+    """``simulate: true`` -> a realistic card.
+
+    ``"demo"`` -> fast time constants (a pause and a resume within half a minute); a mapping ->
+    ``ThermalProfile`` fields.
+    """
     from ludwig_nb.gpu import ThermalProfile
 
     if simulate == "demo":
@@ -83,8 +91,11 @@ def _profile(simulate: Any) -> Any:
 
 
 def _profile_run(run: Run, sampler: Any) -> None:
-    """Every run gets a resource profile from the sampler it already has (none: phases
-    and steps only); it is written as system_resource_usage.json when the run ends."""
+    """Give a run a resource profile from the sampler it already has.
+
+    Every run gets a resource profile from the sampler it already has (none: phases and steps only);
+    it is written as system_resource_usage.json when the run ends.
+    """
     from ludwig_nb.runs.profile import ResourceProfile
 
     profile = run.resources = ResourceProfile(run, sampler).start()

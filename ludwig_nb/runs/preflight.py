@@ -143,8 +143,11 @@ def estimate(
 def pilot_run(
     rendered: Mapping[str, Any], dataset: Any, steps: int, *, device: str | None, engine: Engine
 ) -> Any:
-    """Train the pilot (``steps`` steps, one evaluation, one checkpoint) in a throw-away
-    directory and return its finished ``Run`` (whatever its status)."""
+    """Train a short pilot run in a throw-away directory.
+
+    Train the pilot (``steps`` steps, one evaluation, one checkpoint) in a throw-away directory and
+    return its finished ``Run`` (whatever its status).
+    """
     from ludwig_nb.runs.api import train
 
     with tempfile.TemporaryDirectory(prefix="ludwig_nb-pilot-") as tmp:

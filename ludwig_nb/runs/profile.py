@@ -94,18 +94,23 @@ class ResourceProfile:
         return self._ticks - len(self._samples) - int(latest_apart)
 
     def start(self) -> ResourceProfile:
+        """Subscribe to the sampler's snapshots (none without a sampler); returns this profile."""
         if self._sampler is not None:
             self._unsubscribe = self._sampler.subscribe(self._on_snapshot)
         return self
 
     def stop(self) -> None:
+        """Unsubscribe from the sampler (idempotent)."""
         if self._unsubscribe is not None:
             self._unsubscribe()
             self._unsubscribe = None
 
     def _on_snapshot(self, snapshot: Snapshot) -> None:
-        """On the sampler thread, once a tick: a reference to the snapshot, its phase and
-        step, and (on CUDA) the allocator's bytes. Nothing happens per training step."""
+        """On the sampler thread, once a tick.
+
+        A reference to the snapshot, its phase and step, and (on CUDA) the allocator's bytes.
+        Nothing happens per training step.
+        """
         state = self._run.state
         if state.is_final:
             return

@@ -33,9 +33,12 @@ _STATUS_PHASE = {"evaluating": "evaluation", "stopping": "training"}
 
 
 def load_profile(path: str | os.PathLike[str]) -> dict[str, Any]:
-    """Our profile from a run directory or the file itself; a Ludwig output directory is
-    imported (:func:`import_ludwig_profile`). Raises ``FileNotFoundError`` naming the path
-    when there is neither, ``ValueError`` for a file that is not a JSON object."""
+    """Our profile from a run directory or the file itself.
+
+    A Ludwig output directory is imported (:func:`import_ludwig_profile`). Raises
+    ``FileNotFoundError`` naming the path when there is neither, ``ValueError`` for a file that is
+    not a JSON object.
+    """
     where = Path(path)
     file = where / PROFILE_FILE if where.is_dir() else where
     if file.is_file():
@@ -125,8 +128,11 @@ def _max_of(phases: Mapping[str, Mapping[str, Any]], key: str) -> Any:
 
 
 def profile_frame(profile: Mapping[str, Any]) -> pd.DataFrame:
-    """One row per sample: ``time``, ``elapsed_s``, ``phase``, ``step``, ``host_<field>``
-    and ``gpu<i>_<field>`` columns (bytes, s, J, W, °C, %)."""
+    """One row per sample.
+
+    ``time``, ``elapsed_s``, ``phase``, ``step``, ``host_<field>`` and ``gpu<i>_<field>`` columns
+    (bytes, s, J, W, °C, %).
+    """
     import pandas as pd
 
     rows = []

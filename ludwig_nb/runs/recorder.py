@@ -51,7 +51,17 @@ def thread_ticker(callback: Callable[[], None], interval: float) -> Callable[[],
 
 
 class RunRecorder:
-    """Events and status of one run on disk. Thread-safe; ``close()`` flushes."""
+    """Events and status of one run on disk. Thread-safe; ``close()`` flushes.
+
+    Args:
+        directory: The run directory (created if missing).
+        eta: Returns the ETA to write in ``status.json`` at a wall-clock time; None: no ETA.
+        flush_interval: Seconds between writes of the buffered events.
+        status_interval: Seconds between writes of ``status.json``.
+        clock: Wall-clock seconds; default ``time.time``.
+        ticker: Starts the periodic flush at the first event (a background thread by default);
+            None: writes happen only on events and ``close()``.
+    """
 
     def __init__(
         self,
@@ -114,6 +124,7 @@ class RunRecorder:
                 self._finish_closing(now)
 
     def write_status(self, state: RunState, now: float) -> None:
+        """Write ``status.json`` for ``state`` now, with its ETA at ``now`` (wall-clock s)."""
         with self._lock:
             self._state = state
             self._write_status(now)
@@ -168,9 +179,12 @@ class RunRecorder:
         self.write_error = err
 
     def close(self, retry_s: float = 600.0) -> None:
-        """Flush what is buffered and release the file. When a write still fails (a full
-        disk), the timer keeps retrying for up to ``retry_s`` seconds, so that freeing
-        space completes the log and the final status; then what is left is dropped."""
+        """Flush what is buffered and release the file.
+
+        When a write still fails (a full disk), the timer keeps retrying for up to ``retry_s``
+        seconds, so that freeing space completes the log and the final status; then what is left is
+        dropped.
+        """
         with self._lock:
             if self._fd is None:
                 return
@@ -215,8 +229,11 @@ def _write_all(fd: int, data: bytes) -> None:
 
 
 def _rewrite_in_place(path: Path, text: str) -> None:
-    """Overwrite ``path`` without a temporary file (a reader may see a torn file for an
-    instant; better than a status that says "training" forever)."""
+    """Overwrite ``path`` in place, without a temporary file.
+
+    Overwrite ``path`` without a temporary file (a reader may see a torn file for an instant; better
+    than a status that says "training" forever).
+    """
     with open(path, "r+b") as handle:
         handle.write(text.encode("utf-8"))
         handle.truncate()

@@ -37,8 +37,11 @@ log = logging.getLogger(__name__)
 
 
 def _failure_message(exc: BaseException, directory: Path) -> str:
-    """What ``RunFailed.message`` says: the exception's text, and for a full disk what to
-    do (the last checkpoint was written atomically, so it is whole)."""
+    """What ``RunFailed.message`` says.
+
+    The exception's text, and for a full disk what to do (the last checkpoint was written
+    atomically, so it is whole).
+    """
     if isinstance(exc, OSError) and exc.errno == errno.ENOSPC:
         where = f" writing {exc.filename}" if exc.filename else ""
         return (
@@ -57,6 +60,7 @@ class EventSubscription:
         self.closed = False
 
     def drain(self) -> list[ev.Event]:
+        """The events recorded since the last drain, in order; empty once closed."""
         if self.closed:
             return []
         with self._run._lock:
@@ -66,11 +70,21 @@ class EventSubscription:
         return new
 
     def close(self) -> None:
+        """Stop the subscription; later drains return nothing."""
         self.closed = True
 
 
 class Run:
-    """A training run. Create it with :func:`ludwig_nb.train`, not directly."""
+    """A training run. Create it with :func:`ludwig_nb.train`, not directly.
+
+    Args:
+        run_id: The run's unique id.
+        name: The run's name, as the user gave it or generated.
+        directory: The run directory.
+        engine: The engine that trains it.
+        job: What the engine trains.
+        clock: Wall-clock seconds for the events.
+    """
 
     def __init__(
         self,
@@ -110,6 +124,7 @@ class Run:
 
     # -- lifecycle -------------------------------------------------------------------
     def start(self) -> Run:
+        """Start training in a daemon thread and return this run."""
         self.emit(ev.PhaseChanged(time=self._clock(), phase="queued"))
         self._thread = threading.Thread(
             target=self._work, name=f"ludwig_nb-run-{self.id}", daemon=True
@@ -148,8 +163,11 @@ class Run:
                     log.exception("ludwig_nb: a finish callback of run %s failed", self.id)
 
     def add_result_writer(self, writer: Callable[[Run], None]) -> None:
-        """Call ``writer(run)`` when the run ends, before :meth:`wait` returns, so the files
-        it writes (the resource profile, Ludwig's statistics) are there once it does."""
+        """Call ``writer(run)`` when the run ends, before :meth:`wait` returns.
+
+        Call ``writer(run)`` when the run ends, before :meth:`wait` returns, so the files it writes
+        (the resource profile, Ludwig's statistics) are there once it does.
+        """
         self._result_writers.append(writer)
 
     def _write_results(self) -> None:
@@ -164,8 +182,11 @@ class Run:
         self._recorder.close()
 
     def _emit_baseline(self) -> None:
-        """Say what preprocessing works on, then the trivial baseline (both before the
-        engine starts, so the dashboard has something true to show at once)."""
+        """Emit the preprocessing summary and the trivial baseline.
+
+        Say what preprocessing works on, then the trivial baseline (both before the engine starts,
+        so the dashboard has something true to show at once).
+        """
         from ludwig_nb.runs.baseline import baseline_event, preprocessing_detail
 
         detail = preprocessing_detail(self._job)
@@ -203,9 +224,12 @@ class Run:
                 log.exception("ludwig_nb: an event listener of run %s failed", self.id)
 
     def add_listener(self, listener: Callable[[ev.Event], None]) -> None:
-        """Call ``listener(event)`` on the emitting (training) thread right after each event
-        is recorded, before the engine goes on: a decision it takes (``control.stop()``)
-        applies at the very next step. Keep it quick; an exception in it is logged only."""
+        """Call ``listener(event)`` on the training thread after each event is recorded.
+
+        Call ``listener(event)`` on the emitting (training) thread right after each event is
+        recorded, before the engine goes on: a decision it takes (``control.stop()``) applies at the
+        very next step. Keep it quick; an exception in it is logged only.
+        """
         self._listeners.append(listener)
 
     def subscribe(self) -> EventSubscription:
@@ -237,10 +261,12 @@ class Run:
             self.control.stop(reason)
 
     def pause(self, reason: str = "user") -> None:
+        """Pause at the next step boundary for ``reason`` (pauses nest); no-op once done."""
         if not self.is_done:
             self.control.pause(reason)
 
     def resume(self, reason: str | None = None) -> None:
+        """Release the pause ``reason``, or every pause when None."""
         self.control.resume(reason)
 
     def _poll_control(self) -> None:
@@ -268,10 +294,12 @@ class Run:
     # -- read-only views ---------------------------------------------------------------
     @property
     def is_done(self) -> bool:
+        """Whether the run has ended and its files are written."""
         return self._done.is_set()
 
     @property
     def is_active(self) -> bool:
+        """Whether the run has not ended yet."""
         return not self._done.is_set()
 
     @property
@@ -281,42 +309,54 @@ class Run:
 
     @property
     def state(self) -> RunState:
+        """The run's current state."""
         with self._lock:
             return self._state
 
     @property
     def status(self) -> str:
+        """The run's status (``queued``, ``training``, ``completed``, ...)."""
         return self.state.status
 
     @property
     def step(self) -> int:
+        """Steps finished so far."""
         return self.state.step
 
     @property
     def total_steps(self) -> int:
+        """Steps planned in all (an upper bound with early stopping)."""
         return self.state.total_steps
 
     @property
     def epoch(self) -> int:
+        """The 0-based epoch of the last step."""
         return self.state.epoch
 
     @property
     def device(self) -> str:
+        """The device the run trains on (e.g. ``cuda:0``, ``cpu``); ``""`` until it starts."""
         return self.state.device
 
     @property
     def events(self) -> EventView:
-        """Every event so far, in order: a read-only sequence (index, slice, iterate,
-        ``list(...)``) that later events do not change. Steps are rebuilt as they are
-        read, so a long run's steps are never all in memory as objects at once."""
+        """Every event so far, in order.
+
+        A read-only sequence (index, slice, iterate, ``list(...)``) that later events do not change.
+        Steps are rebuilt as they are read, so a long run's steps are never all in memory as objects
+        at once.
+        """
         with self._lock:
             return self._events.view()
 
     @property
     def steps(self) -> pd.DataFrame:
-        """One row per training step: ``step``, ``epoch``, ``loss``, ``learning_rate``,
-        ``batch_size``, ``start_time``, ``time`` (wall-clock seconds) and ``duration_s``.
-        Built from the columns, without rebuilding any event."""
+        """One row per training step.
+
+        ``step``, ``epoch``, ``loss``, ``learning_rate``, ``batch_size``, ``start_time``, ``time``
+        (wall-clock seconds) and ``duration_s``. Built from the columns, without rebuilding any
+        event.
+        """
         import pandas as pd
 
         with self._lock:
@@ -346,9 +386,12 @@ class Run:
 
     @property
     def profile(self) -> pd.DataFrame:
-        """The resource profile: one row per sampler tick (1 Hz by default) with ``phase``,
-        ``step``, ``host_*`` and ``gpu<i>_*`` columns (bytes, s, J, W, °C, %). Empty when
-        the run has no sampler (``gpu_watch: {enabled: false}``)."""
+        """The resource profile.
+
+        One row per sampler tick (1 Hz by default) with ``phase``, ``step``, ``host_*`` and
+        ``gpu<i>_*`` columns (bytes, s, J, W, °C, %). Empty when the run has no sampler
+        (``gpu_watch: {enabled: false}``).
+        """
         from ludwig_nb.runs.profile import profile_frame
 
         if self.resources is None:
@@ -357,9 +400,11 @@ class Run:
 
     @property
     def top_ops(self) -> pd.DataFrame:
-        """The operators a ``profile_steps`` capture recorded, most self time first:
-        ``name``, ``calls``, ``self_cpu_s``, ``cpu_total_s``, ``self_device_s`` (seconds).
-        Raises ``FileNotFoundError`` saying how to get one when the run has no capture."""
+        """The operators a ``profile_steps`` capture recorded, most self time first.
+
+        ``name``, ``calls``, ``self_cpu_s``, ``cpu_total_s``, ``self_device_s`` (seconds). Raises
+        ``FileNotFoundError`` saying how to get one when the run has no capture.
+        """
         import json
 
         import pandas as pd
@@ -374,8 +419,11 @@ class Run:
 
     @property
     def profile_summary(self) -> dict[str, Any]:
-        """Per-phase seconds, steps/s, samples/s, peak memory (bytes), energy (J), J per
-        sample, peak temperature (°C), seconds throttled; ``{}`` without a profile."""
+        """The resource profile's per-phase figures as a DataFrame.
+
+        Per-phase seconds, steps/s, samples/s, peak memory (bytes), energy (J), J per sample, peak
+        temperature (°C), seconds throttled; ``{}`` without a profile.
+        """
         if self.resources is None:
             return {}
         summary: dict[str, Any] = self.resources.to_dict()["summary"]
@@ -400,8 +448,11 @@ class Run:
 
 
 def _device_index(event: ev.RunStarted) -> int | None:
-    """The GPU index a run trains on: the engine's ``device_index``, else parsed from
-    ``device`` ("cuda:1" -> 1, "cuda" -> 0) for engines that only name the device."""
+    """The GPU index a run trains on.
+
+    The engine's ``device_index``, else parsed from ``device`` ("cuda:1" -> 1, "cuda" -> 0) for
+    engines that only name the device.
+    """
     if event.device_index is not None:
         return event.device_index
     if not event.device.startswith("cuda"):

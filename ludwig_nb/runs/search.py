@@ -47,8 +47,11 @@ _POLL_S = 0.05  # how often the driver looks at its trials' new events
 
 @dataclasses.dataclass
 class TrialRecord:
-    """One trial as the search sees it. ``metric``: best value of the hyperopt metric so far;
-    ``curve``: (evaluation number, value) pairs; times are wall-clock seconds."""
+    """One trial as the search sees it.
+
+    ``metric``: best value of the hyperopt metric so far; ``curve``: (evaluation number, value)
+    pairs; times are wall-clock seconds.
+    """
 
     number: int
     params: dict[str, Any]
@@ -67,13 +70,26 @@ class TrialRecord:
 
     @property
     def duration_s(self) -> float | None:
+        """Seconds the trial has run so far (until it ended); None before it started."""
         if self.started is None:
             return None
         return (self.ended if self.ended is not None else time.time()) - self.started
 
 
 class Search:
-    """A hyperparameter search; create it with :func:`ludwig_nb.hyperopt`."""
+    """A hyperparameter search; create it with :func:`ludwig_nb.hyperopt`.
+
+    Args:
+        name: The search's name.
+        directory: The search directory; the trials are run directories under it.
+        raw_config: The config as written, each trial's starting point.
+        section: The rendered ``hyperopt`` section.
+        dataset: What every trial trains on.
+        rendered: The rendered config, when already checked.
+        train_options: Options passed to every trial's ``train()``.
+        registry_dir: Where the trials register; None for the default.
+        clock: Wall-clock seconds.
+    """
 
     def __init__(
         self,
@@ -125,6 +141,7 @@ class Search:
 
     # -- public handle -------------------------------------------------------------------
     def start(self) -> Search:
+        """Start the search in a daemon thread and return it."""
         self._thread = threading.Thread(
             target=self._drive, name=f"ludwig_nb-search-{self.name}", daemon=True
         )
@@ -161,6 +178,7 @@ class Search:
                 trial.run.pause(reason)
 
     def resume(self) -> None:
+        """Resume the search and every paused trial."""
         self._paused.clear()
         for trial in self._active():
             if trial.run is not None:
@@ -174,10 +192,12 @@ class Search:
 
     @property
     def is_done(self) -> bool:
+        """Whether the search has ended."""
         return self._done.is_set()
 
     @property
     def is_paused(self) -> bool:
+        """Whether the search is paused."""
         return self._paused.is_set()
 
     @property
@@ -193,8 +213,11 @@ class Search:
 
     @property
     def trials(self) -> pd.DataFrame:
-        """One row per trial: trial, state, one column per parameter (its config path),
-        metric (best value of the hyperopt metric), epoch, duration_s, run_dir."""
+        """One row per trial.
+
+        Trial, state, one column per parameter (its config path), metric (best value of the hyperopt
+        metric), epoch, duration_s, run_dir.
+        """
         import pandas as pd
 
         rows = []
@@ -244,6 +267,7 @@ class Search:
         return search_remaining_s(finished, running, queued, self.concurrency)
 
     def counts(self) -> dict[str, int]:
+        """The number of trials in each state of :data:`STATES`."""
         out = dict.fromkeys(STATES, 0)
         for trial in self.records():
             out[self._state_of(trial)] += 1
@@ -413,8 +437,10 @@ class Search:
                 del live[number]
 
     def _on_event(self, otrial: Any, record: TrialRecord, event: ev.Event) -> None:
-        """One evaluation of a trial: its curve, its best, the journal, the pruner. Runs on
-        the trial's training thread (and once on the driver's for earlier events)."""
+        """One evaluation of a trial: its curve, its best, the journal, the pruner.
+
+        Runs on the trial's training thread (and once on the driver's for earlier events).
+        """
         if not isinstance(event, ev.EvaluationFinished):
             return
         split, feature, metric = self.metric_path
@@ -518,8 +544,11 @@ class Search:
                     record.search_stopped = bool(entry.get("search_stopped"))
 
     def _write_statistics(self) -> None:
-        """``hyperopt_statistics.json`` as Ludwig writes it: the section and the completed
-        trials, best first, each with parameters, metric_score, training_stats, eval_stats."""
+        """``hyperopt_statistics.json`` as Ludwig writes it.
+
+        The section and the completed trials, best first, each with parameters, metric_score,
+        training_stats, eval_stats.
+        """
         results = []
         for trial in self.records():
             if trial.state != "completed" or trial.metric is None:
@@ -555,8 +584,11 @@ def _final_state(run: Run) -> str:
 
 
 def _run_statistics(run_dir: str | None) -> tuple[dict[str, Any], dict[str, Any]]:
-    """Ludwig's training_statistics (split -> feature -> metric -> per-evaluation list) and
-    the test split of the last evaluation, from a trial's events.ndjson."""
+    """Read a trial's results from its ``events.ndjson`` in Ludwig's shapes.
+
+    Ludwig's training_statistics (split -> feature -> metric -> per-evaluation list) and the test
+    split of the last evaluation, from a trial's events.ndjson.
+    """
     training: dict[str, Any] = {}
     last: dict[str, Any] = {}
     if run_dir is None:
@@ -661,9 +693,12 @@ def _raw(config: Any, parse: Callable[[str], Any]) -> dict[str, Any]:
 
 
 def _validated(config: Any) -> dict[str, Any]:
-    """The rendered config, with every problem located, checked against the built-in engine
-    that trains the trials; the "hyperopt is a search, not a training run" refusal that
-    ``train()`` makes is the one problem dropped."""
+    """Load and check the search's config.
+
+    The rendered config, with every problem located, checked against the built-in engine that trains
+    the trials; the "hyperopt is a search, not a training run" refusal that ``train()`` makes is the
+    one problem dropped.
+    """
     from ludwig_nb.config import ConfigError, load_config
     from ludwig_nb.config.hyperopt import load_search_config
     from ludwig_nb.engines.registry import get_engine

@@ -19,7 +19,11 @@ _PRIMITIVE = (type(None), bool, int, float, str)
 
 
 class SearchSpace:
-    """The Optuna distributions of a rendered ``hyperopt`` section, and their decoding."""
+    """The Optuna distributions of a rendered ``hyperopt`` section, and their decoding.
+
+    Args:
+        parameters: The ``hyperopt.parameters`` section: ``{dotted path: {space: ..., ...}}``.
+    """
 
     def __init__(self, parameters: dict[str, dict[str, Any]]) -> None:
         self.parameters = parameters
@@ -29,6 +33,7 @@ class SearchSpace:
 
     @property
     def all_grid(self) -> bool:
+        """Whether every parameter is a ``grid_search``."""
         return all(spec["space"] == "grid_search" for spec in self.parameters.values())
 
     def grid(self) -> dict[str, list[Any]]:
@@ -43,6 +48,7 @@ class SearchSpace:
 
     @property
     def grid_size(self) -> int:
+        """The number of points of the grid (the product of the grid parameters' sizes)."""
         return math.prod(len(v) for v in self.grid().values())
 
     def decode(self, internal: dict[str, Any]) -> dict[str, Any]:

@@ -1,5 +1,6 @@
-"""``estimate(config, dataset, vary={"trainer.batch_size": [32, 64, 128]})``: the fastest
-batch size before training, from one short pilot per value.
+"""``estimate(config, dataset, vary={"trainer.batch_size": [32, 64, 128]})``.
+
+The fastest batch size before training, from one short pilot per value.
 
 Each value gets the pre-flight pilot (``runs/preflight.py``: a few dozen steps, one
 evaluation, one checkpoint) with the config changed at that path; the pilot's stable step
@@ -40,8 +41,11 @@ _OOM = ("out of memory", "outofmemory", "cuda error: out of memory")
 
 @dataclasses.dataclass(frozen=True)
 class SweepPoint:
-    """One value's prediction. Seconds, samples/s, bytes; ``fits`` False with ``error``
-    set when the pilot ran out of memory (or failed for another reason)."""
+    """One value's prediction.
+
+    Seconds, samples/s, bytes; ``fits`` False with ``error`` set when the pilot ran out of memory
+    (or failed for another reason).
+    """
 
     value: Any
     fits: bool
@@ -57,8 +61,16 @@ class SweepPoint:
 
 
 class SweepEstimate:
-    """The sweep's result: ``points`` in the order given, ``fastest`` (the value that fits
-    with the smallest predicted total time), ``to_frame()`` and an HTML table + plot."""
+    """The sweep's result.
+
+    ``points`` in the order given, ``fastest`` (the value that fits with the smallest predicted
+    total time), ``to_frame()`` and an HTML table + plot.
+
+    Args:
+        path: The swept config path, e.g. ``trainer.batch_size``.
+        points: One prediction per value.
+        device: The device the pilots ran on.
+    """
 
     def __init__(self, path: str, points: Sequence[SweepPoint], device: str) -> None:
         self.path = path
@@ -69,6 +81,7 @@ class SweepEstimate:
                                               default=None)  # fmt: skip
 
     def to_frame(self) -> pd.DataFrame:
+        """The predictions as a DataFrame, one row per value of the swept parameter."""
         import pandas as pd
 
         rows = [dataclasses.asdict(p) for p in self.points]
@@ -85,8 +98,10 @@ class SweepEstimate:
 
 
 def parse_vary(vary: Any) -> tuple[str, list[Any]]:
-    """``{"trainer.batch_size": [32, 64]}`` -> ``("trainer.batch_size", [32, 64])``. Raises
-    ``ValueError`` saying what is expected for anything else."""
+    """``{"trainer.batch_size": [32, 64]}`` -> ``("trainer.batch_size", [32, 64])``.
+
+    Raises ``ValueError`` saying what is expected for anything else.
+    """
     if not isinstance(vary, Mapping) or len(vary) != 1:
         raise ValueError('vary takes one config path and its values, e.g. '
                          '{"trainer.batch_size": [32, 64, 128]}')  # fmt: skip
@@ -159,8 +174,11 @@ def _point(rendered: Mapping[str, Any], dataset: Any, path: str, value: Any,
 
 
 def _epoch_s(prediction: Any) -> float:
-    """Seconds per epoch of training proper: steps, warm-up, evaluations and checkpoints
-    (preprocessing and the final save happen once per run, not per epoch)."""
+    """Seconds per epoch of training proper.
+
+    Steps, warm-up, evaluations and checkpoints (preprocessing and the final save happen once per
+    run, not per epoch).
+    """
     breakdown = prediction.breakdown
     once = float(breakdown.get("preprocessing", 0.0)) + float(breakdown.get("final_save", 0.0))
     return max(0.0, float(prediction.total_s) - once) / max(1, int(prediction.schedule.epochs))
@@ -181,9 +199,11 @@ def estimate_sweep(
     engine: str = "auto",
     memory_fraction: float = 0.95,
 ) -> SweepEstimate:
-    """One pilot per value of ``vary`` (see the module doc). Raises ``ConfigError`` for a
-    config (or a varied value) that does not validate, ``ValueError`` for a bad ``vary``,
-    ``DataError`` for the dataset, like :func:`ludwig_nb.train`."""
+    """One pilot per value of ``vary`` (see the module doc).
+
+    Raises ``ConfigError`` for a config (or a varied value) that does not validate, ``ValueError``
+    for a bad ``vary``, ``DataError`` for the dataset, like :func:`ludwig_nb.train`.
+    """
     from ludwig_nb.config import load_config
     from ludwig_nb.engines.registry import select_engine
     from ludwig_nb.runs.preflight import _DEFAULT_PILOT_STEPS

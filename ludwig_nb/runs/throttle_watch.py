@@ -43,8 +43,11 @@ class _Target(Protocol):
 class PowerCapper(Protocol):
     """What the watch needs to cap power (``ludwig_nb.gpu.power_cap.PowerCap``)."""
 
-    def apply(self, index: int, watts: float) -> str: ...
-    def restore(self) -> list[str]: ...
+    def apply(self, index: int, watts: float) -> str:
+        """Cap GPU ``index`` at ``watts`` W and return what was done, in words."""
+
+    def restore(self) -> list[str]:
+        """Put back every original power limit and return what was done, in words."""
 
 
 @dataclasses.dataclass
@@ -65,9 +68,15 @@ class _Limit:
 
 
 class ThrottleWatch:
-    """Throttle rules of one alarm policy. ``power_capper``: makes the power capper on
-    first use (default ``PowerCap()``); ``report_step`` (duty), ``report_gap`` and
-    ``refresh_every`` (seconds) bound the ``Throttled`` events."""
+    """Throttle rules of one alarm policy.
+
+    ``power_capper``: makes the power capper on first use (default ``PowerCap()``); ``report_step``
+    (duty), ``report_gap`` and ``refresh_every`` (seconds) bound the ``Throttled`` events.
+
+    Args:
+        rules: The policy's rules; only ``throttle`` ones are used.
+        devices: The GPU indices watched; None for all.
+    """
 
     def __init__(
         self,

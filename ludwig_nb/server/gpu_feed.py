@@ -18,20 +18,25 @@ class SourceLike(Protocol):
     """The part of ``ludwig_nb.gpu.NvmlSource`` the feed reads (both may touch NVML)."""
 
     @property
-    def available(self) -> bool: ...
+    def available(self) -> bool:
+        """Whether the source can read GPUs."""
 
     @property
-    def reason(self) -> str | None: ...
+    def reason(self) -> str | None:
+        """Why the source is unavailable; None or ``""`` when available."""
 
 
 class SamplerLike(Protocol):
     """The part of ``ludwig_nb.gpu.Sampler`` the feed drives."""
 
-    def start(self) -> None: ...
+    def start(self) -> None:
+        """Start sampling in a background thread."""
 
-    def stop(self) -> None: ...
+    def stop(self) -> None:
+        """Stop sampling."""
 
-    def latest(self) -> Any: ...
+    def latest(self) -> Any:
+        """The latest snapshot; None before the first."""
 
 
 #: builds ``(sampler, gpu source)``; may touch NVML, so it is only called off the loop
@@ -51,7 +56,11 @@ def _as_dict(item: Any) -> dict[str, Any]:
 
 
 class GpuFeed:
-    """Owns the server-side sampler; thread-safe; ``start`` is idempotent."""
+    """Owns the server-side sampler; thread-safe; ``start`` is idempotent.
+
+    Args:
+        factory: Makes the sampler on the first ``start``.
+    """
 
     def __init__(self, factory: SamplerFactory = default_sampler_factory) -> None:
         self._factory = factory
@@ -63,6 +72,7 @@ class GpuFeed:
 
     @property
     def started(self) -> bool:
+        """Whether the sampler was started."""
         return self._sampler is not None
 
     def start(self) -> None:

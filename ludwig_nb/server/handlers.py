@@ -75,6 +75,7 @@ class GpusHandler(_LudwigHandler):
     @web.authenticated
     @authorized
     async def get(self) -> None:
+        """Reply with the latest GPU snapshot, starting the sampler on the first request."""
         feed: GpuFeed = self.settings[FEED_KEY]
         if not feed.started:
             await self._off_loop(feed.start)
@@ -82,21 +83,31 @@ class GpusHandler(_LudwigHandler):
 
 
 class RunsHandler(_LudwigHandler):
+    """``GET <base_url>/ludwig-nb/runs``: every registered run, as the sidebar lists them."""
+
     @web.authenticated
     @authorized
     async def get(self) -> None:
+        """Reply with every registered run."""
         runs = await self._off_loop(runs_view.list_runs, self.registry_dir)
         self._reply({"runs": runs})
 
 
 class RunHandler(_LudwigHandler):
-    """One run and a page of its events from byte ``offset``: pass the returned offset
-    back; ``more`` says the page was cut at ``rundir.EVENTS_PAGE_BYTES`` (a long run's
-    log is never read into one reply)."""
+    """One run and a page of its events from byte ``offset``.
+
+    Pass the returned offset back; ``more`` says the page was cut at ``rundir.EVENTS_PAGE_BYTES`` (a
+    long run's log is never read into one reply).
+    """
 
     @web.authenticated
     @authorized
     async def get(self, run_id: str) -> None:
+        """Reply with run ``run_id``'s summary and its events after byte ``offset``.
+
+        Raises:
+            tornado.web.HTTPError: 400 for an invalid run id or ``offset``, 404 for an unknown run.
+        """
         entry = await self._entry_or_error(run_id)
         offset = _offset(self.get_query_argument("offset", "0"))
         summary = await self._off_loop(runs_view.safe_summary, entry)
@@ -113,8 +124,10 @@ MAX_OFFSET = 2**53 - 1
 
 
 def _offset(text: str) -> int:
-    """The ``offset`` query argument: a byte offset from 0 to :data:`MAX_OFFSET`
-    (HTTP 400 otherwise)."""
+    """The ``offset`` query argument.
+
+    A byte offset from 0 to :data:`MAX_OFFSET` (HTTP 400 otherwise).
+    """
     try:
         offset = int(text)
     except ValueError as exc:
@@ -130,6 +143,12 @@ class ControlHandler(_LudwigHandler):
     @web.authenticated
     @authorized
     async def post(self, run_id: str, action: str) -> None:
+        """Write ``action`` (one of ``rundir.CONTROL_ACTIONS``) to run ``run_id``'s control file.
+
+        Raises:
+            tornado.web.HTTPError: 400 for an invalid run id, 404 for an unknown run, 409 when it is
+                not running.
+        """
         entry = await self._entry_or_error(run_id)
         summary = await self._off_loop(runs_view.safe_summary, entry)
         if not summary["alive"]:

@@ -37,8 +37,11 @@ def _snapshot(meta: MutableMapping[str, Any], data: MutableMapping[str, Any]) ->
 
 
 def replace_live_widgets(notebook: MutableMapping[str, Any]) -> int:
-    """Replace every ludwig_nb dashboard widget output in ``notebook`` (nbformat 4 as a
-    dict) by its snapshot, in place; returns how many were replaced."""
+    """Replace every dashboard widget output in ``notebook`` by its snapshot.
+
+    Replace every ludwig_nb dashboard widget output in ``notebook`` (nbformat 4 as a dict) by its
+    snapshot, in place; returns how many were replaced.
+    """
     replaced = 0
     for cell in notebook.get("cells") or []:
         for output in cell.get("outputs") or []:

@@ -86,7 +86,13 @@ class _Marks:
 
 
 class CurveChart:
-    """A figure with named curves that share axes; y on a linear or log scale."""
+    """A figure with named curves that share axes; y on a linear or log scale.
+
+    Args:
+        title: The figure's title.
+        y_label: The y axis label (`` (log)`` is appended on the log scale).
+        x_label: The x axis label.
+    """
 
     def __init__(self, title: str, y_label: str, x_label: str = "step") -> None:
         self.x_scale = bq.LinearScale(min=0.0, max=1.0)
@@ -123,6 +129,7 @@ class CurveChart:
 
     @property
     def y_scale(self) -> bq.Scale:
+        """The y scale in use: log or linear."""
         return self.log if self.is_log else self.linear
 
     # -- writes ---------------------------------------------------------------------------

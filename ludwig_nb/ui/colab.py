@@ -91,7 +91,8 @@ def custom_widget_manager_active() -> bool:
     """True when Colab's CDN widget manager was enabled in this kernel (bqplot can render).
 
     Colab offers no public query; this reads the URL its ``enable_custom_widget_manager``
-    stores, and answers False when that private state is missing."""
+    stores, and answers False when that private state is missing.
+    """
     return bool(getattr(_widgets_module(), "_installed_url", None))
 
 
@@ -169,8 +170,10 @@ def blocking_notice_bundle(run_name: str) -> dict[str, str]:
 
 
 class StopOnInterrupt:
-    """An interrupt callback: the first call runs ``stop`` (a graceful stop), any later one
-    raises ``KeyboardInterrupt`` (the way out of a blocking cell if a run cannot stop).
+    """An interrupt callback.
+
+    The first call runs ``stop`` (a graceful stop), any later one raises ``KeyboardInterrupt`` (the
+    way out of a blocking cell if a run cannot stop).
 
     ``stop`` must be thread-safe and quick (``run.stop``): it may run in a signal handler.
     """
@@ -180,6 +183,7 @@ class StopOnInterrupt:
         self.count = 0
 
     def __call__(self) -> None:
+        """Stop the run on the first interrupt; raise ``KeyboardInterrupt`` on the second."""
         self.count += 1
         if self.count > 1:
             raise KeyboardInterrupt
@@ -188,17 +192,19 @@ class StopOnInterrupt:
 
 @contextlib.contextmanager
 def graceful_interrupt(on_interrupt: Callable[[], None]) -> Iterator[None]:
-    """While inside, SIGINT (Colab's Interrupt, Ctrl-C) calls ``on_interrupt()`` instead of
-    raising ``KeyboardInterrupt`` wherever the main thread happens to be, so an interrupt
-    can never land in the middle of a frame (``on_interrupt`` may still raise, see
-    :class:`StopOnInterrupt`). Off the main thread, where signals cannot be handled, this
-    does nothing and the caller's own ``KeyboardInterrupt`` handling applies.
+    """Turn SIGINT into ``on_interrupt()`` while inside.
+
+    While inside, SIGINT (Colab's Interrupt, Ctrl-C) calls ``on_interrupt()`` instead of raising
+    ``KeyboardInterrupt`` wherever the main thread happens to be, so an interrupt can never land in
+    the middle of a frame (``on_interrupt`` may still raise, see :class:`StopOnInterrupt`). Off the
+    main thread, where signals cannot be handled, this does nothing and the caller's own
+    ``KeyboardInterrupt`` handling applies.
     """
     if threading.current_thread() is not threading.main_thread():
         yield
         return
 
-    def handler(signum: int, frame: Any) -> None:
+    def handler(_signum: int, _frame: Any) -> None:
         on_interrupt()
 
     previous = signal.signal(signal.SIGINT, handler)

@@ -41,6 +41,9 @@ class CurveData:
     """Accumulates the curves; :attr:`version` changes whenever a curve changed.
 
     ``x`` is the number of steps done (``step + 1``), so curves line up with the progress.
+
+    Args:
+        max_points: Points kept per curve (see :class:`~ludwig_nb.core.downsample.MinMaxSeries`).
     """
 
     def __init__(self, max_points: int = 1000) -> None:
@@ -60,6 +63,7 @@ class CurveData:
         self.version = 0
 
     def observe(self, event: ev.Event) -> None:
+        """Add a step's loss, an evaluation's losses and metric, or the run's schedule."""
         if isinstance(event, ev.StepFinished):
             if event.loss is not None:  # engines without a per-step loss leave no gap
                 self.train_loss.append(event.step + 1, event.loss)
@@ -128,14 +132,18 @@ class CurveData:
 
     @property
     def metric_label(self) -> str:
+        """The watched metric's label: ``"<feature> <metric>"``, or the metric for ``combined``."""
         if self.metric is None:
             return "validation metric"
         feature, name = self.metric
         return name if feature == "combined" else f"{feature} {name}"
 
     def loss_curves(self, axis: str = "step") -> dict[str, Curve]:
-        """``{"train": raw, "train (smoothed)": EMA, "validation": …}`` with x in ``axis``
-        units, drawn in this order (evaluations on top); empty curves left out."""
+        """The loss curves to draw, in drawing order.
+
+        ``{"train": raw, "train (smoothed)": EMA, "validation": …}`` with x in ``axis`` units, drawn
+        in this order (evaluations on top); empty curves left out.
+        """
         curves: dict[str, Curve] = {}
         if self.train_loss.count:
             curves["train"] = self.train_loss.points()

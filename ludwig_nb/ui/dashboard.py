@@ -58,6 +58,10 @@ class Dashboard:
     used for the ETA; the pump's ``now`` (monotonic) only throttles text refreshes.
     ``chart``: makes the two charts from ``(title, y_label)``; bqplot's ``CurveChart`` by
     default, ``ui.svg_charts.SvgCurveChart`` where only core widgets render (Colab).
+
+    Args:
+        run: The run shown.
+        max_points: Points kept per curve.
     """
 
     def __init__(
@@ -169,6 +173,7 @@ class Dashboard:
     # -- view protocol ---------------------------------------------------------------
     @property
     def closed(self) -> bool:
+        """Whether the dashboard froze (its run ended) and needs no more frames."""
         return self._closed.is_set()
 
     def on_final(self, callback: Callable[[Dashboard], None]) -> None:

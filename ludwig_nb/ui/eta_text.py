@@ -77,6 +77,10 @@ class EtaText:
     """Feeds events to an ETA tracker and gives the line to show.
 
     ``min_interval`` (seconds, monotonic) bounds how often the text changes.
+
+    Args:
+        min_interval: Seconds (monotonic) between changes of the text.
+        config: The run's config, for early stopping (its patience and validation metric).
     """
 
     def __init__(self, min_interval: float = 1.0, config: Any = None) -> None:
@@ -97,9 +101,11 @@ class EtaText:
 
     @property
     def available(self) -> bool:
+        """Whether an ETA tracker is there."""
         return self._tracker is not None
 
     def observe(self, event: ev.Event) -> None:
+        """Feed one event to the ETA tracker and the early-stopping watch."""
         if isinstance(event, ev.RunStarted) and self.started_at is None:
             self.started_at = event.time
         if isinstance(event, ev.RunStarted | ev.ScheduleChanged):
@@ -146,8 +152,11 @@ class EtaText:
         return changed
 
     def _with_forecast(self, text: str, estimate: Any) -> str:
-        """With early stopping on: ``"≤ <ETA> · at most 11,000 steps (early stopping);
-        likely stops near step 2,900, ≈ 45 s from now"``."""
+        """Add the early-stopping bound and forecast to ``text`` when early stopping is on.
+
+        E.g. ``"≤ <ETA> · at most 11,000 steps (early stopping); likely stops near step 2,900,
+        ≈ 45 s from now"``.
+        """
         if not self.watch.active or not self._total_steps:
             return text
         from ludwig_nb.core.early_stop import format_forecast

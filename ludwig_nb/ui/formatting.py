@@ -110,9 +110,11 @@ def format_metric(value: Any) -> str:
 
 
 def progress_text(state: RunState) -> str:
-    """``"step 1,200 / 3,000 · epoch 2 / 5"`` (epochs 1-based for people); before the
-    first step, what preprocessing works on (``"preprocessing 5,000 rows · 8 input
-    features, 1 output"``) instead of an empty counter."""
+    """``"step 1,200 / 3,000 · epoch 2 / 5"`` (epochs 1-based for people).
+
+    Before the first step, what preprocessing works on (``"preprocessing 5,000 rows · 8 input
+    features, 1 output"``) instead of an empty counter.
+    """
     if state.status in ("queued", "preprocessing") and not state.step and not state.total_steps:
         detail = f" {state.phase_detail}" if state.phase_detail else "…"
         return f"{'preprocessing' if state.status == 'preprocessing' else 'starting'}{detail}"
@@ -127,8 +129,11 @@ def progress_text(state: RunState) -> str:
 
 
 def state_text(state: RunState) -> str:
-    """The state in words: ``"paused: GPU 0 at 88 °C, 5 °C under its slowdown point;
-    resumes below 82 °C"``, ``"paused by you"``, or the status."""
+    """The state in words.
+
+    ``"paused: GPU 0 at 88 °C, 5 °C under its slowdown point; resumes below 82 °C"``, ``"paused by
+    you"``, or the status.
+    """
     if state.status == "paused":
         return pause_text(state)
     return state.status
@@ -193,8 +198,11 @@ def alarm_banner_html(alarms: Sequence[Mapping[str, Any]]) -> str:
 
 
 def pace_html(state: Any) -> str:
-    """One line per thing slowing the run on purpose (``RunState.throttle``, a batch split
-    by out-of-memory recovery); empty string when none."""
+    """One line per thing slowing the run on purpose.
+
+    One line per thing slowing the run on purpose (``RunState.throttle``, a batch split by
+    out-of-memory recovery); empty string when none.
+    """
     lines = []
     if getattr(state, "throttle", ""):
         idle = getattr(state, "throttled_s", 0.0)

@@ -68,8 +68,11 @@ def bar_html(
     width: int = 90,
     marks: Iterable[tuple[float, str]] = (),
 ) -> str:
-    """A horizontal bar filled to ``fraction`` (0..1; None: empty, "N/A"), with vertical
-    ``marks`` at (fraction, colour), followed by ``text``."""
+    """Draw a horizontal bar gauge as HTML.
+
+    A horizontal bar filled to ``fraction`` (0..1; None: empty, "N/A"), with vertical ``marks`` at
+    (fraction, colour), followed by ``text``.
+    """
     fill = (
         ""
         if fraction is None
@@ -90,8 +93,11 @@ def bar_html(
 
 
 def temperature_color(temperature: float | None, slowdown: float | None) -> str:
-    """Green, orange within 5 °C of slowdown (or above 80 °C when it is unknown), red at or
-    above slowdown; grey when unknown."""
+    """The colour of a temperature reading.
+
+    Green, orange within 5 °C of slowdown (or above 80 °C when it is unknown), red at or above
+    slowdown; grey when unknown.
+    """
     if temperature is None:
         return GREY
     if slowdown is None:
@@ -220,8 +226,11 @@ def no_gpu_html(reason: str, host: HostSample | None) -> str:
 
 
 def compact_gauges_html(snapshot: Snapshot | None, device_index: int | None = None) -> str:
-    """One line per GPU (utilisation, memory, temperature with marks, power) for a training
-    dashboard; the GPU the run uses is marked. Host CPU/RAM when there is no GPU."""
+    """Compact GPU gauges for a training dashboard, as HTML.
+
+    One line per GPU (utilisation, memory, temperature with marks, power) for a training dashboard;
+    the GPU the run uses is marked. Host CPU/RAM when there is no GPU.
+    """
     if snapshot is None:
         return ""
     gpus = [g for g in snapshot.gpus if g.mig_index is None]
@@ -255,6 +264,9 @@ class MiniGauges:
 
     ``writes(snapshot)`` returns ``{self.widget: {"value": html}}`` when the row changed
     and ``{}`` otherwise; the caller applies it (the pump stays the only writer).
+
+    Args:
+        device_index: The GPU the run uses (marked); None when unknown.
     """
 
     def __init__(self, device_index: int | None = None) -> None:
@@ -265,6 +277,7 @@ class MiniGauges:
         self._last = ""
 
     def writes(self, snapshot: Snapshot | None) -> dict[Any, dict[str, Any]]:
+        """The widget writes that show ``snapshot``; empty when nothing changed."""
         text = compact_gauges_html(snapshot, self.device_index)
         if text == self._last:
             return {}

@@ -102,6 +102,10 @@ class GpuWatchView:
     once by :meth:`close` (the magic stops what it started there). ``timeline``: makes a
     GPU's timeline from ``(index, history)``; bqplot by default,
     ``ui.svg_charts.SvgTimeline`` where only core widgets render (Colab).
+
+    Args:
+        sampler: Its snapshots are shown.
+        title: The view's heading.
     """
 
     def __init__(
@@ -138,6 +142,7 @@ class GpuWatchView:
     # -- View protocol ---------------------------------------------------------------
     @property
     def closed(self) -> bool:
+        """Whether the view was closed and needs no more frames."""
         return self._closed.is_set()
 
     def close(self) -> None:
@@ -148,7 +153,7 @@ class GpuWatchView:
         if self._on_close is not None:
             self._on_close()
 
-    def refresh(self, now: float) -> None:
+    def refresh(self, now: float) -> None:  # noqa: ARG002 (the pump's view protocol)
         """Write what changed since the last frame (``now``: monotonic s, unused)."""
         snapshot = self.sampler.latest()
         writes: Writes = {}
@@ -221,8 +226,10 @@ class GpuWatchView:
 
     # -- display -----------------------------------------------------------------------
     def mark_shown(self, execution_count: int | None) -> None:
-        """Called by the magic after it displayed the widget in cell ``execution_count``:
-        the displayhook showing the returned view in that same cell is then skipped."""
+        """Called by the magic after it displayed the widget in cell ``execution_count``.
+
+        The displayhook showing the returned view in that same cell is then skipped.
+        """
         self._shown_in = execution_count
 
     def _ipython_display_(self) -> None:

@@ -25,6 +25,8 @@ log = logging.getLogger(__name__)
 
 
 class View(Protocol):
+    """What the UI pump refreshes: anything with ``refresh(now)`` and ``closed``."""
+
     def refresh(self, now: float) -> None:
         """Write whatever changed since the last frame; ``now`` is monotonic seconds."""
 
@@ -59,16 +61,19 @@ class Pump:
 
     # -- views -----------------------------------------------------------------------
     def add(self, view: View) -> None:
+        """Refresh ``view`` from the next frame on."""
         with self._lock:
             self._views.append(view)
         self._wake.set()
 
     def remove(self, view: View) -> None:
+        """Stop refreshing ``view``; unknown views are ignored."""
         with self._lock, contextlib.suppress(ValueError):
             self._views.remove(view)
 
     @property
     def views(self) -> list[View]:
+        """The views refreshed now."""
         with self._lock:
             return list(self._views)
 
@@ -90,9 +95,11 @@ class Pump:
     # -- thread mode -----------------------------------------------------------------
     @property
     def running(self) -> bool:
+        """Whether the pump's thread is alive."""
         return self._thread is not None and self._thread.is_alive()
 
     def start(self) -> None:
+        """Start the pump's daemon thread (no-op when running)."""
         if self.running:
             return
         self._stopped.clear()
@@ -100,6 +107,7 @@ class Pump:
         self._thread.start()
 
     def stop(self, timeout: float = 2.0) -> None:
+        """Stop the pump's thread, waiting up to ``timeout`` s for it."""
         self._stopped.set()
         self._wake.set()
         if self._thread is not None:
@@ -130,8 +138,11 @@ class Pump:
 
     # -- main-thread mode (Colab) ----------------------------------------------------
     def run_until(self, done: Callable[[], bool], on_interrupt: Callable[[], None]) -> None:
-        """Pump on the calling thread until ``done()``; Ctrl-C / kernel interrupt calls
-        ``on_interrupt`` (a graceful stop) and keeps pumping until ``done()``."""
+        """Pump on the calling thread until ``done()``.
+
+        Ctrl-C / kernel interrupt calls ``on_interrupt`` (a graceful stop) and keeps pumping until
+        ``done()``.
+        """
         while True:
             try:
                 while not done():

@@ -19,8 +19,11 @@ def _energy(joules: float) -> str:
 
 
 def resources_line(summary: Mapping[str, Any] | None) -> str:
-    """``"resources: 12.3 kJ (0.41 J/sample) · GPU peak 9.0 GiB · RSS peak 410 MiB ·
-    throttled 3s (power 3s)"``; ``""`` without a profile."""
+    """The resource profile summary as one line.
+
+    ``"resources: 12.3 kJ (0.41 J/sample) · GPU peak 9.0 GiB · RSS peak 410 MiB · throttled 3s
+    (power 3s)"``; ``""`` without a profile.
+    """
     if not isinstance(summary, Mapping) or not summary:
         return ""
     parts: list[str] = []

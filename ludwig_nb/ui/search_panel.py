@@ -59,8 +59,10 @@ def _svg_frame(title: str, body: str) -> str:
 
 
 def curves_svg(records: Sequence[Any], best: int | None, metric: str) -> str:
-    """Every trial's metric per evaluation on shared axes; the best trial drawn red and thick,
-    pruned ones grey and dashed."""
+    """Every trial's metric per evaluation on shared axes.
+
+    The best trial drawn red and thick, pruned ones grey and dashed.
+    """
     points = [(r, r.curve) for r in records if r.curve]
     if not points:
         return _svg_frame(
@@ -283,7 +285,12 @@ def search_mimebundle(search: Any, now: float | None = None) -> dict[str, str]:
 
 
 class SearchPanel:
-    """The live widget: an HTML view plus controls. A pump view (``refresh``/``closed``)."""
+    """The live widget: an HTML view plus controls. A pump view (``refresh``/``closed``).
+
+    Args:
+        search: The search shown and steered.
+        clock: Wall-clock seconds for the times shown.
+    """
 
     def __init__(self, search: Any, clock: Callable[[], float] = time.time) -> None:
         import ipywidgets as widgets
@@ -323,6 +330,7 @@ class SearchPanel:
         self.widget = widgets.VBox([controls, self.view])
 
     def on_final(self, callback: Callable[[SearchPanel], None]) -> None:
+        """Call ``callback(panel)`` once the search has ended and the panel froze."""
         self._final.append(callback)
 
     def _on_trial(self, action: str) -> None:
@@ -335,6 +343,7 @@ class SearchPanel:
         getattr(record.run, action)()
 
     def refresh(self, now: float) -> None:
+        """Write what changed since the last frame (``now``: the pump's monotonic s, unused)."""
         del now  # the pump's monotonic clock; the panel shows wall-clock times
         wall = self._clock()
         active = [r.number for r in self.search.records() if r.state == "running"]

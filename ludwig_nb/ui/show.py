@@ -131,8 +131,11 @@ def show_view(
     block: bool | None = None,
     charts: str = "auto",
 ) -> Any:
-    """:func:`show_run`, returning the view (a :class:`~ludwig_nb.ui.dashboard.Dashboard`
-    or a :class:`~ludwig_nb.ui.text_view.TextView`)."""
+    """Show a run and return the view.
+
+    :func:`show_run`, returning the view (a :class:`~ludwig_nb.ui.dashboard.Dashboard` or a
+    :class:`~ludwig_nb.ui.text_view.TextView`).
+    """
     if mode not in MODES:
         raise ValueError(f"mode must be one of {', '.join(MODES)}, not {mode!r}")
     resolved = detect_mode() if mode == "auto" else mode
@@ -173,19 +176,24 @@ def _display(obj: Any, metadata: dict[str, Any] | None = None) -> Any:
 
 
 def run_metadata(run: Any) -> dict[str, Any]:
-    """The display metadata naming ``run``, read by the notebook pre-save hook
-    (``server/notebook_fallback.py``) to save a snapshot in place of the widget."""
+    """The display metadata naming ``run``.
+
+    The display metadata naming ``run``, read by the notebook pre-save hook
+    (``server/notebook_fallback.py``) to save a snapshot in place of the widget.
+    """
     from ludwig_nb.core.status_html import METADATA_KEY
 
     return {METADATA_KEY: {"run_id": run.id, "directory": str(getattr(run, "directory", "") or "")}}
 
 
 def _widget_bundle(widget: Any, label: str, fallback_html: str = "") -> dict[str, Any]:
-    """The display bundle of a widget, built by hand: ipywidgets 7 displays widgets through
-    ``_ipython_display_``, which drops the display id we need to replace it later. A
-    stable ``text/plain`` (not the widget repr) keeps nbval comparisons steady; the
-    ``text/html`` fallback is what nbviewer, GitHub and a front end without the widget
-    manager show."""
+    """The display bundle of a widget, built by hand.
+
+    Ipywidgets 7 displays widgets through ``_ipython_display_``, which drops the display id we need
+    to replace it later. A stable ``text/plain`` (not the widget repr) keeps nbval comparisons
+    steady; the ``text/html`` fallback is what nbviewer, GitHub and a front end without the widget
+    manager show.
+    """
     bundle = {
         "text/plain": label,
         "application/vnd.jupyter.widget-view+json": {
@@ -211,9 +219,12 @@ def _fallback_html(run: Any) -> str:
 
 
 def _publish_final(handle: Any, bundle: dict[str, str]) -> None:
-    """Replace the cell's display with ``bundle`` now (any thread), and once more from the
-    next ``post_execute`` (main thread, inside a running cell), so that a message sent
-    between two cells, which notebook savers ignore, is not the only copy."""
+    """Replace the cell's display with ``bundle``, twice.
+
+    Replace the cell's display with ``bundle`` now (any thread), and once more from the next
+    ``post_execute`` (main thread, inside a running cell), so that a message sent between two cells,
+    which notebook savers ignore, is not the only copy.
+    """
     if handle is None:
         return
     handle.update(bundle, raw=True)

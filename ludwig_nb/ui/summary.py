@@ -57,8 +57,11 @@ def metrics_table_html(
     baseline: Mapping[str, Any] | None = None,
     predictors: Mapping[str, str] | None = None,
 ) -> str:
-    """``{split: {feature: {metric: value}}}`` as a table: one row per feature and metric,
-    with the trivial baseline's value on the headline split in a last column."""
+    """``{split: {feature: {metric: value}}}`` as a table.
+
+    One row per feature and metric, with the trivial baseline's value on the headline split in a
+    last column.
+    """
     splits = [s for s in metrics if isinstance(metrics[s], Mapping)]
     rows: dict[tuple[str, str], dict[str, Any]] = {}
     for split in splits:
@@ -212,8 +215,10 @@ def _headline_metrics(metrics: Mapping[str, Any]) -> list[str]:
 
 
 def summary_text(state: RunState) -> str:
-    """Plain text for terminals and ``text/plain``: one line, then the metrics beside the
-    trivial baseline on their own lines."""
+    """Plain text for terminals and ``text/plain``.
+
+    One line, then the metrics beside the trivial baseline on their own lines.
+    """
     metrics = state.best_metrics or state.latest_metrics
     text = f"{state.name or state.run_id}: {state.status}, {progress_text(state)}"
     if state.started_at is not None and state.finished_at is not None:
@@ -231,4 +236,5 @@ def summary_text(state: RunState) -> str:
 
 
 def summary_mimebundle(html_text: str, state: RunState) -> dict[str, str]:
+    """The final summary's display bundle: ``html_text`` and its plain-text twin for ``state``."""
     return {"text/html": html_text, "text/plain": summary_text(state)}

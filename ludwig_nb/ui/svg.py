@@ -51,9 +51,10 @@ def svg_line_chart(
     height: int = 230,
     log: bool = False,
 ) -> str:
-    """An ``<svg>`` element drawing ``curves`` ({name: (xs, ys)}) on real axes: round ticks
-    and grid lines on both, the x axis from 0, axis labels, and the legend in a row under
-    the plot (never on the data). ``log`` = log10 y axis. The raw ``train`` curve is drawn
+    """An ``<svg>`` element drawing ``curves`` ({name: (xs, ys)}) on real axes.
+
+    Round ticks and grid lines on both, the x axis from 0, axis labels, and the legend in a row
+    under the plot (never on the data). ``log`` = log10 y axis. The raw ``train`` curve is drawn
     faint under the others. Returns an SVG saying "no data" when nothing is drawable.
     """
     series = {name: _finite_points(xs, ys, log) for name, (xs, ys) in curves.items()}

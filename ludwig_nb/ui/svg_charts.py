@@ -39,6 +39,11 @@ class SvgCurveChart:
     """Named curves on shared axes, linear or log y, as an SVG in an ``HTML`` widget.
 
     ``clock``: monotonic seconds; ``min_interval``: the least seconds between redraws.
+
+    Args:
+        title: The chart's title.
+        y_label: The y axis label.
+        x_label: The x axis label.
     """
 
     def __init__(
@@ -78,7 +83,9 @@ class SvgCurveChart:
         self, curves: Mapping[str, Curve], title: str | None = None, x_mode: str | None = None
     ) -> Writes:
         """The ``value`` write that redraws the chart, or nothing (unchanged, or too soon).
-        ``x_mode``: "step", "epoch" or "time" (the x axis' label follows it)."""
+
+        ``x_mode``: "step", "epoch" or "time" (the x axis' label follows it).
+        """
         if title is not None:
             self.title = title
         if x_mode is not None:
@@ -108,8 +115,15 @@ _TIMELINE = (("utilization_gpu", "util %"), ("memory_percent", "memory %"), ("te
 
 
 class SvgTimeline:
-    """One GPU's last ``history`` seconds (utilisation %, memory %, °C and the slowdown
-    temperature) as an SVG; the ``%gpu_watch`` timeline without bqplot."""
+    """One GPU's recent history as an SVG timeline.
+
+    One GPU's last ``history`` seconds (utilisation %, memory %, °C and the slowdown temperature) as
+    an SVG; the ``%gpu_watch`` timeline without bqplot.
+
+    Args:
+        index: The GPU's index.
+        history: Seconds of history shown.
+    """
 
     def __init__(self, index: int, history: float) -> None:
         self.index = index

@@ -101,12 +101,18 @@ class TextView:
 
     @property
     def closed(self) -> bool:
+        """Whether the view froze (its run ended) and needs no more frames."""
         return self._closed.is_set()
 
     def wait_closed(self, timeout: float | None = None) -> bool:
+        """Wait up to ``timeout`` s (None: forever) for the view to close; True when it did."""
         return self._closed.wait(timeout)
 
     def refresh(self, now: float) -> None:
+        """Reduce the new events; show the new text once ``min_interval`` s passed.
+
+        ``now`` is the pump's monotonic time (s). Freezes once the run has ended.
+        """
         if self._closed.is_set():
             return
         for event in self._subscription.drain():

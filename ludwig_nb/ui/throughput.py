@@ -23,6 +23,7 @@ class ThroughputMeter:
         self._samples = 0
 
     def observe(self, event: ev.Event) -> None:
+        """Record a finished step's duration and batch size; other events are ignored."""
         if not isinstance(event, ev.StepFinished):
             return
         duration = max(0.0, event.time - event.start_time)
@@ -43,6 +44,7 @@ class ThroughputMeter:
 
     @property
     def steps_per_s(self) -> float | None:
+        """Steps per second of busy time over the recent steps; None without any."""
         if not self._steps or self._busy <= 1e-9:
             return None
         return len(self._steps) / self._busy

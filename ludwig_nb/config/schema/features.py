@@ -1,5 +1,7 @@
-"""Input and output features: their types, how ``defaults`` apply to them, and the keys
-Ludwig renders beside its schema (``active``, ``column``, ``proc_column``).
+"""Input and output features.
+
+Their types, how ``defaults`` apply to them, and the keys Ludwig renders beside its schema
+(``active``, ``column``, ``proc_column``).
 
 Each feature is checked against Ludwig's own schema (``ludwig_json``): the feature ``type``
 picks its keys, encoder / decoder / loss variants and preprocessing, with Ludwig's defaults.
@@ -142,8 +144,10 @@ def _merged(default: Any, own: Any) -> tuple[Any, list[str]]:
 def check_feature(
     raw: Any, path: KeyPath, ctx: Ctx, *, output: bool, defaults: Mapping[str, Any]
 ) -> dict[str, Any] | None:
-    """Validate and render one feature; problems go to ``ctx``. Returns None when the
-    feature is too broken to render (not a mapping)."""
+    """Validate and render one feature; problems go to ``ctx``.
+
+    Returns None when the feature is too broken to render (not a mapping).
+    """
     if not isinstance(raw, Mapping):
         ctx.problem(path, "a feature must be a mapping with 'name' and 'type'")
         return None
@@ -203,10 +207,13 @@ def _augmentation(value: Any) -> Any:
 
 
 def _fixed_preprocessing(feature: dict[str, Any]) -> None:
-    """What an encoder imposes on its feature's preprocessing (Ludwig's
-    ``set_fixed_preprocessing_params``): a Hugging Face text encoder its own tokenizer, tf_idf
-    the idf table, Ludwig's own image encoders no fixed size. (The sizes that torchvision's
-    pretrained encoders impose are not modelled.)"""
+    """What an encoder imposes on its feature's preprocessing.
+
+    What an encoder imposes on its feature's preprocessing (Ludwig's
+    ``set_fixed_preprocessing_params``): a Hugging Face text encoder its own tokenizer, tf_idf the
+    idf table, Ludwig's own image encoders no fixed size. (The sizes that torchvision's pretrained
+    encoders impose are not modelled.)
+    """
     encoder, pre = feature.get("encoder"), feature.get("preprocessing")
     if not isinstance(encoder, dict) or not isinstance(pre, dict):
         return
@@ -225,8 +232,11 @@ def _fixed_preprocessing(feature: dict[str, Any]) -> None:
 
 
 def proc_column(feature: Mapping[str, Any]) -> str:
-    """Ludwig's name for a feature's preprocessed column: its name and a hash of its type and
-    rendered preprocessing (``ludwig.features.feature_utils.compute_feature_hash``)."""
+    """Ludwig's name for a feature's preprocessed column.
+
+    Its name and a hash of its type and rendered preprocessing
+    (``ludwig.features.feature_utils.compute_feature_hash``).
+    """
     data = {"preprocessing": feature.get("preprocessing", {}), "type": feature["type"]}
     text = json.dumps(data, sort_keys=True, ensure_ascii=True)
     digest = base64.b64encode(hashlib.md5(text.encode()).digest(), altchars=b"__")

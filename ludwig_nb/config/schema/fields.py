@@ -57,7 +57,11 @@ def allowed_hint(options: Sequence[str]) -> str:
 
 
 class Ctx:
-    """Collects located problems while a document is checked."""
+    """Collects located problems while a document is checked.
+
+    Args:
+        positions: Where each key was written, to locate problems; None for a dict source.
+    """
 
     def __init__(self, positions: Positions | None = None) -> None:
         self.positions = positions
@@ -67,8 +71,11 @@ class Ctx:
 
     @contextlib.contextmanager
     def muted(self, paths: Sequence[KeyPath]) -> Iterator[None]:
-        """Drop problems under ``paths`` while inside (values borrowed from ``defaults``,
-        whose problems were already reported where they were written)."""
+        """Drop problems under ``paths`` while inside.
+
+        Drop problems under ``paths`` while inside (values borrowed from ``defaults``, whose
+        problems were already reported where they were written).
+        """
         self._muted.extend(paths)
         try:
             yield
@@ -134,12 +141,19 @@ class Spec:
     """Base of all specs."""
 
     def check(self, value: Any, path: KeyPath, ctx: Ctx) -> Any:
+        """Validate ``value`` written at ``path`` and return it rendered (defaults filled in).
+
+        Problems go to ``ctx`` (located by ``path``) instead of being raised, so one pass reports
+        every mistake; what is returned for a bad value is a best effort.
+        """
         raise NotImplementedError
 
     def default(self) -> Any:
+        """The rendered value when the key is absent (:data:`MISSING` when there is none)."""
         raise NotImplementedError
 
     def describe(self) -> str:
+        """What an accepted value is, in words for an error message (``"must be <this>"``)."""
         return "a value"
 
 
@@ -154,6 +168,7 @@ _TYPE_WORDS = {
 
 
 def kind_of(value: Any) -> str:
+    """Describe ``value``'s YAML kind for an error message, e.g. ``"a boolean"``."""
     if value is None:
         return "null"
     if isinstance(value, bool):
@@ -170,8 +185,21 @@ def kind_of(value: Any) -> str:
 
 
 class Param(Spec):
-    """A scalar: ``types`` among int/float/bool/str/null, optional ``choices`` (for strings),
-    ``literals`` (strings accepted beside numbers, e.g. ``"auto"``) and bounds."""
+    """A scalar parameter with its types, choices, literals and bounds.
+
+    A scalar: ``types`` among int/float/bool/str/null, optional ``choices`` (for strings),
+    ``literals`` (strings accepted beside numbers, e.g. ``"auto"``) and bounds.
+
+    Args:
+        default: The value when the key is absent.
+        *types: The accepted types among ``int``, ``float``, ``bool``, ``str``, ``null``.
+        choices: The accepted strings (implies ``str``).
+        literals: Strings accepted beside numbers, e.g. ``"auto"``.
+        ge: Inclusive lower bound.
+        gt: Exclusive lower bound.
+        le: Inclusive upper bound.
+        lt: Exclusive upper bound.
+    """
 
     def __init__(
         self,
@@ -191,9 +219,11 @@ class Param(Spec):
         self.bounds = (ge, gt, le, lt)
 
     def default(self) -> Any:
+        """A copy of the parameter's default."""
         return copy.deepcopy(self._default)
 
     def describe(self) -> str:
+        """The accepted types, choices and literals in words, e.g. ``"an integer or 'auto'"``."""
         words = [
             _TYPE_WORDS[t]
             for t in ("int", "float", "bool", "str")
@@ -209,6 +239,7 @@ class Param(Spec):
         return " or ".join(words) or "a value"
 
     def check(self, value: Any, path: KeyPath, ctx: Ctx) -> Any:
+        """Check the type, choices and bounds; see :meth:`Spec.check`."""
         if value is None:
             if "null" in self.types:
                 return None
@@ -263,7 +294,15 @@ class Param(Spec):
 
 
 class ListOf(Spec):
-    """A list whose items follow ``item``; ``length`` fixes its size."""
+    """A list whose items follow ``item``; ``length`` fixes its size.
+
+    Args:
+        item: The spec every item follows.
+        default: The value when the key is absent.
+        nullable: Whether null is accepted.
+        length: The exact number of items; None for any.
+        min_length: The least number of items.
+    """
 
     def __init__(
         self,
@@ -281,13 +320,16 @@ class ListOf(Spec):
         self.min_length = min_length
 
     def default(self) -> Any:
+        """A copy of the list's default."""
         return copy.deepcopy(self._default)
 
     def describe(self) -> str:
+        """``"a list of <item>"`` (with its length and ``or null`` when they apply)."""
         size = f" of {self.length}" if self.length is not None else ""
         return f"a list{size} of {self.item.describe()}" + (" or null" if self.nullable else "")
 
     def check(self, value: Any, path: KeyPath, ctx: Ctx) -> Any:
+        """Check the list, its length and every item; see :meth:`Spec.check`."""
         if value is None and self.nullable:
             return None
         if not isinstance(value, list):
@@ -301,19 +343,27 @@ class ListOf(Spec):
 
 
 class FreeDict(Spec):
-    """Any mapping (or null): a section Ludwig itself does not validate (``backend``, ...)."""
+    """Any mapping (or null): a section Ludwig itself does not validate (``backend``, ...).
+
+    Args:
+        default: The value when the key is absent.
+        nullable: Whether null is accepted.
+    """
 
     def __init__(self, default: Any = None, *, nullable: bool = True) -> None:
         self._default = default
         self.nullable = nullable
 
     def default(self) -> Any:
+        """A copy of the mapping's default."""
         return copy.deepcopy(self._default)
 
     def describe(self) -> str:
+        """``"a mapping"`` (``or null`` when nullable)."""
         return "a mapping" + (" or null" if self.nullable else "")
 
     def check(self, value: Any, path: KeyPath, ctx: Ctx) -> Any:
+        """Check that ``value`` is a mapping; its keys are free. See :meth:`Spec.check`."""
         if value is None and self.nullable:
             return None
         if not isinstance(value, Mapping):
@@ -323,7 +373,13 @@ class FreeDict(Spec):
 
 
 class Section(Spec):
-    """A mapping of named fields; unknown keys are errors with a suggestion; defaults fill in."""
+    """A mapping of named fields; unknown keys are errors with a suggestion; defaults fill in.
+
+    Args:
+        fields: The spec of each known key.
+        nullable: Whether null is accepted.
+        fill: False keeps only what was written (per-layer overrides), without defaults.
+    """
 
     def __init__(
         self, fields: Mapping[str, Spec], *, nullable: bool = False, fill: bool = True
@@ -333,9 +389,11 @@ class Section(Spec):
         self.fill = fill  # False: keep only what was written (per-layer overrides)
 
     def default(self) -> Any:
+        """The defaults of every field that has one."""
         return {k: s.default() for k, s in self.fields.items() if s.default() is not MISSING}
 
     def describe(self) -> str:
+        """``"a mapping"``."""
         return "a mapping"
 
     def extended(self, **more: Spec) -> Section:
@@ -343,6 +401,7 @@ class Section(Spec):
         return Section({**self.fields, **more}, nullable=self.nullable, fill=self.fill)
 
     def check(self, value: Any, path: KeyPath, ctx: Ctx) -> Any:
+        """Check every known key, report unknown ones, fill in defaults; see :meth:`Spec.check`."""
         if value is None and self.nullable:
             return None
         if value is None:

@@ -139,7 +139,13 @@ def _kind_ok(value: Any, types: Sequence[str]) -> bool:
 
 
 class JValue(Spec):
-    """A scalar or a list (``items``), with enum and bounds."""
+    """A scalar or a list (``items``), with enum and bounds.
+
+    Args:
+        node: The value's node in Ludwig's JSON schema.
+        types: Its JSON types (``integer``, ``number``, ``string``, ``boolean``, ``array``,
+            ``null``).
+    """
 
     def __init__(self, node: Mapping[str, Any], types: tuple[str, ...]) -> None:
         self.types = types
@@ -159,17 +165,21 @@ class JValue(Spec):
 
     @property
     def has_default(self) -> bool:
+        """Whether Ludwig's schema gives this value a default."""
         return self._default is not _NO_DEFAULT
 
     def default(self) -> Any:
+        """A copy of the default, or None without one."""
         return None if self._default is _NO_DEFAULT else _copy(self._default)
 
     def accepts_kind(self, value: Any) -> bool:
+        """Whether ``value``'s JSON type (or enum membership) fits, bounds aside."""
         return _kind_ok(value, self.types) or (
             self.enum is not None and any(_same(value, e) for e in self.enum)
         )
 
     def describe(self) -> str:
+        """The accepted values in words (the enum's members, or the types and bounds)."""
         if self.enum is not None:
             shown = [str(e) if e is not None else "null" for e in self.enum]
             if all(isinstance(e, bool) for e in self.enum):
@@ -181,6 +191,7 @@ class JValue(Spec):
         return " or ".join(words) or "a value"
 
     def check(self, value: Any, path: KeyPath, ctx: Ctx) -> Any:
+        """Check the value against its enum, types and bounds; see :meth:`Spec.check`."""
         if self.enum is not None:
             if any(_same(value, e) for e in self.enum):
                 return value
@@ -232,8 +243,14 @@ class JValue(Spec):
 
 
 class JAnyOf(Spec):
-    """One of several schemas (Ludwig's ``oneOf``): e.g. an initializer name or mapping,
-    ``batch_size`` as an integer or ``"auto"``."""
+    """One of several schemas (Ludwig's ``oneOf``).
+
+    E.g. an initializer name or mapping, ``batch_size`` as an integer or ``"auto"``.
+
+    Args:
+        options: The alternatives' schema nodes (built into specs on first use).
+        default: The default of the whole value, or the no-default marker.
+    """
 
     def __init__(self, options: Sequence[Any], default: Any) -> None:
         self._nodes = list(options)
@@ -242,17 +259,20 @@ class JAnyOf(Spec):
 
     @property
     def options(self) -> list[Spec]:
+        """The alternatives' specs, built on first use."""
         if self._options is None:
             self._options = [build(o) for o in self._nodes]
         return self._options
 
     @property
     def has_default(self) -> bool:
+        """Whether this value or one of its alternatives has a default."""
         return self._default is not _NO_DEFAULT or any(
             getattr(o, "has_default", False) for o in self.options
         )
 
     def default(self) -> Any:
+        """The default, else the first alternative's (a section renders its own defaults)."""
         if self._default is not _NO_DEFAULT:
             return _copy(self._default)
         for option in self.options:
@@ -266,12 +286,18 @@ class JAnyOf(Spec):
         return None
 
     def accepts_kind(self, value: Any) -> bool:
+        """Whether any alternative accepts ``value``'s JSON type."""
         return any(_accepts_kind(o, value) for o in self.options)
 
     def describe(self) -> str:
+        """The alternatives' descriptions joined by ``or``."""
         return " or ".join(dict.fromkeys(o.describe() for o in self.options))
 
     def check(self, value: Any, path: KeyPath, ctx: Ctx) -> Any:
+        """Check ``value`` against each alternative in turn and keep the first that fits.
+
+        The problems reported are those of the closest alternative. See :meth:`Spec.check`.
+        """
         if value is None and any(_accepts_kind(o, None) for o in self.options):
             return None  # an explicit null option wins over a section that would fill itself
         for option in self.options:
@@ -293,8 +319,14 @@ def _accepts_kind(spec: Spec, value: Any) -> bool:
 
 
 class JObject(Spec):
-    """A mapping of named fields; when the schema branches on ``type`` (``allOf`` of
-    ``if type == X then ...``), the ``type`` key picks the variant's extra fields."""
+    """A mapping of named fields.
+
+    When the schema branches on ``type`` (``allOf`` of ``if type == X then ...``), the ``type`` key
+    picks the variant's extra fields.
+
+    Args:
+        node: The section's node in Ludwig's JSON schema.
+    """
 
     def __init__(self, node: Mapping[str, Any]) -> None:
         self.types = _types(node) or ("object",)
@@ -323,9 +355,11 @@ class JObject(Spec):
 
     @property
     def has_default(self) -> bool:
+        """Always True: a section renders its own defaults."""
         return True
 
     def field(self, key: str) -> Spec | None:
+        """The spec of property ``key``, built on first use; None for an unknown key."""
         if key not in self._props_raw:
             return None
         if key not in self._props:
@@ -334,9 +368,11 @@ class JObject(Spec):
 
     @property
     def field_names(self) -> list[str]:
+        """The names of the section's properties, in schema order."""
         return list(self._props_raw)
 
     def variant(self, name: str) -> JObject | None:
+        """The section of type ``name`` (e.g. an encoder), built on first use; None if unknown."""
         if name not in self.variant_nodes:
             return None
         if name not in self._variants:
@@ -361,6 +397,7 @@ class JObject(Spec):
         return chosen if isinstance(chosen, str) else None
 
     def default(self) -> Any:
+        """The section rendered from nothing: every default filled in."""
         if self._default is not _NO_DEFAULT:
             return _copy(self._default)
         if self._rendered_default is _NO_DEFAULT:
@@ -368,6 +405,7 @@ class JObject(Spec):
         return _copy(self._rendered_default)
 
     def render(self, value: Mapping[str, Any]) -> dict[str, Any]:
+        """``value`` with every absent field filled with its default (no checks)."""
         out = {}
         for key, spec in self.fields_for(value).items():
             if key in value:
@@ -377,12 +415,19 @@ class JObject(Spec):
         return out
 
     def accepts_kind(self, value: Any) -> bool:
+        """Whether ``value`` is a mapping (or None for a nullable section)."""
         return isinstance(value, Mapping) or (value is None and self.nullable)
 
     def describe(self) -> str:
+        """``"a mapping"`` (``or null`` when nullable)."""
         return "a mapping" + (" or null" if self.nullable else "")
 
     def check(self, value: Any, path: KeyPath, ctx: Ctx) -> Any:
+        """Check the section (its type variant, known keys, every field) and fill in defaults.
+
+        A bare string is read as ``{"type": value}``, as Ludwig < 0.6 wrote it. See
+        :meth:`Spec.check`.
+        """
         if value is None:
             return None if self.nullable else self.default()
         if isinstance(value, str) and self.variant_nodes:

@@ -33,8 +33,11 @@ BINARY_PAIRS = (
 
 
 def parse_numbers(series: pd.Series, column: str) -> pd.Series:
-    """Float values with missing cells as NaN; raises :class:`DataError` naming the rows
-    that hold text that is neither a number nor a missing-value token."""
+    """Float values with missing cells as NaN.
+
+    Raises :class:`DataError` naming the rows that hold text that is neither a number nor a
+    missing-value token.
+    """
     if pd.api.types.is_numeric_dtype(series) and not pd.api.types.is_bool_dtype(series):
         return _finite(series.astype(float), column)
     missing = is_missing(series)
@@ -52,9 +55,11 @@ _FLOAT32_MAX = float(np.finfo(np.float32).max)
 
 
 def _finite(values: pd.Series, column: str) -> pd.Series:
-    """``values``, or :class:`DataError` naming the rows that hold +-inf or a number too
-    large for float32 (the tensors train in float32, where it would become inf); NaN is
-    missing."""
+    """Return ``values`` if every one fits float32; raise ``DataError`` otherwise.
+
+    ``values``, or :class:`DataError` naming the rows that hold +-inf or a number too large for
+    float32 (the tensors train in float32, where it would become inf); NaN is missing.
+    """
     raw = values.to_numpy()
     for bad, what in (
         (np.isinf(raw), "infinite value"),

@@ -88,7 +88,7 @@ def fit_preprocessing(config: Mapping[str, Any], training: pd.DataFrame) -> dict
 def kept_rows(
     config: Mapping[str, Any], frame: pd.DataFrame, *, outputs: bool = True
 ) -> np.ndarray:
-    """bool ``[rows]``: False where a feature whose strategy is ``drop_row`` misses a value."""
+    """Bool ``[rows]``: False where a feature whose strategy is ``drop_row`` misses a value."""
     keep = np.ones(len(frame), dtype=bool)
     for role, feature in _features(config):
         if role == "output" and not outputs:
@@ -144,8 +144,10 @@ def transform_frame(
 
 
 def check_values(config: Mapping[str, Any], frame: pd.DataFrame) -> None:
-    """Cheap value checks before training: number columns parse and are finite, binary
-    columns hold two values (raises :class:`DataError`)."""
+    """Cheap value checks before training.
+
+    Number columns parse and are finite, binary columns hold two values (raises :class:`DataError`).
+    """
     for _, feature in _features(config):
         if feature["type"] == "number":
             numeric.parse_numbers(frame[_column(feature)], _column(feature))

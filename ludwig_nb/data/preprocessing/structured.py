@@ -39,8 +39,10 @@ def fit_vector(series: pd.Series, preprocessing: Mapping[str, Any], column: str)
 
 
 def transform_vector(series: pd.Series, meta: Mapping[str, Any], column: str) -> np.ndarray:
-    """float32 ``[rows, vector_size]``; missing rows are zeros; raises :class:`DataError`
-    for unparsable rows or rows of another length."""
+    """float32 ``[rows, vector_size]``.
+
+    Missing rows are zeros; raises :class:`DataError` for unparsable rows or rows of another length.
+    """
     size = int(meta["vector_size"])
     out = np.zeros((len(series), size), dtype=np.float32)
     for row, (label, value) in enumerate(series.items()):

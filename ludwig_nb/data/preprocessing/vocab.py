@@ -127,8 +127,11 @@ def _docs(series: pd.Series, meta: Mapping[str, Any]) -> list[list[int]]:
 
 
 def _tokens(tokenize: Callable[[str], list[str]], text: str) -> list[str]:
-    """Tokens of one text; a cell filled with ``<UNK>`` (Ludwig's default fill value
-    for missing text) is the one unknown token, not ``<``, ``UNK``, ``>``."""
+    """Tokens of one text.
+
+    A cell filled with ``<UNK>`` (Ludwig's default fill value for missing text) is the one unknown
+    token, not ``<``, ``UNK``, ``>``.
+    """
     return [UNK] if text in (UNK, UNK.lower()) else tokenize(text)
 
 

@@ -22,6 +22,11 @@ log = logging.getLogger(__name__)
 
 
 def candidate_sizes(rows: int, on_cuda: bool, max_batch_size: int | None) -> list[int]:
+    """Batch sizes to try: powers of two from 16 up to a cap.
+
+    The cap is 4096 on CUDA (128 on the CPU), at most a fifth of the ``rows`` training rows and at
+    most ``max_batch_size``; never empty.
+    """
     cap = min(4096 if on_cuda else 128, max(16, int(0.2 * rows)), max_batch_size or 2**40)
     sizes, size = [], 16
     while size <= cap:
@@ -37,8 +42,11 @@ def probe_batch_size(
     steps: int = 3,
     timer: Callable[[], float] = time.perf_counter,
 ) -> int:
-    """Fastest of ``sizes`` in samples per second; ``run_steps(size, n)`` trains ``n``
-    steps of ``size`` rows on a throw-away copy. Out-of-memory ends the search."""
+    """Fastest of ``sizes`` in samples per second.
+
+    ``run_steps(size, n)`` trains ``n`` steps of ``size`` rows on a throw-away copy. Out-of-memory
+    ends the search.
+    """
     best, best_rate = sizes[0], 0.0
     began = timer()
     for size in sizes:
@@ -63,8 +71,10 @@ def probe_batch_size(
 
 
 def eval_candidate_sizes(batch_size: int, rows: int, on_cuda: bool) -> list[int]:
-    """Evaluation batch sizes to try: ``batch_size`` doubling up to ``rows`` (the largest
-    evaluation split) and the device cap."""
+    """Evaluation batch sizes to try.
+
+    ``batch_size`` doubling up to ``rows`` (the largest evaluation split) and the device cap.
+    """
     cap = min(4096 if on_cuda else 1024, max(batch_size, rows))
     sizes, size = [], max(1, batch_size)
     while size <= cap:
@@ -79,9 +89,11 @@ def probe_eval_batch_size(
     budget: float = 2.0,
     timer: Callable[[], float] = time.perf_counter,
 ) -> int:
-    """Fastest of ``sizes`` (rows per second) among those that fit; ``run_forward(size)``
-    evaluates one batch of ``size`` rows. Out-of-memory ends the search (the sizes below
-    it fit); so does ``budget`` seconds spent."""
+    """Fastest of ``sizes`` (rows per second) among those that fit.
+
+    ``run_forward(size)`` evaluates one batch of ``size`` rows. Out-of-memory ends the search (the
+    sizes below it fit); so does ``budget`` seconds spent.
+    """
     best, best_rate = sizes[0], 0.0
     began = timer()
     for size in sizes:

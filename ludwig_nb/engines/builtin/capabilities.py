@@ -115,8 +115,11 @@ _OUTPUT_PROBES: tuple[_Probe, ...] = (
 
 
 def check_builtin(config: Config) -> None:
-    """Raise ``UnsupportedByEngine`` (every problem, located at the config's lines) for what
-    the built-in engine cannot run of the valid ``config``."""
+    """Reject what the built-in engine cannot run of a valid ``config``.
+
+    Raise ``UnsupportedByEngine`` (every problem, located at the config's lines) for what the
+    built-in engine cannot run of the valid ``config``.
+    """
     ctx = Ctx(config.positions)
     check_engine_support(config.to_dict(), ctx)
     if ctx.problems:
@@ -125,8 +128,11 @@ def check_builtin(config: Config) -> None:
 
 
 def check_engine_support(cfg: dict[str, Any], ctx: Ctx) -> None:
-    """Report, as ``UnsupportedByEngine`` problems in ``ctx``, what the built-in engine
-    cannot run of ``cfg`` (a rendered config without schema problems)."""
+    """Report what the built-in engine cannot run of ``cfg`` as problems in ``ctx``.
+
+    Report, as ``UnsupportedByEngine`` problems in ``ctx``, what the built-in engine cannot run of
+    ``cfg`` (a rendered config without schema problems).
+    """
     report = _Reporter(ctx)
     if cfg.get("model_type") != "ecd":
         report(

@@ -33,8 +33,17 @@ _TOP = 25
 
 
 class StepCapture:
-    """Profiles ``steps`` training steps after ``wait`` + ``warmup`` steps. ``steps`` <= 0:
-    does nothing. Raises ``ValueError`` for a negative wait or warmup."""
+    """Profiles ``steps`` training steps after ``wait`` + ``warmup`` steps.
+
+    ``steps`` <= 0: does nothing. Raises ``ValueError`` for a negative wait or warmup.
+
+    Args:
+        run_dir: The run directory; the capture is written there as ``torch_top_ops.json``.
+        steps: How many training steps to record.
+        device: The training device (CUDA activity is recorded on a GPU).
+        wait: Steps skipped before the warm-up.
+        warmup: Steps profiled but not recorded.
+    """
 
     def __init__(
         self, run_dir: Path, steps: int, device: Any, *, wait: int = 2, warmup: int = 2
@@ -51,9 +60,11 @@ class StepCapture:
 
     @property
     def active(self) -> bool:
+        """Whether the profiler is recording."""
         return self._profiler is not None
 
     def start(self) -> None:
+        """Start the torch profiler (CPU, and CUDA on a GPU) unless nothing is to be captured."""
         if self.steps <= 0 or self._profiler is not None or self.written:
             return
         activities = [torch.profiler.ProfilerActivity.CPU]

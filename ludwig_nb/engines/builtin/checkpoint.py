@@ -60,7 +60,8 @@ def load_checkpoint(path: Path, *, mmap: bool = False) -> dict[str, Any]:
     """Read a checkpoint onto the CPU (``mmap``: map the tensors, read nothing yet).
 
     Raises ``FileNotFoundError`` naming the path, and :class:`CheckpointError` naming it
-    for a file that is truncated, garbage or not a checkpoint of this engine."""
+    for a file that is truncated, garbage or not a checkpoint of this engine.
+    """
     if not path.is_file():
         raise FileNotFoundError(f"no checkpoint at {path}")
     try:
@@ -77,8 +78,11 @@ def load_checkpoint(path: Path, *, mmap: bool = False) -> dict[str, Any]:
 
 
 def unreadable_torch_file(path: Path) -> str:
-    """Why ``torch.load`` could not read ``path``, in words (torch's own text, kept on
-    the exception's cause, speaks of ``weights_only`` and zip internals)."""
+    """Explain in words why ``torch.load`` could not read ``path``.
+
+    Why ``torch.load`` could not read ``path``, in words (torch's own text, kept on the exception's
+    cause, speaks of ``weights_only`` and zip internals).
+    """
     import zipfile
 
     try:
@@ -97,11 +101,14 @@ def unreadable_torch_file(path: Path) -> str:
 
 
 def check_resume(run_dir: Path, config: Mapping[str, Any]) -> None:
-    """Check before the thread starts that ``<run_dir>/checkpoints/latest.ckpt`` loads and
-    fits ``config`` (same features, same model shapes). Reads the tensors memory-mapped
-    and builds the model on torch's "meta" device, so nothing large is allocated.
+    """Check that the run's latest checkpoint loads and fits ``config``.
 
-    Raises ``FileNotFoundError`` / :class:`CheckpointError`, naming the file."""
+    Check before the thread starts that ``<run_dir>/checkpoints/latest.ckpt`` loads and fits
+    ``config`` (same features, same model shapes). Reads the tensors memory-mapped and builds the
+    model on torch's "meta" device, so nothing large is allocated.
+
+    Raises ``FileNotFoundError`` / :class:`CheckpointError`, naming the file.
+    """
     from ludwig_nb.engines.builtin.model import ECD
 
     path = Path(run_dir) / CHECKPOINTS_DIR / LATEST

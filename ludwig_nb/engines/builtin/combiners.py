@@ -19,6 +19,13 @@ __all__ = ["COMBINERS", "Concat", "build_combiner"]
 
 
 class Concat(nn.Module):
+    """Ludwig's ``concat`` combiner: the encoder outputs side by side, then an FC stack.
+
+    Args:
+        params: The ``combiner`` section (``fc_layers``, ``output_size``, ``residual``, ...).
+        sizes: The output size of each encoder, in input-feature order.
+    """
+
     def __init__(self, params: Mapping[str, Any], sizes: Sequence[int]):
         super().__init__()
         self.fc = FCStack(
@@ -27,6 +34,7 @@ class Concat(nn.Module):
         self.output_size = self.fc.output_size
 
     def forward(self, encoded: list[torch.Tensor]) -> torch.Tensor:
+        """Concatenate the encoder outputs (``[batch, sum(sizes)]``) and run the FC stack."""
         return self.combine_flat(torch.cat(encoded, dim=1))
 
     def combine_flat(self, flat: torch.Tensor) -> torch.Tensor:
@@ -51,8 +59,10 @@ def _transformer(params: Mapping[str, Any], hidden: int) -> nn.TransformerEncode
 
 
 class TransformerCombiner(nn.Module):
-    """Each input feature becomes one token (projected to ``hidden_size``); a transformer
-    mixes them; ``reduce_output`` (mean) pools; then an FC stack."""
+    """Each input feature becomes one token (projected to ``hidden_size``).
+
+    A transformer mixes them; ``reduce_output`` (mean) pools; then an FC stack.
+    """
 
     def __init__(self, params: Mapping[str, Any], sizes: Sequence[int]):
         super().__init__()
@@ -73,9 +83,12 @@ class TransformerCombiner(nn.Module):
 
 
 class TabTransformer(nn.Module):
-    """Categorical-like inputs (category, text, sequence, set, bag, date) go through a
-    transformer as tokens (plus a learned column embedding); the other inputs (number,
-    binary, vector) are layer-normalised; both are concatenated, then an FC stack."""
+    """Ludwig's ``tabtransformer`` combiner.
+
+    Categorical-like inputs (category, text, sequence, set, bag, date) go through a transformer as
+    tokens (plus a learned column embedding); the other inputs (number, binary, vector) are
+    layer-normalised; both are concatenated, then an FC stack.
+    """
 
     def __init__(self, params: Mapping[str, Any], sizes: Sequence[int], kinds: Sequence[str]):
         super().__init__()

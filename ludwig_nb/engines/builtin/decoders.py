@@ -1,6 +1,8 @@
-"""Output decoders (Ludwig defaults): ``regressor`` (binary, number), ``classifier``
-(category, set), ``projector`` (vector), each after an optional FC stack
-(``decoder.num_fc_layers`` x ``fc_output_size``, default 0 layers)."""
+"""Output decoders (Ludwig defaults).
+
+``regressor`` (binary, number), ``classifier`` (category, set), ``projector`` (vector), each after
+an optional FC stack (``decoder.num_fc_layers`` x ``fc_output_size``, default 0 layers).
+"""
 
 from __future__ import annotations
 

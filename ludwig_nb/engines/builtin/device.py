@@ -27,8 +27,10 @@ _RESIDENT_BYTES = 2 * 1024**3  # bytes of preprocessed data moved to the GPU who
 
 
 def resolve_device(requested: str | None) -> torch.device:
-    """``None``/"auto": the first CUDA GPU when available, else CPU. Raises ``ValueError``
-    for a CUDA device that this machine does not have."""
+    """``None``/"auto": the first CUDA GPU when available, else CPU.
+
+    Raises ``ValueError`` for a CUDA device that this machine does not have.
+    """
     if requested in (None, "", "auto"):
         return torch.device("cuda:0" if torch.cuda.is_available() else "cpu")
     device = torch.device(requested)
@@ -43,8 +45,14 @@ def resolve_device(requested: str | None) -> torch.device:
 
 
 class Precision:
-    """``use_mixed_precision``: CUDA autocast in bf16 where supported, else fp16 with a
-    GradScaler. On CPU it is a documented no-op (full fp32), as in Ludwig."""
+    """``use_mixed_precision``: CUDA autocast in bf16 where supported, else fp16 with a GradScaler.
+
+    On CPU it is a documented no-op (full fp32), as in Ludwig.
+
+    Args:
+        device: The training device.
+        enabled: ``trainer.use_mixed_precision``.
+    """
 
     def __init__(self, device: torch.device, enabled: bool):
         self.device = device
@@ -60,14 +68,18 @@ class Precision:
             log.info("use_mixed_precision is ignored on %s (CUDA only)", device)
 
     def autocast(self) -> contextlib.AbstractContextManager[Any]:
+        """The autocast context for a forward pass; a no-op in full precision."""
         if self.dtype is None:
             return contextlib.nullcontext()
         return torch.autocast(self.device.type, dtype=self.dtype)
 
 
 def batch_order(rows: int, seed: int, epoch: int, shuffle: bool) -> torch.Tensor:
-    """Row order of one epoch: a permutation fixed by ``(seed, epoch)`` so that a resumed
-    run sees the same batches as an uninterrupted one."""
+    """Row order of one epoch.
+
+    A permutation fixed by ``(seed, epoch)`` so that a resumed run sees the same batches as an
+    uninterrupted one.
+    """
     if not shuffle:
         return torch.arange(rows)
     generator = torch.Generator().manual_seed(int(seed) * 100_003 + int(epoch))
@@ -82,10 +94,13 @@ class TensorData:
         arrays: dict[str, tuple[np.ndarray, ...]],
         stacks: Mapping[str, Sequence[str]] | None = None,
     ):
-        """``stacks``: group key -> names of 1-D features held as the columns of one
-        float32 ``[rows, len(names)]`` tensor under that key (one gather per batch
-        instead of one per feature). Stacked entries are taken out of ``arrays`` as they
-        are copied, so the data exist about once at any moment."""
+        """Hold the arrays of a split, stacking 1-D features into one tensor per group.
+
+        ``stacks``: group key -> names of 1-D features held as the columns of one float32 ``[rows,
+        len(names)]`` tensor under that key (one gather per batch instead of one per feature).
+        Stacked entries are taken out of ``arrays`` as they are copied, so the data exist about once
+        at any moment.
+        """
         stacked: Batch = {}
         for key, names in (stacks or {}).items():
             present = [n for n in names if n in arrays]
@@ -108,6 +123,7 @@ class TensorData:
 
     @property
     def nbytes(self) -> int:
+        """Memory held by the tensors, in bytes."""
         return sum(t.numel() * t.element_size() for ts in self.tensors.values() for t in ts)
 
     def place(self, device: torch.device) -> TensorData:
@@ -122,6 +138,7 @@ class TensorData:
         return self
 
     def gather(self, index: torch.Tensor) -> Batch:
+        """The batch of rows ``index`` (a 1-D tensor), pinned again when the data are pinned."""
         index = index.to(self.device)  # no-op when already there
         if self.pinned:  # gathered rows must be pinned again for a non-blocking copy
             return {
@@ -131,6 +148,7 @@ class TensorData:
         return {k: tuple(t.index_select(0, index) for t in v) for k, v in self.tensors.items()}
 
     def rows_slice(self, start: int, end: int) -> Batch:
+        """The batch of rows ``start`` to ``end - 1`` (views, no copy)."""
         return {k: tuple(t[start:end] for t in v) for k, v in self.tensors.items()}
 
 
@@ -150,8 +168,11 @@ def to_device(batch: Batch, device: torch.device) -> Batch:
 def prefetched(
     make: Callable[[int], Batch], count: int, device: torch.device, start: int = 0
 ) -> Iterator[tuple[int, Batch]]:
-    """Yield ``(i, batch on device)`` for ``i`` in ``[start, count)``. From pinned host
-    memory, batch ``i + 1`` is copied on a side stream while batch ``i`` trains."""
+    """Yield ``(i, batch on device)``, copying the next batch while this one trains.
+
+    Yield ``(i, batch on device)`` for ``i`` in ``[start, count)``. From pinned host memory, batch
+    ``i + 1`` is copied on a side stream while batch ``i`` trains.
+    """
     if device.type != "cuda":
         for i in range(start, count):
             yield i, make(i)

@@ -20,14 +20,20 @@ __all__ = ["SINGLE", "Distributed", "shard_order", "shard_rows"]
 
 
 def shard_rows(rows: int, world_size: int) -> int:
-    """Training rows one rank sees per epoch: ``rows // world_size`` (at least 1); the
-    remainder is dropped, as ``DistributedSampler(drop_last=True)`` does."""
+    """Training rows one rank sees per epoch.
+
+    ``rows // world_size`` (at least 1); the remainder is dropped, as
+    ``DistributedSampler(drop_last=True)`` does.
+    """
     return max(1, rows // max(1, world_size))
 
 
 def shard_order(order: torch.Tensor, rank: int, world_size: int) -> torch.Tensor:
-    """Rank ``rank``'s rows of an epoch's ``order``: every ``world_size``-th row from
-    ``rank`` on, cut to :func:`shard_rows` so that all shards have the same length."""
+    """Rank ``rank``'s rows of an epoch's ``order``.
+
+    Every ``world_size``-th row from ``rank`` on, cut to :func:`shard_rows` so that all shards have
+    the same length.
+    """
     if world_size <= 1:
         return order
     per_rank = shard_rows(int(order.numel()), world_size)
@@ -36,8 +42,11 @@ def shard_order(order: torch.Tensor, rank: int, world_size: int) -> torch.Tensor
 
 @dataclasses.dataclass(frozen=True)
 class Distributed:
-    """One rank of a data-parallel run. ``wrap`` turns the step module into its
-    distributed form (e.g. ``DistributedDataParallel``); None keeps it."""
+    """One rank of a data-parallel run.
+
+    ``wrap`` turns the step module into its distributed form (e.g. ``DistributedDataParallel``);
+    None keeps it.
+    """
 
     rank: int = 0
     world_size: int = 1
@@ -49,9 +58,11 @@ class Distributed:
         return self.rank == 0
 
     def wrap(self, module: Any) -> Any:
+        """The module wrapped for data-parallel training (DDP), or as is on one rank."""
         return module if self.wrap_module is None else self.wrap_module(module)
 
     def shard(self, order: torch.Tensor) -> torch.Tensor:
+        """This rank's part of an epoch's row ``order``."""
         return shard_order(order, self.rank, self.world_size)
 
 

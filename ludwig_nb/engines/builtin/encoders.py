@@ -105,8 +105,11 @@ class SequenceEmbed(_SequenceBase):
 
 
 class ParallelCNN(_SequenceBase):
-    """Ludwig's default text encoder: parallel 1-D convolutions (filter sizes 2-5), reduced
-    over time, then an FC stack (default 512 -> 256)."""
+    """Ludwig's default text encoder.
+
+    Parallel 1-D convolutions (filter sizes 2-5), reduced over time, then an FC stack (default 512
+    -> 256).
+    """
 
     def __init__(self, params: Mapping[str, Any], vocab_size: int, length: int):
         super().__init__(params, vocab_size, "sum")
@@ -155,8 +158,11 @@ def _same(x: torch.Tensor, k: int) -> torch.Tensor:
 
 
 class RNN(_SequenceBase):
-    """Recurrent encoder: ``cell_type`` rnn / lstm / gru, ``state_size``, ``num_layers``,
-    ``bidirectional``; reduced at the ``last`` real token by default."""
+    """Recurrent encoder.
+
+    ``cell_type`` rnn / lstm / gru, ``state_size``, ``num_layers``, ``bidirectional``; reduced at
+    the ``last`` real token by default.
+    """
 
     def __init__(self, params: Mapping[str, Any], vocab_size: int, length: int):
         super().__init__(params, vocab_size, "last")
@@ -183,8 +189,11 @@ class RNN(_SequenceBase):
 
 
 class Transformer(_SequenceBase):
-    """Transformer encoder with learned positions (``num_layers``, ``num_heads``,
-    ``hidden_size``, ``transformer_output_size``); ``last`` reduction by default."""
+    """Transformer encoder with learned positions.
+
+    Transformer encoder with learned positions (``num_layers``, ``num_heads``, ``hidden_size``,
+    ``transformer_output_size``); ``last`` reduction by default.
+    """
 
     def __init__(self, params: Mapping[str, Any], vocab_size: int, length: int):
         super().__init__(params, vocab_size, "last")
@@ -232,8 +241,10 @@ class SetEmbed(nn.Module):
 
 
 class DateEmbed(nn.Module):
-    """Embeddings of month, day, weekday, day of year, hour, minute, second; the year and
-    the second of the day through a linear layer; then FC."""
+    """Embeddings of month, day, weekday, day of year, hour, minute, second.
+
+    The year and the second of the day through a linear layer; then FC.
+    """
 
     _SIZES = (13, 32, 7, 367, 24, 60, 60)  # month, day, weekday, yearday, hour, minute, second
 
@@ -278,8 +289,11 @@ _DEFAULT = {
 
 
 def build_encoder(feature: Mapping[str, Any], meta: Mapping[str, Any]) -> nn.Module:
-    """The encoder module for one input feature; raises ``ValueError`` for an encoder the
-    built-in engine does not have (the config layer rejects those first)."""
+    """The encoder module for one input feature.
+
+    Raises ``ValueError`` for an encoder the built-in engine does not have (the config layer rejects
+    those first).
+    """
     kind = feature["type"]
     params = dict(feature.get("encoder") or {})
     name = params.get("type") or _DEFAULT[kind]

@@ -30,15 +30,20 @@ class BuiltinEngine:
         check_builtin(config)
 
     def prepare_data(self, config: Mapping[str, Any], dataset: Any) -> Any:
-        """Load and check the data (columns, values, classes, non-empty splits); raises
-        ``DataError``. The table is loaded here, once: the thread preprocesses it."""
+        """Load and check the data (columns, values, classes, non-empty splits).
+
+        Raises ``DataError``. The table is loaded here, once: the thread preprocesses it.
+        """
         from ludwig_nb.data import check_dataset
 
         return check_dataset(config, dataset)
 
     def plan(self, config: Mapping[str, Any], rows: int) -> ScheduleInfo:
-        """The schedule over ``rows`` training rows at the config's batch size (an
-        ``auto`` batch size plans with Ludwig's CPU default, 128)."""
+        """The schedule over ``rows`` training rows at the config's batch size.
+
+        The schedule over ``rows`` training rows at the config's batch size (an ``auto`` batch size
+        plans with Ludwig's CPU default, 128).
+        """
         from ludwig_nb.engines.builtin.schedule import plan_training
 
         trainer = dict(config.get("trainer") or {})
@@ -47,8 +52,11 @@ class BuiltinEngine:
         return plan_training(trainer, rows, batch_size).info()
 
     def warm_up(self) -> None:
-        """Pay a first fit's one-off costs: torch, the engine's modules and the first
-        optimizer's ``torch._dynamo`` import (the same warm-up ``%load_ext`` starts)."""
+        """Pay a first fit's one-off costs.
+
+        Torch, the engine's modules and the first optimizer's ``torch._dynamo`` import (the same
+        warm-up ``%load_ext`` starts).
+        """
         from ludwig_nb.engines.builtin.warmup import warm_up
 
         warm_up()
@@ -75,17 +83,21 @@ class BuiltinEngine:
 
     def check_resume(self, run_dir: Path, config: Mapping[str, Any]) -> None:
         """Before the thread: the run's latest checkpoint loads and fits ``config``.
-        Raises ``FileNotFoundError`` / ``CheckpointError`` naming the file."""
+
+        Raises ``FileNotFoundError`` / ``CheckpointError`` naming the file.
+        """
         from ludwig_nb.engines.builtin.checkpoint import check_resume
 
         check_resume(run_dir, config)
 
 
 def default_threads(cpus: int | None, env: dict[str, str]) -> int | None:
-    """CPU threads for torch when the user chose none: all cores but one, so the kernel's
-    main thread, the UI pump and the sampler stay responsive (on a 2-core machine two
-    torch threads fighting the kernel were ~20x slower per step than one). None when
-    ``OMP_NUM_THREADS`` is set: the user's choice stands."""
+    """CPU threads for torch when the user chose none.
+
+    All cores but one, so the kernel's main thread, the UI pump and the sampler stay responsive (on
+    a 2-core machine two torch threads fighting the kernel were ~20x slower per step than one). None
+    when ``OMP_NUM_THREADS`` is set: the user's choice stands.
+    """
     if env.get("OMP_NUM_THREADS"):
         return None
     return max(1, (cpus or 1) - 1)
@@ -96,9 +108,11 @@ class _Defaults:
 
 
 def _set_threads(requested: int | None) -> None:
-    """``threads=`` sets torch's (process-wide) thread count; without it the default is
-    applied once, by the first run of the process, and never changed behind the user's
-    back afterwards (a later ``torch.set_num_threads`` of theirs stands)."""
+    """``threads=`` sets torch's (process-wide) thread count.
+
+    Without it the default is applied once, by the first run of the process, and never changed
+    behind the user's back afterwards (a later ``torch.set_num_threads`` of theirs stands).
+    """
     import torch
 
     if requested is None:

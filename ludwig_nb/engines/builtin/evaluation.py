@@ -24,9 +24,12 @@ def forward_all(
     precision: Precision,
     objective: Objective | None = None,
 ) -> tuple[dict[str, torch.Tensor], dict[str, float]]:
-    """Raw outputs of every row (on the CPU) and mean losses (``{output, "combined"}``)
-    when ``objective`` is given and ``data`` holds the outputs. The losses are computed
-    once over the whole split (not per batch), where the targets are."""
+    """Raw outputs of every row and, optionally, the mean losses of a split.
+
+    Raw outputs of every row (on the CPU) and mean losses (``{output, "combined"}``) when
+    ``objective`` is given and ``data`` holds the outputs. The losses are computed once over the
+    whole split (not per batch), where the targets are.
+    """
     was_training = module.training
     module.eval()
     device = next(module.parameters()).device

@@ -1,5 +1,7 @@
-"""Building blocks shared by encoders, combiners and decoders: Ludwig's ``FCStack``,
-activations and sequence reduction."""
+"""Building blocks shared by encoders, combiners and decoders.
+
+Ludwig's ``FCStack``, activations and sequence reduction.
+"""
 
 from __future__ import annotations
 
@@ -61,6 +63,12 @@ class FCStack(nn.Module):
     """Fully connected layers: linear -> norm -> activation -> dropout, per spec.
 
     ``residual``: add the block input to its output where the sizes match.
+
+    Args:
+        input_size: Features of the input.
+        specs: One mapping per layer (``output_size``, ``use_bias``, ``norm``, ``activation``,
+            ``dropout``).
+        residual: Add the block input to its output where the sizes match.
     """
 
     def __init__(self, input_size: int, specs: Sequence[Mapping[str, Any]], residual: bool = False):
@@ -86,6 +94,7 @@ class FCStack(nn.Module):
         self.output_size = size
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
+        """Run the fully connected blocks, adding residuals where the shapes match."""
         for block in self.blocks:
             y: torch.Tensor = block(x)
             x = x + y if self.residual and y.shape == x.shape else y
@@ -93,8 +102,11 @@ class FCStack(nn.Module):
 
 
 def reduce_sequence(hidden: torch.Tensor, mask: torch.Tensor, mode: str | None) -> torch.Tensor:
-    """Reduce ``[batch, time, dim]`` to ``[batch, dim]`` over the unpadded steps (``mask``
-    is True where a token is). Modes: sum, mean/avg, max, last, concat/null (flatten)."""
+    """Reduce ``[batch, time, dim]`` to ``[batch, dim]`` over the unpadded steps.
+
+    Reduce ``[batch, time, dim]`` to ``[batch, dim]`` over the unpadded steps (``mask`` is True
+    where a token is). Modes: sum, mean/avg, max, last, concat/null (flatten).
+    """
     weights = mask.unsqueeze(-1).to(hidden.dtype)
     if mode == "sum":
         return (hidden * weights).sum(dim=1)
@@ -114,6 +126,12 @@ class SequenceReducer(nn.Module):
     ``mode``: sum, mean/avg, max, last, concat/none (flatten: ``dim * length``) or
     attention (Ludwig's feed-forward attention: ``tanh(W1 h) -> w2`` scores, softmax over
     the real tokens, the weighted sum of ``h``; ``hidden_size`` 256 as in Ludwig).
+
+    Args:
+        mode: The reduction (see above).
+        dim: The hidden size of each token.
+        length: The number of tokens (for ``concat``).
+        attention_size: The hidden size of the attention scorer.
     """
 
     def __init__(self, mode: str, dim: int, length: int, attention_size: int = 256):
@@ -127,6 +145,7 @@ class SequenceReducer(nn.Module):
         )
 
     def forward(self, hidden: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+        """Reduce ``hidden`` ``[batch, time, dim]`` over the tokens ``mask`` marks."""
         if self.attention is None:
             return reduce_sequence(hidden, mask, self.mode)
         scores = self.attention(hidden).squeeze(-1).masked_fill(~mask, -1e9)
@@ -135,9 +154,12 @@ class SequenceReducer(nn.Module):
 
 
 class OwnedDropout(nn.Module):
-    """``nn.Dropout`` that draws its masks from a run's own ``torch.Generator``, so that
-    runs training at once in one process do not share torch's global generator (two runs
-    with one seed then reproduce their solo results)."""
+    """``nn.Dropout`` that draws its masks from a run's own ``torch.Generator``.
+
+    ``nn.Dropout`` that draws its masks from a run's own ``torch.Generator``, so that runs training
+    at once in one process do not share torch's global generator (two runs with one seed then
+    reproduce their solo results).
+    """
 
     def __init__(self, p: float, generator: torch.Generator):
         super().__init__()
@@ -145,6 +167,7 @@ class OwnedDropout(nn.Module):
         self.generator = generator
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
+        """Zero elements with probability ``p`` from the run's generator (identity in eval mode)."""
         if not self.training or self.p == 0.0:
             return x
         keep = 1.0 - self.p
@@ -156,10 +179,13 @@ class OwnedDropout(nn.Module):
 
 
 class OwnedAttention(nn.MultiheadAttention):
-    """``nn.MultiheadAttention`` (self-attention, one embedding size, ``batch_first``) whose
+    """``nn.MultiheadAttention`` whose attention dropout draws from a run's own generator.
+
+    ``nn.MultiheadAttention`` (self-attention, one embedding size, ``batch_first``) whose
     attention-weight dropout draws from a run's own generator; made from an existing one by
-    :func:`own_dropout`, with the same parameters (a saved state dict loads either way).
-    Outside training, or with ``dropout`` 0, it is torch's own forward."""
+    :func:`own_dropout`, with the same parameters (a saved state dict loads either way). Outside
+    training, or with ``dropout`` 0, it is torch's own forward.
+    """
 
     attn_dropout: OwnedDropout
 
@@ -203,9 +229,12 @@ class OwnedAttention(nn.MultiheadAttention):
 
 
 def own_dropout(module: nn.Module, generator: torch.Generator) -> int:
-    """Replace every ``nn.Dropout`` under ``module`` by :class:`OwnedDropout` and every
-    self-attention with dropout by :class:`OwnedAttention`, both over ``generator``;
-    returns how many were replaced."""
+    """Make every dropout under ``module`` draw from ``generator``.
+
+    Replace every ``nn.Dropout`` under ``module`` by :class:`OwnedDropout` and every self-attention
+    with dropout by :class:`OwnedAttention`, both over ``generator``; returns how many were
+    replaced.
+    """
     count = 0
     for parent in module.modules():
         for name, child in list(parent.named_children()):

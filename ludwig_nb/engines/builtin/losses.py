@@ -82,8 +82,11 @@ def build_loss(feature: Mapping[str, Any], meta: Mapping[str, Any]) -> tuple[Los
 def _robust(
     loss: torch.Tensor, logits: torch.Tensor, params: Mapping[str, Any], classes: int
 ) -> torch.Tensor:
-    """Ludwig's ``robust_lambda`` (mix with the uniform loss) and ``confidence_penalty``
-    (penalise low entropy of the predicted distribution)."""
+    """Apply Ludwig's ``robust_lambda`` and ``confidence_penalty`` to a loss.
+
+    Ludwig's ``robust_lambda`` (mix with the uniform loss) and ``confidence_penalty`` (penalise low
+    entropy of the predicted distribution).
+    """
     robust = float(params.get("robust_lambda") or 0.0)
     if robust:
         loss = (1 - robust) * loss + robust / classes

@@ -48,21 +48,27 @@ _MIB = 1 << 20
 
 
 class OutOfMemory(RuntimeError):
-    """A step ran out of GPU memory and could not be recovered; the message says what to
-    change (a smaller ``batch_size``, ``gpu_watch.oom_recovery: true``)."""
+    """A step ran out of GPU memory and could not be recovered.
+
+    The message says what to change (a smaller ``batch_size``, ``gpu_watch.oom_recovery: true``).
+    """
 
 
 def is_out_of_memory(error: BaseException) -> bool:
-    """True for ``torch.cuda.OutOfMemoryError`` and the older "CUDA out of memory"
-    ``RuntimeError``."""
+    """Whether ``error`` is a CUDA out-of-memory error.
+
+    True for ``torch.cuda.OutOfMemoryError`` and the older "CUDA out of memory" ``RuntimeError``.
+    """
     if isinstance(error, torch.cuda.OutOfMemoryError):
         return True
     return isinstance(error, RuntimeError) and "out of memory" in str(error).lower()
 
 
 def oom_recovery_enabled(config: Mapping[str, Any]) -> bool:
-    """``gpu_watch.oom_recovery``: true / false, or "auto" (the default): on when
-    ``trainer.batch_size`` is "auto"."""
+    """``gpu_watch.oom_recovery``.
+
+    True / false, or "auto" (the default): on when ``trainer.batch_size`` is "auto".
+    """
     setting = (config.get("gpu_watch") or {}).get("oom_recovery", "auto")
     if setting == "auto":
         return bool((config.get("trainer") or {}).get("batch_size", "auto") == "auto")
@@ -70,8 +76,10 @@ def oom_recovery_enabled(config: Mapping[str, Any]) -> bool:
 
 
 def memory_fraction(limit: float, total_bytes: int) -> float:
-    """The fraction of a ``total_bytes`` card that ``limit`` means: itself when in (0, 1],
-    else MiB. Raises ``ValueError`` for a limit <= 0 or above the card."""
+    """The fraction of a ``total_bytes`` card that ``limit`` means.
+
+    Itself when in (0, 1], else MiB. Raises ``ValueError`` for a limit <= 0 or above the card.
+    """
     if limit <= 0:
         raise ValueError(f"gpu_memory_limit must be > 0, got {limit:g}")
     fraction = limit if limit <= 1.0 else limit * _MIB / total_bytes
@@ -82,9 +90,11 @@ def memory_fraction(limit: float, total_bytes: int) -> float:
 
 
 def apply_memory_limit(config: Mapping[str, Any], device: torch.device) -> float | None:
-    """Cap this process's share of ``device`` at ``gpu_watch.gpu_memory_limit``; returns
-    the fraction set, or None (no limit, or not a CUDA device). Call it before anything
-    is allocated on the device. Raises ``ValueError`` for a limit the card cannot meet."""
+    """Cap this process's share of ``device`` at ``gpu_watch.gpu_memory_limit``.
+
+    Returns the fraction set, or None (no limit, or not a CUDA device). Call it before anything is
+    allocated on the device. Raises ``ValueError`` for a limit the card cannot meet.
+    """
     limit = (config.get("gpu_watch") or {}).get("gpu_memory_limit")
     if limit is None:
         return None
@@ -139,8 +149,10 @@ class MicroBatcher:
         clock: Callable[[], float],
         zero_grad: Callable[[], None],
     ) -> MicroBatcher:
-        """The built-in trainer's: enabled per :func:`oom_recovery_enabled`, each split
-        emitted as an ``OomRecovered`` event."""
+        """Build the built-in trainer's micro-batcher.
+
+        Enabled per :func:`oom_recovery_enabled`, each split emitted as an ``OomRecovered`` event.
+        """
 
         def on_split(step: int, rows: int, micro: int, parts: int, message: str) -> None:
             emit(OomRecovered(time=clock(), step=step, batch_size=rows, micro_batch_size=micro,
@@ -151,10 +163,12 @@ class MicroBatcher:
     def run(
         self, step: int, batch: Batch, accumulate: int, sync: bool, fb: ForwardBackward
     ) -> torch.Tensor:
-        """One step through ``fb(batch, divisor, sync)`` (the trainer's forward/backward,
-        which divides the loss by ``divisor`` and steps the optimizer when ``sync``);
-        returns the step's mean loss (a detached tensor, read later). Raises
-        :class:`OutOfMemory` when it cannot go on."""
+        """Run one step, splitting the batch when it runs out of GPU memory.
+
+        One step through ``fb(batch, divisor, sync)`` (the trainer's forward/backward, which divides
+        the loss by ``divisor`` and steps the optimizer when ``sync``); returns the step's mean loss
+        (a detached tensor, read later). Raises :class:`OutOfMemory` when it cannot go on.
+        """
         while True:
             try:
                 return self._run(step, batch, accumulate, sync, fb)

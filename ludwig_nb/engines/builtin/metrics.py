@@ -86,8 +86,11 @@ def _regression(target: np.ndarray, pred: np.ndarray) -> dict[str, float]:
 def feature_metrics(
     kind: str, target: np.ndarray, output: np.ndarray, feature: Mapping[str, Any]
 ) -> dict[str, float]:
-    """Metrics for one output feature. ``output``: probabilities (binary ``[n]``,
-    category/set ``[n, classes]``) or values in data space (number, vector)."""
+    """Metrics for one output feature.
+
+    ``output``: probabilities (binary ``[n]``, category/set ``[n, classes]``) or values in data
+    space (number, vector).
+    """
     if kind == "binary":
         return _binary(target, output, float(feature.get("threshold") or 0.5))
     if kind == "category":

@@ -1,5 +1,8 @@
-"""The ECD network: input feature encoders -> combiner -> output feature decoders, its
-combined loss, and the mapping of raw outputs to data space (probabilities, values)."""
+"""The ECD network.
+
+Input feature encoders -> combiner -> output feature decoders, its combined loss, and the mapping of
+raw outputs to data space (probabilities, values).
+"""
 
 from __future__ import annotations
 
@@ -32,9 +35,12 @@ STACKED = "\x00stacked"
 
 
 def stackable_inputs(config: Mapping[str, Any]) -> tuple[str, ...]:
-    """Input features that are one column each and pass through unchanged (number and
-    binary with the ``passthrough`` encoder, Ludwig's default, not tied): the model
-    reads them as one ``[batch, n]`` tensor, in input-feature order."""
+    """Input features the model reads as one stacked ``[batch, n]`` tensor.
+
+    Input features that are one column each and pass through unchanged (number and binary with the
+    ``passthrough`` encoder, Ludwig's default, not tied): the model reads them as one ``[batch, n]``
+    tensor, in input-feature order.
+    """
     names = []
     for feature in config["input_features"]:
         encoder = (feature.get("encoder") or {}).get("type") or "passthrough"
@@ -89,8 +95,10 @@ class ECD(nn.Module):
         self.register_buffer("_layout", self._concat_layout(sizes), persistent=False)
 
     def _concat_layout(self, sizes: list[int]) -> torch.Tensor | None:
-        """Column order that puts ``cat([stacked, *encoded])`` back into input-feature
-        order; None when it already is (stacked inputs first, or none stacked)."""
+        """Column order that puts ``cat([stacked, *encoded])`` back into input-feature order.
+
+        None when it already is (stacked inputs first, or none stacked).
+        """
         starts, at = {}, 0
         for name, size in zip(self.input_names, sizes, strict=True):
             starts[name] = range(at, at + size)
@@ -112,6 +120,7 @@ class ECD(nn.Module):
         return [encoded[n] for n in self.input_names]
 
     def forward(self, inputs: Batch) -> dict[str, torch.Tensor]:
+        """Encode, combine, decode: the raw outputs ``{output feature: tensor}`` of a batch."""
         if isinstance(self.combiner, Concat):
             parts = [inputs[STACKED][0]] if self._stacked else []
             parts += [enc(*inputs[n]) for n, enc in self._encoded]
@@ -130,7 +139,12 @@ def _width(module: nn.Module) -> int:
 
 
 class Objective:
-    """The combined loss: sum over outputs of ``loss.weight`` x that output's loss."""
+    """The combined loss: sum over outputs of ``loss.weight`` x that output's loss.
+
+    Args:
+        config: The rendered config (its output features' ``loss`` sections).
+        metadata: The training-set metadata (``metadata["features"]`` per output feature).
+    """
 
     def __init__(self, config: Mapping[str, Any], metadata: Mapping[str, Any]):
         meta = metadata["features"]
@@ -139,6 +153,7 @@ class Objective:
     def __call__(
         self, outputs: Mapping[str, torch.Tensor], targets: Batch
     ) -> tuple[torch.Tensor, dict[str, torch.Tensor]]:
+        """The weighted total loss and each output feature's loss for one batch."""
         parts = {name: fn(outputs[name], targets[name][0]) for name, (fn, _) in self.losses.items()}
         total: torch.Tensor | None = None
         for name, value in parts.items():  # no 0 + ..., no 1.0 * ...: fewer autograd nodes
@@ -150,8 +165,11 @@ class Objective:
 
 
 def to_data_space(kind: str, raw: torch.Tensor, meta: Mapping[str, Any]) -> np.ndarray:
-    """Probabilities (binary ``[n]``, category/set ``[n, classes]``) or values
-    (number ``[n]`` de-normalised, vector ``[n, size]``) as float64 numpy."""
+    """Turn raw outputs into probabilities or values.
+
+    Probabilities (binary ``[n]``, category/set ``[n, classes]``) or values (number ``[n]``
+    de-normalised, vector ``[n, size]``) as float64 numpy.
+    """
     raw = raw.detach().float()
     if kind in ("binary", "set"):
         out = torch.sigmoid(raw)
@@ -164,5 +182,6 @@ def to_data_space(kind: str, raw: torch.Tensor, meta: Mapping[str, Any]) -> np.n
 
 
 def targets_to_data_space(kind: str, target: torch.Tensor, meta: Mapping[str, Any]) -> np.ndarray:
+    """Targets as numpy in the data's own units (numbers de-normalised, other kinds unchanged)."""
     array = target.detach().cpu().numpy()
     return denormalize(array.astype(np.float64), meta) if kind == "number" else array

@@ -44,7 +44,14 @@ METADATA_FILE = "training_set_metadata.json"
 
 
 class BuiltinModel:
-    """A trained ECD model with the preprocessing it was trained with."""
+    """A trained ECD model with the preprocessing it was trained with.
+
+    Args:
+        config: The rendered config it was trained with.
+        metadata: The preprocessing fitted on the training split.
+        module: The trained network.
+        timings: Seconds spent per activity during fit (setup, data_wait, steps, evaluation, ...).
+    """
 
     def __init__(
         self,
@@ -61,6 +68,7 @@ class BuiltinModel:
 
     @property
     def device(self) -> torch.device:
+        """The device the model's parameters are on."""
         return next(self.module.parameters()).device
 
     def _batch_size(self) -> int:
@@ -77,10 +85,12 @@ class BuiltinModel:
         return frame, TensorData(arrays, input_stacks(self.config)).place(self.device)
 
     def predict(self, data: Any) -> pd.DataFrame:
-        """Predictions for a DataFrame or a file, one row per input row, with Ludwig's
-        columns: ``<out>_predictions`` and, for binary/category/set outputs,
-        ``<out>_probabilities``, ``<out>_probability`` and ``<out>_probabilities_<label>``.
-        Raises ``DataError`` for missing columns or values that cannot be transformed."""
+        """Predictions for a DataFrame or a file, one row per input row, with Ludwig's columns.
+
+        ``<out>_predictions`` and, for binary/category/set outputs, ``<out>_probabilities``,
+        ``<out>_probability`` and ``<out>_probabilities_<label>``. Raises ``DataError`` for missing
+        columns or values that cannot be transformed.
+        """
         frame, tensors = self._prepare(data, outputs=False)
         raw, _ = forward_all(
             self.module, tensors, self._batch_size(), Precision(self.device, False)
@@ -159,10 +169,12 @@ def _columns(
 
 
 def load_model(path: str | Path, device: str | None = None) -> BuiltinModel:
-    """Load a model saved by :meth:`BuiltinModel.save` (any process). ``device``: as for
-    training (default: first GPU if any, else CPU). Raises ``FileNotFoundError`` for a
-    folder that is not a saved model, and :class:`ModelLoadError` naming the file for one
-    that is unreadable, truncated, or whose files do not fit together."""
+    """Load a model saved by :meth:`BuiltinModel.save` (any process).
+
+    ``device``: as for training (default: first GPU if any, else CPU). Raises ``FileNotFoundError``
+    for a folder that is not a saved model, and :class:`ModelLoadError` naming the file for one that
+    is unreadable, truncated, or whose files do not fit together.
+    """
     source = Path(path)
     for name in (WEIGHTS_FILE, CONFIG_FILE, METADATA_FILE):
         if not (source / name).is_file():

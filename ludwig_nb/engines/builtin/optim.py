@@ -1,14 +1,14 @@
-"""Optimizers (Ludwig names and parameters), regularisation, gradient clipping and the
-``learning_rate: auto`` heuristic.
+"""Optimizers, regularisation, gradient clipping and the ``learning_rate: auto`` heuristic.
 
-The optimizers are torch.optim's own classes, run eagerly: :func:`eager` subclasses one so
-that ``step``, ``zero_grad``, ``add_param_group`` and ``(load_)state_dict`` call torch's
-own undecorated methods (``inspect.unwrap``) instead of their ``torch._dynamo`` wrappers.
-Those wrappers import ``torch._dynamo`` on first use (1.5-2.5 s, more than importing torch
-itself, a third of a short run's whole process) only to mark graph breaks that matter
-under ``torch.compile``. The math is torch's code, unchanged (tests compare the
-parameters after a number of steps with plain torch.optim, for every optimizer here).
-A ``compile: true`` run imports ``torch._dynamo`` anyway and uses the classes as they are.
+Optimizers have Ludwig's names and parameters. They are torch.optim's own classes, run
+eagerly: :func:`eager` subclasses one so that ``step``, ``zero_grad``, ``add_param_group``
+and ``(load_)state_dict`` call torch's own undecorated methods (``inspect.unwrap``) instead
+of their ``torch._dynamo`` wrappers. Those wrappers import ``torch._dynamo`` on first use
+(1.5-2.5 s, more than importing torch itself, a third of a short run's whole process) only
+to mark graph breaks that matter under ``torch.compile``. The math is torch's code,
+unchanged (tests compare the parameters after a number of steps with plain torch.optim, for
+every optimizer here). A ``compile: true`` run imports ``torch._dynamo`` anyway and uses the
+classes as they are.
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ from typing import Any
 
 import torch
 from torch import nn
+from torch._C._autograd import _profiler_enabled  # what record_function itself consults
 from torch.optim import optimizer as _torch_optimizer
 
 __all__ = [
@@ -36,15 +37,19 @@ _DYNAMO_WRAPPED = ("zero_grad", "add_param_group", "state_dict", "load_state_dic
 
 
 def _unwrapped(method: Callable[..., Any]) -> Callable[..., Any] | None:
-    """torch's own function under its decorators, or None when it has none (a torch
-    that no longer wraps it: the method is used as it is)."""
+    """Return torch's own function under its decorators.
+
+    None when it has none (a torch that no longer wraps it: the method is used as it is).
+    """
     inner: Callable[..., Any] = inspect.unwrap(method)
     return None if inner is method else inner
 
 
 def _grad_mode_step(raw_step: Callable[..., Any]) -> Callable[..., Any]:
-    """``step`` as torch's ``_use_grad_for_differentiable`` runs it, without its
-    ``torch._dynamo.graph_break()`` calls (no-ops outside ``torch.compile``)."""
+    """Wrap ``step`` as torch's ``_use_grad_for_differentiable`` does, without dynamo.
+
+    Its ``torch._dynamo.graph_break()`` calls are left out (no-ops outside ``torch.compile``).
+    """
 
     def step(self: torch.optim.Optimizer, *args: Any, **kwargs: Any) -> Any:
         with torch.set_grad_enabled(bool(self.defaults.get("differentiable", False))):
@@ -54,10 +59,13 @@ def _grad_mode_step(raw_step: Callable[..., Any]) -> Callable[..., Any]:
 
 
 def _observed(optimizer: torch.optim.Optimizer) -> bool:
-    """A profiler records, or step hooks are registered (on this optimizer or globally):
-    ``step`` then goes through torch's own hook-and-label wrapper."""
+    """Tell whether a profiler records or step hooks are registered.
+
+    Hooks on this optimizer or global ones; ``step`` then goes through torch's own
+    hook-and-label wrapper.
+    """
     return bool(
-        torch.autograd._profiler_enabled()
+        _profiler_enabled()
         or optimizer._optimizer_step_pre_hooks
         or optimizer._optimizer_step_post_hooks
         or _torch_optimizer._global_optimizer_pre_hooks
@@ -66,9 +74,12 @@ def _observed(optimizer: torch.optim.Optimizer) -> bool:
 
 
 def _eager_step(raw_step: Callable[..., Any]) -> Callable[..., Any]:
-    """The eager ``step``: torch's hooks and profiler label (``profile_hook_step``) when
-    anything observes it, else straight to the update (the label's ``record_function``
-    costs two of them a step, ~10 % of a small model's step)."""
+    """Build the eager ``step``.
+
+    Torch's hooks and profiler label (``profile_hook_step``) when anything observes it, else
+    straight to the update (the label's ``record_function``, with zero_grad's, cost ~10 % of a
+    small model's step).
+    """
     plain = _grad_mode_step(raw_step)
     hooked = torch.optim.Optimizer.profile_hook_step(plain)
 
@@ -81,12 +92,15 @@ def _eager_step(raw_step: Callable[..., Any]) -> Callable[..., Any]:
 
 
 def _eager_zero_grad(raw: Callable[..., Any]) -> Callable[..., Any]:
-    """``zero_grad``: with ``set_to_none`` (the default) and no profiler, the gradients
-    are dropped as torch drops them, without its profiler label; otherwise torch's own."""
+    """Build the eager ``zero_grad``.
+
+    With ``set_to_none`` (the default) and no profiler, the gradients are dropped as torch
+    drops them, without its profiler label; otherwise torch's own runs.
+    """
 
     @functools.wraps(raw)
     def zero_grad(self: torch.optim.Optimizer, set_to_none: bool = True) -> None:
-        if not set_to_none or torch.autograd._profiler_enabled():
+        if not set_to_none or _profiler_enabled():
             raw(self, set_to_none)
             return
         for group in self.param_groups:
@@ -96,11 +110,28 @@ def _eager_zero_grad(raw: Callable[..., Any]) -> Callable[..., Any]:
     return zero_grad
 
 
-@functools.cache
+_EAGER: dict[str, type[torch.optim.Optimizer]] = {}  # torch class's qualified name -> eager
+
+
 def eager(cls: type[torch.optim.Optimizer]) -> type[torch.optim.Optimizer]:
-    """``cls`` with the methods that would import ``torch._dynamo`` replaced by torch's
-    undecorated ones; the math and the state dict are ``cls``'s own. Returns ``cls``
-    itself when torch has no such wrappers to skip."""
+    """Subclass ``cls`` so that nothing it runs imports ``torch._dynamo``.
+
+    The methods that would are replaced by torch's undecorated ones; the math and the state
+    dict are ``cls``'s own.
+
+    Args:
+        cls: A torch.optim optimizer class.
+
+    Returns:
+        The subclass (cached), or ``cls`` itself when torch has no such wrappers to skip.
+    """
+    key = f"{cls.__module__}.{cls.__qualname__}"
+    if key not in _EAGER:
+        _EAGER[key] = _eager_subclass(cls)
+    return _EAGER[key]
+
+
+def _eager_subclass(cls: type[torch.optim.Optimizer]) -> type[torch.optim.Optimizer]:
     methods: dict[str, Any] = {}
     for name in _DYNAMO_WRAPPED:
         inner = _unwrapped(getattr(cls, name))
@@ -133,8 +164,11 @@ _UNSTRUCTURED = frozenset({"text", "sequence", "image", "audio", "timeseries"})
 
 
 def auto_learning_rate(config: Mapping[str, Any]) -> float:
-    """Ludwig's heuristic: 0.001 for tabular inputs, 1e-4 when an input is unstructured
-    (text, sequence, ...) with a non-pretrained encoder (the only kind built in)."""
+    """Ludwig's heuristic.
+
+    0.001 for tabular inputs, 1e-4 when an input is unstructured (text, sequence, ...) with a
+    non-pretrained encoder (the only kind built in).
+    """
     kinds = {f.get("type") for f in config.get("input_features") or []}
     return 1e-4 if kinds & _UNSTRUCTURED else 1e-3
 
@@ -145,10 +179,23 @@ def build_optimizer(
     learning_rate: float,
     compiled: bool = False,
 ) -> torch.optim.Optimizer:
-    """The torch optimizer for ``trainer.optimizer``; keys the class does not take (such
-    as ``type``) are dropped. ``compiled``: the run uses ``torch.compile``, so the class
-    keeps torch's ``torch._dynamo`` wrappers (see the module docstring). Raises
-    ``ValueError`` for an unknown type."""
+    """The torch optimizer for ``trainer.optimizer``.
+
+    Keys the class does not take (such as ``type``) are dropped.
+
+    Args:
+        params: The parameters to optimise (those without ``requires_grad`` are left out).
+        spec: ``trainer.optimizer``: ``type`` and the class's keyword arguments.
+        learning_rate: The initial learning rate.
+        compiled: The run uses ``torch.compile``: the class keeps torch's ``torch._dynamo``
+            wrappers (see the module docstring).
+
+    Returns:
+        The optimizer.
+
+    Raises:
+        ValueError: For an unknown type.
+    """
     name = spec.get("type") or "adam"
     if name not in OPTIMIZERS:
         raise ValueError(f"optimizer {name!r} is not available in the built-in engine")
@@ -177,8 +224,11 @@ def penalty(module: nn.Module, kind: str | None, strength: float) -> torch.Tenso
 
 
 def clip_gradients(params: list[nn.Parameter], spec: Mapping[str, Any] | None) -> None:
-    """``gradient_clipping`` over ``params``: ``clipglobalnorm`` (all parameters),
-    ``clipnorm`` (each parameter), ``clipvalue`` (each element)."""
+    """``gradient_clipping`` over ``params``.
+
+    ``clipglobalnorm`` (all parameters), ``clipnorm`` (each parameter), ``clipvalue`` (each
+    element).
+    """
     if not spec:
         return
     if spec.get("clipglobalnorm"):

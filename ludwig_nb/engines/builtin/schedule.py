@@ -1,5 +1,7 @@
-"""The training plan (steps, epochs, where evaluations and checkpoints fall) and the
-learning-rate schedule (warm-up, decay, reduce on plateau), with Ludwig's names.
+"""The training plan and the learning-rate schedule, with Ludwig's names.
+
+The training plan (steps, epochs, where evaluations and checkpoints fall) and the learning-rate
+schedule (warm-up, decay, reduce on plateau), with Ludwig's names.
 
 A step is one batch (forward + backward); with ``gradient_accumulation_steps`` > 1 the
 optimizer steps every that many batches.
@@ -19,6 +21,8 @@ __all__ = ["LearningRate", "Plan", "plan_training"]
 
 @dataclasses.dataclass(frozen=True)
 class Plan:
+    """The training plan: batch size, step counts and the steps after which to evaluate and save."""
+
     batch_size: int
     steps_per_epoch: int
     total_steps: int
@@ -29,9 +33,11 @@ class Plan:
     evaluation_batches: int = 0  # batches one evaluation runs over every split it evaluates
 
     def epoch_of(self, step: int) -> int:
+        """The 0-based epoch that step ``step`` (0-based) belongs to."""
         return step // self.steps_per_epoch
 
     def info(self) -> ScheduleInfo:
+        """The plan as the ``ScheduleInfo`` that events carry."""
         return ScheduleInfo(
             total_steps=self.total_steps,
             steps_per_epoch=self.steps_per_epoch,
@@ -56,8 +62,11 @@ class Plan:
 
 
 def plan_training(trainer: Mapping[str, Any], rows: int, batch_size: int) -> Plan:
-    """Plan a run over ``rows`` training rows (``epochs`` or ``train_steps``,
-    ``steps_per_checkpoint`` or ``checkpoints_per_epoch``, ``skip_all_evaluation``)."""
+    """Plan a run over ``rows`` training rows.
+
+    Plan a run over ``rows`` training rows (``epochs`` or ``train_steps``, ``steps_per_checkpoint``
+    or ``checkpoints_per_epoch``, ``skip_all_evaluation``).
+    """
     per_epoch = max(1, math.ceil(rows / batch_size))
     steps = trainer.get("train_steps")
     total = int(steps) if steps else int(trainer.get("epochs") or 100) * per_epoch
@@ -80,9 +89,17 @@ def plan_training(trainer: Mapping[str, Any], rows: int, batch_size: int) -> Pla
 
 
 class LearningRate:
-    """``learning_rate_scheduler``: warm-up (``warmup_fraction`` of the steps or
-    ``warmup_evaluations``), then ``decay`` linear / exponential / cosine, times a factor
-    that ``reduce_on_plateau`` lowers when the watched metric stops improving."""
+    """``learning_rate_scheduler``.
+
+    Warm-up (``warmup_fraction`` of the steps or ``warmup_evaluations``), then ``decay`` linear /
+    exponential / cosine, times a factor that ``reduce_on_plateau`` lowers when the watched metric
+    stops improving.
+
+    Args:
+        base: The base learning rate.
+        params: The ``learning_rate_scheduler`` section.
+        plan: The training plan (total steps, evaluation cadence).
+    """
 
     def __init__(self, base: float, params: Mapping[str, Any], plan: Plan):
         self.base = base
@@ -142,10 +159,16 @@ class LearningRate:
         return False
 
     def state_dict(self) -> dict[str, Any]:
+        """The scheduler's mutable state, for a checkpoint."""
         return {"factor": self.factor, "reductions": self.reductions, "best": self.best,
                 "stale": self.stale}  # fmt: skip
 
     def load_state_dict(self, state: Mapping[str, Any]) -> None:
+        """Restore :meth:`state_dict`'s state from a checkpoint.
+
+        Raises:
+            KeyError: A key is missing from ``state``.
+        """
         self.factor = float(state["factor"])
         self.reductions = int(state["reductions"])
         self.best = state["best"]

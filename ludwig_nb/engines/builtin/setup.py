@@ -1,5 +1,8 @@
-"""Everything a run needs before its first step (data, model, optimizer, plan), and the
-checkpoint state it saves and restores."""
+"""Everything a run needs before its first step, and its checkpoint state.
+
+Everything a run needs before its first step (data, model, optimizer, plan), and the checkpoint
+state it saves and restores.
+"""
 
 from __future__ import annotations
 
@@ -44,6 +47,8 @@ DEFAULT_SEED = 42  # Ludwig's default random_seed
 
 @dataclasses.dataclass
 class Setup:
+    """Everything a run needs before its first step: data, model, optimizer, plan, resume state."""
+
     seed: int
     device: torch.device
     precision: Precision
@@ -77,8 +82,11 @@ def _build_module(config: dict[str, Any], metadata: dict[str, Any], seed: int) -
 
 
 def job_seed(job: TrainJob) -> int:
-    """The run's random seed: ``job.seed`` if the run layer sets one, else the config's
-    ``random_seed`` (top level) or ``trainer.seed``, else 42 (Ludwig's default)."""
+    """The run's random seed.
+
+    ``job.seed`` if the run layer sets one, else the config's ``random_seed`` (top level) or
+    ``trainer.seed``, else 42 (Ludwig's default).
+    """
     for value in (
         job.seed,
         job.config.get("random_seed"),
@@ -161,8 +169,11 @@ def _eval_batch_size(trainer: dict[str, Any], batch_size: int, s: dict[str, Any]
 def evaluation_batches(
     trainer: dict[str, Any], splits: dict[str, TensorData], eval_batch_size: int
 ) -> int:
-    """Batches one evaluation runs: validation and test, and the training split when
-    ``evaluate_training_set`` is on (the ETA sizes evaluations with it before timing one)."""
+    """Batches one evaluation runs.
+
+    Validation and test, and the training split when ``evaluate_training_set`` is on (the ETA sizes
+    evaluations with it before timing one).
+    """
     names = ["validation", "test"] + (["training"] if trainer.get("evaluate_training_set") else [])
     return sum(-(-splits[n].rows // eval_batch_size) for n in names if n in splits)
 
@@ -173,10 +184,12 @@ def build_setup(
     phase: Callable[[str, str], None] | None = None,
     world_size: int = 1,
 ) -> Setup:
-    """Load and preprocess the data, build model, optimizer, schedule; restore nothing yet
-    (the caller restores ``Setup.resume``). ``phase(phase, detail)`` is told when a batch
-    size probe runs. ``world_size``: ranks of a data-parallel run; the plan covers one
-    rank's shard. Raises ``DataError`` / ``ValueError``."""
+    """Load and preprocess the data, build model, optimizer, schedule.
+
+    Restore nothing yet (the caller restores ``Setup.resume``). ``phase(phase, detail)`` is told
+    when a batch size probe runs. ``world_size``: ranks of a data-parallel run; the plan covers one
+    rank's shard. Raises ``DataError`` / ``ValueError``.
+    """
     seed = job_seed(job)
     resume = _resume_state(job)
     saved_meta = json.loads(resume["metadata"]) if resume else None

@@ -43,8 +43,10 @@ def _frames(config: Mapping[str, Any], loaded: Any, seed: int) -> dict[str, pd.D
 
 
 def _by_rows(config: Mapping[str, Any]) -> bool:
-    """Whether the splits of one table can be cut from it column by column (no
-    sampling): the table is then never copied whole per split."""
+    """Whether the splits of one table can be cut from it column by column (no sampling).
+
+    The table is then never copied whole per split.
+    """
     prep = config.get("preprocessing") or {}
     return prep.get("sample_ratio") in (None, 1, 1.0) and prep.get("sample_size") is None
 
@@ -63,8 +65,11 @@ def _split_rows(config: Mapping[str, Any], frame: pd.DataFrame, seed: int) -> di
 
 
 def _fit_by_column(config: Mapping[str, Any], frame: pd.DataFrame, rows: Any) -> dict[str, Any]:
-    """``fit_preprocessing`` on the rows ``rows`` of ``frame``, one feature at a time (the
-    training split is never copied whole). Same metadata, same feature order."""
+    """Fit preprocessing on some rows of ``frame``, one feature at a time.
+
+    ``fit_preprocessing`` on the rows ``rows`` of ``frame``, one feature at a time (the training
+    split is never copied whole). Same metadata, same feature order.
+    """
     metadata: dict[str, Any] = {"features": {}}
     for role in ("input_features", "output_features"):
         for feature in config.get(role) or []:
@@ -82,8 +87,10 @@ def _transform_rows(
     rows: Any,
     stacks: Mapping[str, tuple[str, ...]],
 ) -> TensorData:
-    """The split at positions ``rows`` of ``frame``, transformed one column at a time;
-    stacked features are written into their matrix as they come (no second copy)."""
+    """The split at positions ``rows`` of ``frame``, transformed one column at a time.
+
+    Stacked features are written into their matrix as they come (no second copy).
+    """
     arrays: dict[str, Any] = {}
     matrices = {key: np.empty((len(rows), len(names)), dtype=np.float32)
                 for key, names in stacks.items()}  # fmt: skip
@@ -107,8 +114,11 @@ def prepare_splits(
     seed: int,
     metadata: Mapping[str, Any] | None = None,
 ) -> tuple[dict[str, Any], dict[str, TensorData]]:
-    """Split, fit preprocessing on the training split (unless ``metadata`` is given, as
-    on resume) and transform every split. Raises ``DataError``."""
+    """Split, fit preprocessing and transform every split.
+
+    Split, fit preprocessing on the training split (unless ``metadata`` is given, as on resume) and
+    transform every split. Raises ``DataError``.
+    """
     stacks = input_stacks(config)
     loaded = load_dataset(dataset)
     tensors: dict[str, TensorData] = {}

@@ -59,9 +59,11 @@ def _stop_reason(reason: str | None) -> str:
 
 
 def loss_sync_interval(device: torch.device) -> float:
-    """Seconds between reads of the per-step losses (one host sync per read). On CPU a
-    read costs nothing, so every step; on a GPU about a display frame (the dashboard
-    redraws at most 4 times a second), so that no step waits for the device."""
+    """Seconds between reads of the per-step losses (one host sync per read).
+
+    On CPU a read costs nothing, so every step; on a GPU about a display frame (the dashboard
+    redraws at most 4 times a second), so that no step waits for the device.
+    """
     return 0.0 if device.type == "cpu" else 0.25
 
 
@@ -79,7 +81,15 @@ class _Done:
 
 
 class Training:
-    """Runs one job; :meth:`run` returns the trained model."""
+    """Runs one job; :meth:`run` returns the trained model.
+
+    Args:
+        job: The run's job (config, data, run directory, options).
+        emit: Where events go.
+        control: The run's stop / pause / pace control.
+        engine: The engine's name, as the events report it.
+        distributed: This process's rank of a data-parallel run (one rank by default).
+    """
 
     def __init__(
         self,
@@ -169,12 +179,15 @@ class Training:
         return self._finish(status, reason)
 
     def _setup_or_stop(self, poll_s: float = 0.25) -> Setup | None:
-        """``build_setup`` (preprocessing, model) in a helper thread while this one polls
-        the control file and the stop flag every ``poll_s`` seconds: a stop during a long
-        preprocessing lands within a second. None when stopped (the helper is abandoned;
-        it only reads the dataset and finishes on its own). A rank of a data-parallel run
-        sets up without polling: its control agrees with the other ranks in a collective,
-        and ranks polling a different number of times would wait on each other forever."""
+        """Build the setup in a helper thread while polling for a stop.
+
+        ``build_setup`` (preprocessing, model) in a helper thread while this one polls the control
+        file and the stop flag every ``poll_s`` seconds: a stop during a long preprocessing lands
+        within a second. None when stopped (the helper is abandoned; it only reads the dataset and
+        finishes on its own). A rank of a data-parallel run sets up without polling: its control
+        agrees with the other ranks in a collective, and ranks polling a different number of times
+        would wait on each other forever.
+        """
         world_size = self.distributed.world_size
         if world_size > 1:
             return build_setup(self.job, self.trainer, self._phase, world_size=world_size)
@@ -235,8 +248,11 @@ class Training:
         return lambda i: train.gather(order[i * size : (i + 1) * size])
 
     def _boundary(self) -> None:
-        """Idle for the throttle's duty cycle, honour a stop (the control polls outside
-        requests), wait out a pause."""
+        """Do what a step boundary owes the control: pace, stop, pause.
+
+        Idle for the throttle's duty cycle, honour a stop (the control polls outside requests), wait
+        out a pause.
+        """
         self.control.pace()
         self.control.checkpoint()
         if not self.control.paused:
@@ -280,7 +296,9 @@ class Training:
 
     def _flush(self) -> None:
         """Read the pending losses (one host sync), check them, emit their StepFinished.
-        Raises :class:`TrainingDiverged` at the first NaN or infinite loss."""
+
+        Raises :class:`TrainingDiverged` at the first NaN or infinite loss.
+        """
         if not self.pending:
             return
         done, self.pending = self.pending, []
@@ -345,7 +363,7 @@ class Training:
                 metrics[split] = evaluate_split(s.module, s.objective, s.splits[split],
                                                 self.job.config, s.metadata, s.eval_batch_size,
                                                 s.precision)  # fmt: skip
-        self._record(step, metrics)
+        self._record(metrics)
         improved = self._track_best(step, metrics)
         self.timings["evaluation"] += time.perf_counter() - began
         self._emit(ev.EvaluationFinished(time=self.clock(), step=step, epoch=s.plan.epoch_of(step),
@@ -370,7 +388,7 @@ class Training:
             out[self.job.config["output_features"][0]["name"]] = {"loss": mean}
         return out
 
-    def _record(self, step: int, metrics: dict[str, dict[str, dict[str, float]]]) -> None:
+    def _record(self, metrics: dict[str, dict[str, dict[str, float]]]) -> None:
         for split, per_feature in metrics.items():
             table = self.statistics[split]
             for feature, values in per_feature.items():

@@ -1,6 +1,9 @@
-"""``engine: ludwig``: real Ludwig (0.11+) through ``LudwigModel`` and its public ``Callback``
-API, in the run's thread. Importing this package does not import Ludwig: the engine pays
-Ludwig's 10-20 s import inside the run, as a phase the dashboard shows."""
+"""``engine: ludwig``.
+
+Real Ludwig (0.11+) through ``LudwigModel`` and its public ``Callback`` API, in the run's thread.
+Importing this package does not import Ludwig: the engine pays Ludwig's 10-20 s import inside the
+run, as a phase the dashboard shows.
+"""
 
 from __future__ import annotations
 

@@ -32,7 +32,16 @@ __all__ = ["EventCallback"]
 
 
 class EventCallback(Callback):  # type: ignore[misc]  # Ludwig is untyped
-    """One run's bridge; see the module docstring."""
+    """One run's bridge; see the module docstring.
+
+    Args:
+        emit: Where events go.
+        control: The run's stop / pause control, honoured at step boundaries.
+        clock: Wall-clock seconds for the events.
+        run_id: The run's id.
+        name: The run's name.
+        evaluation_rows: Rows one evaluation covers (validation + test), for the ETA.
+    """
 
     def __init__(
         self,
@@ -65,20 +74,26 @@ class EventCallback(Callback):  # type: ignore[misc]  # Ludwig is untyped
 
     # -- before training ---------------------------------------------------------------
     def on_preprocess_start(self, config: Any, **kwargs: Any) -> None:
+        """Ludwig starts preprocessing: emit the preprocessing phase."""
         self._phase("preprocessing", "Ludwig preprocessing")
 
     def on_preprocess_end(
         self, training_set: Any, validation_set: Any, test_set: Any, training_set_metadata: Any
     ) -> None:
+        """Preprocessed: keep the metadata (a stop before the first evaluation needs it)."""
         self.metadata = training_set_metadata  # a stop before the first evaluation needs it
         self._phase("preprocessing", "building the model")
 
     def on_trainer_train_setup(self, trainer: Any, save_path: str, is_coordinator: bool) -> None:
+        """The trainer is set up: shadow its ``train_step`` to see per-step losses."""
         self._wrap_train_step(trainer)
 
     def _wrap_train_step(self, trainer: Any) -> None:
-        """Shadow ``trainer.train_step`` to see each batch's loss (Ludwig hands callbacks no
-        per-step loss); without that method the steps carry no loss."""
+        """Shadow ``trainer.train_step`` to see each batch's loss.
+
+        Shadow ``trainer.train_step`` to see each batch's loss (Ludwig hands callbacks no per-step
+        loss); without that method the steps carry no loss.
+        """
         original = getattr(trainer, "train_step", None)
         if not callable(original):
             return
@@ -96,6 +111,7 @@ class EventCallback(Callback):  # type: ignore[misc]  # Ludwig is untyped
 
     # -- the schedule ------------------------------------------------------------------
     def on_epoch_start(self, trainer: Any, progress_tracker: Any, save_path: str) -> None:
+        """An epoch starts: emit the run's start (or a schedule change) and honour the control."""
         self.save_path = str(save_path or "")
         self.tracker = progress_tracker
         schedule = self._schedule(trainer)
@@ -133,6 +149,7 @@ class EventCallback(Callback):  # type: ignore[misc]  # Ludwig is untyped
 
     # -- steps ---------------------------------------------------------------------------
     def on_batch_start(self, trainer: Any, progress_tracker: Any, save_path: str) -> None:
+        """A step starts: leave an evaluation phase and honour a stop or a pause."""
         done = int(progress_tracker.steps)
         if self._evaluating:
             self._evaluating = False
@@ -166,6 +183,7 @@ class EventCallback(Callback):  # type: ignore[misc]  # Ludwig is untyped
     def on_batch_end(
         self, trainer: Any, progress_tracker: Any, save_path: str, sync_step: bool = True
     ) -> None:
+        """A step ended: emit ``StepFinished`` with its timing and loss."""
         steps = int(progress_tracker.steps)
         self.steps_done = steps
         per_epoch = max(1, int(trainer.steps_per_epoch))
@@ -183,15 +201,18 @@ class EventCallback(Callback):  # type: ignore[misc]  # Ludwig is untyped
 
     # -- evaluations and checkpoints ---------------------------------------------------
     def on_eval_start(self, trainer: Any, progress_tracker: Any, save_path: str) -> None:
+        """An evaluation starts: emit the evaluating phase."""
         self._eval_start = self.clock()
         self._improved = False
         self._phase("evaluating")
 
     def on_save_best_checkpoint(self, trainer: Any, progress_tracker: Any, save_path: str) -> None:
+        """Ludwig saved a new best checkpoint: the evaluation improved."""
         self._improved = True
         self.best_step = int(progress_tracker.steps)
 
     def on_eval_end(self, trainer: Any, progress_tracker: Any, save_path: str) -> None:
+        """An evaluation ended: emit ``EvaluationFinished`` with Ludwig's metrics."""
         steps = int(progress_tracker.steps)
         per_epoch = max(1, int(trainer.steps_per_epoch))
         self.evaluations += 1
@@ -206,6 +227,7 @@ class EventCallback(Callback):  # type: ignore[misc]  # Ludwig is untyped
         self._evaluating = True  # back to "training" at the next batch, after the checkpoint
 
     def on_checkpoint(self, trainer: Any, progress_tracker: Any) -> None:
+        """Ludwig saved a checkpoint: emit ``CheckpointSaved`` once per step."""
         steps = int(progress_tracker.steps)
         if steps in self._checkpointed or steps == 0:
             return

@@ -44,7 +44,9 @@ _NO_CHECKPOINT = "No checkpoint was saved"
 
 def ludwig_missing() -> str | None:
     """Why Ludwig cannot run here (one line with what to install), or None when it can.
-    Cheap: looks the package up without importing it."""
+
+    Cheap: looks the package up without importing it.
+    """
     if importlib.util.find_spec("ludwig") is None:
         return f"engine: ludwig needs Ludwig installed: {INSTALL_HINT}"
     return None
@@ -56,18 +58,22 @@ class LudwigEngine:
     name = "ludwig"
 
     def check(self, config: Config) -> None:
-        """Ludwig trains every valid config, here in the kernel's thread on the local
-        backend: a ``backend`` other than local and a ``hyperopt`` section are refused
-        (``UnsupportedByEngine``, located) rather than dropped. Raises ``EngineUnavailable``
-        when Ludwig is not installed."""
+        """Ludwig trains every valid config, here in the kernel's thread on the local backend.
+
+        A ``backend`` other than local and a ``hyperopt`` section are refused
+        (``UnsupportedByEngine``, located) rather than dropped. Raises ``EngineUnavailable`` when
+        Ludwig is not installed.
+        """
         _check_local_training(config)
         missing = ludwig_missing()
         if missing is not None:
             raise EngineUnavailable(missing)
 
     def prepare_data(self, config: Mapping[str, Any], dataset: Any) -> Any:
-        """Check the columns only (a file's header, not its rows): Ludwig loads, splits and
-        preprocesses in the run's thread. Raises ``DataError``."""
+        """Check the columns only (a file's header, not its rows).
+
+        Ludwig loads, splits and preprocesses in the run's thread. Raises ``DataError``.
+        """
         from ludwig_nb.data.loading import check_columns
 
         check_columns(config, dataset)
@@ -153,8 +159,11 @@ def _set_threads(requested: int | None) -> None:
 
 
 def point_run_at(run_dir: Path, model_dir: Path, statistics: Path | None) -> None:
-    """Make ``run_dir/model`` point at Ludwig's model folder (manifest) and copy Ludwig's
-    training statistics next to it."""
+    """Link the run directory's ``model`` to Ludwig's model folder.
+
+    Make ``run_dir/model`` point at Ludwig's model folder (manifest) and copy Ludwig's training
+    statistics next to it.
+    """
     relative = os.path.relpath(model_dir, run_dir / "model")
     write_manifest(run_dir / "model", "ludwig", path=relative)
     if statistics is not None and statistics.is_file():

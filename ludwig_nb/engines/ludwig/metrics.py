@@ -32,8 +32,10 @@ def _value(entry: Any) -> tuple[int | None, float | None]:
 
 
 def metrics_at(tracker: Any, step: int | None = None) -> Metrics:
-    """Every split's metrics from ``tracker`` (a Ludwig ``ProgressTracker``): the entries
-    recorded at ``step`` (Ludwig's 1-based step count), or the latest ones when None."""
+    """Every split's metrics from ``tracker`` (a Ludwig ``ProgressTracker``).
+
+    The entries recorded at ``step`` (Ludwig's 1-based step count), or the latest ones when None.
+    """
     out: Metrics = {}
     for attribute, split in SPLITS.items():
         table = getattr(tracker, attribute, None) or {}
@@ -56,8 +58,11 @@ def metrics_at(tracker: Any, step: int | None = None) -> Metrics:
 
 
 def scalar_metrics(stats: Mapping[str, Any]) -> dict[str, dict[str, float]]:
-    """``LudwigModel.evaluate``'s statistics, ``{feature: {metric: number}}``, without the
-    non-scalar entries (confusion matrices, per-class statistics, ROC curves)."""
+    """Keep the scalar entries of ``LudwigModel.evaluate``'s statistics.
+
+    ``LudwigModel.evaluate``'s statistics, ``{feature: {metric: number}}``, without the non-scalar
+    entries (confusion matrices, per-class statistics, ROC curves).
+    """
     out: dict[str, dict[str, float]] = {}
     for feature, per_metric in stats.items():
         if not isinstance(per_metric, Mapping):

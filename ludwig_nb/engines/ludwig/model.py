@@ -1,5 +1,8 @@
-"""The trained-model handle of ``engine: ludwig``: predict, evaluate and save through
-``LudwigModel``; ``load_ludwig_model`` for any process (``LudwigModel.load``)."""
+"""The trained-model handle of ``engine: ludwig``.
+
+Predict, evaluate and save through ``LudwigModel``; ``load_ludwig_model`` for any process
+(``LudwigModel.load``).
+"""
 
 from __future__ import annotations
 
@@ -15,8 +18,11 @@ __all__ = ["LudwigTrainedModel", "load_ludwig_model"]
 
 
 class LudwigTrainedModel:
-    """A trained Ludwig model. ``ludwig_model`` is the ``LudwigModel`` itself (for Ludwig's
-    own API: ``collect_weights``, ``visualize``...); ``directory`` where it is saved."""
+    """A trained Ludwig model.
+
+    ``ludwig_model`` is the ``LudwigModel`` itself (for Ludwig's own API: ``collect_weights``,
+    ``visualize``...); ``directory`` where it is saved.
+    """
 
     def __init__(self, model: Any, directory: Path | None = None) -> None:
         self.ludwig_model = model
@@ -24,9 +30,12 @@ class LudwigTrainedModel:
         self.config = dict(getattr(model, "config", {}) or {})
 
     def predict(self, data: Any) -> pd.DataFrame:
-        """Ludwig's predictions for a DataFrame or a file (its columns:
-        ``<out>_predictions``, ``<out>_probabilities``...), one row per input row.
-        Raises ``DataError`` for a missing column."""
+        """Ludwig's predictions for a DataFrame or a file.
+
+        Ludwig's predictions for a DataFrame or a file (its columns: ``<out>_predictions``,
+        ``<out>_probabilities``...), one row per input row. Raises ``DataError`` for a missing
+        column.
+        """
         frame = self._frame(data, outputs=False)
         predictions, _ = self.ludwig_model.predict(
             dataset=frame, skip_save_predictions=True, skip_save_unprocessed_output=True
@@ -34,8 +43,11 @@ class LudwigTrainedModel:
         return pd.DataFrame(predictions).set_index(frame.index)
 
     def evaluate(self, data: Any) -> dict[str, dict[str, float]]:
-        """Ludwig's metrics on labelled data, ``{feature | "combined": {metric: value}}``
-        (scalars only). Raises ``DataError`` for a missing column."""
+        """Ludwig's metrics on labelled data.
+
+        Ludwig's metrics on labelled data, ``{feature | "combined": {metric: value}}`` (scalars
+        only). Raises ``DataError`` for a missing column.
+        """
         frame = self._frame(data, outputs=True)
         stats, _, _ = self.ludwig_model.evaluate(
             dataset=frame, skip_save_predictions=True, skip_save_eval_stats=True,
@@ -60,8 +72,10 @@ class LudwigTrainedModel:
 
 
 def load_ludwig_model(folder: Path) -> LudwigTrainedModel:
-    """``LudwigModel.load(folder)`` on the CPU-or-GPU Ludwig picks; raises
-    ``FileNotFoundError`` when ``folder`` is not a saved Ludwig model."""
+    """``LudwigModel.load(folder)`` on the CPU-or-GPU Ludwig picks.
+
+    Raises ``FileNotFoundError`` when ``folder`` is not a saved Ludwig model.
+    """
     import logging
 
     if not (folder / "model_hyperparameters.json").is_file():

@@ -19,8 +19,10 @@ __all__ = ["final_steps_per_checkpoint", "ludwig_schedule", "plan_from_config"]
 def final_steps_per_checkpoint(
     steps_per_epoch: int, steps_per_checkpoint: int, checkpoints_per_epoch: float, total: int
 ) -> int:
-    """Ludwig's ``get_final_steps_per_checkpoint``, capped at ``total`` steps as its trainer
-    does; at least 1."""
+    """Ludwig's ``get_final_steps_per_checkpoint``, capped at ``total`` steps as its trainer does.
+
+    At least 1.
+    """
     every = steps_per_checkpoint
     if checkpoints_per_epoch:
         every = int(steps_per_epoch / checkpoints_per_epoch)
@@ -56,8 +58,11 @@ def ludwig_schedule(
 
 
 def plan_from_config(config: Mapping[str, Any], rows: int) -> ScheduleInfo:
-    """The schedule Ludwig will follow for ``config`` over ``rows`` training rows (an
-    ``auto`` batch size plans with Ludwig's CPU cap, 128)."""
+    """The schedule Ludwig will follow for ``config`` over ``rows`` training rows.
+
+    The schedule Ludwig will follow for ``config`` over ``rows`` training rows (an ``auto`` batch
+    size plans with Ludwig's CPU cap, 128).
+    """
     trainer = dict(config.get("trainer") or {})
     size = trainer.get("batch_size")
     batch_size = int(size) if isinstance(size, int) and size > 0 else 128

@@ -36,13 +36,21 @@ __all__ = ["LudwigTraining"]
 
 
 class LudwigTraining:
-    """Runs one job; :meth:`run` returns the trained model."""
+    """Runs one job; :meth:`run` returns the trained model.
+
+    Args:
+        job: The run's job (config, data, run directory, options).
+        emit: Where events go.
+        control: The run's stop / pause control.
+        clock: Wall-clock seconds for the events.
+    """
 
     def __init__(self, job: TrainJob, emit: Emit, control: Control, clock: Callable[[], float]):
         self.job, self.emit, self.control, self.clock = job, emit, control, clock
         self.output = Path(job.run_dir) / OUTPUT_DIR
 
     def run(self) -> LudwigTrainedModel:
+        """Train with ``LudwigModel`` in this thread, emitting our events; returns the model."""
         config = {k: v for k, v in self.job.config.items() if k != "gpu_watch"}
         self.emit(ev.PhaseChanged(time=self.clock(), phase="preprocessing",
                                   detail="loading the data"))  # fmt: skip
@@ -112,8 +120,11 @@ def _loaded(dataset: Any) -> Any:
 
 
 def _source(value: Any) -> Any:
-    """A table file we read is loaded here, in the run's thread (our DataError for a bad
-    file, and no lock file beside the user's data); other formats go to Ludwig as paths."""
+    """Load a table file ourselves; pass other formats to Ludwig as paths.
+
+    A table file we read is loaded here, in the run's thread (our DataError for a bad file, and no
+    lock file beside the user's data); other formats go to Ludwig as paths.
+    """
     from ludwig_nb.data.loading import TABLE_SUFFIXES, load_table
 
     if not isinstance(value, str | Path):
@@ -127,8 +138,10 @@ def _source(value: Any) -> Any:
 
 
 def _evaluation_rows(dataset: Any, config: dict[str, Any]) -> int:
-    """Rows one evaluation covers (validation + test), known before Ludwig splits: the
-    explicit splits' lengths, or the random split's share of a frame; 0 when unknown."""
+    """Rows one evaluation covers (validation + test), known before Ludwig splits.
+
+    The explicit splits' lengths, or the random split's share of a frame; 0 when unknown.
+    """
     if isinstance(dataset, dict):
         frames = [v for k, v in dataset.items() if k != "training" and isinstance(v, pd.DataFrame)]
         return sum(len(v) for v in frames)

@@ -1,5 +1,8 @@
-"""Fail fast when an LLM's weights cannot be had: a local folder, the Hugging Face cache, or
-a hub that answers within seconds; never a download that hangs on an unreachable network."""
+"""Fail fast when an LLM's weights cannot be had.
+
+A local folder, the Hugging Face cache, or a hub that answers within seconds; never a download that
+hangs on an unreachable network.
+"""
 
 from __future__ import annotations
 
@@ -15,8 +18,10 @@ _TIMEOUT_S = 3.0
 
 
 def check_base_model(base_model: str, *, timeout_s: float = _TIMEOUT_S) -> None:
-    """Return when ``base_model`` (a local folder or a hub id) can be loaded; else raise
-    ``RuntimeError`` saying why and what to do, within about ``timeout_s`` seconds."""
+    """Return when ``base_model`` (a local folder or a hub id) can be loaded.
+
+    Else raise ``RuntimeError`` saying why and what to do, within about ``timeout_s`` seconds.
+    """
     if not base_model:
         raise RuntimeError("model_type: llm needs base_model (a Hugging Face id or a folder)")
     if Path(base_model).expanduser().is_dir():

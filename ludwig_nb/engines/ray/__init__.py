@@ -1,5 +1,7 @@
-"""``engine: ray``: the built-in engine's training loop on Ray Train workers (the ``[ray]``
-extra). Imported lazily: Ray loads only when a run uses it."""
+"""``engine: ray``: the built-in engine's training loop on Ray Train workers (the ``[ray]`` extra).
+
+Imported lazily: Ray loads only when a run uses it.
+"""
 
 from __future__ import annotations
 

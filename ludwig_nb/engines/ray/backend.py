@@ -1,5 +1,7 @@
-"""The ``backend:`` section of a config run by ``engine: ray`` (Ludwig's shape), checked and
-read into a :class:`RayBackend`.
+"""The ``backend:`` section of a config run by ``engine: ray``.
+
+The ``backend:`` section of a config run by ``engine: ray`` (Ludwig's shape), checked and read into
+a :class:`RayBackend`.
 
 ```yaml
 backend:
@@ -48,10 +50,12 @@ class RayBackend:
 
     @property
     def local_mode(self) -> bool:
+        """Whether the run trains without Ray (``num_workers: 0``)."""
         return self.num_workers == 0
 
     @property
     def world_size(self) -> int:
+        """The number of training ranks (1 in local mode)."""
         return max(1, self.num_workers)
 
     @classmethod

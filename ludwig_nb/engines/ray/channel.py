@@ -66,8 +66,10 @@ class _Store:
 
 
 class ProgressChannel:
-    """The Ray actor (wrapped with ``ray.remote`` by the driver). Async: ``poll`` waits on
-    a condition without blocking pushes."""
+    """The Ray actor (wrapped with ``ray.remote`` by the driver).
+
+    Async: ``poll`` waits on a condition without blocking pushes.
+    """
 
     def __init__(self) -> None:
         self._store = _Store()
@@ -79,11 +81,13 @@ class ProgressChannel:
         return self._changed
 
     async def push(self, batch: list[Any]) -> None:
+        """Append a batch of events (rank 0, fire-and-forget) and wake the driver's poll."""
         self._store.add(batch)
         async with self._condition():
             self._condition().notify_all()
 
     async def poll(self, cursor: int, timeout: float) -> tuple[list[Any], int]:
+        """The events after ``cursor`` and the new cursor, waiting up to ``timeout`` s for one."""
         changed = self._condition()
         async with changed:
             if self._store.base + len(self._store.events) <= cursor:
@@ -92,24 +96,31 @@ class ProgressChannel:
         return self._store.since(cursor)
 
     async def set_control(self, stop: str | None, pause: str | None) -> None:
+        """Set the run's stop and pause reasons (None: not stopped / not paused)."""
         self._store.stop, self._store.pause = stop, pause
 
     async def control(self) -> tuple[str | None, str | None]:
+        """The run's ``(stop, pause)`` reasons."""
         return self._store.stop, self._store.pause
 
     async def report_error(self, error: dict[str, Any]) -> None:
+        """Record a worker's error report."""
         self._store.errors.append(error)
 
     async def errors(self) -> list[dict[str, Any]]:
+        """Every worker error reported so far."""
         return list(self._store.errors)
 
     async def started(self, rank: int) -> int:
+        """Count a start of rank ``rank`` and return how often it started (> 1: restarted)."""
         return self._store.start(rank)
 
     async def report_worker(self, report: dict[str, Any]) -> None:
+        """Record a rank's end-of-run report (its ``rank`` key says which)."""
         self._store.workers[int(report["rank"])] = report
 
     async def workers(self) -> list[dict[str, Any]]:
+        """The ranks' end-of-run reports, by rank."""
         return [self._store.workers[r] for r in sorted(self._store.workers)]
 
 
@@ -121,41 +132,50 @@ class LocalChannel:
         self._changed = threading.Condition()
 
     def push(self, batch: list[Any]) -> None:
+        """Append a batch of events and wake the driver's poll."""
         with self._changed:
             self._store.add(batch)
             self._changed.notify_all()
 
     def poll(self, cursor: int, timeout: float) -> tuple[list[Any], int]:
+        """The events after ``cursor`` and the new cursor, waiting up to ``timeout`` s for one."""
         with self._changed:
             if self._store.base + len(self._store.events) <= cursor:
                 self._changed.wait(timeout)
             return self._store.since(cursor)
 
     def set_control(self, stop: str | None, pause: str | None) -> None:
+        """Set the run's stop and pause reasons (None: not stopped / not paused)."""
         with self._changed:
             self._store.stop, self._store.pause = stop, pause
 
     def control(self) -> tuple[str | None, str | None]:
+        """The run's ``(stop, pause)`` reasons."""
         with self._changed:
             return self._store.stop, self._store.pause
 
     def report_error(self, error: dict[str, Any]) -> None:
+        """Record a worker's error report."""
         with self._changed:
             self._store.errors.append(error)
 
     def errors(self) -> list[dict[str, Any]]:
+        """Every worker error reported so far."""
         with self._changed:
             return list(self._store.errors)
 
     def started(self, rank: int) -> int:
+        """Count a start of rank ``rank`` and return how often it started (> 1: restarted)."""
         with self._changed:
             return self._store.start(rank)
 
     def report_worker(self, report: dict[str, Any]) -> None:
+        """Record a rank's end-of-run report (its ``rank`` key says which)."""
         with self._changed:
             self._store.workers[int(report["rank"])] = report
 
     def workers(self) -> list[dict[str, Any]]:
+        """The ranks' end-of-run reports, by rank."""
         with self._changed:
             return [self._store.workers[r] for r in sorted(self._store.workers)]
 
@@ -165,24 +185,30 @@ _LOCAL_LOCK = threading.Lock()
 
 
 def register_local_channel(name: str) -> LocalChannel:
+    """Create the in-process channel of run ``name`` (local mode), replacing any earlier one."""
     with _LOCAL_LOCK:
         channel = _LOCAL[name] = LocalChannel()
     return channel
 
 
 def unregister_local_channel(name: str) -> None:
+    """Forget run ``name``'s in-process channel; unknown names are ignored."""
     with _LOCAL_LOCK:
         _LOCAL.pop(name, None)
 
 
 def local_channel(name: str) -> LocalChannel | None:
+    """The in-process channel of run ``name``, or None when none is registered."""
     with _LOCAL_LOCK:
         return _LOCAL.get(name)
 
 
 class ChannelClient:
-    """A worker's side of the channel, found by the run's name: the actor on Ray, the
-    :class:`LocalChannel` in local mode. ``push`` never waits for the other side."""
+    """A worker's side of the channel, found by the run's name.
+
+    The actor on Ray, the :class:`LocalChannel` in local mode. ``push`` never waits for the other
+    side.
+    """
 
     def __init__(self, name: str) -> None:
         self._local = local_channel(name)
@@ -195,12 +221,14 @@ class ChannelClient:
             self._actor = ray.get_actor(name, namespace=NAMESPACE)
 
     def push(self, batch: list[Any]) -> None:
+        """Send a batch of events without waiting (fire-and-forget on Ray)."""
         if self._local is not None:
             self._local.push(batch)
         else:
             self._actor.push.remote(batch)  # fire-and-forget: the ref is dropped
 
     def report_error(self, error: dict[str, Any]) -> None:
+        """Send a worker's error report and wait (up to 10 s on Ray) until the channel has it."""
         if self._local is not None:
             self._local.report_error(error)
             return
@@ -257,8 +285,16 @@ class ChannelClient:
 
 
 class EventBatcher:
-    """Rank 0's ``emit``: steps are batched and pushed every ``interval`` s; any other
-    event (run started, evaluation, pause, the end) pushes at once, with what is queued."""
+    """Rank 0's ``emit``.
+
+    Steps are batched and pushed every ``interval`` s; any other event (run started, evaluation,
+    pause, the end) pushes at once, with what is queued.
+
+    Args:
+        push: Sends one batch of events to the channel.
+        interval: Seconds between pushes of batched steps.
+        clock: Monotonic seconds.
+    """
 
     def __init__(
         self,
@@ -271,12 +307,14 @@ class EventBatcher:
         self._last = clock()
 
     def __call__(self, event: ev.Event) -> None:
+        """Queue ``event``; push now unless it is a step within ``interval`` s of the last push."""
         self._queue.append(event)
         now = self._clock()
         if not isinstance(event, ev.StepFinished) or now - self._last >= self._interval:
             self.flush(now)
 
     def flush(self, now: float | None = None) -> None:
+        """Push what is queued; ``now`` (monotonic s) is the push time, default the clock's."""
         if self._queue:
             batch, self._queue = self._queue, []
             self._push(batch)

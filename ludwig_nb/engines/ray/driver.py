@@ -43,8 +43,11 @@ POLL_S = 0.25  # seconds one long-poll of the channel waits for events
 
 
 def ensure_ray(address: str | None) -> bool:
-    """Connect to Ray once per process: ``address`` (or ``RAY_ADDRESS``) joins a cluster,
-    neither starts a local one. True when this call started it. Never shuts anything down."""
+    """Connect to Ray once per process.
+
+    ``address`` (or ``RAY_ADDRESS``) joins a cluster, neither starts a local one. True when this
+    call started it. Never shuts anything down.
+    """
     import ray
 
     if ray.is_initialized():
@@ -66,10 +69,12 @@ def ensure_ray(address: str | None) -> bool:
 
 
 def worker_runtime_env() -> dict[str, Any]:
-    """The runtime env of the run's actor and task (the controller and the workers inherit
-    it): ``PYTHONPATH`` starts with the folder this ludwig_nb is imported from, so that the
-    workers import the same code on this machine (an editable install or a clone). Other
-    nodes of a cluster need ludwig_nb installed, like Ray itself, at the same version."""
+    """The runtime env of the run's actor and task (the controller and the workers inherit it).
+
+    ``PYTHONPATH`` starts with the folder this ludwig_nb is imported from, so that the workers
+    import the same code on this machine (an editable install or a clone). Other nodes of a cluster
+    need ludwig_nb installed, like Ray itself, at the same version.
+    """
     import ludwig_nb
 
     root = str(Path(ludwig_nb.__file__).resolve().parent.parent)
@@ -94,7 +99,13 @@ def _fit(loop: dict[str, Any], scaling: dict[str, Any], run: dict[str, Any]) -> 
 
 
 class RayDriver:
-    """One run's driver: :meth:`run` returns the model or raises (see engine.py)."""
+    """One run's driver: :meth:`run` returns the model or raises (see engine.py).
+
+    Args:
+        job: The run's job (config, data, run directory, options).
+        emit: Where the workers' events go (the run's ``emit``, on the driver thread).
+        control: The run's control, forwarded to the workers through the channel.
+    """
 
     def __init__(self, job: TrainJob, emit: Emit, control: Control) -> None:
         self.job, self.emit, self.control = job, emit, control
@@ -143,6 +154,7 @@ class RayDriver:
 
     # -- the run -------------------------------------------------------------------------
     def run(self) -> Any:
+        """Train on Ray Train (or in-process in local mode) and return the model rank 0 saved."""
         self.storage_dir.mkdir(parents=True, exist_ok=True)
         if self.backend.local_mode:
             self._run_local()
@@ -264,8 +276,11 @@ class RayDriver:
             kill()
 
     def _write_workers(self, reports: list[dict[str, Any]]) -> None:
-        """``<run dir>/workers.json``: one entry per rank (host, device, steps, steps/s,
-        parameters_sha256: equal on every rank when the ranks stayed in step)."""
+        """``<run dir>/workers.json``.
+
+        One entry per rank (host, device, steps, steps/s, parameters_sha256: equal on every rank
+        when the ranks stayed in step).
+        """
         if reports:
             write_json_atomic(Path(self.job.run_dir) / WORKERS_FILE, {"workers": reports})
 

@@ -48,8 +48,11 @@ class RayEngine:
     name = "ray"
 
     def check(self, config: Config) -> None:
-        """``UnsupportedByEngine`` (located) for a backend section this engine cannot run or
-        a model part the built-in engine lacks; ``EngineUnavailable`` without Ray."""
+        """Reject a backend section or model part this engine cannot run.
+
+        ``UnsupportedByEngine`` (located) for a backend section this engine cannot run or a model
+        part the built-in engine lacks; ``EngineUnavailable`` without Ray.
+        """
         from ludwig_nb.config.errors import ConfigError
         from ludwig_nb.config.schema.fields import Ctx
         from ludwig_nb.engines.builtin.capabilities import check_engine_support
@@ -67,15 +70,19 @@ class RayEngine:
             raise EngineUnavailable(missing)
 
     def prepare_data(self, config: Mapping[str, Any], dataset: Any) -> Any:
-        """The built-in engine's checks (``DataError``); the table is loaded once here and
-        travels to the workers through Ray's object store."""
+        """The built-in engine's checks (``DataError``).
+
+        The table is loaded once here and travels to the workers through Ray's object store.
+        """
         from ludwig_nb.data import check_dataset
 
         return check_dataset(config, dataset)
 
     def plan(self, config: Mapping[str, Any], rows: int) -> ScheduleInfo:
-        """The schedule of one rank: ``rows // num_workers`` rows at the per-worker batch
-        size (``auto``: 128 per worker)."""
+        """The schedule of one rank.
+
+        ``rows // num_workers`` rows at the per-worker batch size (``auto``: 128 per worker).
+        """
         from ludwig_nb.engines.builtin.distributed import shard_rows
         from ludwig_nb.engines.builtin.schedule import plan_training
         from ludwig_nb.engines.ray.backend import RayBackend
@@ -94,8 +101,11 @@ class RayEngine:
         BuiltinEngine().warm_up()
 
     def fit(self, job: TrainJob, emit: Emit, control: Control) -> BuiltinModel:
-        """Train on Ray Train; returns the model rank 0 saved. Raises ``WorkerFailed`` when
-        a worker fails (its rank, host and error), ``RunKilled`` after a second Stop."""
+        """Train on Ray Train; returns the model rank 0 saved.
+
+        Raises ``WorkerFailed`` when a worker fails (its rank, host and error), ``RunKilled`` after
+        a second Stop.
+        """
         from ludwig_nb.engines.ray.driver import RayDriver
 
         model: BuiltinModel = RayDriver(job, emit, control).run()
@@ -109,8 +119,11 @@ class RayEngine:
 
 
 def worker_config(config: Mapping[str, Any]) -> dict[str, Any]:
-    """The config the workers train: ``batch_size: auto`` becomes 128 per worker (every rank
-    must take the same batch size; the built-in engine's probe would differ per rank)."""
+    """The config the workers train.
+
+    ``batch_size: auto`` becomes 128 per worker (every rank must take the same batch size; the
+    built-in engine's probe would differ per rank).
+    """
     from ludwig_nb.engines.ray.backend import DEFAULT_WORKER_BATCH_SIZE
 
     out = dict(config)

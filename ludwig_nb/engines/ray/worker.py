@@ -35,8 +35,11 @@ WORKER_LOGS = "workers"  # <run dir>/workers/rank-<r>.log
 
 @contextlib.contextmanager
 def _worker_log(path: Path, in_process: bool) -> Iterator[None]:
-    """Send this worker's prints and log records to ``path`` (not in local mode: there the
-    worker is a thread of the kernel, whose output is the notebook's)."""
+    """Send this worker's prints and log records to ``path``.
+
+    Send this worker's prints and log records to ``path`` (not in local mode: there the worker is a
+    thread of the kernel, whose output is the notebook's).
+    """
     if in_process:
         yield
         return
@@ -74,8 +77,10 @@ def _wrap_ddp(device: Any) -> Any:
 
 
 def train_loop_per_worker(loop: dict[str, Any]) -> None:
-    """One rank of the run described by ``loop`` (built by engine.py); raises what the
-    training loop raises, after reporting it to the channel with this rank and host."""
+    """One rank of the run described by ``loop`` (built by engine.py).
+
+    Raises what the training loop raises, after reporting it to the channel with this rank and host.
+    """
     import ray.train
 
     from ludwig_nb.engines.builtin.trainer import Training
@@ -147,8 +152,10 @@ def _train(
 
 
 def parameters_digest(module: Any) -> str:
-    """SHA-256 over the module's parameters and buffers (names and bytes, in order): equal
-    on every rank of a data-parallel run that kept its ranks in step."""
+    """SHA-256 over the module's parameters and buffers (names and bytes, in order).
+
+    Equal on every rank of a data-parallel run that kept its ranks in step.
+    """
     digest = hashlib.sha256()
     for name, value in module.state_dict().items():
         digest.update(name.encode())
@@ -156,7 +163,7 @@ def parameters_digest(module: Any) -> str:
     return digest.hexdigest()
 
 
-def _discard(event: Any) -> None:
+def _discard(_event: Any) -> None:
     return None
 
 

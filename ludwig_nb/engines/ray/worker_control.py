@@ -19,9 +19,17 @@ State = tuple[str | None, str | None]  # (stop reason, pause reason)
 
 
 class WorkerControl:
-    """``read_now()`` / ``read_wait(timeout)`` give rank 0's view (other ranks pass
-    functions returning ``(None, None)``); ``agree([stop, pause])`` is the all-reduce (None
-    on a single rank)."""
+    """A Ray worker's view of the run's control, agreed across ranks.
+
+    ``read_now()`` / ``read_wait(timeout)`` give rank 0's view (other ranks pass functions returning
+    ``(None, None)``); ``agree([stop, pause])`` is the all-reduce (None on a single rank).
+
+    Args:
+        read_now: Rank 0's ``(stop, pause)`` now, without waiting.
+        read_wait: Rank 0's ``(stop, pause)``, waiting up to the given seconds for a change.
+        agree: The all-reduce of ``[stop, pause]`` flags across ranks; None on a single rank.
+        pause_poll: Seconds between reads of the control while paused.
+    """
 
     def __init__(
         self,
@@ -47,23 +55,30 @@ class WorkerControl:
 
     @property
     def stop_requested(self) -> bool:
+        """Whether rank 0 (or, agreed, any rank) saw a stop."""
         return self._stop is not None
 
     @property
     def stop_reason(self) -> str | None:
+        """The stop's reason; None without a stop."""
         return self._stop
 
     @property
     def paused(self) -> bool:
+        """Whether the run is paused (and not stopping)."""
         return self._pause is not None and self._stop is None
 
     def pace(self, max_idle: float = 10.0) -> float:
-        """The throttle's duty cycle does not reach Ray workers yet (each worker's node
-        would need its own GPU watch): no idle time is inserted; returns 0 s."""
+        """Pace the worker: a no-op on Ray for now; returns 0 s.
+
+        The throttle's duty cycle does not reach Ray workers yet (each worker's node would need its
+        own GPU watch): no idle time is inserted; returns 0 s.
+        """
         del max_idle
         return 0.0
 
     def checkpoint(self) -> None:
+        """Read the control now and raise :class:`StopRequested` when a stop was asked for."""
         self._update(self._read_now())
         if self._stop is not None:
             raise StopRequested(self._stop)
@@ -73,6 +88,7 @@ class WorkerControl:
         on_pause: Callable[[str], None] | None = None,
         on_resume: Callable[[str], None] | None = None,
     ) -> None:
+        """Block while paused, re-reading the control every ``pause_poll`` s (see ``Control``)."""
         if not self.paused:
             return
         reason = self._pause or "user"
