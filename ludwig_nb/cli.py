@@ -59,7 +59,8 @@ def _parser() -> argparse.ArgumentParser:
         "--engine",
         default="auto",
         choices=ENGINE_NAMES,
-        help="auto (built-in when it can run the config, else Ludwig), builtin or ludwig",
+        help="auto (built-in when it can run the config, else Ludwig; Ray Train for "
+        "backend: {type: ray}), builtin, ludwig or ray",
     )
     train.add_argument("--no-progress", action="store_true", help="no progress output")
     train.add_argument("--json", action="store_true", help="print the best metrics as JSON")

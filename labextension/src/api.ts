@@ -7,7 +7,8 @@ import { URLExt } from '@jupyterlab/coreutils';
 import { ServerConnection } from '@jupyterlab/services';
 
 import { SidebarApi } from './model';
-import { ControlAction, GpusReply, RunsReply } from './types';
+import { SnapshotApi } from './notebook_refresh';
+import { ControlAction, GpusReply, RunsReply, SnapshotReply } from './types';
 
 async function request<T>(path: string[], init: RequestInit = {}): Promise<T> {
   const settings = ServerConnection.makeSettings();
@@ -25,4 +26,8 @@ export const serverApi: SidebarApi = {
   control: async (runId: string, action: ControlAction) => {
     await request<unknown>(['runs', runId, action], { method: 'POST' });
   }
+};
+
+export const snapshotApi: SnapshotApi = {
+  snapshot: (runId: string) => request<SnapshotReply>(['runs', runId, 'snapshot'])
 };

@@ -41,3 +41,8 @@ export function fraction(value: number | null | undefined): number | null {
   }
   return Math.min(1, Math.max(0, value));
 }
+
+/** A whole number with thousands separators, as the Python side writes them: "52,500". */
+export function grouped(value: number): string {
+  return Math.round(value).toLocaleString('en-US');
+}

@@ -6,8 +6,11 @@ import { ILayoutRestorer, JupyterFrontEnd, JupyterFrontEndPlugin } from '@jupyte
 import { ISettingRegistry } from '@jupyterlab/settingregistry';
 import { LabIcon } from '@jupyterlab/ui-components';
 
-import { serverApi } from './api';
+import { Poll } from '@lumino/polling';
+
+import { serverApi, snapshotApi } from './api';
 import { SidebarModel } from './model';
+import { NotebookLike, SnapshotRefresher } from './notebook_refresh';
 import { PANEL_ID, SidebarPanel } from './panel';
 
 const PLUGIN_ID = 'ludwig-nb:plugin';
@@ -17,6 +20,37 @@ const ICON_SVG =
   '<path d="M3 5h18v14H3zM5 7v10h14V7zm2 8h2v-5H7zm4 0h2V9h-2zm4 0h2v-3h-2z"/></g></svg>';
 
 export const ludwigIcon = new LabIcon({ name: 'ludwig-nb:gpu', svgstr: ICON_SVG });
+
+/** The models of the notebooks open in the main area (duck-typed: see notebook_refresh.ts). */
+function openNotebooks(app: JupyterFrontEnd): NotebookLike[] {
+  const found: NotebookLike[] = [];
+  for (const widget of app.shell.widgets('main')) {
+    const context = (widget as { context?: { isReady?: boolean; model?: unknown } }).context;
+    const model = context?.isReady ? (context.model as Partial<NotebookLike> | undefined) : undefined;
+    if (model?.cells && typeof model.cells.get === 'function') {
+      found.push(model as NotebookLike);
+    }
+  }
+  return found;
+}
+
+/**
+ * Reopened notebooks: a saved run snapshot whose run has gone on since the save is replaced
+ * by the run's current one from its run directory (see notebook_refresh.ts).
+ */
+function startSnapshotRefresh(app: JupyterFrontEnd): Poll {
+  const refresher = new SnapshotRefresher({ api: snapshotApi });
+  const poll = new Poll({
+    factory: () => refresher.refresh(openNotebooks(app)),
+    frequency: { interval: 2000, backoff: false },
+    standby: 'when-hidden',
+    name: 'ludwig-nb:snapshots'
+  });
+  (app.shell as unknown as { currentChanged?: { connect: (f: () => void) => void } }).currentChanged?.connect(
+    () => void poll.refresh()
+  );
+  return poll;
+}
 
 const plugin: JupyterFrontEndPlugin<void> = {
   id: PLUGIN_ID,
@@ -44,6 +78,7 @@ const plugin: JupyterFrontEndPlugin<void> = {
     shell.currentChanged?.connect(follow);
     follow();
     restorer?.add(panel, PANEL_ID);
+    startSnapshotRefresh(app);
 
     let interval = 2000;
     const start = () =>

@@ -28,7 +28,7 @@ function el<K extends keyof HTMLElementTagNameMap>(
   return node;
 }
 
-function bar(value: number | null, className: string): HTMLElement {
+function bar(value: number | null, className: string, marker: number | null = null): HTMLElement {
   const outer = el('div', `${className} jp-LudwigNb-bar`);
   if (value === null) {
     outer.classList.add('jp-LudwigNb-bar-empty');
@@ -37,6 +37,13 @@ function bar(value: number | null, className: string): HTMLElement {
   const inner = el('div', 'jp-LudwigNb-barFill');
   inner.style.width = `${(value * 100).toFixed(1)}%`;
   outer.appendChild(inner);
+  if (marker !== null) {
+    // the likely early stop: a tick on the bar, so the planned end reads as a bound
+    const tick = el('div', 'jp-LudwigNb-barMarker');
+    tick.style.left = `${(marker * 100).toFixed(1)}%`;
+    tick.title = 'likely early stop';
+    outer.appendChild(tick);
+  }
   return outer;
 }
 
@@ -176,7 +183,7 @@ export class SidebarPanel extends Widget {
       item.appendChild(el('div', `jp-LudwigNb-run-${part}`));
     }
     item.appendChild(bar(0, 'jp-LudwigNb-progress'));
-    for (const part of ['progressText', 'eta', 'best', 'alarms', 'note']) {
+    for (const part of ['progressText', 'eta', 'earlyStop', 'best', 'alarms', 'note']) {
       item.appendChild(el('div', `jp-LudwigNb-run-${part}`));
     }
     const buttons = el('div', 'jp-LudwigNb-run-actions');
@@ -224,10 +231,13 @@ function updateRunItem(item: HTMLLIElement, row: RunRow): void {
   setText(item, 'status', row.status);
   setText(item, 'progressText', row.progressText);
   setText(item, 'eta', row.etaText);
+  setText(item, 'earlyStop', row.earlyStopText);
   setText(item, 'best', row.bestMetricText);
   setText(item, 'alarms', row.alarmText);
   setText(item, 'note', row.noteText);
-  item.querySelector('.jp-LudwigNb-progress')?.replaceWith(bar(row.progress, 'jp-LudwigNb-progress'));
+  item
+    .querySelector('.jp-LudwigNb-progress')
+    ?.replaceWith(bar(row.progress, 'jp-LudwigNb-progress', row.likelyStop));
   (item.querySelector('.jp-LudwigNb-run-actions') as HTMLElement).hidden = !Object.values(row.actions).some(Boolean);
   for (const action of ACTIONS) {
     const button = item.querySelector(`button[data-action="${action}"]`) as HTMLButtonElement;

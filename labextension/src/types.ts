@@ -197,6 +197,30 @@ export interface EtaInfo {
   finish_time: number | null;
 }
 
+/**
+ * status.json's "early_stop" (core/status_words.py): null when early stopping is off.
+ * Steps are counts of steps done; `text` is the run's own wording: live, the bound and the
+ * forecast ("≤ 11,000 steps · likely stop ≈ step 2,600"); ended, why it ended.
+ */
+export interface EarlyStopInfo {
+  patience: number | null;
+  metric: string;
+  /** the planned total: an upper bound, not a promise (null once the run has ended) */
+  upper_bound: number | null;
+  likely_step: number | null;
+  earliest_step: number | null;
+  likely_remaining_s: number | null;
+  text: string;
+}
+
+/** GET /ludwig-nb/runs/<id>/snapshot: the run's readable state for a saved notebook output. */
+export interface SnapshotReply {
+  run_id: string;
+  status: RunStatus;
+  final: boolean;
+  bundle: { 'text/plain': string; 'text/html': string };
+}
+
 /** One entry of GET /ludwig-nb/runs (registry entry joined with status.json). */
 export interface RunSummary {
   run_id: string;
@@ -222,11 +246,18 @@ export interface RunSummary {
   best_step: number | null;
   evaluations_since_best: number | null;
   alarms: ActiveAlarm[];
+  /** each active alarm and what it does, in the dashboard's words (null: an older status.json) */
+  alarm_texts: string[] | null;
   updated_at: number | null;
   finished_at: number | null;
   written_at: number | null;
   pause_reason: string | null;
+  /** why it is paused, in the dashboard's words (core/status_text.py); "" when it is not */
+  pause_text: string | null;
   reason: string | null;
+  /** why it ended, in the dashboard's words (core/early_stop.py end_reason) */
+  end_reason: string | null;
+  early_stop: EarlyStopInfo | null;
   error: string | null;
   eta: EtaInfo | null;
   /** the run could not write its files (a full disk): the system's message */

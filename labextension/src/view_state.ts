@@ -4,7 +4,7 @@
  * into the DOM as text.
  */
 
-import { formatDuration, formatNumber, fraction, gib } from './format';
+import { formatDuration, formatNumber, fraction, gib, grouped } from './format';
 import {
   ControlAction,
   FINAL_STATUSES,
@@ -51,6 +51,10 @@ export interface RunRow {
   progress: number | null;
   progressText: string;
   etaText: string;
+  /** the early-stop bound and forecast, or why the run stopped early ("" without) */
+  earlyStopText: string;
+  /** the likely stop as a fraction of the planned total, marked on the bar (null: none) */
+  likelyStop: number | null;
   bestMetricText: string;
   alarmText: string;
   /** what the server found wrong with this run's files, and numbers that were inf/nan */
@@ -247,17 +251,38 @@ export function baselineText(run: Pick<RunSummary, 'best_metrics' | 'baseline' |
   return parts.length > 0 ? parts.join('; ') : null;
 }
 
-/** Why a run is paused, in words (core/status_text.py says the same in Python). */
-export function pauseText(run: Pick<RunSummary, 'pause_reason' | 'alarms'>): string {
-  const reason = run.pause_reason || 'user';
-  if (reason.startsWith('alarm:')) {
-    const rule = reason.slice('alarm:'.length);
-    const alarm = (run.alarms ?? []).find(a => a.rule === rule);
-    const message = alarm?.message?.replace(/: (pause|warn|stop)$/, '');
-    return message ? `paused: ${message}; resumes when it clears` : `paused by the alarm ${rule}`;
+/**
+ * Why a run is paused, in the words the run itself wrote into status.json (pause_text,
+ * from core/status_text.py, the dashboard's and the CLI's wording). A status file from
+ * before that field says only "paused".
+ */
+export function pauseText(run: Pick<RunSummary, 'pause_text'>): string {
+  return run.pause_text || 'paused';
+}
+
+/**
+ * The early-stop line, as the run words it (core/status_words.py): live, the bound and the
+ * likely stop ("≤ 11,000 steps · likely stop ≈ step 2,600"); ended, why it ended ("stopped
+ * early: no validation improvement in 5 evaluations; best at step 2,600"); "" without.
+ */
+export function earlyStopText(run: Pick<RunSummary, 'status' | 'alive' | 'early_stop' | 'end_reason'>): string {
+  const ended = FINAL_STATUSES.has(run.status) || !run.alive;
+  if (ended) {
+    return run.status === 'interrupted' ? '' : (run.end_reason ?? '');
   }
-  const sources: Record<string, string> = { user: 'paused by you', control_file: 'paused from the sidebar' };
-  return sources[reason] ?? `paused (${reason})`;
+  return run.early_stop?.text ?? '';
+}
+
+/** Where the run will likely stop, as a fraction of the planned total (null: no forecast). */
+export function likelyStopFraction(run: Pick<RunSummary, 'status' | 'alive' | 'early_stop'>): number | null {
+  const info = run.early_stop;
+  if (!info || FINAL_STATUSES.has(run.status) || !run.alive) {
+    return null;
+  }
+  if (info.likely_step === null || !info.upper_bound || info.likely_step >= info.upper_bound) {
+    return null;
+  }
+  return fraction(info.likely_step / info.upper_bound);
 }
 
 /** "ETA 3m 12s (2m 50s – 3m 40s)", counting down from status.json's written_at to ``now``. */
@@ -270,6 +295,7 @@ export function etaText(run: RunSummary, now: number): string {
     const when = run.finished_at ? ` after ${formatDuration(run.finished_at - (run.started_at ?? run.finished_at))}` : '';
     return `${status}${when}`;
   }
+  // with early stopping the planned total is only a bound, and so is the time to it
   const eta = run.eta;
   if (!eta || eta.remaining_s === null) {
     return 'ETA: estimating…';
@@ -279,22 +305,23 @@ export function etaText(run: RunSummary, now: number): string {
     eta.finish_time !== null ? eta.finish_time - now : eta.remaining_s - elapsed;
   if (eta.state === 'warming_up') {
     // before the stable phase the number is provisional and its interval is not honest yet
-    return `warming up… ≈ ${formatDuration(remaining)}`;
+    return `warming up… ${run.early_stop ? '≤' : '≈'} ${formatDuration(remaining)}`;
   }
-  let text = `ETA ${formatDuration(remaining)}`;
+  let text = `ETA ${run.early_stop ? '≤ ' : ''}${formatDuration(remaining)}`;
   if (eta.low_s !== null && eta.high_s !== null) {
     text += ` (${formatDuration(eta.low_s - elapsed)} – ${formatDuration(eta.high_s - elapsed)})`;
   }
   return eta.state === 'adjusting' ? `${text} · adjusting` : text;
 }
 
+/** "2,100 / 52,500 steps (4 %)", grouped as the run's own texts are. */
 function progressText(run: RunSummary): string {
   const step = run.step ?? 0;
   if (!run.total_steps) {
-    return `step ${step}`;
+    return `step ${grouped(step)}`;
   }
   const pct = Math.floor((100 * step) / run.total_steps);
-  return `${step} / ${run.total_steps} steps (${pct} %)`;
+  return `${grouped(step)} / ${grouped(run.total_steps)} steps (${pct} %)`;
 }
 
 function basename(path: string): string {
@@ -312,6 +339,14 @@ export function noteText(run: RunSummary): string {
     parts.push(`inf/nan (shown as N/A): ${nonfinite.join(', ')}`);
   }
   return parts.join('; ');
+}
+
+/** The active alarms as the run words them (status.json alarm_texts), else their messages. */
+function alarmsText(run: RunSummary, alarms: RunSummary['alarms']): string {
+  if (run.alarm_texts) {
+    return run.alarm_texts.join('; ');
+  }
+  return alarms.map(a => a.message || `${a.rule} on GPU ${a.device}`).join('; ');
 }
 
 const PAUSABLE = new Set(['training', 'evaluating', 'preprocessing', 'queued']);
@@ -338,8 +373,10 @@ export function runRow(run: RunSummary, now: number, pending: ReadonlySet<Contro
     progress: run.status === 'completed' ? 1 : fraction(run.progress),
     progressText: progressText(run),
     etaText: etaText(run, now),
+    earlyStopText: earlyStopText(run),
+    likelyStop: likelyStopFraction(run),
     bestMetricText: versus ? `best: ${versus}` : best ? best.text : '',
-    alarmText: alarms.map(a => a.message || `${a.rule} on GPU ${a.device}`).join('; '),
+    alarmText: final ? '' : alarmsText(run, alarms),
     noteText: noteText(run),
     level: level === 'ok' && (run.problems ?? []).length > 0 ? 'warn' : level,
     actions: {

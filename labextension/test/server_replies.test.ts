@@ -47,6 +47,25 @@ describe('recorded server replies', () => {
     expect(replies.run.events[0].nonfinite).toEqual(['metrics.validation.y.loss']);
   });
 
+  it("a run paused by an alarm shows the run's own words and its early-stop forecast", () => {
+    const row = runRow(byId.get('early-stop-paused')!, 1000);
+    expect(row.etaText).toBe('paused: GPU 0 at 88 °C, 4 °C under its slowdown point; resumes below 82 °C');
+    expect(row.earlyStopText).toBe('≤ 11,000 steps · likely stop ≈ step 2,479');
+    expect(row.likelyStop).toBeCloseTo(2479 / 11000, 6);
+    expect(row.alarmText).toBe(''); // the pause text already names the pausing alarm
+    expect(row.progressText).toBe('1,200 / 11,000 steps (10 %)');
+    expect(row.noteText).toBe('');
+  });
+
+  it('a run that stopped early says why, and marks no forecast', () => {
+    const row = runRow(byId.get('early-stopped')!, 1000);
+    expect(row.earlyStopText).toBe('stopped early: no validation improvement in 5 evaluations; best at step 600');
+    expect(row.likelyStop).toBeNull();
+    const bad = runRow(byId.get('early-stop-list')!, 1000);
+    expect(bad.earlyStopText).toBe('');
+    expect(bad.noteText).toContain('early_stop is a list');
+  });
+
   it('a run that cannot write its files says so', () => {
     expect(runRow(byId.get('disk-full')!, 1000).noteText).toContain('No space left');
   });

@@ -248,12 +248,64 @@ describe('run list', () => {
 });
 
 describe('pause in words', () => {
-  it('names the alarm, not its rule', () => {
+  it("shows the run's own wording, never the rule", () => {
     const alarm = { rule: 'temperature>=slowdown-5', device: 0, value: 88, threshold: 83, action: 'pause',
                     message: 'GPU 0 at 88°C (alarm at 83°C): pause', time: 1 };
-    const paused = run({ status: 'paused', pause_reason: 'alarm:temperature>=slowdown-5', alarms: [alarm] });
-    expect(pauseText(paused)).toBe('paused: GPU 0 at 88°C (alarm at 83°C); resumes when it clears');
-    expect(etaText(paused, 1000)).not.toContain('alarm:temperature');
-    expect(pauseText(run({ status: 'paused', pause_reason: 'user' }))).toBe('paused by you');
+    const words = 'paused: GPU 0 at 88 °C, 4 °C under its slowdown point; resumes below 78 °C';
+    const paused = run({ status: 'paused', pause_reason: 'alarm:temperature>=slowdown-5', alarms: [alarm],
+                         pause_text: words });
+    expect(pauseText(paused)).toBe(words);
+    expect(etaText(paused, 1000)).toBe(words);
+    // a status.json from before pause_text: no rule text either
+    const old = run({ status: 'paused', pause_reason: 'alarm:temperature>=slowdown-5', alarms: [alarm],
+                      pause_text: null });
+    expect(etaText(old, 1000)).toBe('paused');
+  });
+});
+
+describe('alarms and counts in words', () => {
+  it("shows the run's alarm lines, none once it has ended, and groups big counts", () => {
+    const alarm = { rule: 'temperature>=slowdown-5', device: 0, value: 86, threshold: 82, action: 'warn',
+                    message: 'GPU 0 at 86°C (alarm at 82°C): warn', time: 1 };
+    const words = ['GPU 0 at 86°C (alarm at 82°C) · warning only'];
+    expect(runRow(run({ alarms: [alarm], alarm_texts: words }), 1000).alarmText).toBe(words[0]);
+    expect(runRow(run({ alarms: [alarm], alarm_texts: null }), 1000).alarmText).toBe(alarm.message);
+    expect(runRow(run({ status: 'completed', alarms: [alarm], alarm_texts: words }), 1000).alarmText).toBe('');
+    expect(runRow(run({ step: 2100, total_steps: 52500 }), 1000).progressText).toBe('2,100 / 52,500 steps (4 %)');
+  });
+});
+
+describe('early stopping', () => {
+  const early = {
+    patience: 5, metric: 'accuracy', upper_bound: 11000, likely_step: 2600, earliest_step: 1500,
+    likely_remaining_s: 40, text: '≤ 11,000 steps · likely stop ≈ step 2,600'
+  };
+
+  it('says the total is a bound, the ETA too, and marks the likely stop', () => {
+    const row = runRow(run({ total_steps: 11000, step: 1000, progress: 1000 / 11000, early_stop: early }), 1000);
+    expect(row.earlyStopText).toBe('≤ 11,000 steps · likely stop ≈ step 2,600');
+    expect(row.etaText).toMatch(/^ETA ≤ 5m 00s/);
+    expect(row.likelyStop).toBeCloseTo(2600 / 11000, 6);
+  });
+
+  it('without early stopping the ETA is not a bound', () => {
+    const row = runRow(run(), 1000);
+    expect(row.earlyStopText).toBe('');
+    expect(row.etaText).toMatch(/^ETA 5m/);
+    expect(row.likelyStop).toBeNull();
+  });
+
+  it('a forecast that runs to the end marks nothing', () => {
+    const toEnd = { ...early, likely_step: 11000, text: '≤ 11,000 steps · likely runs to the end' };
+    expect(runRow(run({ early_stop: toEnd }), 1000).likelyStop).toBeNull();
+  });
+
+  it('an ended run says why it ended; an interrupted one does not repeat a dead forecast', () => {
+    const reason = 'stopped early: no validation improvement in 5 evaluations; best at step 2,600';
+    const done = run({ status: 'completed', end_reason: reason, early_stop: { ...early, text: reason } });
+    expect(runRow(done, 1000).earlyStopText).toBe(reason);
+    expect(runRow(done, 1000).likelyStop).toBeNull();
+    const dead = run({ status: 'interrupted', alive: false, early_stop: early });
+    expect(runRow(dead, 1000).earlyStopText).toBe('');
   });
 });

@@ -17,6 +17,7 @@ from ludwig_nb.core.baseline import compare_to_baseline, format_comparison
 from ludwig_nb.core.early_stop import end_reason
 from ludwig_nb.core.metrics_text import metrics_text_table
 from ludwig_nb.core.state import RunState
+from ludwig_nb.core.status_text import pause_text
 
 __all__ = ["FALLBACK_CLASS", "METADATA_KEY", "snapshot_bundle", "state_from_status"]
 
@@ -33,12 +34,22 @@ def state_from_status(status: Mapping[str, Any]) -> RunState:
     return RunState(**kwargs)
 
 
-def _lines(state: RunState, directory: str) -> list[str]:
+#: what an "interrupted" run (its process gone before it ended) says
+INTERRUPTED_TEXT = (
+    "its process ended before the run did (the kernel died or was restarted); "
+    "the checkpoints it wrote are in the run directory"
+)
+
+
+def _lines(state: RunState, directory: str, early_stop: str) -> list[str]:
     total = f"{state.total_steps:,}" if state.total_steps else "?"
-    lines = [f"{state.name or state.run_id}: {state.status}, step {state.step:,} / {total}"]
-    ended = end_reason(state)
+    status = pause_text(state) or state.status
+    lines = [f"{state.name or state.run_id}: {status}, step {state.step:,} / {total}"]
+    ended = INTERRUPTED_TEXT if state.status == "interrupted" else end_reason(state)
     if ended:
         lines.append(ended)
+    elif early_stop and not state.is_final:
+        lines.append(early_stop)
     metrics = state.best_metrics or state.latest_metrics
     versus = compare_to_baseline(metrics, state.baseline, state.baseline_predictors)
     lines.extend(format_comparison(c) for c in versus)
@@ -52,13 +63,22 @@ def _lines(state: RunState, directory: str) -> list[str]:
     return lines
 
 
-def snapshot_bundle(state: RunState, directory: str = "") -> dict[str, str]:
+def snapshot_bundle(state: RunState, directory: str = "", early_stop: str = "") -> dict[str, str]:
     """``{"text/plain", "text/html"}`` describing ``state``.
 
     Status, progress, why it ended, metrics beside the trivial baseline, and where the run directory
     is.
+
+    Args:
+        state: The run's state.
+        directory: The run directory, named in the snapshot ("" leaves it out).
+        early_stop: status.json's ``early_stop.text`` (``"≤ 11,000 steps · likely stop ≈ step
+            2,600"``), shown while the run is live.
+
+    Returns:
+        The ``text/plain`` and ``text/html`` of the snapshot.
     """
-    lines = _lines(state, directory)
+    lines = _lines(state, directory, early_stop)
     metrics = state.best_metrics or state.latest_metrics
     table = metrics_text_table(metrics, state.baseline, state.baseline_predictors)
     text = "\n".join(lines + ([table] if table else []))

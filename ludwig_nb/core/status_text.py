@@ -12,7 +12,7 @@ from typing import Any
 
 from ludwig_nb.core.state import RunState
 
-__all__ = ["CLEAR_MARGIN", "alarm_text", "pause_text"]
+__all__ = ["ACTION_WORDS", "CLEAR_MARGIN", "alarm_line", "alarm_text", "pause_text"]
 
 #: default hysteresis of an alarm (°C or %): it clears this far under its threshold
 CLEAR_MARGIN = 5.0
@@ -60,6 +60,40 @@ def alarm_text(alarm: Mapping[str, Any], clear_below: float | None = None) -> st
         )
     message = str(alarm.get("message") or "")
     return message or f"{rule} on GPU {device}"
+
+
+#: what an alarm does, in words
+ACTION_WORDS = {"warn": "warning only", "pause": "training paused", "stop": "training stopped",
+                "throttle": "training slowed"}  # fmt: skip
+
+
+def _alarm_words(alarm: Mapping[str, Any]) -> str:
+    """An alarm's own message without its action suffix (``"…: warn"``)."""
+    message = str(alarm.get("message") or "")
+    if message.endswith(tuple(f": {action}" for action in ACTION_WORDS)):
+        message = message.rsplit(": ", 1)[0]
+    if message:
+        return message
+    value, threshold = _number(alarm.get("value")), _number(alarm.get("threshold"))
+    where = f"{alarm.get('rule', 'alarm')} on GPU {alarm.get('device', '?')}"
+    if value is None or threshold is None:
+        return where
+    return f"{where}: {value:.4g} (threshold {threshold:.4g})"
+
+
+def alarm_line(alarm: Mapping[str, Any]) -> str:
+    """One active alarm and what it does, in words.
+
+    Args:
+        alarm: An entry of ``RunState.alarms``.
+
+    Returns:
+        ``"GPU 0 at 86°C (alarm at 82°C) · warning only"``; a pausing alarm in
+        :func:`alarm_text`'s words.
+    """
+    action = str(alarm.get("action", "warn"))
+    text = alarm_text(alarm) if action == "pause" else _alarm_words(alarm)
+    return f"{text} · {ACTION_WORDS.get(action, action)}"
 
 
 def pause_text(state: RunState, clear_levels: Mapping[str, float] | None = None) -> str:

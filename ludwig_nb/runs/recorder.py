@@ -61,6 +61,8 @@ class RunRecorder:
         clock: Wall-clock seconds; default ``time.time``.
         ticker: Starts the periodic flush at the first event (a background thread by default);
             None: writes happen only on events and ``close()``.
+        words: Returns more fields merged into ``status.json`` for a state at a wall-clock
+            time (the run's pause and early-stop wording, ``core/status_words.py``); None: none.
     """
 
     def __init__(
@@ -72,6 +74,7 @@ class RunRecorder:
         *,
         clock: Callable[[], float] | None = None,
         ticker: Ticker | None = thread_ticker,
+        words: Callable[[RunState, float], dict[str, Any]] | None = None,
     ) -> None:
         import time
 
@@ -82,6 +85,7 @@ class RunRecorder:
         self._good_size = os.fstat(self._fd).st_size  # bytes on disk that end a whole line
         self._pending: list[str] = []
         self._eta = eta
+        self._words = words  # worded fields (pause, early stop) merged into status.json
         self._flush_interval = flush_interval
         self._status_interval = status_interval
         self._clock = clock or time.time
@@ -151,6 +155,11 @@ class RunRecorder:
             return
         data = state.to_dict()
         data["eta"] = None if state.is_final or self._eta is None else self._eta(now)
+        if self._words is not None:
+            try:
+                data.update(self._words(state, now))
+            except Exception:  # a wording bug must never keep the status off disk
+                log.exception("ludwig_nb: the worded status fields of %s failed", self.directory)
         data["pid"] = os.getpid()
         data["written_at"] = now
         data["directory"] = str(self.directory)

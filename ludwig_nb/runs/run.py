@@ -21,9 +21,11 @@ from typing import TYPE_CHECKING, Any
 from ludwig_nb.core import events as ev
 from ludwig_nb.core import rundir
 from ludwig_nb.core.control import RunControl
+from ludwig_nb.core.early_stop import EarlyStopWatch
 from ludwig_nb.core.eta_events import EtaTracker
 from ludwig_nb.core.event_log import EventLog, EventView
 from ludwig_nb.core.state import RunState, reduce_state
+from ludwig_nb.core.status_words import early_stop_block, status_words
 from ludwig_nb.runs.recorder import RunRecorder
 
 if TYPE_CHECKING:
@@ -111,7 +113,7 @@ class Run:
         self._result_writers: list[Callable[[Run], None]] = []
         self._engine = engine
         self._job = job
-        self._recorder = RunRecorder(self.directory, eta=self._eta_status)
+        self._recorder = RunRecorder(self.directory, eta=self._eta_status, words=self._words)
         self._finish_callbacks: list[Callable[[Run], None]] = []
         self._listeners: list[Callable[[ev.Event], None]] = []
         self._clock = clock
@@ -119,6 +121,7 @@ class Run:
         self._events = EventLog()  # steps in columns: a million of them is ~60 MB, not 250
         self._state = RunState(run_id=run_id, name=name, engine=engine.name)
         self._eta = EtaTracker()
+        self._early_stop = EarlyStopWatch(job.config)  # the forecast status.json carries
         self._done = threading.Event()
         self._thread: threading.Thread | None = None
 
@@ -210,6 +213,7 @@ class Run:
             self._events.append(event)
             self._state = reduce_state(self._state, event)
             self._eta.observe(event)
+            self._early_stop.observe(event)
             if isinstance(event, ev.RunStarted):
                 self.device_index = _device_index(event)
             state = self._state
@@ -248,6 +252,23 @@ class Run:
             "state": estimate.state,
             "finish_time": now + estimate.remaining_s,
         }
+
+    def _words(self, state: RunState, now: float) -> dict[str, Any]:
+        """status.json's worded fields at wall-clock ``now`` (seconds).
+
+        The pause and the early stop as the dashboard and the CLI say them
+        (``core/status_words.py``).
+        """
+        watch = self._early_stop
+        with self._lock:
+            forecast = None
+            if watch.active and not state.is_final and state.total_steps:
+                estimate = self._eta.estimate(now)
+                step_s = getattr(estimate, "step_s", None)
+                forecast = watch.forecast(state.step, state.total_steps, step_s)
+            patience = watch.patience if watch.active else 0
+            block = early_stop_block(state, patience, watch.metric, forecast)
+        return status_words(state, block)
 
     def eta(self, now: float | None = None) -> Any:
         """The current ETA estimate (``core.eta.Estimate``) or None before any basis."""

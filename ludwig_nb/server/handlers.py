@@ -3,6 +3,8 @@
 ``GET  /ludwig-nb/gpus``                       latest GPU + host sample (cached, never NVML here)
 ``GET  /ludwig-nb/runs``                       every run in the registry
 ``GET  /ludwig-nb/runs/<id>?offset=N``         one run, events from byte N (<= 1 MiB a page)
+``GET  /ludwig-nb/runs/<id>/snapshot``         the run's readable snapshot (for a reopened
+                                               notebook's saved output)
 ``POST /ludwig-nb/runs/<id>/(stop|pause|resume)``  a control request into the run directory
 
 Every handler requires an authenticated, authorized user (401 / 403 otherwise); POSTs go
@@ -24,6 +26,7 @@ from tornado.ioloop import IOLoop
 from ludwig_nb.core import rundir, strict_json
 from ludwig_nb.server import runs_view
 from ludwig_nb.server.gpu_feed import GpuFeed
+from ludwig_nb.server.notebook_fallback import read_snapshot
 
 __all__ = [
     "AUTH_RESOURCE",
@@ -33,6 +36,7 @@ __all__ = [
     "GpusHandler",
     "RunHandler",
     "RunsHandler",
+    "SnapshotHandler",
     "route_table",
 ]
 
@@ -119,6 +123,28 @@ class RunHandler(_LudwigHandler):
         self._reply({"run": summary, "events": events, "offset": new_offset, "more": more})
 
 
+class SnapshotHandler(_LudwigHandler):
+    """The run's snapshot from its run directory (``notebook_fallback.read_snapshot``).
+
+    The sidebar refreshes a reopened notebook's saved dashboard output with it.
+    """
+
+    @web.authenticated
+    @authorized
+    async def get(self, run_id: str) -> None:
+        """Reply ``{"run_id", "status", "final", "bundle"}`` for run ``run_id``.
+
+        Raises:
+            HTTPError: 400 for an invalid id, 404 for a run not in the registry or one
+                that has written no status yet.
+        """
+        entry = await self._entry_or_error(run_id)
+        snapshot = await self._off_loop(read_snapshot, str(entry["directory"]))
+        if snapshot is None:
+            raise web.HTTPError(404, "the run has written no status yet")
+        self._reply({"run_id": run_id, **snapshot})
+
+
 #: the largest offset a client can hold exactly (a JavaScript number is a double)
 MAX_OFFSET = 2**53 - 1
 
@@ -166,5 +192,6 @@ def route_table(base_url: str) -> list[tuple[str, type[APIHandler]]]:
         (url_path_join(base_url, "ludwig-nb", "gpus"), GpusHandler),
         (url_path_join(base_url, "ludwig-nb", "runs"), RunsHandler),
         (url_path_join(base_url, "ludwig-nb") + run, RunHandler),
+        (url_path_join(base_url, "ludwig-nb") + run + "/snapshot", SnapshotHandler),
         (url_path_join(base_url, "ludwig-nb") + run + rf"/(?P<action>{actions})", ControlHandler),
     ]

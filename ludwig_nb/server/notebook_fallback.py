@@ -8,30 +8,69 @@ rendered from its ``status.json`` (status, progress, why it ended, metrics besid
 trivial baseline), or, when the run directory is gone, keeps the bundle's own
 ``text/html`` fallback. The open browser tab keeps its live widget; only the file
 changes. Outputs of other widgets are left alone.
+
+The snapshot's display metadata records the status it shows (``{"ludwig_nb": {"run_id",
+"directory", "status"}}``). A run saved while live goes on after the save, so when the
+notebook is reopened the sidebar extension (``labextension/src/notebook_refresh.ts``)
+asks ``GET /ludwig-nb/runs/<id>/snapshot`` (:func:`read_snapshot`) for every snapshot
+whose status was not final and puts the run's current snapshot in its place, until the
+run has ended: a run that ends while its tab is closed still leaves its summary.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import logging
-from collections.abc import MutableMapping
+from collections.abc import Callable, Mapping, MutableMapping
 from pathlib import Path
 from typing import Any
 
 from ludwig_nb.core import rundir
 from ludwig_nb.core.status_html import METADATA_KEY, snapshot_bundle, state_from_status
 
-__all__ = ["WIDGET_MIMETYPE", "replace_live_widgets", "strip_live_widgets"]
+__all__ = ["WIDGET_MIMETYPE", "read_snapshot", "replace_live_widgets", "strip_live_widgets"]
 
 log = logging.getLogger(__name__)
 
 WIDGET_MIMETYPE = "application/vnd.jupyter.widget-view+json"
 
 
+def read_snapshot(
+    directory: str, pid_alive: Callable[[int], bool] = rundir.pid_alive
+) -> dict[str, Any] | None:
+    """The run in ``directory`` as its snapshot.
+
+    A run whose status is not final while its process (``status.json``'s pid) is gone is
+    "interrupted".
+
+    Args:
+        directory: The run directory.
+        pid_alive: Whether a pid names a live process (on this host).
+
+    Returns:
+        ``{"status", "final", "bundle"}``, where ``bundle`` is ``{"text/plain",
+        "text/html"}`` (``core/status_html.py``); None when there is no readable
+        ``status.json``.
+    """
+    status = rundir.read_json(Path(directory) / rundir.STATUS_FILE) if directory else None
+    if not isinstance(status, dict):
+        return None
+    state = state_from_status(status)
+    pid = status.get("pid")
+    if not state.is_final and isinstance(pid, int) and not pid_alive(pid):
+        state = dataclasses.replace(state, status="interrupted")
+    early = status.get("early_stop")
+    text = str(early.get("text") or "") if isinstance(early, Mapping) else ""
+    bundle = snapshot_bundle(state, directory, early_stop=text)
+    return {"status": state.status, "final": state.is_final, "bundle": bundle}
+
+
 def _snapshot(meta: MutableMapping[str, Any], data: MutableMapping[str, Any]) -> dict[str, Any]:
     directory = str(meta.get("directory") or "")
-    status = rundir.read_json(Path(directory) / rundir.STATUS_FILE) if directory else None
-    if isinstance(status, dict):
-        return snapshot_bundle(state_from_status(status), directory)
+    snapshot = read_snapshot(directory)
+    if snapshot is not None:
+        meta["status"] = snapshot["status"]  # the sidebar refreshes what was not final
+        return dict(snapshot["bundle"])
     kept = {k: v for k, v in data.items() if k != WIDGET_MIMETYPE}
     return kept or {"text/plain": f"ludwig_nb run {meta.get('run_id', '')} (no status found)"}
 

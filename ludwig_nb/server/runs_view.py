@@ -39,9 +39,12 @@ _NUMBER_FIELDS = (
     "written_at",
     "paused_seconds",
 )
-_TEXT_FIELDS = ("engine", "device", "pause_reason", "reason", "error", "write_error")
+_TEXT_FIELDS = ("engine", "device", "pause_reason", "reason", "error", "write_error",
+                "pause_text", "end_reason")  # fmt: skip
 _ALARM_FIELDS = {"rule": str, "device": int, "value": float, "threshold": float}
 _ETA_NUMBERS = ("remaining_s", "low_s", "high_s", "finish_time")
+_EARLY_STOP_NUMBERS = ("patience", "upper_bound", "likely_step", "earliest_step",
+                       "likely_remaining_s")  # fmt: skip
 
 
 def _status_name(status: Mapping[str, Any], alive: bool, problems: list[str]) -> str:
@@ -163,6 +166,29 @@ def _eta(value: Any, problems: list[str]) -> dict[str, Any] | None:
     return eta
 
 
+def _texts(value: Any, key: str, problems: list[str]) -> list[str] | None:
+    """A list of texts (None when absent: a status.json from before the field)."""
+    if value is None:
+        return None
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        problems.append(f"status.json: {key} is not a list of texts")
+        return None
+    return list(value)
+
+
+def _early_stop(value: Any, problems: list[str]) -> dict[str, Any] | None:
+    """status.json's ``early_stop`` (None: off, or a run that predates it)."""
+    if value is None:
+        return None
+    if not isinstance(value, dict):
+        problems.append(f"status.json: early_stop is a {type(value).__name__}, not an object")
+        return None
+    block: dict[str, Any] = {k: _number(value.get(k)) for k in _EARLY_STOP_NUMBERS}
+    block["metric"] = str(value.get("metric") or "")
+    block["text"] = str(value.get("text") or "")
+    return block
+
+
 def _entry_fields(
     entry: Mapping[str, Any], status: Mapping[str, Any], problems: list[str]
 ) -> tuple[int, dict[str, Any], Any]:
@@ -235,7 +261,11 @@ def run_summary(
     summary["baseline"] = _metrics(status.get("baseline"), "baseline", problems)
     summary["baseline_predictors"] = _predictors(status.get("baseline_predictors"), problems)
     summary["alarms"] = _alarms(status.get("alarms"), problems)
+    summary["alarm_texts"] = _texts(status.get("alarm_texts"), "alarm_texts", problems)
     summary["eta"] = None if summary["status"] == INTERRUPTED else _eta(status.get("eta"), problems)
+    summary["early_stop"] = _early_stop(status.get("early_stop"), problems)
+    if summary["status"] == INTERRUPTED and summary["early_stop"] is not None:
+        summary["early_stop"]["text"] = ""  # its forecast died with the process
     nonfinite = status.get(strict_json.NONFINITE_KEY)
     summary["problems"] = problems
     flagged = strict_json.flagged(
@@ -264,7 +294,9 @@ def _broken_summary(entry: Mapping[str, Any], err: Exception) -> dict[str, Any]:
         "baseline": {},
         "baseline_predictors": {},
         "alarms": [],
+        "alarm_texts": None,
         "eta": None,
+        "early_stop": None,
         "problems": [f"unreadable entry ({type(err).__name__}: {err})"],
         strict_json.NONFINITE_KEY: [],
     }

@@ -166,7 +166,9 @@ class EtaText:
         words = format_forecast(forecast, self._total_steps)
         if forecast is not None and forecast.remaining_s is not None:
             words += f", ≈ {format_duration(forecast.remaining_s)} from now"
-        bound = f"≤ {text}" if text not in (ESTIMATING, WARMING_UP) else text
+        bound = text
+        if text not in (ESTIMATING, WARMING_UP):  # "≈ 4 min" reads "≤ 4 min", never "≤ ≈"
+            bound = f"≤ {text.removeprefix('≈ ')}"
         return f"{bound} · {words}"
 
     def _remember_first(self, estimate: Any, wall_now: float) -> None:

@@ -14,7 +14,7 @@ from typing import Any
 
 from ludwig_nb.core.early_stop import end_reason
 from ludwig_nb.core.state import RunState
-from ludwig_nb.core.status_text import alarm_text, pause_text
+from ludwig_nb.core.status_text import alarm_line, pause_text
 
 __all__ = [
     "STATUS_COLORS",
@@ -183,16 +183,13 @@ def error_html(message: str, traceback_text: str) -> str:
 
 def alarm_banner_html(alarms: Sequence[Mapping[str, Any]]) -> str:
     """A banner per active alarm, in words and with what it does; ``""`` when none."""
-    actions = {"warn": "warning only", "pause": "training paused", "stop": "training stopped"}
     parts = []
     for alarm in alarms:
         action = str(alarm.get("action", "warn"))
         color = "#c62828" if action in ("pause", "stop") else "#ef6c00"
-        text = alarm_text(alarm) if action == "pause" else _alarm_words(alarm)
         parts.append(
             f'<div class="lnb-alarm" style="background:{color};color:white;padding:2px 6px;'
-            f'border-radius:3px;margin:2px 0">⚠ {html.escape(text)} · '
-            f"{html.escape(actions.get(action, action))}</div>"
+            f'border-radius:3px;margin:2px 0">⚠ {html.escape(alarm_line(alarm))}</div>'
         )
     return "".join(parts)
 
@@ -215,16 +212,6 @@ def pace_html(state: Any) -> str:
         f'border-radius:3px;margin:2px 0">{html.escape(line)}</div>'
         for line in lines
     )
-
-
-def _alarm_words(alarm: Mapping[str, Any]) -> str:
-    message = str(alarm.get("message") or "")
-    message = message.rsplit(": ", 1)[0] if message.endswith(("warn", "stop", "pause")) else message
-    if message:
-        return message
-    value, threshold = format_metric(alarm.get("value")), format_metric(alarm.get("threshold"))
-    where = f"{alarm.get('rule', 'alarm')} on GPU {alarm.get('device', '?')}"
-    return f"{where}: {value} (threshold {threshold})"
 
 
 def pick_metric(metrics: Mapping[str, Any]) -> tuple[str, str] | None:

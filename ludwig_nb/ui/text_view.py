@@ -15,6 +15,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ludwig_nb.core.state import RunState, reduce_state
+from ludwig_nb.core.status_text import alarm_line
 from ludwig_nb.ui.curves import CurveData
 from ludwig_nb.ui.eta_text import EtaText
 from ludwig_nb.ui.formatting import (
@@ -45,8 +46,8 @@ def render_text(state: RunState, eta: str, samples_per_s: float | None) -> str:
         text += f" · loss {state.last_loss:.4g}"
     if state.status == "failed":
         text += f" · {state.error}"
-    for alarm in state.alarms:
-        text += f" · ALARM {alarm.get('rule', '')} GPU {alarm.get('device', '?')}"
+    for alarm in state.alarms:  # in the dashboard banner's words, never the rule
+        text += f" · ⚠ {alarm_line(alarm)}"
     return text
 
 

@@ -82,6 +82,22 @@ def _free_port() -> int:
         return int(sock.getsockname()[1])
 
 
+def _checkout_labextension(home: Path) -> dict[str, str]:
+    """``JUPYTER_PATH`` that puts this checkout's sidebar build (``jlpm build`` writes
+    ``ludwig_nb/labextension``) before any installed copy, so that the browser tests test
+    the code beside them; empty when it was not built here."""
+    build = REPO / "ludwig_nb" / "labextension"
+    if not (build / "package.json").exists():
+        return {}
+    share = home / "share"
+    (share / "labextensions").mkdir(parents=True, exist_ok=True)
+    link = share / "labextensions" / "ludwig-nb"
+    if not link.exists():
+        link.symlink_to(build, target_is_directory=True)
+    paths = [str(share), os.environ.get("JUPYTER_PATH", "")]
+    return {"JUPYTER_PATH": os.pathsep.join(p for p in paths if p)}
+
+
 def _write_settings(settings_dir: Path, settings: Mapping[str, Mapping[str, Any]]) -> None:
     """``{"<package>/<plugin>": {...}}`` -> ``<dir>/<package>/<plugin>.jupyterlab-settings``."""
     for key, values in settings.items():
@@ -154,6 +170,7 @@ def lab_server_factory(
         port = _free_port()
         log_path = artifacts_dir / f"{name}-{port}.log"
         full_env = dict(os.environ if env is None else env)
+        full_env.update(_checkout_labextension(home))
         full_env.update(
             JUPYTER_RUNTIME_DIR=str(runtime_dir),
             JUPYTER_CONFIG_DIR=str(home / "config"),

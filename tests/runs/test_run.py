@@ -133,3 +133,67 @@ def test_steps_and_events_agree_with_the_event_log_on_disk(tmp_path):
     assert [json.loads(e.to_json()) for e in run.events] == lines
     view = run.events
     assert len(view) == len(lines) and view[-1].type == "run_finished"
+
+
+class _PlateauEngine:
+    """Evaluates every 100 steps on a curve that flattens, then waits for the test before
+    it ends by early stopping (emits only; the run layer words status.json)."""
+
+    name = "plateau"
+
+    def __init__(self):
+        import threading
+
+        self.gate = threading.Event()
+
+    def fit(self, job, emit, control):
+        from ludwig_nb.core import events as ev
+
+        schedule = ev.ScheduleInfo(total_steps=11000, steps_per_epoch=100, epochs=110,
+                                   batch_size=8)  # fmt: skip
+        emit(ev.RunStarted(time=1.0, run_id=job.run_id, name=job.name, engine=self.name,
+                           device="cpu", schedule=schedule))  # fmt: skip
+        values = [0.8, 0.5, 0.4, 0.36, 0.35, 0.349, 0.3489, 0.35, 0.351, 0.35]
+        for i, value in enumerate(values):
+            step = 100 * (i + 1) - 1
+            t = 2.0 + i
+            emit(ev.StepFinished(time=t, step=step, epoch=i, start_time=t - 0.01, batch_size=8,
+                                 loss=value))  # fmt: skip
+            metrics = {"validation": {"y": {"mean_squared_error": value}}}
+            best = value == min(values[: i + 1])
+            emit(ev.EvaluationFinished(time=t, step=step, epoch=i, start_time=t - 0.1,
+                                       metrics=metrics, improved=best))  # fmt: skip
+        self.gate.wait(10)
+        emit(ev.RunFinished(time=20.0, status="completed", step=1000, reason="early stopping"))
+        return "model"
+
+
+def test_status_json_says_the_early_stop_bound_forecast_and_why_it_stopped(tmp_path):
+    from ludwig_nb.core.state import reduce_all
+    from ludwig_nb.engines.base import TrainJob
+    from ludwig_nb.runs.run import Run
+
+    config = {"output_features": [{"name": "y", "type": "number"}], "trainer": {"early_stop": 3}}
+    directory = tmp_path / "es-1"
+    job = TrainJob(config=config, dataset=None, run_dir=directory, run_id="es-1", name="es")
+    engine = _PlateauEngine()
+    run = Run(run_id="es-1", name="es", directory=directory, engine=engine, job=job).start()
+    path = directory / rundir.STATUS_FILE
+    until(lambda: (rundir.read_json(path) or {}).get("evaluations") == 10)
+    live = rundir.read_json(path)["early_stop"]
+    assert live["patience"] == 3 and live["metric"] == "mean_squared_error"
+    assert live["upper_bound"] == 11000 and 1000 <= live["likely_step"] < 11000
+    assert live["text"] == f"≤ 11,000 steps · likely stop ≈ step {live['likely_step']:,}"
+    engine.gate.set()
+    run.wait(10)
+    final = rundir.read_json(path)
+    reason = "stopped early: no validation improvement in 3 evaluations; best at step 700"
+    assert final["end_reason"] == reason and final["early_stop"]["text"] == reason
+    assert final["pause_text"] == ""
+    assert reduce_all(run.events).best_step == 700
+
+
+def test_status_json_of_a_run_without_early_stopping_has_no_forecast(tmp_path):
+    run = make_run(tmp_path, ScriptedEngine(steps=3)).start().wait(10)
+    status = rundir.read_json(run.directory / rundir.STATUS_FILE)
+    assert status["early_stop"] is None and status["end_reason"] == ""

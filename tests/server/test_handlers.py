@@ -51,7 +51,7 @@ def _json(response: Any) -> Any:
 async def test_every_route_requires_authentication(jp_fetch, jp_serverapp, make_run, jp_base_url):
     make_run(RUN_ID)
     patterns = [p for p in _routes(jp_serverapp.web_app.default_router) if "ludwig-nb" in p]
-    assert len(patterns) == 4, patterns
+    assert len(patterns) == 5, patterns
     anonymous = {"Authorization": ""}
     for pattern in patterns:
         path = _concrete(pattern)[len(jp_base_url) :]
@@ -105,6 +105,22 @@ async def test_runs_lists_registered_runs(jp_fetch, make_run):
     )  # data, not markup: escaping is the view's job
     assert run["status"] == "training" and run["alive"] is True
     assert run["notebook"] == "nb.ipynb" and run["total_steps"] == 100
+
+
+async def test_snapshot_is_the_runs_readable_state(jp_fetch, make_run, dead_pid):
+    run = make_run(RUN_ID)
+    run.write_status(status="completed", step=100, reason="early stopping", best_step=60,
+                     evaluations_since_best=5)  # fmt: skip
+    body = _json(await jp_fetch("ludwig-nb", "runs", RUN_ID, "snapshot"))
+    assert body["run_id"] == RUN_ID and body["status"] == "completed" and body["final"] is True
+    text = body["bundle"]["text/plain"]
+    assert text.startswith("demo: completed, step 100 / 100")
+    assert "stopped early: no validation improvement in 5 evaluations; best at step 60" in text
+    assert 'data-status="completed"' in body["bundle"]["text/html"]
+    make_run("other-20261130-080000-abc123", pid=dead_pid)  # its kernel died mid-run
+    body = _json(await jp_fetch("ludwig-nb", "runs", "other-20261130-080000-abc123", "snapshot"))
+    assert body["status"] == "interrupted" and body["final"] is True
+    assert "its process ended before the run did" in body["bundle"]["text/plain"]
 
 
 async def test_stale_pid_shows_interrupted(jp_fetch, make_run, dead_pid):
@@ -356,6 +372,9 @@ _SHAPES: dict[str, tuple[dict[str, Any], Any]] = {
     "status-unknown": ({}, {"status": "exploded"}),
     "status-list": ({}, ["training"]),
     "status-garbage": ({}, b"\xff{half"),
+    "early-stop-paused": ({}, "paused-by-alarm"),  # written by the run's own wording below
+    "early-stopped": ({}, "stopped-early"),
+    "early-stop-list": ({}, {"status": "training", "early_stop": [5]}),
     "disk-full": (
         {},
         {
@@ -365,6 +384,40 @@ _SHAPES: dict[str, tuple[dict[str, Any], Any]] = {
         },
     ),
 }
+
+
+def _worded_status(kind: str) -> dict[str, Any]:
+    """A status.json as a run writes it, worded by the run's own functions
+    (``core/status_words.py``): paused by a temperature alarm with an early-stop forecast,
+    or ended by early stopping."""
+    from ludwig_nb.core import events as ev
+    from ludwig_nb.core.early_stop import forecast_stop
+    from ludwig_nb.core.state import reduce_all
+    from ludwig_nb.core.status_words import early_stop_block, status_words
+
+    schedule = ev.ScheduleInfo(total_steps=11000, steps_per_epoch=1100, epochs=10, batch_size=8)
+    events: list[ev.Event] = [
+        ev.RunStarted(time=1.0, run_id="r", name="churn", engine="builtin", device="cuda:0",
+                      schedule=schedule),
+        ev.StepFinished(time=2.0, step=1199, epoch=1, start_time=1.9, batch_size=8, loss=0.3),
+        ev.EvaluationFinished(time=2.0, step=599, epoch=0, start_time=1.9, improved=True,
+                              metrics={"validation": {"combined": {"loss": 0.38}}}),
+    ]  # fmt: skip
+    if kind == "paused-by-alarm":
+        events += [
+            ev.AlarmRaised(time=3.0, rule="temperature>=slowdown-5", device=0, value=88.0,
+                           threshold=87.0, action="pause", message="GPU 0 at 88 °C: pause"),
+            ev.Paused(time=3.0, step=1200, reason="alarm:temperature>=slowdown-5"),
+        ]  # fmt: skip
+    else:
+        events.append(ev.RunFinished(time=4.0, status="completed", step=3100,
+                                     reason="early stopping"))  # fmt: skip
+    state = reduce_all(events)
+    steps = [200, 400, 600, 800, 1000, 1200]
+    values = [0.6, 0.45, 0.38, 0.35, 0.34, 0.338]
+    forecast = forecast_stop(steps, values, patience=5, total_steps=11000)
+    words = status_words(state, early_stop_block(state, 5, "loss", forecast))
+    return {**state.to_dict(), **words}
 
 
 def _normalised(value: Any, tmp: str) -> Any:
@@ -396,7 +449,8 @@ async def test_every_reply_shape_is_recorded_for_the_sidebar_tests(jp_fetch, reg
     for i, (run_id, (entry, status)) in enumerate(_SHAPES.items()):
         directory = tmp_path / run_id
         directory.mkdir()
-        raw = status if isinstance(status, bytes) else json.dumps(status).encode()
+        written = _worded_status(status) if isinstance(status, str) else status
+        raw = written if isinstance(written, bytes) else json.dumps(written).encode()
         (directory / rundir.STATUS_FILE).write_bytes(raw)
         pointer = {
             "run_id": run_id,

@@ -79,3 +79,32 @@ async def test_a_real_server_saves_snapshots_through_the_contents_api(
     saved = nbformat.read(jp_root_dir / "saved.ipynb", as_version=4)
     data = saved.cells[0].outputs[0]["data"]
     assert WIDGET_MIMETYPE not in data and "churn: completed" in data["text/plain"]
+
+
+def test_the_snapshot_records_its_status_for_the_sidebar_to_refresh(tmp_path):
+    run_dir = tmp_path / "churn-1"
+    _write_status(run_dir)
+    nb = _notebook(run_dir, other_widget=False)
+    strip_live_widgets({"type": "notebook", "content": nb})
+    assert nb.cells[0].outputs[0]["metadata"]["ludwig_nb"]["status"] == "completed"
+
+
+def test_a_live_status_whose_process_is_gone_reads_as_interrupted(tmp_path):
+    from ludwig_nb.server.notebook_fallback import read_snapshot
+
+    run_dir = tmp_path / "churn-1"
+    run_dir.mkdir()
+    early = {"text": "≤ 100 steps · likely stop ≈ step 70"}
+    status = {"name": "churn", "status": "training", "step": 40, "total_steps": 100,
+              "pid": 4242, "early_stop": early}  # fmt: skip
+    (run_dir / rundir.STATUS_FILE).write_text(json.dumps(status))
+    alive = read_snapshot(str(run_dir), pid_alive=lambda pid: True)
+    assert alive is not None and alive["status"] == "training" and alive["final"] is False
+    assert "≤ 100 steps · likely stop ≈ step 70" in alive["bundle"]["text/plain"]
+    assert "snapshot taken while the run was live" in alive["bundle"]["text/plain"]
+    gone = read_snapshot(str(run_dir), pid_alive=lambda pid: False)
+    assert gone is not None and gone["status"] == "interrupted" and gone["final"] is True
+    assert gone["bundle"]["text/plain"].startswith("churn: interrupted, step 40 / 100")
+    assert "its process ended before the run did" in gone["bundle"]["text/plain"]
+    assert "likely stop" not in gone["bundle"]["text/plain"]
+    assert read_snapshot(str(tmp_path / "nowhere")) is None

@@ -321,3 +321,15 @@ def test_early_stopping_shows_the_total_as_a_bound(clock: FakeClock) -> None:
     clock.now = T0 + 4.0
     dash.refresh(now=1.0)
     assert "at most 100 steps (early stopping)" in dash.eta_label.value
+
+
+def test_an_early_stop_bound_reads_at_most_never_at_most_about(clock: FakeClock) -> None:
+    run = FakeRun()
+    run.config = {"output_features": [{"name": "label", "type": "category"}], "trainer": {}}
+    dash = Dashboard(run, clock=clock)
+    run.emit(started(run), *steps(0, 40, T0))
+    clock.now = T0 + 4.0
+    dash.refresh(now=1.0)
+    text = dash.eta.text
+    assert "≤ ≈" not in text
+    assert text.startswith(("≤ ", "warming up", "estimating")), text

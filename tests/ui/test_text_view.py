@@ -19,7 +19,8 @@ def test_render_text_and_html() -> None:
     alarm = ev.AlarmRaised(
         time=T0, rule="temperature", device=1, value=90.0, threshold=85.0, action="pause"
     )
-    assert "ALARM temperature GPU 1" in render_text(reduce_all([alarm], state), "", None)
+    text = render_text(reduce_all([alarm], state), "", None)
+    assert "⚠ GPU 1 at 90 °C, alarm at 85 °C; resumes below 80 °C · training paused" in text
 
 
 def test_failed_run_ends_with_a_red_summary(run: FakeRun, clock: FakeClock) -> None:

@@ -1,0 +1,148 @@
+"""The sidebar says what the dashboard says, in a real JupyterLab in Debian's Chromium.
+
+Two real runs (built-in engine, CPU) in one notebook, on a fake GPU that heats past
+its slowdown point - 5 °C (tests/fixtures/nvml):
+
+- ``early-stop`` (``trainer.early_stop: 5``): its sidebar row says the planned total is
+  an upper bound and where the run will likely stop (``"≤ 42,000 steps · likely stop ≈
+  step 8,400"``, a tick on its bar there), its ETA is a bound (``"ETA ≤ …"``), and once
+  it has stopped, why (``"stopped early: no validation improvement in 5 evaluations; best
+  at step …"``), the same sentence as its summary in the notebook.
+- ``alarm-pause`` (a temperature alarm that pauses): its row says why it is paused in
+  words (``"paused: GPU 0 at 86 °C, 1 °C under its slowdown point; resumes below 77 °C"``),
+  exactly the dashboard's text, never the rule.
+
+Both come from status.json, which the run words with the dashboard's own functions
+(``core/status_words.py``).
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+import nbformat
+import pytest
+
+from tests.browser.conftest import wait_for_kernel_idle
+from tests.browser.test_sidebar import fake_gpu_env  # noqa: F401 - a fixture
+
+pytestmark = pytest.mark.slow
+
+SIDEBAR = "#ludwig-nb-sidebar"
+SETUP = """\
+import tempfile
+import numpy as np
+import pandas as pd
+from ludwig_nb.runs import train
+from ludwig_nb.ui import show_run
+
+rng = np.random.default_rng(0)
+n = 6000
+df = pd.DataFrame({"x": rng.normal(size=n), "y": rng.normal(size=n)})
+df["label"] = np.where(df.x + df.y + rng.normal(scale=0.8, size=n) > 0, "a", "b")
+FEATURES = '''
+input_features: [{name: x, type: number}, {name: y, type: number}]
+output_features: [{name: label, type: category}]
+'''
+EARLY = FEATURES + "trainer: {epochs: 100, batch_size: 8, early_stop: 5, learning_rate: 0.0003}"
+HOT = FEATURES + '''
+trainer: {epochs: 1000, batch_size: 16, early_stop: -1}
+gpu_watch:
+  interval: 0.5
+  alarms: [{metric: temperature, threshold: slowdown-5, action: pause, consecutive: 2}]
+'''
+results = tempfile.mkdtemp()"""
+EARLY_CELL = 'early = train(EARLY, df, name="early-stop", results_dir=results)\nshow_run(early)'
+HOT_CELL = 'hot = train(HOT, df, name="alarm-pause", results_dir=results)\nshow_run(hot)'
+PAUSE_WORDS = re.compile(
+    r"^paused: GPU 0 at \d+ °C, \d+ °C (under|past) its slowdown point; resumes below \d+ °C$"
+)
+FORECAST = re.compile(r"^≤ [\d,]+ steps · likely (stop ≈ step [\d,]+|runs to the end)$")
+STOPPED_EARLY = re.compile(
+    r"^stopped early: no validation improvement in 5 evaluations; best at step [\d,]+$"
+)
+
+
+def _row(page: Any, name: str) -> Any:
+    rows = page.locator(f"{SIDEBAR} li.jp-LudwigNb-run")
+    return rows.filter(has=page.locator(".jp-LudwigNb-run-name", has_text=name))
+
+
+def _inside(inner: dict[str, float], outer: dict[str, float]) -> bool:
+    return (
+        outer["x"] - 0.5 <= inner["x"]
+        and inner["x"] + inner["width"] <= outer["x"] + outer["width"] + 0.5
+        and outer["y"] - 0.5 <= inner["y"]
+        and inner["y"] + inner["height"] <= outer["y"] + outer["height"] + 0.5
+    )
+
+
+@pytest.fixture
+def words_lab(lab_server_factory: Any, fake_gpu_env: Any, tmp_path: Path) -> Any:  # noqa: F811
+    if fake_gpu_env is None:
+        pytest.skip("the fake NVML could not be built (no C compiler)")
+    root = tmp_path / "root"
+    root.mkdir()
+    nb = nbformat.v4.new_notebook()
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3",
+                                 "language": "python"}  # fmt: skip
+    nb.cells = [nbformat.v4.new_code_cell(c) for c in (SETUP, EARLY_CELL, HOT_CELL)]
+    nbformat.write(nb, root / "words.ipynb")
+    settings = {"ludwig-nb/plugin": {"refreshInterval": 0.5}}
+    return lab_server_factory(root, env=fake_gpu_env, settings=settings, name="words")
+
+
+def test_sidebar_words_early_stop_and_alarm_pause(
+    words_lab: Any, lab_page: Any, artifacts_dir: Path
+) -> None:
+    from playwright.sync_api import expect
+
+    page = lab_page
+    page.goto(f"{words_lab.url}/lab/tree/words.ipynb?reset")
+    page.wait_for_selector(".jp-Notebook", timeout=90_000)
+    wait_for_kernel_idle(page, 90_000)
+    page.evaluate("() => window.jupyterapp.commands.execute('notebook:run-all-cells')")
+    page.evaluate("() => window.jupyterapp.shell.activateById('ludwig-nb-sidebar')")
+
+    # (b) the alarm pause, in the dashboard's words, in the sidebar and the dashboard alike
+    hot = _row(page, "alarm-pause")
+    expect(hot.locator(".jp-LudwigNb-run-status")).to_have_text("paused", timeout=180_000)
+    expect(hot.locator(".jp-LudwigNb-run-eta")).to_have_text(PAUSE_WORDS, timeout=30_000)
+    sidebar_words = hot.locator(".jp-LudwigNb-run-eta").inner_text()
+    assert "alarm:" not in sidebar_words and ">=" not in sidebar_words
+    badge = page.locator(".lnb-dashboard").nth(1).locator(".lnb-state")
+    expect(badge).to_have_text(sidebar_words, timeout=30_000)  # one wording, two views
+
+    # (a) early stopping: the total is a bound, the likely stop is forecast and marked
+    early = _row(page, "early-stop")
+    forecast = early.locator(".jp-LudwigNb-run-earlyStop")
+    expect(forecast).to_have_text(re.compile(r"likely stop ≈ step"), timeout=240_000)
+    text = forecast.inner_text()
+    assert FORECAST.match(text), text
+    bound, likely = (int(n.replace(",", "")) for n in re.findall(r"[\d,]+", text)[:2])
+    assert 0 < likely < bound
+    eta = early.locator(".jp-LudwigNb-run-eta").inner_text()
+    assert eta.startswith(("ETA ≤ ", "warming up… ≤ ")), eta
+    marker = early.locator(".jp-LudwigNb-barMarker")
+    expect(marker).to_have_count(1)
+    bar = early.locator(".jp-LudwigNb-progress").bounding_box()
+    tick = marker.bounding_box()
+    assert bar is not None and tick is not None and _inside(tick, bar), (tick, bar)
+    where = (tick["x"] + tick["width"] / 2 - bar["x"]) / bar["width"]
+    assert abs(where - likely / bound) < 0.02, (where, likely / bound)  # drawn where it says
+    page.screenshot(path=str(artifacts_dir / "sidebar_early_stop_and_alarm_pause.png"))
+    page.locator(SIDEBAR).screenshot(path=str(artifacts_dir / "sidebar_words_panel.png"))
+
+    # the end: why it stopped, the same sentence as the notebook's summary
+    expect(forecast).to_have_text(STOPPED_EARLY, timeout=300_000)
+    expect(early.locator(".jp-LudwigNb-barMarker")).to_have_count(0)
+    reason = forecast.inner_text()
+    summary = page.locator('.ludwig-nb-summary[data-status="completed"]').first
+    expect(summary).to_contain_text(reason, timeout=60_000)
+    hot.locator("button[data-action=stop]").click()
+    expect(hot.locator(".jp-LudwigNb-run-status")).to_have_text("stopped", timeout=60_000)
+    page.locator(SIDEBAR).screenshot(path=str(artifacts_dir / "sidebar_stopped_early.png"))
+    errors = [m for m in page.console_messages if "ludwig-nb" in m.lower() and "error" in m.lower()]
+    assert errors == []
