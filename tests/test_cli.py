@@ -218,3 +218,51 @@ def test_hyperopt_config_mistake_exits_2_with_the_line(files, capsys):
     assert main(["hyperopt", "-c", str(config), "-d", str(data)]) == 2
     err = capsys.readouterr().err
     assert "line 8, hyperopt.parameters.trainer.lr" in err and "learning_rate" in err
+
+
+def test_the_console_script_exits_quickly_with_its_output_and_files_whole(files):
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    tmp, config, data = files
+    out = tmp / "results"
+    root = str(Path(__file__).resolve().parents[1])
+    cmd = [sys.executable, "-m", "ludwig_nb.cli", "train", "-c", str(config), "-d", str(data),
+           "-o", str(out), "--no-progress", "--json"]  # fmt: skip
+    done = subprocess.run(cmd, capture_output=True, text=True, check=False, timeout=300,
+                          env={**os.environ, "PYTHONPATH": root})  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("completed: 56/56 steps")  # flushed before os._exit
+    assert json.loads(done.stdout[done.stdout.index("\n{") :])  # the metrics, whole
+    (run_dir,) = out.iterdir()
+    events = (run_dir / "events.ndjson").read_text().splitlines()
+    assert json.loads(events[-1])["type"] == "run_finished"  # the log is whole
+    assert json.loads((run_dir / "training_statistics.json").read_text())["training"]
+    bad = subprocess.run([*cmd[:5], str(tmp / "missing.yaml"), *cmd[6:]], capture_output=True,
+                         text=True, check=False, timeout=300,
+                         env={**os.environ, "PYTHONPATH": root})  # fmt: skip
+    assert bad.returncode == 2 and "config file not found" in bad.stderr
+
+
+@pytest.mark.parametrize(
+    ("argv", "starts"),
+    [
+        (["train", "-c", "c.yaml"], True),
+        (["train", "--engine", "builtin"], True),
+        (["train", "--engine=auto"], True),
+        (["train", "--engine", "ludwig"], False),
+        (["train", "--engine=ray"], False),
+        (["evaluate", "-m", "x"], False),
+        ([], False),
+    ],
+)
+def test_torch_is_warmed_up_early_only_for_a_builtin_train(monkeypatch, argv, starts):
+    from ludwig_nb import cli
+    from ludwig_nb.engines.builtin import warmup
+
+    started: list[bool] = []
+    monkeypatch.setattr(warmup, "start", lambda: started.append(True))
+    cli._start_engine_warm_up(argv)
+    assert started == ([True] if starts else [])

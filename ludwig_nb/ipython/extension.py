@@ -23,9 +23,9 @@ def load(ipython: Any) -> None:
     if monitoring is not None:  # loaded again: the sampler serves the views once more
         monitoring.keep_kernel_sampler()
     ipython.register_magics(LudwigMagics, GpuWatchMagics)
-    # the first cell's modules, then torch and the engine (its first optimizer imports
-    # torch._dynamo), in one background thread: the dashboard within a second, and the
-    # first step soon after train()
+    # the first cell's modules, then torch and the engine (held back while a cell builds
+    # its dashboard), in one background thread: the dashboard soon, and the first step
+    # soon after train()
     warm_imports(then=warmup.warm_up)
 
 

@@ -8,6 +8,7 @@ Every magic parses its declared arguments, calls library code, and turns a user 
 
 from __future__ import annotations
 
+import functools
 import html
 import shlex
 from pathlib import Path
@@ -17,6 +18,9 @@ from IPython.core.error import UsageError
 from IPython.core.magic import Magics, cell_magic, line_magic, magics_class
 from IPython.core.magic_arguments import argument, magic_arguments, parse_argstring
 from traitlets import CaselessStrEnum, Float, Unicode
+
+from ludwig_nb.ipython import warmup
+from ludwig_nb.ipython.placeholder import Placeholder
 
 __all__ = ["LudwigMagics"]
 
@@ -89,31 +93,57 @@ class LudwigMagics(Magics):
         args = parse_argstring(self.ludwig_config, line)
         if args.wait and args.background:
             raise UsageError("--wait and --background exclude each other: pick one")
-        engine = args.engine or self.engine
+        with warmup.holding():  # torch's warm-up waits until the dashboard is shown
+            run = self._start_run(args, cell)
+            if run is None:  # --estimate: shown already
+                return
+            from ludwig_nb.runs.monitoring import sampler_of
+            from ludwig_nb.ui import show_run
+            from ludwig_nb.ui.show import detect_mode
+
+            block = True if args.wait else False if args.background else None  # None: Colab
+            show = functools.partial(show_run, run, fps=self.frame_rate, block=block,
+                                     sampler=sampler_of(run), charts=self.charts)  # fmt: skip
+            if not (block or (block is None and detect_mode() == "colab")):
+                show()
+                return
+        show()  # a view that pumps until the run ends: torch's warm-up need not wait for it
+        if args.wait:
+            run.wait()
+
+    def _start_run(self, args: Any, cell: str) -> Any:
+        """Load the config and dataset and call ``train()``, behind a placeholder line.
+
+        Returns the run (bound to ``--name``), or None after an ``--estimate``. Raises
+        ``UsageError`` for a config, dataset or option mistake.
+        """
+        # a config mistake is reported at once, with nothing before it; the placeholder
+        # comes next, before pandas and the widget libraries (imported by then or not)
         config = _load_cell_config(cell)
         if not args.dataset:
             raise UsageError(
                 "--dataset is required: a DataFrame variable, a file path or demo:<name>"
             )
-        dataset = self._resolve_dataset(args.dataset)
         if args.vary and not args.estimate:
             raise UsageError("--vary needs --estimate (it runs one pilot per value, no full run)")
-        if args.estimate:
-            self._estimate(config, dataset, args)
-            return
-        import ludwig_nb.ui.dashboard  # noqa: F401  (loaded before the worker loads torch)
-        from ludwig_nb.runs.monitoring import sampler_of
-        from ludwig_nb.ui import show_run
+        placeholder = Placeholder.for_shell(self.shell, args.name or "run")
+        try:
+            placeholder.say(f"reading the dataset {args.dataset}")
+            dataset = self._resolve_dataset(args.dataset)
+            if args.estimate:
+                placeholder.clear()
+                self._estimate(config, dataset, args)
+                return None
+            placeholder.say("checking the data and starting the run")
+            import ludwig_nb.ui.dashboard  # noqa: F401  (loaded before the worker loads torch)
 
-        run = self._train(config, dataset, args, engine)
+            run = self._train(config, dataset, args, args.engine or self.engine)
+        finally:
+            placeholder.clear()  # the dashboard or the error takes its place
         if args.name:
             self._user_ns[args.name] = run
         self._user_ns["_ludwig_run"] = run
-        block = True if args.wait else False if args.background else None  # None: Colab blocks
-        sampler = sampler_of(run)
-        show_run(run, fps=self.frame_rate, block=block, sampler=sampler, charts=self.charts)
-        if args.wait:
-            run.wait()
+        return run
 
     def _train(self, config: Any, dataset: Any, args: Any, engine: str) -> Any:
         from ludwig_nb.config import ConfigError

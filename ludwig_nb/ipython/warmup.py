@@ -8,17 +8,22 @@ in order; a cell that runs before they are done waits for the module being impor
 never longer than it would have. torch and the engine's first optimizer (``then``: the
 built-in engine's warm-up) come only after the dashboard's modules are loaded (loading torch
 first made a cell sent at once wait 3-4 s), so that a later cell's first step comes at once.
+A cell that is building its dashboard :func:`holds <holding>` the torch step back (at most
+``HOLD_MAX_S``): torch's import holds the interpreter most of its ~2 s, and a dashboard
+built alongside it took twice as long, while the run's first step waits for the same
+total work either way.
 Nothing is started at package import.
 """
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import logging
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
-__all__ = ["WARM_MODULES", "warm_imports"]
+__all__ = ["HOLD_MAX_S", "WARM_MODULES", "holding", "warm_imports"]
 
 log = logging.getLogger(__name__)
 
@@ -33,16 +38,52 @@ WARM_MODULES = (
     "ludwig_nb.ui.summary",
 )
 
+#: seconds the torch step waits at most for cells that hold it (a cell that never
+#: displays, or a stuck one, does not keep torch from loading)
+HOLD_MAX_S = 5.0
+
 _started = threading.Event()
+_holds = [0]  # cells building their dashboard now
+_released = threading.Condition()
 
 
-def _import_all(modules: tuple[str, ...], then: Callable[[], None] | None = None) -> None:
+@contextlib.contextmanager
+def holding() -> Iterator[None]:
+    """Hold the warm-up's ``then`` step (torch) back while the block runs.
+
+    The block is a cell building its dashboard; the hold lasts at most :data:`HOLD_MAX_S`
+    seconds.
+
+    Yields:
+        Nothing; the hold ends with the block.
+    """
+    with _released:
+        _holds[0] += 1
+    try:
+        yield
+    finally:
+        with _released:
+            _holds[0] -= 1
+            _released.notify_all()
+
+
+def _wait_for_cells(max_wait_s: float) -> None:
+    with _released:
+        _released.wait_for(lambda: _holds[0] == 0, timeout=max_wait_s)
+
+
+def _import_all(
+    modules: tuple[str, ...],
+    then: Callable[[], None] | None = None,
+    max_hold_s: float = HOLD_MAX_S,
+) -> None:
     for name in modules:
         try:
             importlib.import_module(name)
         except Exception:  # a module that cannot load fails later, where its error is shown
             log.debug("ludwig_nb: warm import of %s failed", name, exc_info=True)
     if then is not None:
+        _wait_for_cells(max_hold_s)
         then()
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import errno
 import logging
+import os
 import threading
 import time
 import traceback
@@ -81,6 +82,7 @@ class Run:
         self.name = name
         self.directory = Path(directory)
         self.engine_name = engine.name
+        self._control_path = str(self.directory / rundir.CONTROL_FILE)
         self.control = RunControl(poll=self._poll_control)  # reads the sidebar's control file
         self.model: TrainedModel | None = None
         self.error: BaseException | None = None
@@ -256,6 +258,10 @@ class Run:
         self.control.resume(reason)
 
     def _poll_control(self) -> None:
+        # every step boundary polls: a bare existence check first (a third of the cost of
+        # trying to read a missing file, which was ~3 % of a fast step)
+        if not os.path.exists(self._control_path):
+            return
         request = rundir.consume_control(self.directory)
         if request is None:
             return

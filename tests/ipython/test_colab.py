@@ -17,6 +17,7 @@ from typing import Any
 import pytest
 from IPython.utils.capture import capture_output
 
+from ludwig_nb.ipython.placeholder import EMPTY
 from tests.ui.conftest import FAKE_COLAB, forget_colab
 
 REPO = Path(__file__).resolve().parents[2]
@@ -181,6 +182,13 @@ def _html(cell: Cell) -> list[str]:
     return [o.get("data", {}).get("text/html", "") for o in cell.outputs]
 
 
+def _without_placeholder(outputs: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The outputs less the placeholder line (ipython/placeholder.py) and its updates."""
+    ids = {o.get("transient", {}).get("display_id") for o in outputs
+           if "ludwig-nb-placeholder" in o.get("data", {}).get("text/html", "")}  # fmt: skip
+    return [o for o in outputs if o.get("transient", {}).get("display_id") not in ids]
+
+
 def test_in_a_real_kernel_colab_cell_pumps_frames_and_interrupt_ends_it_stopped(
     colab_kernel: Any,
 ) -> None:
@@ -206,7 +214,8 @@ def test_in_a_real_kernel_colab_cell_pumps_frames_and_interrupt_ends_it_stopped(
     assert values == sorted(values) and len(set(values)) >= 3  # frames while the cell ran
     modules = {s.get("_model_module") for s in train.models.values()}
     assert modules <= CORE_MODULES, modules  # core ipywidgets only: no bqplot, no CDN
-    notice, dashboard = train.outputs[0], train.outputs[1]
+    assert "ludwig-nb-placeholder" in _html(train)[0]  # the first output, at once
+    notice, dashboard = _without_placeholder(train.outputs)[:2]
     assert "Why this cell stays busy" in notice["data"]["text/html"]
     assert WIDGET_MIME in dashboard["data"]
     assert train.outputs[-1]["type"] == "update_display_data"  # the dashboard's display ...
@@ -257,7 +266,7 @@ def test_the_colab_notebook_runs_under_nbclient_in_the_colab_profile(
     ]
     assert install.outputs == []  # importable here: no pip run
     train = cells["%%ludwig_config --dataset demo:churn --name churn"]
-    texts = [o["data"]["text/plain"] for o in train.outputs]
+    texts = [o["data"]["text/plain"] for o in train.outputs if o.get("data") != EMPTY]
     assert texts[0].startswith("ludwig_nb: Colab draws widget updates only while a cell runs")
     assert texts[-1].startswith("churn: completed")  # the blocking cell ended as the summary
     assert cells["churn.wait().status"].outputs[0]["data"]["text/plain"] == "'completed'"

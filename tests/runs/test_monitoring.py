@@ -7,7 +7,7 @@ from ludwig_nb.config import load_config
 from ludwig_nb.core import events as ev
 from ludwig_nb.core.gpu_sample import GpuSample, Snapshot
 from ludwig_nb.gpu.remote import RemoteSampler
-from ludwig_nb.runs.monitoring import attach
+from ludwig_nb.runs.monitoring import attach, sampler_of
 from tests.runs.conftest import ScriptedEngine, make_run
 
 CONFIG = """\
@@ -31,7 +31,7 @@ def test_a_hot_gpu_on_a_worker_s_node_pauses_the_run_until_it_cools(tmp_path):
     run = make_run(tmp_path, engine)
     job = run._job
     attach(run, load_config(CONFIG), job)
-    assert isinstance(run.sampler, RemoteSampler) and job.gpu_feed == run.sampler.feed
+    assert isinstance(sampler_of(run), RemoteSampler) and job.gpu_feed == sampler_of(run).feed
     run.start()
     job.gpu_feed(remote(1.0, 60.0))
     assert not run.control.paused

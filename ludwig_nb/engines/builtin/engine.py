@@ -53,8 +53,8 @@ class BuiltinEngine:
     def warm_up(self) -> None:
         """Pay a first fit's one-off costs.
 
-        Torch, the engine's modules and the first optimizer's ``torch._dynamo`` import (the same
-        warm-up ``%load_ext`` starts).
+        Torch, the engine's modules and a first optimizer step (the same warm-up ``%load_ext``
+        starts).
         """
         from ludwig_nb.engines.builtin.warmup import warm_up
 

@@ -93,7 +93,9 @@ def _batch_size(trainer: dict[str, Any], job: TrainJob, s: dict[str, Any]) -> in
         return int(size)
     module, objective, train = s["module"], s["objective"], s["train"]
     probe = copy.deepcopy(module)
-    optimizer = build_optimizer(probe.parameters(), trainer.get("optimizer") or {}, 1e-4)
+    optimizer = build_optimizer(
+        probe.parameters(), trainer.get("optimizer") or {}, 1e-4, bool(trainer.get("compile"))
+    )
     rows_generator = torch.Generator().manual_seed(int(job_seed(job)))
 
     def run_steps(rows: int, steps: int) -> None:
@@ -192,7 +194,9 @@ def build_setup(
     )
     base_lr = trainer.get("learning_rate", 0.001)
     base_lr = auto_learning_rate(job.config) if base_lr in (None, "auto") else float(base_lr)
-    optimizer = build_optimizer(module.parameters(), trainer.get("optimizer") or {}, base_lr)
+    optimizer = build_optimizer(
+        module.parameters(), trainer.get("optimizer") or {}, base_lr, bool(trainer.get("compile"))
+    )
     step_module: Any = module
     if trainer.get("compile"):
         step_module = torch.compile(module)

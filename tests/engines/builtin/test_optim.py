@@ -64,3 +64,78 @@ def test_batch_probe_picks_the_fastest_with_a_fake_timer():
     assert best == 64
     assert candidate_sizes(rows=10_000, on_cuda=False, max_batch_size=None) == [16, 32, 64, 128]
     assert candidate_sizes(rows=200, on_cuda=False, max_batch_size=None) == [16, 32]
+
+
+def _trained(cls, spec, steps=5, zero_to_none=True):
+    """A small model after ``steps`` updates by ``cls``: its parameters and the state."""
+    torch.manual_seed(0)
+    model = torch.nn.Sequential(torch.nn.Linear(4, 3), torch.nn.ReLU(), torch.nn.Linear(3, 1))
+    optimizer = cls(model.parameters(), lr=0.05, **spec)
+    data = torch.randn(16, 4)
+    for _ in range(steps):
+        model(data).pow(2).mean().backward()
+        optimizer.step()
+        optimizer.zero_grad(set_to_none=zero_to_none)
+    return [p.detach().clone() for p in model.parameters()], optimizer
+
+
+_SPECS = {"sgd": {"momentum": 0.9}, "adam": {"weight_decay": 0.01}, "adamw": {"amsgrad": True}}
+
+
+@pytest.mark.parametrize("name", sorted(OPTIMIZERS))
+@pytest.mark.parametrize("zero_to_none", [True, False])
+def test_the_eager_optimizers_do_torch_optims_math(name, zero_to_none):
+    spec = _SPECS.get(name, {})
+    ours, ours_opt = _trained(OPTIMIZERS[name], spec, zero_to_none=zero_to_none)
+    torch_cls = next(c for c in OPTIMIZERS[name].__mro__[1:] if c.__module__.startswith("torch"))
+    theirs, theirs_opt = _trained(torch_cls, spec, zero_to_none=zero_to_none)
+    assert OPTIMIZERS[name] is not torch_cls and issubclass(OPTIMIZERS[name], torch_cls)
+    for mine, reference in zip(ours, theirs, strict=True):
+        torch.testing.assert_close(mine, reference, rtol=0, atol=0)
+    # the state dicts are torch's own and load into either class
+    theirs_opt.load_state_dict(ours_opt.state_dict())
+    state = ours_opt.state_dict()["state"]
+    assert set(state) == set(theirs_opt.state_dict()["state"])
+
+
+def test_step_hooks_and_the_profiler_label_still_work():
+    layer = torch.nn.Linear(2, 1)
+    optimizer = build_optimizer(layer.parameters(), {"type": "adam"}, 0.1)
+    seen = []
+    optimizer.register_step_pre_hook(lambda opt, args, kwargs: seen.append("pre"))
+    optimizer.register_step_post_hook(lambda opt, args, kwargs: seen.append("post"))
+    layer(torch.ones(1, 2)).sum().backward()
+    with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CPU]) as prof:
+        optimizer.step()
+        optimizer.zero_grad()
+    assert seen == ["pre", "post"]
+    names = {e.name for e in prof.events()}
+    assert "Optimizer.step#Adam.step" in names and "Optimizer.zero_grad#Adam.zero_grad" in names
+    assert layer.weight.grad is None
+
+
+def test_a_compiled_run_keeps_torchs_own_classes():
+    optimizer = build_optimizer(torch.nn.Linear(1, 1).parameters(), {}, 0.1, compiled=True)
+    assert type(optimizer) is torch.optim.Adam
+
+
+def test_training_with_the_optimizers_never_imports_torch_dynamo():
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = str(Path(__file__).resolve().parents[3])  # this checkout's ludwig_nb, not another
+    code = (
+        "import sys, torch\n"
+        "from ludwig_nb.engines.builtin.optim import OPTIMIZERS, build_optimizer\n"
+        "for name in OPTIMIZERS:\n"
+        "    layer = torch.nn.Linear(2, 1)\n"
+        "    opt = build_optimizer(layer.parameters(), {'type': name}, 0.1)\n"
+        "    layer(torch.ones(1, 2)).sum().backward(); opt.step(); opt.zero_grad()\n"
+        "    opt.load_state_dict(opt.state_dict())\n"
+        "print('torch._dynamo' in sys.modules)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                         env={**os.environ, "PYTHONPATH": root})  # fmt: skip
+    assert out.stdout.strip() == "False"

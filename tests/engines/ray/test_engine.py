@@ -20,6 +20,7 @@ pytest.importorskip("ray")
 import ludwig_nb
 from ludwig_nb.core import events as ev
 from ludwig_nb.runs import load_model
+from ludwig_nb.runs.monitoring import sampler_of
 from tests.engines.ray.conftest import (
     RAY_CPUS,
     fake_gpus,
@@ -80,7 +81,7 @@ def test_two_workers_stream_steps_in_order_and_keep_the_ranks_identical(ray_sess
         (0, socket.gethostname(), "cpu", 18), (1, socket.gethostname(), "cpu", 18)]  # fmt: skip
     assert all(w["node_id"] == ray_session.get_runtime_context().get_node_id()
                for w in reported[-1])  # fmt: skip
-    snapshot = run.sampler.latest()  # what the gauges and the alarms read
+    snapshot = sampler_of(run).latest()  # what the gauges and the alarms read
     assert snapshot is not None and len(snapshot.gpus) == 1  # one node: read once, not per rank
     gpu = snapshot.gpus[0]
     assert (gpu.uuid, gpu.host, gpu.host_index, gpu.temperature) == (
@@ -257,7 +258,7 @@ def test_losing_a_node_mid_run_fails_the_run_with_the_error_shown(ray_cluster, t
                           registry_dir=tmp_path / "reg")  # fmt: skip
     wait_for(lambda: steps_of(run))
     # each node's GPU, read on that node, one run-wide number each, the node's name shown
-    two = wait_for(lambda: (s := run.sampler.latest()) is not None and len(s.gpus) == 2 and s)
+    two = wait_for(lambda: (s := sampler_of(run).latest()) is not None and len(s.gpus) == 2 and s)
     assert len({g.node_id for g in two.gpus}) == 2 and [g.index for g in two.gpus] == [0, 1]
     assert len({g.host for g in two.gpus}) == 2  # one machine: the host names carry the node
     ray_cluster.remove_node(node)
