@@ -155,7 +155,7 @@ def test_the_pause_reasons_sent_are_the_documented_ones(tmp_path):
     ]
     for i, pause in enumerate(pauses):
         engine.release(1)
-        until(lambda i=i: run.step == i + 1)
+        until(lambda i=i: run.step >= i + 1)  # a polled pause may let a released step by
         pause()
         engine.release(1)
         until(lambda: run.status == "paused")
