@@ -81,7 +81,8 @@ class Dashboard:
         self._clock = clock
         self._subscription = run.subscribe()
         self._lock = threading.Lock()
-        self._closed = threading.Event()
+        self._closed = threading.Event()  # set once the last frame and its callbacks are done
+        self._final_drawn = False
         self._final_callbacks: list[Callable[[Dashboard], None]] = []
         self._log_requested = False
         self._traceback = ""
@@ -190,13 +191,13 @@ class Dashboard:
         self._final_callbacks.append(callback)
 
     def wait_closed(self, timeout: float | None = None) -> bool:
-        """Block until the last frame was drawn (or ``timeout`` seconds); True if it was."""
+        """Block until the last frame and its ``on_final`` callbacks are done; True if they are."""
         return self._closed.wait(timeout)
 
     def refresh(self, now: float) -> None:
         """Draw one frame: drain events, recompute, write changed traits in one batch."""
         with self._lock:
-            if self._closed.is_set():
+            if self._final_drawn:
                 return
             for event in self._subscription.drain():
                 self._observe(event)
@@ -207,9 +208,14 @@ class Dashboard:
             if not final:
                 return
             self._subscription.close()
+            self._final_drawn = True
+        try:
+            for callback in self._final_callbacks:
+                callback(self)
+        finally:
+            # closed only after the callbacks: a cell waiting on wait_closed() (the
+            # post_execute hook) then finds the summary they publish
             self._closed.set()
-        for callback in self._final_callbacks:
-            callback(self)
 
     def _observe(self, event: ev.Event) -> None:
         self.curves.observe(event)
