@@ -61,13 +61,14 @@ def _widen_trial_resources(data: dict[str, Any]) -> None:
 
     The hyperopt executor's ``cpu_resources_per_trial`` / ``gpu_resources_per_trial`` may be
     fractions (Ray Tune takes them, Ludwig's own executor code handles ``0 < gpus < 1``, and trials
-    sharing a GPU need them); Ludwig's schema says integers.
+    sharing a GPU need them); Ludwig's schema says integers. An integer stays an integer (as
+    Ludwig renders it); a fraction is kept as written.
     """
     for node in data["shared"]:
         fields = node.get("properties", {}) if isinstance(node, dict) else {}
         if "gpu_resources_per_trial" in fields and "cpu_resources_per_trial" in fields:
             for key in ("gpu_resources_per_trial", "cpu_resources_per_trial"):
-                fields[key] = {**fields[key], "type": "number", "minimum": 0}
+                fields[key] = {**fields[key], "type": ["integer", "number"], "minimum": 0}
 
 
 def _resolve(node: Any) -> Any:
