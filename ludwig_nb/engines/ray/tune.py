@@ -524,16 +524,16 @@ def _domain(spec: dict[str, Any]) -> Any:
         values = list(spec.get("categories", spec.get("values")) or [])
         return tune.choice(list(range(len(values))) if _indexed(values) else values)
     lo, hi, q = spec.get("lower", 0), spec.get("upper", 1), spec.get("q", 1)
-    base = spec.get("base", 10)
+    # a log-uniform draw does not depend on the log's base (Ray 2.60 deprecates passing it)
     makers: dict[str, Callable[[], Any]] = {
         "uniform": lambda: tune.uniform(lo, hi),
         "quniform": lambda: tune.quniform(lo, hi, q),
-        "loguniform": lambda: tune.loguniform(lo, hi, base),
-        "qloguniform": lambda: tune.qloguniform(lo, hi, q, base),
+        "loguniform": lambda: tune.loguniform(lo, hi),
+        "qloguniform": lambda: tune.qloguniform(lo, hi, q),
         "randint": lambda: tune.randint(int(lo), int(hi)),
         "qrandint": lambda: tune.qrandint(int(lo), int(hi), int(q)),
-        "lograndint": lambda: tune.lograndint(int(lo), int(hi), base),
-        "qlograndint": lambda: tune.qlograndint(int(lo), int(hi), int(q), base),
+        "lograndint": lambda: tune.lograndint(int(lo), int(hi)),
+        "qlograndint": lambda: tune.qlograndint(int(lo), int(hi), int(q)),
         "randn": lambda: tune.randn(spec.get("mean", 0.0), spec.get("sd", 1.0)),
         "qrandn": lambda: tune.qrandn(spec.get("mean", 0.0), spec.get("sd", 1.0), q),
     }
