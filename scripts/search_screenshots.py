@@ -64,16 +64,30 @@ def _config(on_ray: bool) -> str:
     return yaml.safe_dump(config)
 
 
+def _start_ray(attempts: int = 4) -> None:
+    """A Ray of this script's own (no dashboard: another Ray may hold its port); a loaded
+    machine can miss the raylet's fixed 30 s start-up wait, so it tries again."""
+    import ray
+
+    os.environ.setdefault("RAY_agent_register_timeout_ms", "120000")
+    for attempt in range(attempts):
+        try:
+            ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+            return
+        except Exception as failure:  # Ray raises a bare Exception when its node times out
+            ray.shutdown()
+            if "timed out during startup" not in str(failure) or attempt == attempts - 1:
+                raise
+
+
 def main() -> None:
     args = [a for a in sys.argv[1:] if not a.startswith("--")]
     on_ray = "--ray" in sys.argv
     out = Path(args[0] if args else "artifacts/screenshots").resolve()
     out.mkdir(parents=True, exist_ok=True)
     suffix = "_ray" if on_ray else ""
-    if on_ray:  # a Ray of this script's own (no dashboard: another Ray may hold its port)
-        import ray
-
-        ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+    if on_ray:
+        _start_ray()
     with tempfile.TemporaryDirectory() as tmp:
         search = hyperopt(_config(on_ray), str(demo_dataset("cars")), name="cars",
                           results_dir=tmp, registry_dir=Path(tmp) / "reg")  # fmt: skip
@@ -89,6 +103,8 @@ def main() -> None:
             _shoot(live, out / f"search_live{suffix}.png")
         _shoot(search_html(search, time.time()), out / f"search_done{suffix}.png")
     if on_ray:
+        import ray
+
         ray.shutdown()
 
 

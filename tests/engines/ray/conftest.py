@@ -104,13 +104,13 @@ def ray_cluster(tmp_path_factory):
         pytest.fail("a Ray was already initialised in this process; the tests start their own")
     cluster = None
     env = fake_nvml_env(tmp_path_factory.mktemp("ray-nvml"))
-    for attempt in range(3):  # a loaded box can miss the raylet's fixed wait for the agents
+    for attempt in range(5):  # a loaded box can miss the raylet's fixed 30 s wait, more than once
         head = {"num_cpus": RAY_CPUS, "env_vars": env, **head_ports()}
         try:
             cluster = Cluster(initialize_head=True, head_node_args=head)
             break
         except Exception as failure:  # Ray raises a bare Exception here
-            if "timed out during startup" not in str(failure) or attempt == 2:
+            if "timed out during startup" not in str(failure) or attempt == 4:
                 raise
             ray.shutdown()
     assert cluster is not None

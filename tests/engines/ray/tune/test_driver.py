@@ -110,7 +110,8 @@ def test_two_trials_train_at_once_asha_prunes_one_and_cuts_two_at_max_t_on_the_s
     # Tune's trials at max_t); the third right after its first (pruned)
     assert [r.epoch for r in records] == [2, 2, 1]
     assert [len(r.curve) for r in records] == [2, 2, 1]
-    assert [r.run.state.reason for r in records] == ["max_t", "max_t", "pruned"]
+    reasons = [r.run.state.reason for r in records]
+    assert reasons == ["stopped: max_t", "stopped: max_t", "stopped: pruned"]
     assert search.slots == 2
     # the two trained at the same time: their training intervals overlap
     (start0, end0), (start1, end1) = _interval(records[0].run), _interval(records[1].run)
