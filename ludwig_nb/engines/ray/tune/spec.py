@@ -141,7 +141,11 @@ class TuneHooks(Protocol):
         ...
 
     def may_start(self) -> bool:
-        """False while the search is paused or stopping: no new trial starts."""
+        """False while the search is paused or stopping: the scheduler chooses no trial.
+
+        Tune still starts trials already pending; those hold before their first step (the
+        ``control`` of their assignment) or stop at once.
+        """
         ...
 
     def should_end(self) -> bool:
