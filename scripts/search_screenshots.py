@@ -13,11 +13,13 @@ buttons (the buttons are widgets, not part of the HTML).
 from __future__ import annotations
 
 import os
+import socket
 import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 import yaml
 
@@ -64,20 +66,37 @@ def _config(on_ray: bool) -> str:
     return yaml.safe_dump(config)
 
 
-def _start_ray(attempts: int = 4) -> None:
-    """A Ray of this script's own (no dashboard: another Ray may hold its port); a loaded
-    machine can miss the raylet's fixed 30 s start-up wait, so it tries again."""
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def _start_ray(attempts: int = 5) -> Any:
+    """A one-node Ray of this script's own (2 CPUs), returned to shut down at the end.
+
+    As the Ray tests' fixture: the agents' ports are chosen up front (a loaded machine
+    starts the dashboard agent later than the raylet waits for its port files), and a
+    start that misses the raylet's fixed 30 s wait is tried again.
+    """
     import ray
+    from ray.cluster_utils import Cluster
 
     os.environ.setdefault("RAY_agent_register_timeout_ms", "120000")
+    names = ("metrics_agent_port", "metrics_export_port", "runtime_env_agent_port",
+             "dashboard_agent_listen_port", "dashboard_port")  # fmt: skip
     for attempt in range(attempts):
         try:
-            ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
-            return
+            head = {"num_cpus": 2, **{name: _free_port() for name in names}}
+            cluster = Cluster(initialize_head=True, head_node_args=head)
         except Exception as failure:  # Ray raises a bare Exception when its node times out
             ray.shutdown()
             if "timed out during startup" not in str(failure) or attempt == attempts - 1:
                 raise
+            continue
+        ray.init(address=cluster.address, log_to_driver=False)
+        return cluster
+    raise RuntimeError("unreachable")
 
 
 def main() -> None:
@@ -86,8 +105,7 @@ def main() -> None:
     out = Path(args[0] if args else "artifacts/screenshots").resolve()
     out.mkdir(parents=True, exist_ok=True)
     suffix = "_ray" if on_ray else ""
-    if on_ray:
-        _start_ray()
+    cluster = _start_ray() if on_ray else None
     with tempfile.TemporaryDirectory() as tmp:
         search = hyperopt(_config(on_ray), str(demo_dataset("cars")), name="cars",
                           results_dir=tmp, registry_dir=Path(tmp) / "reg")  # fmt: skip
@@ -102,10 +120,11 @@ def main() -> None:
         if live is not None:
             _shoot(live, out / f"search_live{suffix}.png")
         _shoot(search_html(search, time.time()), out / f"search_done{suffix}.png")
-    if on_ray:
+    if cluster is not None:
         import ray
 
         ray.shutdown()
+        cluster.shutdown()
 
 
 if __name__ == "__main__":
