@@ -21,6 +21,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+import psutil
 import yaml
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -72,7 +73,7 @@ def _free_port() -> int:
         return int(probe.getsockname()[1])
 
 
-def _start_ray(attempts: int = 5) -> Any:
+def _start_ray(attempts: int = 8) -> Any:
     """A one-node Ray of this script's own (2 CPUs), returned to shut down at the end.
 
     As the Ray tests' fixture: the agents' ports are chosen up front (a loaded machine
@@ -86,11 +87,17 @@ def _start_ray(attempts: int = 5) -> Any:
     names = ("metrics_agent_port", "metrics_export_port", "runtime_env_agent_port",
              "dashboard_agent_listen_port", "dashboard_port")  # fmt: skip
     for attempt in range(attempts):
+        before = {child.pid for child in psutil.Process().children(recursive=True)}
         try:
             head = {"num_cpus": 2, **{name: _free_port() for name in names}}
             cluster = Cluster(initialize_head=True, head_node_args=head)
         except Exception as failure:  # Ray raises a bare Exception when its node times out
             ray.shutdown()
+            started = [c for c in psutil.Process().children(recursive=True)
+                       if c.pid not in before]  # fmt: skip
+            for child in started:  # the failed head's GCS and raylet, by their ids
+                child.terminate()
+            psutil.wait_procs(started, timeout=10)
             if "timed out during startup" not in str(failure) or attempt == attempts - 1:
                 raise
             continue
