@@ -12,6 +12,7 @@ buttons (the buttons are widgets, not part of the HTML).
 
 from __future__ import annotations
 
+import contextlib
 import os
 import socket
 import subprocess
@@ -96,7 +97,8 @@ def _start_ray(attempts: int = 8) -> Any:
             started = [c for c in psutil.Process().children(recursive=True)
                        if c.pid not in before]  # fmt: skip
             for child in started:  # the failed head's GCS and raylet, by their ids
-                child.terminate()
+                with contextlib.suppress(psutil.Error):
+                    child.terminate()
             psutil.wait_procs(started, timeout=10)
             if "timed out during startup" not in str(failure) or attempt == attempts - 1:
                 raise
