@@ -54,6 +54,11 @@ MIN_BASIS = 3
 #: says the number is fresh (ETA_METHODS.md 5.3: "about 20 steps").
 ADJUST_STEPS = 20
 
+#: A level shift at an alarm at least this large (log ratio, 35 %) is a swing; a swing
+#: that reverses an earlier one says the load comes and goes (``StepRate.step_s``).
+#: 25 % and 50 % gave the same figures.
+SWING_LOG = math.log(1.35)
+
 # ---- change detection, used in changes.py
 #: Steps per CUSUM observation (their median of log step time): robust to stragglers and
 #: less fooled by the short-range correlation of step times than a per-step test.
@@ -77,16 +82,12 @@ SIGMA_FLOOR = 0.02
 #: long-run factor ``sqrt((1 + rho) / (1 - rho))``, at most 3): step times wander, and
 #: neighbouring blocks read as a shift otherwise.
 MAX_RHO = 0.8
-#: An alarm starts a new regime only if the level moved by at least this much (log
-#: ratio of trimmed means, 10 %): smaller shifts barely move an ETA, and acting on them
-#: costs the run its history (stationary MAPE +0.1 point, coverage -5 points without).
-MIN_SHIFT_LOG = math.log(1.10)
 
 # ---- self-check, used in selfcheck.py
 #: A past prediction is judged on at least this many later steps (steps).
 BACKTEST_MIN_STEPS = 20
 #: Predictions kept for the self-check (count, the most recent).
-BACKTEST_KEEP = 64
+BACKTEST_KEEP = 16
 
 # ---- event costs, used in event_costs.py
 #: Occurrences behind an event cost (count): the median of the last 3, the first of the

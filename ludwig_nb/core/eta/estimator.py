@@ -140,10 +140,10 @@ class EtaEstimator:
 
     def estimate(self, now: float) -> Estimate | None:
         """The estimate at ``now`` (seconds, same clock), or ``None`` before any basis."""
-        step_s = self._rate.step_s()
+        sched, last = self._schedule, self._last_step
+        step_s = self._rate.step_s(max(0, sched.total_steps - last - 1))
         if step_s is None:
             return None
-        sched, last = self._schedule, self._last_step
         nxt = last + 1
         steps_left = max(0, sched.total_steps - nxt)
         es = sched.epoch_starts

@@ -58,6 +58,11 @@ class StepRate:
         self._tail_sum = 0.0  # over closed stable segments: sum of n * (mean/median - 1)
         self._tail_n = 0
         self._last_step_s: float | None = None
+        # Load that comes and goes (see step_s): since the last known change.
+        self._origin: int | None = None  # the first settled cut
+        self._alarms = 0  # alarms acted on since the origin
+        self._swing = 0  # direction of the last large swing: +1 up, -1 down, 0 none
+        self._comes_back = False  # a large swing has reversed an earlier one
         # Per segment (set by _start_segment):
         self._seg = 0
         self._adjust_until = 0  # "adjusting" until this many steps
@@ -92,6 +97,7 @@ class StepRate:
         """
         current = self.step_s()
         self._start_segment(len(self._x))
+        self._origin, self._alarms, self._swing, self._comes_back = None, 0, 0, False
         if current is not None and scale is not None:
             self._provisional_s = current * scale
 
@@ -104,7 +110,8 @@ class StepRate:
         self._cum.append(self._cum[-1] + duration)
         self._last_step_s = duration
         at = self._detector.observe(duration)
-        if at is not None and self._matters(at):
+        if at is not None:
+            self._note_swing(at)
             self._start_segment(at)
         end = len(self._x)
         if end >= self._mser_next:
@@ -113,13 +120,27 @@ class StepRate:
         if self._check.due(end):
             self._check.record(end, self.step_s() if self._was_stable else None)
 
-    def step_s(self) -> float | None:
-        """Seconds per regular step in the current regime, or ``None`` without a basis.
+    def step_s(self, steps_left: int = 0) -> float | None:
+        """Seconds per regular step over the next ``steps_left`` steps, or ``None``.
 
         ``bulk x (1 + tail)``: the bulk is the median of the segment's stable part (of
         its last steps while provisional); the tail share ``mean/median - 1`` is pooled
-        over every stable step seen.
+        over every stable step seen. Once the level has come back (a large swing
+        reversed an earlier one: load that comes and goes), regimes are expected to
+        keep changing at the rate seen, ``lam`` alarms per step: the current level holds
+        for a share ``w = (1 - exp(-lam K)) / (lam K)`` of the ``K`` steps left, the mean
+        since the first settled cut for the rest.
         """
+        level = self._level_s()
+        end = len(self._x)
+        if level is None or not self._comes_back or self._origin is None or steps_left <= 0:
+            return level
+        lam_k = self._alarms / (end - self._origin) * steps_left
+        w = -math.expm1(-lam_k) / lam_k
+        history = (self._cum[end] - self._cum[self._origin]) / (end - self._origin)
+        return w * level + (1.0 - w) * history
+
+    def _level_s(self) -> float | None:
         end = len(self._x)
         if self._cut is not None and end > self._cut:
             lo = max(self._cut, end - const.BULK_WINDOW)
@@ -190,22 +211,17 @@ class StepRate:
         self._provisional_s = None
         self._detector.restart(index)
 
-    def _matters(self, at: int) -> bool:
-        """Is the shift since step ``at`` big enough to change the ETA (10 %)?
-
-        Compares trimmed means: robust to stragglers, steady when step times are bimodal
-        under load.
-        """
-        end = len(self._x)
-        lo = self._cut if self._cut is not None else self._seg
-        lo = max(lo, at - const.BULK_WINDOW)
-        if at - lo < const.BLOCK or end - at < const.BLOCK:
-            return True
-        before = trimmed_mean(self._x[lo:at])
-        after = trimmed_mean(self._x[max(at, end - const.BULK_WINDOW) : end])
-        if before <= 0 or after <= 0:
-            return True
-        return abs(math.log(after / before)) >= const.MIN_SHIFT_LOG
+    def _note_swing(self, at: int) -> None:
+        """Before an alarm at ``at`` starts a segment: count it, and note a large swing."""
+        before = self._level_s()
+        if self._origin is None or before is None or before <= 0:
+            return
+        self._alarms += 1
+        after = trimmed_mean(self._x[at:])
+        if after > 0 and abs(math.log(after / before)) >= const.SWING_LOG:
+            direction = 1 if after > before else -1
+            self._comes_back = self._comes_back or direction == -self._swing
+            self._swing = direction
 
     def _run_mser(self) -> None:
         start, end = self._seg, len(self._x)
@@ -219,6 +235,8 @@ class StepRate:
             self._was_stable = self._was_stable or settled
             if settled:
                 self._settled_cut = cut
+                if self._origin is None:
+                    self._origin = cut
         elif not settled or self._settled_cut is None:
             self._cut = None
         else:
