@@ -38,12 +38,6 @@ def _no_change_detection() -> None:
     ChangeDetector.observe = lambda _self, _duration: None  # type: ignore[method-assign]
 
 
-def _no_shift_gate() -> None:
-    from ludwig_nb.core.eta.step_time import StepRate
-
-    StepRate._matters = lambda _self, _at: True  # type: ignore[method-assign]
-
-
 def _no_event_costs() -> None:
     from ludwig_nb.core.eta.event_costs import Cost, EventCosts
 
@@ -139,6 +133,12 @@ def _no_in_progress_allowance() -> None:
     EtaEstimator._next_cost = lambda _self, _costs, _step_s: 0.0  # type: ignore[method-assign]
 
 
+def _no_swing_blend() -> None:
+    from ludwig_nb.core.eta import constants
+
+    constants.SWING_LOG = math.inf
+
+
 def _no_known_change() -> None:
     from ludwig_nb.core.eta.step_time import StepRate
 
@@ -149,7 +149,6 @@ ABLATIONS: dict[str, Callable[[], None] | None] = {
     "as shipped": None,
     "warm-up cut (MSER)": _no_warmup_cut,
     "change detection (CUSUM)": _no_change_detection,
-    "10 % shift gate on alarms": _no_shift_gate,
     "AR(1) widening of the CUSUM": _no_ar1_spread,
     "event costs": _no_event_costs,
     "first occurrence excluded": _first_occurrence_counted,
@@ -158,6 +157,7 @@ ABLATIONS: dict[str, Callable[[], None] | None] = {
     "straggler cap (20 medians)": _no_straggler_cap,
     "pooled straggler share": _no_tail_pooling,
     "in-progress allowance": _no_in_progress_allowance,
+    "load that comes and goes": _no_swing_blend,
     "known changes (batch, duty)": _no_known_change,
 }
 

@@ -20,9 +20,9 @@ from __future__ import annotations
 
 import bisect
 import math
+from collections.abc import Iterable
 
 from ludwig_nb.core.eta import constants as const
-from ludwig_nb.core.eta.estimate import Estimate, EtaState
 from ludwig_nb.core.eta.event_costs import (
     COSTED,
     Cost,
@@ -31,11 +31,11 @@ from ludwig_nb.core.eta.event_costs import (
     is_pending,
     occurrences_left,
 )
-from ludwig_nb.core.eta.interval import half_width
-from ludwig_nb.core.eta.plan import Costs, IntervalKind, Schedule
+from ludwig_nb.core.eta.plan import Costs, Estimate, EtaState, IntervalKind, Schedule
+from ludwig_nb.core.eta.stats import t_quantile_90
 from ludwig_nb.core.eta.step_time import StepRate
 
-__all__ = ["EtaEstimator"]
+__all__ = ["EtaEstimator", "half_width"]
 
 
 class EtaEstimator:
@@ -252,3 +252,33 @@ class EtaEstimator:
             steps_done=0,
             breakdown=parts,
         )
+
+
+def half_width(
+    *,
+    remaining_s: float,
+    steps_left: int,
+    steps_s: float,
+    step_noise: tuple[float, float, int],
+    events: Iterable[tuple[int, Cost]],
+    level_error: float,
+) -> float:
+    """Half the width of the 80 % interval, in seconds.
+
+    Args:
+        remaining_s: the point estimate (seconds); 0 gives 0.
+        steps_left: regular steps still to run.
+        steps_s: the seconds those steps take (the estimate's ``steps`` part).
+        step_noise: ``(variance per step in seconds², steps behind the mean, degrees of
+            freedom)`` from :meth:`StepRate.variance`.
+        events: ``(occurrences left, cost of one)`` per event class.
+        level_error: the self-check's relative variance (:meth:`StepRate.level_error`).
+    """
+    if remaining_s <= 0:
+        return 0.0
+    var, n_eff, df = step_noise
+    variance = steps_left**2 * var / n_eff + steps_left * var
+    for left, cost in events:
+        variance += left * cost.sd**2 + left * left * cost.sd**2 / max(1, cost.n)
+    variance += level_error * steps_s**2
+    return const.INTERVAL_SCALE * t_quantile_90(df) * math.sqrt(variance)

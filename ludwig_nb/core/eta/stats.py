@@ -1,8 +1,8 @@
-"""Small robust statistics the ETA's parts share: median, MAD, trimmed mean, batch means.
+"""The statistics of the ETA: median, MAD, trimmed mean, batch means, Student's t, MSER.
 
-Standard library only and free of clocks: every function takes the numbers it works on.
-Non-overlapping batch means follow Schmeiser (1982); see
-``shared/design/notes/ETA_METHODS.md`` section 3.
+Clock-free: each function takes the numbers it works on. Batch means: Schmeiser (1982);
+MSER-5: White (1997), the most accurate of 44 warm-up rules in Hoad, Robinson & Davies
+(2008); ETA_METHODS.md section 3.
 """
 
 from __future__ import annotations
@@ -18,31 +18,18 @@ __all__ = [
     "lag1_correlation",
     "mad",
     "median",
+    "mser_truncation",
     "t_quantile_90",
     "trimmed_mean",
+    "warmup_cut",
 ]
 
 #: MAD -> standard deviation for normal data.
 MAD_TO_SD = 1.4826
 
 # One-sided 0.90 quantiles of Student's t (so +-t is a two-sided 80 % interval).
-_T90 = {
-    1: 3.078,
-    2: 1.886,
-    3: 1.638,
-    4: 1.533,
-    5: 1.476,
-    6: 1.440,
-    7: 1.415,
-    8: 1.397,
-    9: 1.383,
-    10: 1.372,
-    12: 1.356,
-    15: 1.341,
-    20: 1.325,
-    30: 1.310,
-    60: 1.296,
-}
+_T90 = {1: 3.078, 2: 1.886, 3: 1.638, 4: 1.533, 5: 1.476, 6: 1.440, 7: 1.415, 8: 1.397}
+_T90 |= {9: 1.383, 10: 1.372, 12: 1.356, 15: 1.341, 20: 1.325, 30: 1.310, 60: 1.296}
 
 
 def t_quantile_90(df: int) -> float:
@@ -132,3 +119,58 @@ def lag1_correlation(values: Sequence[float]) -> float:
     if denom <= 0:
         return 0.0
     return sum(dev[i] * dev[i + 1] for i in range(n - 1)) / denom
+
+
+def mser_truncation(batch_means: Sequence[float], min_kept: int = 5) -> tuple[int, bool]:
+    """MSER on batch means.
+
+    ``d`` minimises ``MSER(d) = sum_{j>=d} (Y_j - mean_d)^2 / (m - d)^2`` over
+    ``0 <= d <= m - min_kept``; the batch means are first winsorised at ``median + 5
+    MAD`` of the second half, so that one straggler batch does not move the cut. O(m).
+
+    Args:
+        batch_means: the segment's batch means ``Y_1..Y_m``, in order.
+        min_kept: batches that must stay after the cut.
+
+    Returns:
+        ``(d, accepted)``: the cut in batches, and the "first half" rule ``d <= m / 2``;
+        ``(0, False)`` with fewer than ``2 * min_kept`` batches.
+    """
+    m = len(batch_means)
+    if m < 2 * min_kept:
+        return 0, False
+    second = batch_means[m // 2 :]
+    centre = median(second)
+    cap = centre + const.MSER_WINSOR_MADS * MAD_TO_SD * mad(second, centre)
+    y = [min(v, cap) for v in batch_means] if cap > centre else list(batch_means)
+    stats = [0.0] * (m + 1)
+    s1 = s2 = 0.0
+    for d in range(m - 1, -1, -1):  # suffix sums, from the end backwards
+        s1 += y[d]
+        s2 += y[d] * y[d]
+        n = m - d
+        stats[d] = max(0.0, s2 - s1 * s1 / n) / (n * n)
+    best_d = min(range(m - min_kept + 1), key=lambda d: (stats[d], d))
+    return best_d, best_d <= m // 2
+
+
+def warmup_cut(prefix: Sequence[float], start: int, end: int) -> tuple[int, bool]:
+    """The end of warm-up in the step times ``x[start:end]``.
+
+    Batches of 5 steps (wider for long segments, at most 2000 batches), then
+    :func:`mser_truncation` keeping at least 2 batches.
+
+    Args:
+        prefix: cumulative sums of the step times, ``prefix[i] = sum(x[:i])``.
+        start: the segment's first step index.
+        end: one past its last.
+
+    Returns:
+        ``(cut, accepted)``: the first step index after warm-up, and whether MSER
+        trusts it.
+    """
+    n = end - start
+    b = const.MSER_BATCH * max(1, math.ceil(n / (const.MSER_BATCH * const.MSER_MAX_BATCHES)))
+    means = [(prefix[start + (i + 1) * b] - prefix[start + i * b]) / b for i in range(n // b)]
+    d, accepted = mser_truncation(means, min_kept=2)
+    return start + d * b, accepted

@@ -1,43 +1,86 @@
-"""The step time of the current regime: segments, warm-up cut, stragglers (``StepRate``).
+"""The step time of the current regime (``StepRate``) and its record of past misses.
 
-Fed with the duration of every regular training step (seconds), it answers the step time
-of the current regime, its long-run variance, and whether the run is warming up, stable
-or adjusting to a change (ETA_METHODS.md section 3):
+Fed every regular step's duration (seconds), :class:`StepRate` answers the step time,
+its long-run variance and the state (ETA_METHODS.md section 3):
 
-* **Segments**: the run is cut into regimes. :class:`~ludwig_nb.core.eta.changes.
-  ChangeDetector` raises alarms; an alarm starts a new segment at the change point it
-  names only if the level moved by at least 10 % (trimmed means before and after;
-  smaller shifts barely move an ETA). A known change (:meth:`StepRate.new_regime`: a
-  batch-size change, a throttle's duty cycle) starts one at once.
-* **Warm-up**: MSER-5 on each segment (:func:`~ludwig_nb.core.eta.warmup.warmup_cut`),
-  revisited at every 10 % of growth; the run is stable once a cut is accepted on 40
-  steps.
-* **Step time**: ``bulk x (1 + tail)``: the median of the stable part, and the straggler
-  share ``mean / median - 1`` shrunk towards the one pooled over earlier regimes, so a
-  fresh regime gets its level from few steps. Each step counts at most 20 medians, so a
-  one-off stall is not extrapolated. Before a stable part exists, the median of the last
-  20 steps gives a provisional number.
-* **Self-check**: :class:`~ludwig_nb.core.eta.selfcheck.SelfCheck` records the step
-  time predicted at every 10 % of growth once stable; :meth:`StepRate.level_error` says
-  how far those predictions missed.
+* **segments**: an alarm of :class:`~ludwig_nb.core.eta.changes.ChangeDetector` starts a
+  new regime at the change point it names; a known change (:meth:`StepRate.new_regime`)
+  at the next step;
+* **warm-up**: MSER-5 on each segment, revisited at every 10 % of growth; stable once a
+  cut is accepted on 40 steps; before that the median of the last 20 steps;
+* **level**: ``median x (1 + tail)`` of the stable part, the straggler share pooled with
+  earlier regimes'; each step counts at most 20 medians;
+* **load that comes and goes** (a large swing that reverses an earlier one): the level
+  is blended with the long-run mean (:meth:`StepRate.step_s`);
+* **self-check**: :class:`SelfCheck` judges the step times predicted earlier.
 
-O(1) amortised per step: MSER and the reference are recomputed at geometrically growing
-lengths on bounded windows.
+O(1) amortised per step: MSER and the reference are refitted at growing lengths.
 """
 
 from __future__ import annotations
 
 import math
 from array import array
+from collections.abc import Sequence
 
 from ludwig_nb.core.eta import constants as const
 from ludwig_nb.core.eta.changes import ChangeDetector
-from ludwig_nb.core.eta.estimate import EtaState
-from ludwig_nb.core.eta.selfcheck import SelfCheck
-from ludwig_nb.core.eta.stats import batch_means_variance, median, trimmed_mean
-from ludwig_nb.core.eta.warmup import warmup_cut
+from ludwig_nb.core.eta.plan import EtaState
+from ludwig_nb.core.eta.stats import batch_means_variance, median, trimmed_mean, warmup_cut
 
-__all__ = ["StepRate"]
+__all__ = ["SelfCheck", "StepRate"]
+
+
+class SelfCheck:
+    """Past predictions of the step time, and how far they missed beyond noise.
+
+    Batch means describe a run that stays as it is; this record says how far the run's
+    own predictions (one at every 10 % of growth, the last 16 kept) missed, so the
+    interval widens on a run whose level wanders or changed.
+    """
+
+    def __init__(self) -> None:
+        self._predictions: list[tuple[int, float]] = []  # (steps seen, seconds predicted)
+        self._next = const.BACKTEST_MIN_STEPS
+
+    def due(self, steps: int) -> bool:
+        """Is a prediction due after ``steps`` regular steps?"""
+        return steps >= self._next
+
+    def record(self, steps: int, predicted_s: float | None) -> None:
+        """Record the step time predicted after ``steps`` steps (``None``: not stable yet)."""
+        if predicted_s is not None and predicted_s > 0:
+            self._predictions.append((steps, predicted_s))
+            del self._predictions[: -const.BACKTEST_KEEP]
+        self._next = steps + max(const.BACKTEST_MIN_STEPS // 2, int(steps * const.REVISIT_GROWTH))
+
+    def level_error(self, prefix: Sequence[float], basis: Sequence[int], var: float) -> float:
+        """The mean of ``max(0, e² - noise)`` over predictions at least 20 steps old.
+
+        ``e`` is the log ratio of the mean step time since a prediction to the
+        prediction; ``noise`` what a stationary run would give: the error of the mean the
+        prediction rested on plus that of the mean since.
+
+        Args:
+            prefix: cumulative sums of the regular step times (seconds).
+            basis: the segment's starts, latest first (its stable cut, then its first
+                step): a prediction rested on the steps since the latest one before it.
+            var: long-run variance of one step (seconds²).
+
+        Returns:
+            A relative variance; 0 with fewer than 3 judged predictions.
+        """
+        end = len(prefix) - 1
+        misses = []
+        for at, predicted in self._predictions:
+            since = end - at
+            realized = (prefix[end] - prefix[at]) / since if since > 0 else 0.0
+            if since < const.BACKTEST_MIN_STEPS or realized <= 0:
+                continue
+            rested_on = max(1, at - next((b for b in basis if b < at), basis[-1]))
+            noise = var * (1.0 / since + 1.0 / rested_on) / (realized * realized)
+            misses.append(max(0.0, math.log(realized / predicted) ** 2 - noise))
+        return sum(misses) / len(misses) if len(misses) >= 3 else 0.0
 
 
 class StepRate:
@@ -58,11 +101,10 @@ class StepRate:
         self._tail_sum = 0.0  # over closed stable segments: sum of n * (mean/median - 1)
         self._tail_n = 0
         self._last_step_s: float | None = None
-        # Load that comes and goes (see step_s): since the last known change.
-        self._origin: int | None = None  # the first settled cut
-        self._alarms = 0  # alarms acted on since the origin
-        self._swing = 0  # direction of the last large swing: +1 up, -1 down, 0 none
-        self._comes_back = False  # a large swing has reversed an earlier one
+        # Since the last known change: the first settled cut, the alarms since, the
+        # direction of the last large swing (+1, -1, 0) and whether one reversed another.
+        self._origin: int | None = None
+        self._alarms, self._swing, self._comes_back = 0, 0, False
         # Per segment (set by _start_segment):
         self._seg = 0
         self._adjust_until = 0  # "adjusting" until this many steps
@@ -79,12 +121,10 @@ class StepRate:
 
     @property
     def state(self) -> EtaState:
-        """The state of the estimate, see :data:`~ludwig_nb.core.eta.estimate.EtaState`."""
+        """``"warming_up"``, ``"adjusting"`` or ``"stable"`` (see :data:`EtaState`)."""
         if not self._was_stable:
             return "warming_up"
-        if self._cut is None:
-            return "adjusting"
-        if len(self._x) < self._adjust_until:
+        if self._cut is None or len(self._x) < self._adjust_until:
             return "adjusting"
         return "stable"
 
@@ -123,13 +163,10 @@ class StepRate:
     def step_s(self, steps_left: int = 0) -> float | None:
         """Seconds per regular step over the next ``steps_left`` steps, or ``None``.
 
-        ``bulk x (1 + tail)``: the bulk is the median of the segment's stable part (of
-        its last steps while provisional); the tail share ``mean/median - 1`` is pooled
-        over every stable step seen. Once the level has come back (a large swing
-        reversed an earlier one: load that comes and goes), regimes are expected to
-        keep changing at the rate seen, ``lam`` alarms per step: the current level holds
-        for a share ``w = (1 - exp(-lam K)) / (lam K)`` of the ``K`` steps left, the mean
-        since the first settled cut for the rest.
+        The regime's level. Once the level has come back (load that comes and goes),
+        regimes are expected to keep changing at the rate seen (``lam`` alarms per
+        step): the level holds for a share ``w = (1 - exp(-lam K)) / (lam K)`` of the
+        ``K`` steps left, the mean since the first settled cut for the rest.
         """
         level = self._level_s()
         end = len(self._x)
@@ -141,6 +178,7 @@ class StepRate:
         return w * level + (1.0 - w) * history
 
     def _level_s(self) -> float | None:
+        """``bulk x (1 + tail)`` of the stable part, else provisional, else the prior."""
         end = len(self._x)
         if self._cut is not None and end > self._cut:
             lo = max(self._cut, end - const.BULK_WINDOW)
@@ -183,27 +221,17 @@ class StepRate:
         return (0.5 * step_s) ** 2, 1.0, 1
 
     def level_error(self, var: float) -> float:
-        """How far this run's past step-time predictions missed, beyond noise.
-
-        Args:
-            var: long-run variance of one step (seconds²), from :meth:`variance`.
-
-        Returns:
-            A relative variance (see :meth:`SelfCheck.level_error`): about 0 on a steady
-            run, the square of its typical miss on one whose level wanders or changed.
-        """
+        """:meth:`SelfCheck.level_error` on this run (``var``: seconds² per step)."""
         basis = (self._seg,) if self._cut is None else (self._cut, self._seg)
         return self._check.level_error(self._cum, basis, var)
 
-    # -- segments --------------------------------------------------------------------
     def _start_segment(self, index: int) -> None:
         # Steps from ``index`` on belong to the new regime: a shifted level would pass
         # for stragglers in the old one's tail share.
         self._close_segment(index)
         self._seg = index
         self._segments += 1
-        # Counted from when the change is known (an alarm comes some steps after the
-        # change point it names), so the display says "adjusting" for a while.
+        # Counted from when the change is known (an alarm comes after its change point).
         self._adjust_until = len(self._x) + const.ADJUST_STEPS if self._was_stable else 0
         self._cut = None
         self._settled_cut = None
@@ -228,27 +256,18 @@ class StepRate:
         n = end - start
         cut, accepted = warmup_cut(self._cum, start, end)
         settled = n >= const.STABLE_MIN_STEPS
-        if accepted:
-            # Stable only on enough evidence; a cut from fewer steps is still used for
-            # the number, and revisited soon.
+        if accepted:  # a cut on fewer steps is used for the number, and revisited soon
             self._cut = cut
             self._was_stable = self._was_stable or settled
             if settled:
                 self._settled_cut = cut
-                if self._origin is None:
-                    self._origin = cut
-        elif not settled or self._settled_cut is None:
-            self._cut = None
+                self._origin = cut if self._origin is None else self._origin
         else:
-            self._cut = self._settled_cut
+            self._cut = self._settled_cut if settled else None
         self._mser_next = end + max(const.MSER_BATCH, int(n * const.REVISIT_GROWTH))
 
     def _pooled_tail(self, own: float, n: int) -> float:
-        """The segment's own tail share (``n`` steps) shrunk towards the history's.
-
-        The history counts as at most ``TAIL_PRIOR_STEPS`` steps, so the own share wins
-        in a long regime.
-        """
+        """The segment's own tail share (``n`` steps) shrunk towards the history's."""
         if not self._tail_n:
             return own
         weight = min(self._tail_n, const.TAIL_PRIOR_STEPS)

@@ -11,9 +11,8 @@ import dataclasses
 
 from ludwig_nb.core import events as ev
 from ludwig_nb.core.eta import constants as const
-from ludwig_nb.core.eta.estimate import Estimate
 from ludwig_nb.core.eta.estimator import EtaEstimator
-from ludwig_nb.core.eta.plan import Costs, Schedule
+from ludwig_nb.core.eta.plan import Costs, Estimate, Schedule
 
 __all__ = ["EtaTracker", "schedule_from_info"]
 
