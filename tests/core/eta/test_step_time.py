@@ -171,3 +171,27 @@ def test_nothing_is_recorded_while_not_stable():
     check.record(20, None)
     assert not check.due(21)
     assert check.level_error(_prefix([1.0] * 100), (0,), var=0.0) == 0.0
+
+
+def _bursts(levels: list[float], n: int = 150) -> list[float]:
+    out: list[float] = []
+    for k, level in enumerate(levels):
+        out += _noisy(n, level, seed=40 + k, sd=0.03)
+    return out
+
+
+def test_load_that_comes_and_goes_is_predicted_by_the_long_run_mean():
+    # External load: the level swings 1 s -> 3 s -> 1 s -> 3 s. The current level says
+    # little about the next 1000 steps; the mean since the first stable cut says more.
+    rate = _fed(_bursts([1.0, 3.0, 1.0, 3.0, 1.0, 3.0]))
+    level = rate.step_s()
+    assert level == pytest.approx(3.0, rel=0.05)  # the regime's own level
+    ahead = rate.step_s(steps_left=1000)
+    assert ahead is not None
+    assert 1.6 < ahead < 2.6  # pulled towards the long-run mean (~2 s)
+    assert rate.step_s(steps_left=10) == pytest.approx(level, rel=0.1)  # a short horizon
+
+
+def test_a_change_that_stays_keeps_its_level_over_any_horizon():
+    rate = _fed(_bursts([1.0, 1.0, 3.0, 3.0]))
+    assert rate.step_s(steps_left=1000) == pytest.approx(3.0, rel=0.05)
