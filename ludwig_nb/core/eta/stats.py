@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from statistics import median  # raises StatisticsError (a ValueError) when empty
 
 from ludwig_nb.core.eta import constants as const
 
@@ -33,14 +34,10 @@ _T90 |= {9: 1.383, 10: 1.372, 12: 1.356, 15: 1.341, 20: 1.325, 30: 1.310, 60: 1.
 
 
 def t_quantile_90(df: int) -> float:
-    """The 0.90 quantile of Student's t, conservative between tabulated values.
+    """The 0.90 quantile of Student's t with ``df`` degrees of freedom.
 
-    Args:
-        df: degrees of freedom, at least 1.
-
-    Returns:
-        The quantile (the one of the next smaller tabulated ``df``); 1.2816 (normal)
-        beyond 60.
+    Between tabulated values, that of the next smaller ``df`` (conservative); the
+    normal's beyond 60.
 
     Raises:
         ValueError: ``df`` is below 1.
@@ -52,21 +49,6 @@ def t_quantile_90(df: int) -> float:
     return _T90[max(k for k in _T90 if k <= df)]
 
 
-def median(values: Sequence[float]) -> float:
-    """Median of a non-empty sequence.
-
-    Raises:
-        ValueError: ``values`` is empty.
-    """
-    if not values:
-        raise ValueError("median of an empty sequence")
-    ordered = sorted(values)
-    mid = len(ordered) // 2
-    if len(ordered) % 2:
-        return ordered[mid]
-    return 0.5 * (ordered[mid - 1] + ordered[mid])
-
-
 def mad(values: Sequence[float], centre: float | None = None) -> float:
     """Median absolute deviation from ``centre`` (the median by default), unscaled."""
     c = median(values) if centre is None else centre
@@ -76,8 +58,7 @@ def mad(values: Sequence[float], centre: float | None = None) -> float:
 def batch_means_variance(prefix: Sequence[float], start: int, end: int) -> tuple[float, int]:
     """Long-run variance of the values ``x[start:end]`` by non-overlapping batch means.
 
-    Batch size ``b = max(5, isqrt(n))``; the most recent ``k * b`` values are used (they
-    describe the regime that is extrapolated). Cost O(k) = O(sqrt(n)).
+    Batch size ``b = max(5, isqrt(n))`` over the most recent ``k * b`` values; O(sqrt(n)).
 
     Args:
         prefix: cumulative sums, ``prefix[i] = sum(x[:i])``.
@@ -86,7 +67,7 @@ def batch_means_variance(prefix: Sequence[float], start: int, end: int) -> tuple
 
     Returns:
         ``(b * Var(batch means), k - 1)``: the variance per value (the values' unit
-        squared) and its degrees of freedom; ``(nan, 0)`` with fewer than 4 batches.
+        squared) and its degrees of freedom; ``(nan, 0)`` under 4 batches.
     """
     n = end - start
     b = max(5, math.isqrt(max(n, 0)))

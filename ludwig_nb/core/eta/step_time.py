@@ -32,11 +32,10 @@ __all__ = ["SelfCheck", "StepRate"]
 
 
 class SelfCheck:
-    """Past predictions of the step time, and how far they missed beyond noise.
+    """The step times predicted at every 10 % of growth (the last 16), and their misses.
 
-    Batch means describe a run that stays as it is; this record says how far the run's
-    own predictions (one at every 10 % of growth, the last 16 kept) missed, so the
-    interval widens on a run whose level wanders or changed.
+    Batch means describe a run that stays as it is; the misses widen the interval of a
+    run whose level wanders or changed.
     """
 
     def __init__(self) -> None:
