@@ -1,13 +1,9 @@
 """Time to completion from stable-phase step timings (the ETA).
 
-The parts, one module each (none imports this package, so there are no cycles):
-``plan`` (``Schedule``, ``Costs``, ``Estimate``), ``estimator`` (``EtaEstimator``: the
-sum of the parts and its 80 % interval), ``step_time`` (the step time of the current
-regime and its self-check), ``changes`` (CUSUM change detection), ``event_costs``
-(evaluations, checkpoints, epoch starts), ``stats`` (MSER-5 warm-up cut, batch means),
-``tracker`` (``EtaTracker``: a run's events in), ``display`` (the text shown) and
-``constants`` (every tuning constant, documented). The method and its sources:
-``shared/design/notes/ETA_METHODS.md``.
+Parts (none imports this package): ``plan``, ``estimator`` (the sum and its interval),
+``step_time`` (and its self-check), ``changes`` (CUSUM), ``event_costs``, ``stats`` (MSER,
+batch means), ``tracker`` (a run's events in), ``display``, ``constants`` (documented).
+Method and sources: ``shared/design/notes/ETA_METHODS.md``.
 """
 
 from __future__ import annotations

@@ -192,20 +192,11 @@ class EtaEstimator:
         warmup_s: float = 0.0,
         relative_sd: float = const.PILOT_RELATIVE_SD,
     ) -> Estimate:
-        """A whole run's duration before it starts, from a pilot's measurements.
+        """A whole run's duration (``remaining_s`` of an estimate at 0) from a pilot's costs.
 
-        Missing costs follow the live priors; the same ``costs`` can seed a live
-        estimator (``priors=``).
-
-        Args:
-            schedule: the run's plan.
-            costs: the pilot's costs; ``costs.step_s`` (the stable step time) is required.
-            step_sd_s: the per-step spread (seconds).
-            warmup_s: the extra time of the first steps (compile, caches), seconds.
-            relative_sd: a pilot's unmodelled error, as a fraction of the total.
-
-        Returns:
-            An :class:`Estimate` at 0 whose ``remaining_s`` is the whole run (seconds).
+        Missing costs follow the live priors (the same ``costs`` can seed a live
+        estimator); ``step_sd_s`` is the per-step spread, ``warmup_s`` the first steps'
+        extra time (seconds), ``relative_sd`` a pilot's unmodelled error (fraction).
 
         Raises:
             ValueError: ``costs.step_s`` is missing or not positive.
@@ -231,18 +222,12 @@ def half_width(
     events: Iterable[tuple[int, Cost]],
     level_error: float,
 ) -> float:
-    """Half the width of the 80 % interval, in seconds (ETA_METHODS.md 3.6).
+    """Half the width of the 80 % interval around ``remaining_s``, in seconds (3.6).
 
-    The variance adds the error of the mean step time and the noise of the steps to
-    come (batch means), each event class's, and the self-check's record of misses.
-
-    Args:
-        remaining_s: the point estimate (seconds); 0 gives 0.
-        steps_left: regular steps still to run.
-        steps_s: the seconds those steps take (the estimate's ``steps`` part).
-        step_noise: ``(seconds² per step, steps behind the mean, degrees of freedom)``.
-        events: ``(occurrences left, cost of one)`` per event class.
-        level_error: the self-check's relative variance (:meth:`StepRate.level_error`).
+    The variance adds the error of the mean step time and the noise of the
+    ``steps_left`` steps (``step_noise`` from :meth:`StepRate.variance`), each event
+    class's ``(occurrences left, cost)``, and the self-check's ``level_error`` times the
+    steps' ``steps_s`` seconds, squared.
     """
     if remaining_s <= 0:
         return 0.0

@@ -24,13 +24,7 @@ COSTED: tuple[EventKind, ...] = ("evaluation", "checkpoint", "epoch_start")
 
 @dataclasses.dataclass(frozen=True)
 class Cost:
-    """The cost of one future occurrence.
-
-    Attributes:
-        value: seconds.
-        sd: spread of one occurrence, seconds.
-        n: occurrences behind ``value`` (0 = a prior).
-    """
+    """One future occurrence: ``value`` and spread ``sd`` (seconds), on ``n`` seen (0: a prior)."""
 
     value: float
     sd: float
@@ -53,14 +47,7 @@ class EventCosts:
         self._seen[kind].append(seconds)
 
     def cost(self, kind: EventKind, step_s: float, evaluation_batches: int) -> Cost:
-        """The cost of the next occurrence of ``kind``.
-
-        Args:
-            kind: the event class.
-            step_s: the current step time (seconds); sizes the evaluation prior, and is
-                the epoch start's prior.
-            evaluation_batches: batches one evaluation runs (0 = unknown).
-        """
+        """The next occurrence of ``kind`` (priors sized by ``step_s`` seconds, batches)."""
         seen = self._seen[kind]
         if len(seen) >= 2:
             used = seen[1:][-const.COST_KEEP :]

@@ -26,10 +26,8 @@ class Schedule:
         epoch_starts: the first step of each epoch.
         evaluations_after: steps after which an evaluation runs.
         checkpoints_after: steps after which a checkpoint is saved.
-        batch_size: optional (0 = unknown); a change of it in
-            :meth:`EtaEstimator.set_schedule` starts a new regime at once.
-        evaluation_batches: batches one evaluation runs (0 = unknown); sizes the
-            evaluation's cost before one is timed.
+        batch_size: 0 = unknown; a change of it in ``set_schedule`` starts a regime.
+        evaluation_batches: batches one evaluation runs (0 = unknown): its prior.
 
     Raises:
         ValueError: ``total_steps`` is negative.
@@ -78,9 +76,7 @@ class Estimate:
 
     Attributes:
         remaining_s: the point estimate, seconds from ``at``.
-        low_s: the 80 % interval's lower end, seconds from ``at`` (``0 <= low_s <=
-            remaining_s``).
-        high_s: its upper end (``high_s >= remaining_s``).
+        low_s, high_s: the 80 % interval (``0 <= low_s <= remaining_s <= high_s``).
         state: see :data:`EtaState`.
         at: when the estimate was made.
         step_s: the step time in use, seconds.

@@ -7,6 +7,7 @@ MSER-5: White (1997), the most accurate of 44 warm-up rules in Hoad, Robinson & 
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Sequence
 from statistics import median  # raises StatisticsError (a ValueError) when empty
@@ -91,27 +92,19 @@ def trimmed_mean(values: Sequence[float], cut: float = 0.2) -> float:
 
 def lag1_correlation(values: Sequence[float]) -> float:
     """Lag-1 autocorrelation of ``values`` (0.0 with fewer than 8 values)."""
-    n = len(values)
-    if n < 8:
+    if len(values) < 8:
         return 0.0
-    mu = sum(values) / n
+    mu = sum(values) / len(values)
     dev = [v - mu for v in values]
     denom = sum(d * d for d in dev)
-    if denom <= 0:
-        return 0.0
-    return sum(dev[i] * dev[i + 1] for i in range(n - 1)) / denom
+    return sum(a * b for a, b in itertools.pairwise(dev)) / denom if denom > 0 else 0.0
 
 
 def mser_truncation(batch_means: Sequence[float], min_kept: int = 5) -> tuple[int, bool]:
-    """MSER on batch means.
+    """MSER on batch means ``Y_1..Y_m`` (in order), keeping at least ``min_kept``.
 
-    ``d`` minimises ``MSER(d) = sum_{j>=d} (Y_j - mean_d)^2 / (m - d)^2`` over
-    ``0 <= d <= m - min_kept``; the batch means are first winsorised at ``median + 5
-    MAD`` of the second half, so that one straggler batch does not move the cut. O(m).
-
-    Args:
-        batch_means: the segment's batch means ``Y_1..Y_m``, in order.
-        min_kept: batches that must stay after the cut.
+    ``d`` minimises ``sum_{j>=d} (Y_j - mean_d)^2 / (m - d)^2``, after winsorising at
+    ``median + 5 MAD`` of the second half (one straggler batch does not move it). O(m).
 
     Returns:
         ``(d, accepted)``: the cut in batches, and the "first half" rule ``d <= m / 2``;
@@ -136,15 +129,9 @@ def mser_truncation(batch_means: Sequence[float], min_kept: int = 5) -> tuple[in
 
 
 def warmup_cut(prefix: Sequence[float], start: int, end: int) -> tuple[int, bool]:
-    """The end of warm-up in the step times ``x[start:end]``.
+    """The end of warm-up in the step times ``x[start:end]`` (``prefix``: their sums).
 
-    Batches of 5 steps (wider for long segments, at most 2000 batches), then
-    :func:`mser_truncation` keeping at least 2 batches.
-
-    Args:
-        prefix: cumulative sums of the step times, ``prefix[i] = sum(x[:i])``.
-        start: the segment's first step index.
-        end: one past its last.
+    Batches of 5 steps (wider past 2000 batches), then :func:`mser_truncation`.
 
     Returns:
         ``(cut, accepted)``: the first step index after warm-up, and whether MSER

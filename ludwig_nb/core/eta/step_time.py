@@ -1,20 +1,10 @@
 """The step time of the current regime (``StepRate``) and its record of past misses.
 
-Fed every regular step's duration (seconds), :class:`StepRate` answers the step time,
-its long-run variance and the state (ETA_METHODS.md section 3):
-
-* **segments**: an alarm of :class:`~ludwig_nb.core.eta.changes.ChangeDetector` starts a
-  new regime at the change point it names; a known change (:meth:`StepRate.new_regime`)
-  at the next step;
-* **warm-up**: MSER-5 on each segment, revisited at every 10 % of growth; stable once a
-  cut is accepted on 40 steps; before that the median of the last 20 steps;
-* **level**: ``median x (1 + tail)`` of the stable part, the straggler share pooled with
-  earlier regimes'; each step counts at most 20 medians;
-* **load that comes and goes** (a large swing that reverses an earlier one): the level
-  is blended with the long-run mean (:meth:`StepRate.step_s`);
-* **self-check**: :class:`SelfCheck` judges the step times predicted earlier.
-
-O(1) amortised per step: MSER and the reference are refitted at growing lengths.
+Segments start at a change alarm's change point or a known change; MSER-5 cuts each
+one's warm-up (stable once a cut holds on 40 steps; before, the median of the last 20);
+the level is ``median x (1 + tail)`` of the stable part, the straggler share pooled with
+earlier regimes', each step capped at 20 medians; load that comes and goes blends in the
+long-run mean (:meth:`StepRate.step_s`). ETA_METHODS.md section 3. O(1) amortised.
 """
 
 from __future__ import annotations
@@ -56,18 +46,10 @@ class SelfCheck:
     def level_error(self, prefix: Sequence[float], basis: Sequence[int], var: float) -> float:
         """The mean of ``max(0, e² - noise)`` over predictions at least 20 steps old.
 
-        ``e`` is the log ratio of the mean step time since a prediction to the
-        prediction; ``noise`` what a stationary run would give: the error of the mean the
-        prediction rested on plus that of the mean since.
-
-        Args:
-            prefix: cumulative sums of the regular step times (seconds).
-            basis: the segment's starts, latest first (its stable cut, then its first
-                step): a prediction rested on the steps since the latest one before it.
-            var: long-run variance of one step (seconds²).
-
-        Returns:
-            A relative variance; 0 with fewer than 3 judged predictions.
+        ``e``: log of the mean step time since (``prefix``: sums of the step times) over
+        the prediction; ``noise``: that of a stationary run with ``var`` seconds² per
+        step, on the steps since and on those it rested on, from the latest of
+        ``basis`` (the segment's cut, then its start) before it. 0 under 3 judged.
         """
         end = len(prefix) - 1
         misses = []
@@ -197,15 +179,10 @@ class StepRate:
         return self._prior_s
 
     def variance(self, step_s: float) -> tuple[float, float, int]:
-        """The step time's noise, for the interval.
+        """``(seconds² per step, steps behind the mean, degrees of freedom)``.
 
-        Args:
-            step_s: the step time in use (seconds); sizes a guess without data.
-
-        Returns:
-            ``(long-run variance per step in seconds², steps behind the mean, degrees of
-            freedom)``: batch means on the stable part, else the sample variance of the
-            last 20 steps, else ``(step_s / 2)²`` on one step.
+        Batch means on the stable part, else the sample variance of the last 20 steps,
+        else ``(step_s / 2)²`` on one step (``step_s``: the step time in use, seconds).
         """
         end = len(self._x)
         if self._cut is not None:
