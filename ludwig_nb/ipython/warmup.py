@@ -27,15 +27,20 @@ __all__ = ["HOLD_MAX_S", "WARM_MODULES", "holding", "warm_imports"]
 
 log = logging.getLogger(__name__)
 
-#: in the order the first cell needs them
+#: in the order the first cell needs them: its check and its dashboard (no pandas), then
+#: what the run's thread reads the data with (pandas), then the charts' bqplot
 WARM_MODULES = (
     "ludwig_nb.config",
-    "ludwig_nb.data",
+    "ludwig_nb.engines.builtin.capabilities",
     "ludwig_nb.runs",
+    "ludwig_nb.runs.monitoring",
     "ipywidgets",
-    "bqplot",
-    "ludwig_nb.ui.dashboard",
+    "ludwig_nb.ui.show",
     "ludwig_nb.ui.summary",
+    "ludwig_nb.data.loading",
+    "ludwig_nb.data.preprocessing",
+    "bqplot",
+    "ludwig_nb.ui.charts",
 )
 
 #: seconds the torch step waits at most for cells that hold it (a cell that never
