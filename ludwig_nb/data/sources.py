@@ -41,8 +41,10 @@ _DEMO_DIR = demo_dataset("churn").parent
 
 
 def _is_frame(source: Any) -> bool:
-    pandas = sys.modules.get("pandas")  # a DataFrame exists only where pandas is loaded
-    return pandas is not None and isinstance(source, pandas.DataFrame)
+    # a DataFrame exists only where pandas is loaded; another thread may be importing it
+    # now (the warm-up, a run's read): then it has no DataFrame yet, and neither has the user
+    frame_type = getattr(sys.modules.get("pandas"), "DataFrame", None)
+    return isinstance(frame_type, type) and isinstance(source, frame_type)
 
 
 def table_path(source: str | Path) -> tuple[Path, str]:
