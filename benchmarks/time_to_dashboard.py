@@ -84,11 +84,20 @@ GOAL_S = 1.0
 FIGURES = ("first output", "dashboard", "first step")
 
 
-def one_kernel(runs: int, pause: float, label: str) -> list[dict[str, float | None]]:
-    """``%load_ext``, ``pause`` seconds, then ``runs`` cells; prints and returns their times."""
+def one_kernel(
+    runs: int, pause: float, label: str, tree: str | None = None
+) -> list[dict[str, float | None]]:
+    """``%load_ext``, ``pause`` seconds, then ``runs`` cells; prints and returns their times.
+
+    ``tree``: a checkout whose ``ludwig_nb`` the kernel imports (None: this one).
+    """
     rows: list[dict[str, float | None]] = []
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(
+        p for p in (tree or str(Path(__file__).resolve().parents[1]), env.get("PYTHONPATH")) if p
+    )
     with tempfile.TemporaryDirectory() as scratch:
-        manager, client = start_new_kernel(kernel_name="python3", cwd=scratch)
+        manager, client = start_new_kernel(kernel_name="python3", cwd=scratch, env=env)
         try:
             client.execute_interactive(f"import os; os.environ['JUPYTER_RUNTIME_DIR'] = "
                                        f"{str(Path(scratch) / 'rt')!r}")  # fmt: skip
@@ -100,8 +109,9 @@ def one_kernel(runs: int, pause: float, label: str) -> list[dict[str, float | No
                 line, dashboard = _until_display(client, msg_id, sent)
                 first = _first_step_start(client, i) - sent_wall
                 which = "first run" if i == 0 else f"run {i + 1}"
-                print(f"  {label:38s} {which:9s}: first output {_s(line)}, dashboard "
-                      f"{_s(dashboard)}, first step {first:.2f} s after the cell")  # fmt: skip
+                print(f"  {label:46s} {which:9s}: first output {_s(line)}, dashboard "
+                      f"{_s(dashboard)}, first step {first:.2f} s after the cell",
+                      flush=True)  # fmt: skip
                 rows.append({"first output": line, "dashboard": dashboard, "first step": first})
         finally:
             client.stop_channels()
@@ -147,16 +157,27 @@ def main() -> None:
         help="seconds between %%load_ext and the first cell in the 'typed' case",
     )
     parser.add_argument("--case", choices=("both", "run-all", "typed"), default="both")
+    parser.add_argument(
+        "--before",
+        metavar="CHECKOUT",
+        help="also measure the ludwig_nb of this checkout (e.g. main), interleaved with this one",
+    )
     args = parser.parse_args()
-    cases = [("Run All (cell right after %load_ext)", 0.0)] if args.case != "typed" else []
-    if args.case != "run-all":
-        cases.append((f"typed (cell {args.pause:g} s after %load_ext)", args.pause))
+    trees: list[tuple[str, str | None]] = [("", None)]
+    if args.before:
+        trees = [("before: ", args.before), ("after: ", None)]
+    cases = []
+    for prefix, tree in trees:
+        if args.case != "typed":
+            cases.append((f"{prefix}Run All (cell right after %load_ext)", 0.0, tree))
+        if args.case != "run-all":
+            cases.append((f"{prefix}typed (cell {args.pause:g} s after)", args.pause, tree))
     print("== time to dashboard and to the first step, a fresh kernel each time; cases "
           f"interleaved; load average {_load()} (1, 5, 15 min)")  # fmt: skip
-    results: dict[str, list[list[dict[str, float | None]]]] = {label: [] for label, _ in cases}
+    results: dict[str, list[list[dict[str, float | None]]]] = {label: [] for label, *_ in cases}
     for _ in range(args.kernels):
-        for label, pause in cases:
-            results[label].append(one_kernel(args.runs, pause, label))
+        for label, pause, tree in cases:
+            results[label].append(one_kernel(args.runs, pause, label, tree))
     print(f"== medians (load average now {_load()}); every goal is <= {GOAL_S:.1f} s")
     for label, kernels in results.items():
         summarize(label, kernels)

@@ -1,6 +1,6 @@
-"""``DataProgress`` in words: what the dashboard, status.json, the sidebar and the CLI show
-before the first step, instead of an empty "step 0 / ?".
+"""``DataProgress`` in words, shown before the first step instead of an empty "step 0 / ?".
 
+The dashboard, status.json (``phase_detail``), the sidebar and the CLI all show these.
 Pure: one event in, one short line out.
 """
 
@@ -14,8 +14,7 @@ __all__ = ["data_progress_text"]
 def _table(rows: int | None, columns: int | None) -> str:
     if rows is None:
         return ""
-    shape = f"{rows:,} rows" + (f" × {columns:,} columns" if columns is not None else "")
-    return shape
+    return f"{rows:,} rows" + (f" × {columns:,} columns" if columns is not None else "")
 
 
 def data_progress_text(event: DataProgress) -> str:

@@ -102,10 +102,12 @@ class LudwigMagics(Magics):
             if block or (block is None and detect_mode() == "colab"):
                 pending.start()
                 self._data_checked(pending, None)  # a blocking view shows the run to its end
+                self._bind(args, pending.run)
             else:  # the dashboard first, then the dataset is read on the run's thread
                 view = self._show(pending.run, block=False)
                 pending.start()
                 self._data_checked(pending, view)
+                self._bind(args, pending.run)
                 return
         self._show(pending.run, block=block)  # pumps until the run ends: torch need not wait
         if args.wait:
@@ -142,7 +144,7 @@ class LudwigMagics(Magics):
     def _prepare_run(self, args: Any, cell: str) -> Any:
         """Check the config and the dataset source and prepare the run, behind a placeholder line.
 
-        Returns the ``PendingRun`` (its run bound to ``--name``; not started), or None after an
+        Returns the ``PendingRun`` (not started), or None after an
         ``--estimate``. Raises ``UsageError`` for a config, dataset or option mistake. Nothing
         here reads the dataset (but ``--estimate``): the run's thread does, once the dashboard
         is up.
@@ -169,10 +171,13 @@ class LudwigMagics(Magics):
             import ludwig_nb.ui.dashboard  # noqa: F401  (loaded before the run's thread starts)
         finally:
             placeholder.clear()  # the dashboard or the error takes its place
-        if args.name:
-            self._user_ns[args.name] = pending.run
-        self._user_ns["_ludwig_run"] = pending.run
         return pending
+
+    def _bind(self, args: Any, run: Any) -> None:
+        """Bind the run to ``--name`` (and ``_ludwig_run``) once its data is checked."""
+        if args.name:
+            self._user_ns[args.name] = run
+        self._user_ns["_ludwig_run"] = run
 
     def _prepare(self, config: Any, dataset: Any, args: Any, engine: str) -> Any:
         from ludwig_nb.config import ConfigError

@@ -175,10 +175,7 @@ class PendingRun:
             self.run.wait()
         self.run._abandon()
         live.remove_run(self.run)
-        try:
-            rundir.unregister_run(self._registry, self.run.id)
-        except OSError:  # the entry's pid is this process; pruning removes it later
-            pass
+        rundir.unregister_run(self._registry, self.run.id)  # a missing entry is ignored
         undo(self._created)
 
 

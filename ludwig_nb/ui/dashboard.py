@@ -55,7 +55,7 @@ _NO_CURVES_YET = (
 
 
 def bqplot_chart(title: str, y_label: str) -> Any:
-    """bqplot's ``CurveChart``, imported when the first chart is made (bqplot loads pandas)."""
+    """A bqplot ``CurveChart``, imported when the first chart is made (bqplot loads pandas)."""
     from ludwig_nb.ui.charts import CurveChart
 
     return CurveChart(title, y_label)

@@ -45,8 +45,8 @@ with contextlib.suppress(ImportError):
     import ludwig_nb.ui.dashboard  # noqa: F401
 
 __all__ = [
-    "discard_view",
     "detect_mode",
+    "discard_view",
     "pump_view",
     "shared_pump",
     "show_run",

@@ -199,9 +199,9 @@ class Training:
         def work() -> None:
             try:
                 out["setup"] = build_setup(
-                    self.job, self.trainer, self._phase, world_size=self.distributed.world_size,
-                    progress=self._emit,
-                )
+                    self.job, self.trainer, self._phase,
+                    world_size=self.distributed.world_size, progress=self._emit,
+                )  # fmt: skip
             except BaseException as err:  # re-raised on the run's thread
                 out["error"] = err
 
