@@ -44,7 +44,7 @@ from ludwig_nb.ui.workers_row import WorkersRow
 if TYPE_CHECKING:
     from ludwig_nb.ui.charts import Writes
 
-__all__ = ["Dashboard", "bqplot_chart"]
+__all__ = ["Dashboard", "bqplot_chart", "bqplot_ready"]
 
 _ACTIVE = ("queued", "preprocessing", "training", "evaluating", "paused")
 _BAR_STYLES = {"completed": "success", "failed": "danger", "paused": "warning"}
@@ -52,6 +52,34 @@ _NO_CURVES_YET = (
     "<span style='color:#888; font-size: 12px'>the loss and metric curves appear with the "
     "first steps</span>"
 )
+
+
+_charts_loaded = threading.Event()
+_loader_lock = threading.Lock()
+_loader: list[threading.Thread] = []
+
+
+def _load_charts() -> None:
+    try:
+        import ludwig_nb.ui.charts  # noqa: F401  (bqplot, pandas)
+    finally:
+        _charts_loaded.set()  # a failed import fails again, with its error, where it is used
+
+
+def bqplot_ready() -> bool:
+    """Whether bqplot's charts are imported; if not, import them on a thread of their own.
+
+    The pump never waits for the import (about a second on a first run, pandas included):
+    until it is done, frames are drawn without the charts.
+    """
+    if _charts_loaded.is_set():
+        return True
+    with _loader_lock:
+        if not _loader:
+            _loader.append(threading.Thread(target=_load_charts, name="ludwig_nb-charts",
+                                            daemon=True))  # fmt: skip
+            _loader[0].start()
+    return _charts_loaded.is_set()
 
 
 def bqplot_chart(title: str, y_label: str) -> Any:
@@ -298,8 +326,14 @@ class Dashboard:
             traceback = self._traceback or self.run.traceback_text
             writes[self.error] = {"value": error_html(state.error or state.reason, traceback)}
             writes[self.widget.layout] = {"border": f"2px solid {color}"}
-        if self._charts is None and not (state.step or state.evaluations):
-            return writes  # nothing to draw yet: the charts (and bqplot) wait
+        if self._charts is None and (
+            final
+            or not (state.step or state.evaluations)
+            or (self._chart is bqplot_chart and not bqplot_ready())
+        ):
+            # nothing to draw yet, or bqplot still loading: the charts wait; at the end the
+            # summary (SVG, from the curves) replaces the widget, so they are not made for it
+            return writes
         x_mode = self._x_requested
         _merge(writes, self.loss_chart.scale_writes(self._log_requested))
         _merge(writes, self.loss_chart.writes(self.curves.loss_curves(x_mode), x_mode=x_mode))
