@@ -77,8 +77,10 @@ class LudwigMagics(Magics):
     def ludwig_config(self, line: str, cell: str) -> None:
         """Validate the Ludwig config in this cell and train it in the background.
 
-        The cell returns at once; a live dashboard shows progress, ETA, curves and GPU
-        gauges while the kernel stays free. The run handle is bound to ``--name``. In
+        The live dashboard comes at once (progress, ETA, curves and GPU gauges); the run's
+        thread then reads the dataset, and the cell returns once it is read and checked (a
+        data mistake is this cell's error), while preprocessing and training go on with the
+        kernel free. The run handle is bound to ``--name``. In
         Colab the cell blocks while the run trains (Colab draws widget updates only while
         a cell runs); Interrupt stops the run gracefully, ``--background`` returns at once.
         Config mistakes are reported at this cell's line numbers (the magic line is 1).
@@ -92,7 +94,7 @@ class LudwigMagics(Magics):
         args = parse_argstring(self.ludwig_config, line)
         if args.wait and args.background:
             raise UsageError("--wait and --background exclude each other: pick one")
-        with warmup.holding():  # torch's warm-up waits until the dashboard is shown
+        with warmup.holding():  # the warm-up (pandas, torch) waits: dashboard, data first
             pending = self._prepare_run(args, cell)
             if pending is None:  # --estimate: shown already
                 return
@@ -104,7 +106,11 @@ class LudwigMagics(Magics):
                 self._data_checked(pending, None)  # a blocking view shows the run to its end
                 self._bind(args, pending.run)
             else:  # the dashboard first, then the dataset is read on the run's thread
-                view = self._show(pending.run, block=False)
+                try:
+                    view = self._show(pending.run, block=False)
+                except BaseException:
+                    pending.discard()  # never started: nothing of it stays
+                    raise
                 pending.start()
                 self._data_checked(pending, view)
                 self._bind(args, pending.run)

@@ -68,9 +68,15 @@ SAMPLES = [
         predictors={"churn": "always 'no'"},
     ),
     ev.DataProgress(
-        time=0.2, stage="preprocessing", source="demo:churn", rows=3500, columns=21,
-        feature="total_day_minutes", index=2, total=4,
-    ),  # fmt: skip
+        time=0.2,
+        stage="preprocessing",
+        source="demo:churn",
+        rows=3500,
+        columns=21,
+        feature="total_day_minutes",
+        index=2,
+        total=4,
+    ),
     ev.WorkersReported(
         time=9.0,
         workers=(

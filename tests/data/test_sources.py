@@ -38,7 +38,7 @@ def test_unknown_demo_missing_file_unknown_type(tmp_path):
     with pytest.raises(DataError, match="no such file"):
         check_source(CONFIG, tmp_path / "missing.csv")
     (tmp_path / "data.txt").write_text("a\n1\n")
-    with pytest.raises(DataError, match="unknown file type '.txt'"):
+    with pytest.raises(DataError, match=r"unknown file type '\.txt'"):
         check_source(CONFIG, tmp_path / "data.txt")
 
 
