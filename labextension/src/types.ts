@@ -176,6 +176,20 @@ export interface BaselineComputed extends EventBase {
   predictors: Record<string, string>;
 }
 
+/** How far the data is before the first step (its words are in status.json's phase_detail). */
+export interface DataProgress extends EventBase {
+  type: 'data_progress';
+  /** reading | read | preprocessing | loading | building */
+  stage: string;
+  source: string;
+  rows: number | null;
+  columns: number | null;
+  feature: string;
+  /** 1-based feature number, of total */
+  index: number;
+  total: number;
+}
+
 export type RunEvent =
   | RunStarted
   | ScheduleChanged
@@ -192,7 +206,8 @@ export type RunEvent =
   | RunFinished
   | RunFailed
   | BaselineComputed
-  | WorkersReported;
+  | WorkersReported
+  | DataProgress;
 
 /** An active alarm as kept in RunState.alarms. */
 export interface ActiveAlarm {
