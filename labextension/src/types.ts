@@ -286,6 +286,8 @@ export interface RunSummary {
   pause_reason: string | null;
   /** why it is paused, in the dashboard's words (core/status_text.py); "" when it is not */
   pause_text: string | null;
+  /** what the data phase is doing ("demo:churn · 5,000 rows × 18 columns"); null: an older status.json */
+  phase_detail: string | null;
   reason: string | null;
   /** why it ended, in the dashboard's words (core/early_stop.py end_reason) */
   end_reason: string | null;
