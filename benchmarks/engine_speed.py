@@ -203,7 +203,7 @@ def run_layer_steps(config: dict[str, Any], frame: pd.DataFrame) -> list[float]:
 def part_run_layer(repeats: int, quick: bool) -> None:
     print("== run layer: train() (ledger, recorder, status.json, monitoring) vs the engine "
           "alone (median s/step)")  # fmt: skip
-    for name, (raw, frame, counts) in list(cases(quick).items())[:2]:
+    for name, (raw, frame, _) in list(cases(quick).items())[:2]:
         config = _rendered(raw)
         alone, layered = [], []
         for _ in range(repeats):
@@ -413,8 +413,8 @@ def part_ludwig(repeats: int) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--part", choices=("all", "step", "runlayer", "eval", "first", "memory", "ludwig"),
-                        default="all")  # fmt: skip
+    parts = ("all", "step", "runlayer", "eval", "first", "memory", "ludwig")
+    parser.add_argument("--part", choices=parts, default="all")
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--quick", action="store_true", help="fewer rows and epochs")
     parser.add_argument("--profile", action="store_true", help="cProfile the engine's fit")

@@ -115,12 +115,13 @@ class RunRecorder:
             if urgent:
                 self._flush_events()
                 self._write_status(event.time)
-            elif self._stop_ticker is None or self._last_status == float("-inf"):
+            elif (self._stop_ticker is None or self._last_status == float("-inf")) and (
+                event.time - self._last_status >= self._status_interval
+            ):
                 # no timer (or no status.json yet): a step that is due writes it here; with
                 # the timer, steps never do: status.json and its ETA stay off the training
                 # thread (the timer writes the latest state when it is due)
-                if event.time - self._last_status >= self._status_interval:
-                    self._write_status(event.time)
+                self._write_status(event.time)
 
     def tick(self) -> None:
         """The timer: write buffered events, and the status when it is due."""
