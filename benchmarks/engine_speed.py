@@ -9,6 +9,8 @@ Parts (``--part``, default all), each printing its ratio against its goal:
   leaving out the steps followed by an evaluation or a checkpoint. Cases: the issue's
   (50,000 rows x 30 numbers -> binary, batch 128, 3 epochs), mixed tabular (numbers,
   categories, binaries), text (parallel_cnn) and sequence (embed). Goal 1.3x (tabular).
+* ``runlayer``: the same step timing through ``ludwig_nb.train`` (ledger, recorder,
+  status.json, monitoring) against the engine alone, interleaved: what the run layer adds.
 * ``eval``: one evaluation of the training split (engine: ``evaluate_split``, with all of
   its metrics) vs a ``no_grad`` loop (probabilities, loss, accuracy, ROC AUC). Goal 1.2x.
 * ``first``: ``train()`` to the first step in a fresh process: right after
