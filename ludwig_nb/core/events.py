@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import math
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
@@ -27,6 +28,7 @@ __all__ = [
     "AlarmRaised",
     "BaselineComputed",
     "CheckpointSaved",
+    "DataProgress",
     "EvaluationFinished",
     "Event",
     "Metrics",
@@ -128,6 +130,11 @@ def _field_names(cls: type[Event]) -> tuple[str, ...]:
     return names
 
 
+#: how ``json`` writes a float (``float.__repr__``, also for float subclasses such as numpy's)
+_float_text = float.__repr__
+_isfinite = math.isfinite
+
+
 def _json_default(value: Any) -> Any:
     if isinstance(value, tuple | set | frozenset):
         return list(value)
@@ -175,6 +182,28 @@ class PhaseChanged(Event):
 
 
 @dataclasses.dataclass(frozen=True)
+class DataProgress(Event):
+    """How far the data is before the first step (additive, issue 12).
+
+    ``stage``: "reading" (the dataset ``source`` is being read), "read" (it holds ``rows``
+    rows and ``columns`` columns, every split together), "preprocessing" (feature ``index``
+    of ``total``, 1-based, named ``feature``, fitted on ``rows`` training rows), "loading"
+    (the engine's libraries, ``source`` names them: "torch") or "building" (the model).
+    Emitted on the training thread; the reducer words it into ``RunState.phase_detail``
+    (``core/progress_text.py``), so status.json, the sidebar and the CLI show it too.
+    """
+
+    type: ClassVar[str] = "data_progress"
+    stage: str
+    source: str = ""
+    rows: int | None = None
+    columns: int | None = None
+    feature: str = ""
+    index: int = 0
+    total: int = 0
+
+
+@dataclasses.dataclass(frozen=True)
 class StepFinished(Event):
     """One optimizer step; ``start_time``/``time`` bracket it (data wait included)."""
 
@@ -185,6 +214,32 @@ class StepFinished(Event):
     batch_size: int
     loss: float | None  # None where the engine does not see each step's loss
     learning_rate: float | None = None
+
+    def to_json(self) -> str:
+        """Strict JSON (one line), the same text as :meth:`Event.to_json` writes.
+
+        Formatted directly when every field is a plain finite ``float``/``int`` or None (the
+        event log writes one per step); anything else takes the general path.
+        """
+        time_, start, loss, rate = self.time, self.start_time, self.loss, self.learning_rate
+        if (
+            type(time_) is float
+            and type(start) is float
+            and (loss is None or type(loss) is float)
+            and (rate is None or type(rate) is float)
+            and type(self.step) is int
+            and type(self.epoch) is int
+            and type(self.batch_size) is int
+            and _isfinite(time_ + start + (loss or 0.0) + (rate or 0.0))
+        ):
+            return (
+                f'{{"type":"step_finished","v":{EVENT_VERSION},"time":{_float_text(time_)},'
+                f'"step":{self.step},"epoch":{self.epoch},"start_time":{_float_text(start)},'
+                f'"batch_size":{self.batch_size},'
+                f'"loss":{"null" if loss is None else _float_text(loss)},'
+                f'"learning_rate":{"null" if rate is None else _float_text(rate)}}}'
+            )
+        return super().to_json()
 
 
 @dataclasses.dataclass(frozen=True)
@@ -375,6 +430,7 @@ EVENT_TYPES: dict[str, type[Event]] = {
         RunFailed,
         BaselineComputed,
         WorkersReported,
+        DataProgress,
     )
 }
 

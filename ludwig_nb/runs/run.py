@@ -41,6 +41,15 @@ __all__ = ["Run"]
 log = logging.getLogger(__name__)
 
 
+def _table_shape(data: Any) -> tuple[int | None, int | None]:
+    """Rows (all splits together) and columns (the training table's) of a read dataset."""
+    frames = list(data.values()) if isinstance(data, dict) else [data]
+    frames = [f for f in frames if hasattr(f, "columns") and hasattr(f, "__len__")]
+    if not frames:
+        return None, None
+    return sum(len(f) for f in frames), len(frames[0].columns)
+
+
 def _failure_message(exc: BaseException, directory: Path) -> str:
     """What ``RunFailed.message`` says.
 
@@ -66,6 +75,9 @@ class Run:
         engine: The engine that trains it.
         job: What the engine trains.
         clock: Wall-clock seconds for the events.
+        read_data: Reads and checks the dataset on the run's thread before anything else
+            (its result becomes ``job.dataset``); None: ``job.dataset`` is read already.
+        data_label: How progress lines name the dataset ("demo:churn").
     """
 
     def __init__(
@@ -77,6 +89,8 @@ class Run:
         engine: Engine,
         job: TrainJob,
         clock: Callable[[], float] = time.time,
+        read_data: Callable[[], Any] | None = None,
+        data_label: str = "",
     ) -> None:
         self.id = run_id
         self.name = name
@@ -91,6 +105,7 @@ class Run:
         self._result_writers: list[Callable[[Run], None]] = []
         self._engine = engine
         self._job = job
+        self._status_eta: tuple[float, EtaReading] | None = None  # (now, reading) of a write
         self._recorder = RunRecorder(self.directory, eta=self._eta_status, words=self._words)
         self._finish_callbacks: list[Callable[[Run], None]] = []
         self._listeners: list[Callable[[ev.Event], None]] = []
@@ -99,6 +114,12 @@ class Run:
         self._lock = self._ledger.lock
         self._done = threading.Event()
         self._thread: threading.Thread | None = None
+        self._read_data = read_data
+        self._data_label = data_label
+        self._data_read = threading.Event()  # set once the data is read, or its read failed
+        self._data_error: BaseException | None = None
+        if read_data is None:
+            self._data_read.set()
 
     # -- lifecycle -------------------------------------------------------------------
     def start(self) -> Run:
@@ -110,8 +131,14 @@ class Run:
         self._thread.start()
         return self
 
+    @property
+    def started(self) -> bool:
+        """Whether :meth:`start` has started the run's thread."""
+        return self._thread is not None
+
     def _work(self) -> None:
         try:
+            self._load_data()
             self._emit_baseline()
             self.model = self._engine.fit(self._job, self.emit, self.control)
             if not self.state.is_final:  # an engine that forgot to say so
@@ -139,6 +166,43 @@ class Run:
                     callback(self)
                 except Exception:
                     log.exception("ludwig_nb: a finish callback of run %s failed", self.id)
+            self._data_read.set()  # a read that failed: its waiter finds the run ended
+
+    def _load_data(self) -> None:
+        """Read and check the dataset (``read_data``), saying how far it got.
+
+        ``DataProgress`` "reading", then "read" with the rows and columns when the result is
+        a table (or a dict of them). Raises what the read raises (kept for
+        :meth:`wait_for_data`).
+        """
+        if self._read_data is None:
+            return
+        label = self._data_label
+        self.emit(ev.DataProgress(time=self._clock(), stage="reading", source=label))
+        try:
+            data = self._read_data()
+        except BaseException as exc:
+            self._data_error = exc
+            raise
+        self._job.dataset = data
+        rows, columns = _table_shape(data)
+        self.emit(ev.DataProgress(time=self._clock(), stage="read", source=label, rows=rows,
+                                  columns=columns))  # fmt: skip
+        self._data_read.set()
+
+    def wait_for_data(self, timeout: float | None = None) -> BaseException | None:
+        """Block until the run's thread has read its dataset (or ``timeout`` seconds).
+
+        Returns the read's exception when it failed (the run has then ended, failed), else
+        None (see :attr:`data_ready`).
+        """
+        self._data_read.wait(timeout)
+        return self._data_error
+
+    @property
+    def data_ready(self) -> bool:
+        """Whether the dataset is read and checked (or the run was given it read)."""
+        return self._data_read.is_set() and self._data_error is None
 
     def add_result_writer(self, writer: Callable[[Run], None]) -> None:
         """Call ``writer(run)`` when the run ends, before :meth:`wait` returns.
@@ -206,8 +270,20 @@ class Run:
         """A reader that gets every event from the start, then only new ones."""
         return self._ledger.subscribe()
 
+    def _status_reading(self, now: float) -> EtaReading:
+        """The ETA reading for a status.json written at ``now``: one estimate per write.
+
+        The recorder asks for the ETA, then for the worded fields, at the same ``now``.
+        """
+        cached = self._status_eta
+        if cached is not None and cached[0] == now:
+            return cached[1]
+        reading = self._ledger.eta_reading(now)
+        self._status_eta = (now, reading)
+        return reading
+
     def _eta_status(self, now: float) -> dict[str, Any] | None:
-        estimate = self._ledger.estimate(now)
+        estimate = self._status_reading(now).estimate
         if estimate is None:
             return None
         return {
@@ -225,7 +301,7 @@ class Run:
         (``core/status_words.py``).
         """
         watch = self._ledger.early_stop
-        reading = self._ledger.eta_reading(now)  # the run's one estimate and forecast
+        reading = self._status_reading(now)  # the run's one estimate and forecast
         forecast = None if state.is_final else reading.forecast
         patience = watch.patience if reading.early_stopping else 0
         block = early_stop_block(state, patience, watch.metric, forecast)
