@@ -231,7 +231,10 @@ def search_html(search: Any, now: float | None = None) -> str:
     """The search's state as HTML (headline, table, three SVG views). ``now``: wall-clock s."""
     now = time.time() if now is None else now
     records = search.records()
-    counts = search.counts()
+    # one reading of each trial's state for the headline and the table: the records are live,
+    # and a trial that starts between two readings showed "1 queued" above two running rows
+    states = [search._state_of(record) for record in records]
+    counts = {s: states.count(s) for s in search.counts()}
     finished = sum(counts[s] for s in ("completed", "pruned", "failed", "stopped"))
     best_row = search.best
     best = int(best_row["trial"]) if best_row is not None else None
@@ -248,8 +251,7 @@ def search_html(search: Any, now: float | None = None) -> str:
         head.append("search done ≈ after the first trial")
     if best_row is not None:
         head.append(f"best {html.escape(metric)} {_fmt(float(best_row['metric']))} (trial {best})")
-    states = ", ".join(f"{n} {s}" for s, n in counts.items() if n)
-    head.append(html.escape(states))
+    head.append(html.escape(", ".join(f"{n} {s}" for s, n in counts.items() if n)))
     parameters = list(search.section["parameters"])
     cells = "".join(f"<th>{html.escape(p)}</th>" for p in parameters)
     table = [
@@ -257,8 +259,7 @@ def search_html(search: Any, now: float | None = None) -> str:
         f"<tr><th>trial</th><th>state</th>{cells}<th>last</th><th>best</th>"
         "<th>epoch</th><th>ETA</th><th>GPU</th><th>time</th></tr>"
     ]
-    for record in records:
-        state = search._state_of(record)
+    for record, state in zip(records, states, strict=True):
         style = ' style="color:#999"' if state == "pruned" else ""
         style = ' style="font-weight:bold"' if record.number == best else style
         params = "".join(f"<td>{_fmt(record.params.get(p))}</td>" for p in parameters)

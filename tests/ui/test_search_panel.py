@@ -242,3 +242,35 @@ def test_the_gpu_column_shows_each_trials_gpu_and_share():
     assert "<td>1 (0.5)</td>" in row
     other = re.search(r"<tr[^>]*><td>0</td>.*?</tr>", text, re.S).group(0)
     assert "(0.5)" not in other
+
+
+def test_the_headline_counts_the_states_the_table_shows_while_trials_start():
+    """A trial that starts while a frame is drawn is counted as the table shows it."""
+
+    class StartingSearch(FakeSearch):
+        def __init__(self) -> None:
+            super().__init__()
+            self._records.append(Record(4, {"trainer.learning_rate": 0.03}, "queued"))
+            self.reads = 0
+
+        def _state_of(self, record):
+            self.reads += 1
+            if self.reads > len(self._records):  # a later reading: trial 4 has started
+                self._records[4].state = "running"
+            return record.state
+
+        def counts(self):
+            out = super().counts()
+            self.reads += len(self._records)  # counting reads every trial's state again
+            if self.reads > len(self._records):
+                self._records[4].state = "running"
+                out = super().counts()
+            return out
+
+    text = search_html(StartingSearch(), now=T0 + 90)
+    head = text.split("<table", 1)[0]
+    table = text.split("<table", 1)[1]
+    running_rows = table.count(">running<")
+    queued_rows = table.count(">queued<")
+    assert f"{running_rows} running" in head
+    assert (f"{queued_rows} queued" in head) == (queued_rows > 0)
