@@ -1,40 +1,109 @@
 #!/usr/bin/env bash
 # Run every check: lint, types, import layers, the test suite (unit, server, notebooks,
-# browser), and the widget tests again in Colab's pinned stack (scripts/test_colab.sh).
-set -euo pipefail
+# browser), the widget tests again in Colab's pinned stack (scripts/test_colab.sh), and the
+# engines' tests with real Ludwig and real Ray in their own venvs.
+#
+# Those three venvs build in the background (scripts/envs.sh; CI starts them in
+# scripts/setup.sh, a run of this script alone starts them here) while the main stages run,
+# and each stage waits for its venv just before it starts. Every stage runs, each one's
+# exit code is kept, and the run ends with a table of the stages, their seconds and exit
+# codes: any failed stage (or env build) fails the run. LUDWIG_NB_CI_FAIL_FAST=1 stops at
+# the first failure instead.
+set -uo pipefail
 cd "$(dirname "$0")/.."
 # shellcheck disable=SC1091
 . "${VENV:-.venv}/bin/activate"
 export UI_ARTIFACTS=${UI_ARTIFACTS:-$PWD/artifacts/screenshots}
 mkdir -p "$UI_ARTIFACTS"
+logs=${LUDWIG_NB_CI_LOGS:-$PWD/artifacts/ci}
+rm -rf "$logs" && mkdir -p "$logs"
 
-echo "== ruff";   ruff check ludwig_nb tests benchmarks
-echo "== format"; ruff format --check ludwig_nb tests benchmarks
-echo "== mypy";   mypy ludwig_nb
-echo "== layers"; lint-imports
-echo "== sidebar unit tests"; (cd labextension && jlpm test)
+bash scripts/envs.sh start  # (those that setup.sh started are left to run)
+trap 'bash scripts/envs.sh stop' EXIT
+
+names=() seconds=() codes=() cpus=()
+# child_cpu: CPU seconds (user + system) of every finished process this shell waited for,
+# theirs included, from bash's `times`: a stage's share shows how many cores it kept busy
+# (`times` runs in this shell: a subshell starts its children's count at zero)
+child_cpu() {
+  times >"$logs/.times"
+  cpu_s=$(tail -n 1 "$logs/.times" | awk '{ t = 0; for (i = 1; i <= 2; i++) {
+    split($i, p, /[ms]/); t += p[1] * 60 + p[2] } printf "%d", t }')
+}
+# (.ci/run passes the seconds setup.sh took, for the table)
+[[ -z ${LUDWIG_NB_CI_SETUP_S:-} ]] || { names+=(setup); seconds+=("$LUDWIG_NB_CI_SETUP_S"); codes+=(0); cpus+=(-); }
+t_all=$(date +%s)
+
+# stage NAME CMD...: run CMD in the foreground, its output shown and kept in $logs/NAME.log
+stage() {
+  local name=$1 t0 c0 rc
+  shift
+  echo "== $name"
+  child_cpu; t0=$(date +%s) c0=$cpu_s
+  "$@" 2>&1 | tee "$logs/$name.log"
+  rc=${PIPESTATUS[0]}
+  names+=("$name") seconds+=($(( $(date +%s) - t0 ))) codes+=("$rc")
+  child_cpu; cpus+=($(( cpu_s - c0 )))
+  [[ $rc == 0 ]] || echo "== $name FAILED (exit $rc)"
+  if [[ $rc != 0 && ${LUDWIG_NB_CI_FAIL_FAST:-0} == 1 ]]; then summary; exit "$rc"; fi
+}
+
+summary() {
+  local i failed=0 passed=0 tfailed=0 n
+  echo
+  echo "== summary ($(( $(date +%s) - t_all )) s in test.sh; load average $(cut -d' ' -f1-3 /proc/loadavg))"
+  printf '%-12s %8s %8s  %s\n' stage seconds cpu-s result
+  for i in "${!names[@]}"; do
+    printf '%-12s %8s %8s  %s\n' "${names[$i]}" "${seconds[$i]}" "${cpus[$i]}" \
+      "$([[ ${codes[$i]} == 0 ]] && echo ok || echo "FAILED (exit ${codes[$i]})")"
+    [[ ${codes[$i]} == 0 ]] || failed=$((failed + 1))
+  done
+  # pytest's closing lines of every stage, added up (each stage's own line is in its log)
+  for f in "$logs"/*.log; do
+    n=$(grep -E '^=*\s*[0-9]+ (passed|failed)|^[0-9]+ (passed|failed)' "$f" | tail -n 1 || true)
+    [[ -n "$n" ]] || continue
+    passed=$((passed + $(grep -oE '[0-9]+ passed' <<<"$n" | grep -oE '[0-9]+' || echo 0)))
+    tfailed=$((tfailed + $(grep -oE '[0-9]+ failed' <<<"$n" | grep -oE '[0-9]+' || echo 0)))
+  done
+  echo "pytest: $passed passed, $tfailed failed"
+  [[ $failed == 0 ]] && echo "== all ${#names[@]} stages passed" || echo "== $failed of ${#names[@]} stages FAILED"
+  return "$failed"
+}
+
+# wait_env NAME: the venv NAME's background build, if one was started (its log's tail when it
+# failed); the stage's own script then finds it in the cache (or builds it, run alone)
+wait_env() { bash scripts/envs.sh wait "$1"; }
+
+stage ruff    ruff check ludwig_nb tests benchmarks
+stage format  ruff format --check ludwig_nb tests benchmarks
+stage mypy    mypy ludwig_nb
+stage layers  lint-imports
+stage sidebar bash -c 'cd labextension && jlpm test'
 # Playwright's sync API keeps an event loop running in the main thread for the whole
 # session, which breaks pytest-jupyter's loop fixtures: the browser tests get their own run.
-echo "== pytest";  python -m pytest -q -p no:cacheprovider -m "not browser and not ludwig and not ray"
-echo "== browser"; python -m pytest -q -p no:cacheprovider -m browser tests/browser
+stage pytest  python -m pytest -q -p no:cacheprovider -m "not browser and not ludwig and not ray"
+stage browser python -m pytest -q -p no:cacheprovider -m browser tests/browser
 # nbval compares the notebooks' outputs with the stored ones (notebooks/nbval.cfg masks
 # what legitimately varies); runs go to a scratch results dir and runtime registry.
-echo "== nbval"
-scratch=$(mktemp -d)
-JUPYTER_RUNTIME_DIR="$scratch/runtime" python -m pytest -q -p no:cacheprovider \
-  --nbval --nbval-current-env --nbval-sanitize-with notebooks/nbval.cfg \
-  -o testpaths=notebooks -o addopts="" notebooks
-rm -rf "$scratch" notebooks/results
+nbval() {
+  local scratch rc=0
+  scratch=$(mktemp -d)
+  JUPYTER_RUNTIME_DIR="$scratch/runtime" python -m pytest -q -p no:cacheprovider \
+    --nbval --nbval-current-env --nbval-sanitize-with notebooks/nbval.cfg \
+    -o testpaths=notebooks -o addopts="" notebooks || rc=$?
+  rm -rf "$scratch" notebooks/results
+  return "$rc"
+}
+stage nbval nbval
 # Colab's pinned stack (IPython 7.34, ipykernel 6.17.1, ipywidgets 7.7.1, ...): the pins stay
-# put when ludwig_nb installs, and tests/ui + the Colab profile run there. This replaces
-# the ipywidgets-7 run (scripts/test_widgets7.sh, still there for other ipywidgets pins).
-if [ -f scripts/test_colab.sh ]; then
-  echo "== Colab pins"; bash scripts/test_colab.sh
-elif [ -f scripts/test_widgets7.sh ]; then
-  echo "== ipywidgets 7"; bash scripts/test_widgets7.sh
-fi
+# put when ludwig_nb installs, and tests/ui + the Colab profile run there.
+stage colab-env wait_env colab
+stage colab   bash scripts/test_colab.sh
 # Real Ludwig in its own venv (torch 2.14.1 beside the main venv's CPU torch 2.13.0).
-echo "== ludwig engine"; bash scripts/test_ludwig.sh
+stage ludwig-env wait_env ludwig
+stage ludwig  bash scripts/test_ludwig.sh
 # Ray Train in its own venv (ray[default,train] beside CPU torch 2.13.0); each test has a
 # hard timeout and the run ends with no ray:: process of its own left behind.
-echo "== ray engine"; bash scripts/test_ray.sh
+stage ray-env wait_env ray
+stage ray     bash scripts/test_ray.sh
+summary
