@@ -81,8 +81,10 @@ stage layers  lint-imports
 stage sidebar bash -c 'cd labextension && jlpm test'
 # Playwright's sync API keeps an event loop running in the main thread for the whole
 # session, which breaks pytest-jupyter's loop fixtures: the browser tests get their own run.
-stage pytest  python -m pytest -q -p no:cacheprovider -m "not browser and not ludwig and not ray"
-stage browser python -m pytest -q -p no:cacheprovider -m browser tests/browser
+# (--durations: the slowest tests of each long stage are listed in its log, for the next trim)
+stage pytest  python -m pytest -q -p no:cacheprovider -m "not browser and not ludwig and not ray" \
+  --durations=15
+stage browser python -m pytest -q -p no:cacheprovider -m browser tests/browser --durations=10
 # nbval compares the notebooks' outputs with the stored ones (notebooks/nbval.cfg masks
 # what legitimately varies); runs go to a scratch results dir and runtime registry.
 nbval() {
@@ -101,9 +103,9 @@ stage colab-env wait_env colab
 stage colab   bash scripts/test_colab.sh
 # Real Ludwig in its own venv (torch 2.14.1 beside the main venv's CPU torch 2.13.0).
 stage ludwig-env wait_env ludwig
-stage ludwig  bash scripts/test_ludwig.sh
+stage ludwig  bash scripts/test_ludwig.sh --durations=25
 # Ray Train in its own venv (ray[default,train] beside CPU torch 2.13.0); each test has a
 # hard timeout and the run ends with no ray:: process of its own left behind.
 stage ray-env wait_env ray
-stage ray     bash scripts/test_ray.sh
+stage ray     bash scripts/test_ray.sh --durations=10
 summary
