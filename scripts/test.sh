@@ -18,10 +18,12 @@ mkdir -p "$UI_ARTIFACTS"
 logs=${LUDWIG_NB_CI_LOGS:-$PWD/artifacts/ci}
 rm -rf "$logs" && mkdir -p "$logs"
 
+env_state=${LUDWIG_NB_ENV_STATE:-$PWD/artifacts/env-builds}
 bash scripts/envs.sh start  # (those that setup.sh started are left to run)
-trap 'bash scripts/envs.sh stop' EXIT
 
 names=() seconds=() codes=() cpus=()
+declare -A bg_pid=() bg_t0=()
+trap 'stop_bg; bash scripts/envs.sh stop' EXIT
 # child_cpu: CPU seconds (user + system) of every finished process this shell waited for,
 # theirs included, from bash's `times`: a stage's share shows how many cores it kept busy
 # (`times` runs in this shell: a subshell starts its children's count at zero)
@@ -48,6 +50,43 @@ stage() {
   if [[ $rc != 0 && ${LUDWIG_NB_CI_FAIL_FAST:-0} == 1 ]]; then summary; exit "$rc"; fi
 }
 
+# bg_stage NAME CMD...: start CMD now, beside the stages that follow (in its own process
+# group, its output kept in $logs/NAME.log); join NAME waits for it, shows its output and
+# records it like a stage (its seconds run from its start to its end)
+bg_stage() {
+  local name=$1
+  shift
+  echo "== $name: started in the background (its output is shown when it ends)"
+  bg_t0[$name]=$(date +%s)
+  (
+    setsid "$@" >"$logs/$name.log" 2>&1 </dev/null &
+    echo $! >"$logs/$name.pgid"
+    wait $! && rc=0 || rc=$?
+    times >"$logs/$name.times"
+    echo "$rc" >"$logs/$name.rc"
+  ) &
+  bg_pid[$name]=$!
+}
+join() {
+  local name=$1 rc
+  wait "${bg_pid[$name]}" || true
+  unset "bg_pid[$name]"
+  echo "== $name (ran in the background since $(( $(date +%s) - bg_t0[$name] )) s ago)"
+  cat "$logs/$name.log"
+  rc=$(cat "$logs/$name.rc" 2>/dev/null || echo 1)
+  names+=("$name") seconds+=($(( $(stat -c %Y "$logs/$name.rc") - bg_t0[$name] ))) codes+=("$rc")
+  cpus+=("$(tail -n 1 "$logs/$name.times" | awk '{ t = 0; for (i = 1; i <= 2; i++) {
+    split($i, p, /[ms]/); t += p[1] * 60 + p[2] } printf "%d", t }')")
+  [[ $rc == 0 ]] || echo "== $name FAILED (exit $rc)"
+  if [[ $rc != 0 && ${LUDWIG_NB_CI_FAIL_FAST:-0} == 1 ]]; then summary; exit "$rc"; fi
+}
+stop_bg() {  # (the exit trap: a stage still in the background is ended with its group)
+  local name
+  for name in "${!bg_pid[@]}"; do
+    [[ -f "$logs/$name.rc" ]] || kill -TERM -- "-$(cat "$logs/$name.pgid")" 2>/dev/null || true
+  done
+}
+
 summary() {
   local i failed=0 passed=0 tfailed=0 n
   echo
@@ -57,6 +96,12 @@ summary() {
     printf '%-12s %8s %8s  %s\n' "${names[$i]}" "${seconds[$i]}" "${cpus[$i]}" \
       "$([[ ${codes[$i]} == 0 ]] && echo ok || echo "FAILED (exit ${codes[$i]})")"
     [[ ${codes[$i]} == 0 ]] || failed=$((failed + 1))
+  done
+  # the venvs' builds, beside the stages (their waits are the *-env stages above)
+  for n in colab ludwig ray; do
+    [[ -f $env_state/$n.seconds ]] || continue
+    printf '%-12s %8s %8s  %s\n' "build:$n" "$(cat "$env_state/$n.seconds")" - \
+      "in the background, exit $(cat "$env_state/$n.rc" 2>/dev/null || echo '?')"
   done
   # pytest's closing lines of every stage, added up (each stage's own line is in its log)
   for f in "$logs"/*.log; do
@@ -79,6 +124,12 @@ stage format  ruff format --check ludwig_nb tests benchmarks
 stage mypy    mypy ludwig_nb
 stage layers  lint-imports
 stage sidebar bash -c 'cd labextension && jlpm test'
+# Real Ludwig in its own venv (torch 2.14.1 beside the main venv's CPU torch 2.13.0). By
+# default (LUDWIG_NB_CI_PARALLEL=1) it runs beside the main venv's stages below, from the
+# moment its venv is built, with a Jupyter runtime dir (so a run registry) of its own.
+parallel=${LUDWIG_NB_CI_PARALLEL:-1}
+[[ $parallel != 1 ]] || bg_stage ludwig env JUPYTER_RUNTIME_DIR="$logs/ludwig-runtime" bash -c \
+  'bash scripts/envs.sh wait ludwig && bash scripts/test_ludwig.sh --durations=25'
 # Playwright's sync API keeps an event loop running in the main thread for the whole
 # session, which breaks pytest-jupyter's loop fixtures: the browser tests get their own run.
 # (--durations: the slowest tests of each long stage are listed in its log, for the next trim)
@@ -101,9 +152,12 @@ stage nbval nbval
 # put when ludwig_nb installs, and tests/ui + the Colab profile run there.
 stage colab-env wait_env colab
 stage colab   bash scripts/test_colab.sh
-# Real Ludwig in its own venv (torch 2.14.1 beside the main venv's CPU torch 2.13.0).
-stage ludwig-env wait_env ludwig
-stage ludwig  bash scripts/test_ludwig.sh --durations=25
+if [[ $parallel == 1 ]]; then
+  join ludwig
+else
+  stage ludwig-env wait_env ludwig
+  stage ludwig bash scripts/test_ludwig.sh --durations=25
+fi
 # Ray Train in its own venv (ray[default,train] beside CPU torch 2.13.0); each test has a
 # hard timeout and the run ends with no ray:: process of its own left behind.
 stage ray-env wait_env ray
