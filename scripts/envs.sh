@@ -46,6 +46,9 @@ cmd_start() {
       [[ -f "$repo/scripts/setup_${name}_env.sh" ]] || continue
       running "$name" && continue
       built "$name" && continue
+      # A build that failed earlier in this CI run stays failed (its stage shows why); run
+      # by hand, a second start builds it again.
+      if [[ -f "$state/$name.rc" && ${CI:-} == true ]]; then continue; fi
       rm -f "$state/$name.rc" "$state/$name.seconds" "$state/$name.pid"
       chain+=("$name")
     done
