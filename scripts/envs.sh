@@ -61,13 +61,20 @@ cmd_start() {
       for name in "$@"; do
         echo $$ > "$state/$name.pid"
       done
+      cpu() {  # cpu_s: CPU seconds of the finished children (`times` in this shell, no subshell)
+        times >"$state/.times-$$"
+        cpu_s=$(tail -n 1 "$state/.times-$$" | awk "{ t = 0; for (i = 1; i <= 2; i++) {
+          split(\$i, p, /[ms]/); t += p[1] * 60 + p[2] } printf \"%d\", t }")
+      }
       for name in "$@"; do
-        t0=$(date +%s)
+        cpu; t0=$(date +%s) c0=$cpu_s
         rc=0
         bash "$repo/scripts/setup_${name}_env.sh" > "$state/$name.log" 2>&1 || rc=$?
+        cpu; echo $(( cpu_s - c0 )) > "$state/$name.cpu"
         echo $(( $(date +%s) - t0 )) > "$state/$name.seconds"
         echo "$rc" > "$state/$name.rc"
-      done' envs-lane "$state" "$repo" "${chain[@]}" </dev/null >/dev/null 2>&1 &
+      done
+      rm -f "$state/.times-$$"' envs-lane "$state" "$repo" "${chain[@]}" </dev/null >/dev/null 2>&1 &
     echo "envs: building ${chain[*]} in the background (logs: $state/<name>.log)"
   done
   # (each lane writes its pid files at once; wait for them so `wait` never sees a gap)
@@ -94,8 +101,9 @@ cmd_wait() {
     sleep 1
   done
   rc=$(cat "$state/$name.rc")
-  echo "envs: $name built in the background in $(cat "$state/$name.seconds" 2>/dev/null || echo '?') s" \
-    "(waited $(( $(date +%s) - t0 )) s for it here); rc $rc"
+  echo "envs: the build of $name ended in the background after" \
+    "$(cat "$state/$name.seconds" 2>/dev/null || echo '?') s ($(cat "$state/$name.cpu" 2>/dev/null || echo '?') CPU s)," \
+    "exit $rc; waited $(( $(date +%s) - t0 )) s for it here"
   if [[ "$rc" != 0 ]]; then
     echo "envs: the build of $name failed (exit $rc); the last 40 lines of $state/$name.log:" >&2
     tail -n 40 "$state/$name.log" >&2 || true

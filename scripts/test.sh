@@ -33,7 +33,7 @@ child_cpu() {
     split($i, p, /[ms]/); t += p[1] * 60 + p[2] } printf "%d", t }')
 }
 # (.ci/run passes the seconds setup.sh took, for the table)
-[[ -z ${LUDWIG_NB_CI_SETUP_S:-} ]] || { names+=(setup); seconds+=("$LUDWIG_NB_CI_SETUP_S"); codes+=(0); cpus+=(-); }
+[[ -z ${LUDWIG_NB_CI_SETUP_S:-} ]] || { names+=(setup); seconds+=("$LUDWIG_NB_CI_SETUP_S"); codes+=(0); cpus+=("${LUDWIG_NB_CI_SETUP_CPU_S:--}"); }
 t_all=$(date +%s)
 
 # stage NAME CMD...: run CMD in the foreground, its output shown and kept in $logs/NAME.log
@@ -100,7 +100,8 @@ summary() {
   # the venvs' builds, beside the stages (their waits are the *-env stages above)
   for n in colab ludwig ray; do
     [[ -f $env_state/$n.seconds ]] || continue
-    printf '%-12s %8s %8s  %s\n' "build:$n" "$(cat "$env_state/$n.seconds")" - \
+    printf '%-12s %8s %8s  %s\n' "build:$n" "$(cat "$env_state/$n.seconds")" \
+      "$(cat "$env_state/$n.cpu" 2>/dev/null || echo -)" \
       "in the background, exit $(cat "$env_state/$n.rc" 2>/dev/null || echo '?')"
   done
   # pytest's closing lines of every stage, added up (each stage's own line is in its log)
