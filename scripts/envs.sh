@@ -2,10 +2,10 @@
 # The side environments (Colab's pins, real Ludwig, Ray) built in the background while the
 # main suite runs, and waited for just before the stage that needs each.
 #
-# Their builds are pip installs, mostly bound by disk and network, not by the 2 cores: CI
-# starts them at the top of scripts/setup.sh (or of scripts/test.sh run alone) so that on a
-# fresh machine they build while the main venv installs and lint, pytest, the browser tests
-# and nbval run. Each build is scripts/setup_<name>_env.sh as it is (its cache key and cache
+# Their builds are pip installs (from PyPI and the machine's local wheel index: unpacking and
+# byte-compiling, so they take CPU as well as disk): CI starts them at the top of
+# scripts/setup.sh (or scripts/test.sh run alone starts them) so that on a fresh machine they
+# build while the main venv installs and lint, pytest, the browser tests and nbval run. Each build is scripts/setup_<name>_env.sh as it is (its cache key and cache
 # directory, LUDWIG_NB_ENV_CACHE, unchanged), writing its own log; a cached env costs
 # seconds. The builds form lanes: the names of one lane build one after the other, the lanes
 # side by side (LUDWIG_NB_ENV_LANES, default "colab,ray ludwig": the biggest build, Ludwig's
