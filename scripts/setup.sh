@@ -4,6 +4,12 @@
 # and the Jupyter kernel spec. Idempotent: a second run only checks.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# Under CI (or LUDWIG_NB_PREBUILD_ENVS=1) the side venvs (Colab's pins, Ludwig, Ray; cached
+# by their requirements) start building in the background now, while this script and the
+# main stages of scripts/test.sh run; test.sh waits for each (scripts/envs.sh).
+if [[ ${CI:-} == true || ${LUDWIG_NB_PREBUILD_ENVS:-0} == 1 ]]; then
+  bash scripts/envs.sh start
+fi
 VENV=${VENV:-.venv}
 PY=${PYTHON:-python3.11}
 command -v "$PY" >/dev/null || PY=python3
