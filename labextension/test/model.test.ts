@@ -120,7 +120,9 @@ describe('SidebarModel polling', () => {
   it('backs off after failures', async () => {
     vi.useFakeTimers();
     const api = new FakeApi();
-    for (let i = 0; i < 10; i++) {
+    // more failures than a fixed interval could use up: Lumino's backoff draws each wait at
+    // random, and with only 10 a run of short draws reached the first success within 20 s
+    for (let i = 0; i < 40; i++) {
       api.gpuReplies.push(new Error('network down'));
     }
     const model = new SidebarModel({ api, clock: () => 1000 });
