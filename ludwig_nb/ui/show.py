@@ -161,6 +161,10 @@ def show_view(
             run, sampler if sampler is not None else _default_sampler(), _chart(chart_kind)
         )
     pump_view(view, fps=fps, block=block, stop=lambda: run.stop("interrupt"))
+    if block:
+        # the view closes on the final state; the run is done once its files are written, a
+        # moment later: a cell that blocked until the end returns with ``run.is_done`` true
+        run.wait(_FINAL_WAIT_S)
     return view
 
 

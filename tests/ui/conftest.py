@@ -344,3 +344,16 @@ def fake_colab(monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
     yield None
     forget_colab()
     _reset_notice()
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _bqplot_loaded() -> None:
+    """The dashboard's bqplot charts imported before any test draws a frame.
+
+    A dashboard makes its bqplot charts only once a loader thread has imported bqplot (a frame
+    never waits on that import); a test that draws on the first frame would otherwise race it.
+    """
+    from ludwig_nb.ui import dashboard
+
+    dashboard.bqplot_ready()
+    dashboard._charts_loaded.wait(120)
