@@ -14,6 +14,7 @@ import copy
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from ludwig_nb.config.schema.features import FEATURE_TYPES
 from ludwig_nb.config.schema.fields import Ctx, suggest
 from ludwig_nb.config.schema.ludwig_json import JObject, ludwig_spec
 from ludwig_nb.config.yaml_positions import KeyPath, format_path
@@ -60,7 +61,9 @@ _SCHEDULER_KEYS = {  # Ludwig 0.7: trainer.<old> -> trainer.learning_rate_schedu
     "staircase": "staircase",
     "learning_rate_warmup_epochs": "warmup_evaluations",
 }
-#: every feature type Ludwig knows (``get_base_type_registry``)
+#: every feature type Ludwig knows (``get_base_type_registry``): the ones a config may name,
+#: and the distribution type Ludwig registers for its own outputs
+_FEATURE_TYPES = (*FEATURE_TYPES, "category_distribution")
 _FEATURE_TYPES = (
     "audio",
     "bag",
