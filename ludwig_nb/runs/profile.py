@@ -22,8 +22,9 @@ import os
 import platform
 import sys
 import threading
+from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from ludwig_nb.core import events as ev
 from ludwig_nb.core import resource_profile as rp
@@ -39,11 +40,12 @@ from ludwig_nb.runs.profile_files import (
 
 if TYPE_CHECKING:
     from ludwig_nb.core.gpu_sample import Snapshot
-    from ludwig_nb.runs.run import Run
+    from ludwig_nb.core.state import RunState
 
 __all__ = [
     "PROFILE_FILE",
     "PROFILE_VERSION",
+    "ProfiledRun",
     "ResourceProfile",
     "import_ludwig_profile",
     "load_profile",
@@ -59,6 +61,30 @@ _LUDWIG_TAGS = {"preprocessing": "preprocessing", "training": "training",
                 "evaluation": "evaluation"}  # fmt: skip
 
 
+class ProfiledRun(Protocol):
+    """What a profile reads of its run (a :class:`~ludwig_nb.runs.run.Run`)."""
+
+    @property
+    def id(self) -> str:
+        """The run's id (written into the profile)."""
+
+    @property
+    def directory(self) -> Path:
+        """The run directory the profile is written to."""
+
+    @property
+    def device_index(self) -> int | None:
+        """The GPU the run trains on; None on the CPU."""
+
+    @property
+    def state(self) -> RunState:
+        """The run's state (its phase tags the samples)."""
+
+    @property
+    def events(self) -> Sequence[ev.Event]:
+        """The run's events so far (its phases and steps)."""
+
+
 class ResourceProfile:
     """Collects a run's samples from ``sampler`` (None: phases and steps only).
 
@@ -68,7 +94,7 @@ class ResourceProfile:
     stay exact (first and last samples are kept), peaks may miss a dropped tick.
     """
 
-    def __init__(self, run: Run, sampler: Any, max_samples: int = 21_600) -> None:
+    def __init__(self, run: ProfiledRun, sampler: Any, max_samples: int = 21_600) -> None:
         self._run = run
         self._sampler = sampler
         self._lock = threading.Lock()
@@ -133,7 +159,7 @@ class ResourceProfile:
         gpus = []
         for gpu in snapshot.gpus:
             # not dataclasses.asdict: it deep-copies, 5x the cost of reading the fields
-            out: dict[str, Any] = {name: getattr(gpu, name) for name in _GPU_FIELDS}
+            out: dict[str, object] = {name: getattr(gpu, name) for name in _GPU_FIELDS}
             out["clock_reasons"] = list(gpu.clock_reasons)
             if gpu.mig_index is None and gpu.index == self._run.device_index:
                 out.update(torch)
@@ -142,7 +168,7 @@ class ResourceProfile:
         return {"time": snapshot.time, "phase": phase, "step": step, "host": host, "gpus": gpus}
 
     # -- results -----------------------------------------------------------------------
-    def samples(self) -> list[dict[str, Any]]:
+    def samples(self) -> list[dict[str, object]]:
         """Every kept sample, tagged from the event timeline (checkpoints included)."""
         timeline = rp.phase_timeline(self._run.events)
         with self._lock:
@@ -156,7 +182,7 @@ class ResourceProfile:
                 row["phase"] = tagged
         return rows
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, object]:
         """The whole profile (what ``system_resource_usage.json`` holds)."""
         events = self._run.events
         timeline = rp.phase_timeline(events)
@@ -218,9 +244,9 @@ def _torch_memory(index: int) -> dict[str, int]:
         return {}
 
 
-def static_facts() -> dict[str, Any]:
+def static_facts() -> dict[str, object]:
     """What LudwigProfiler records once: CPU, cores, RAM (bytes), versions."""
-    facts: dict[str, Any] = {
+    facts: dict[str, object] = {
         "cpu_name": platform.processor() or platform.machine(),
         "cpu_architecture": platform.machine().upper(),
         "num_cpu": os.cpu_count(),
