@@ -513,7 +513,7 @@ def _check_executor(executor: object, ctx: Ctx) -> None:
     _check_scheduler(executor.get("scheduler"), ctx, kind == "ray")
 
 
-def _check_scheduler(scheduler: object, ctx: Ctx, on_ray: bool = False) -> None:
+def _check_scheduler(scheduler: Any, ctx: Ctx, on_ray: bool = False) -> None:
     path: KeyPath = ("hyperopt", "executor", "scheduler")
     if not isinstance(scheduler, dict):
         ctx.problem(path, "scheduler must be a mapping: {type: async_hyperband}")

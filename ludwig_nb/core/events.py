@@ -128,7 +128,7 @@ def _field_names(cls: type[Event]) -> tuple[str, ...]:
     return names
 
 
-def _json_default(value: object) -> object:
+def _json_default(value: Any) -> Any:
     if isinstance(value, tuple | set | frozenset):
         return list(value)
     if hasattr(value, "item"):  # numpy scalars that slipped through

@@ -18,7 +18,7 @@ import time
 import traceback
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ludwig_nb.core import events as ev
 from ludwig_nb.core import rundir
@@ -208,7 +208,7 @@ class Run:
         """A reader that gets every event from the start, then only new ones."""
         return self._ledger.subscribe()
 
-    def _eta_status(self, now: float) -> dict[str, object] | None:
+    def _eta_status(self, now: float) -> dict[str, Any] | None:
         estimate = self._ledger.estimate(now)
         if estimate is None:
             return None
