@@ -30,6 +30,7 @@ from ludwig_nb.core import events as ev
 from ludwig_nb.core import resource_profile as rp
 from ludwig_nb.core.gpu_sample import GpuSample
 from ludwig_nb.core.rundir import write_atomic
+from ludwig_nb.runs.handle import RunHandle
 from ludwig_nb.runs.profile_files import (
     PROFILE_FILE,
     PROFILE_VERSION,
@@ -40,7 +41,6 @@ from ludwig_nb.runs.profile_files import (
 
 if TYPE_CHECKING:
     from ludwig_nb.core.gpu_sample import Snapshot
-    from ludwig_nb.core.state import RunState
 
 __all__ = [
     "PROFILE_FILE",
@@ -61,24 +61,8 @@ _LUDWIG_TAGS = {"preprocessing": "preprocessing", "training": "training",
                 "evaluation": "evaluation"}  # fmt: skip
 
 
-class ProfiledRun(Protocol):
-    """What a profile reads of its run (a :class:`~ludwig_nb.runs.run.Run`)."""
-
-    @property
-    def id(self) -> str:
-        """The run's id (written into the profile)."""
-
-    @property
-    def directory(self) -> Path:
-        """The run directory the profile is written to."""
-
-    @property
-    def device_index(self) -> int | None:
-        """The GPU the run trains on; None on the CPU."""
-
-    @property
-    def state(self) -> RunState:
-        """The run's state (its phase tags the samples)."""
+class ProfiledRun(RunHandle, Protocol):
+    """What a profile reads of its run (a :class:`~ludwig_nb.runs.run.Run`): a handle, its events."""
 
     @property
     def events(self) -> Sequence[ev.Event]:
