@@ -62,7 +62,7 @@ _LUDWIG_TAGS = {"preprocessing": "preprocessing", "training": "training",
 
 
 class ProfiledRun(RunHandle, Protocol):
-    """What a profile reads of its run (a :class:`~ludwig_nb.runs.run.Run`): a handle, its events."""
+    """What a profile reads of its run (a :class:`~ludwig_nb.runs.run.Run`): handle and events."""
 
     @property
     def events(self) -> Sequence[ev.Event]:
