@@ -154,6 +154,13 @@ MUTATIONS = [
     _m("M30", "state: samples seen not counted", "core/state.py",
        '"samples_seen": state.samples_seen + event.batch_size,',
        '"samples_seen": state.samples_seen,', "tests/core/test_state.py", "tests/ui"),
+    # -- what this round typed instead of probing ------------------------------------------
+    _m("M31", "sweep: a loaded Config is loaded (and warned about) again", "runs/sweep.py",
+       "cfg = config if isinstance(config, Config) else load_config(config)",
+       "cfg = load_config(config)", "tests/runs/test_sweep.py"),
+    _m("M32", "gpu feed: the host sample is not sent", "server/gpu_feed.py",
+       '"host": latest.host.to_dict() if latest.host is not None else None,',
+       '"host": None,', "tests/server/test_gpu_feed.py"),
 ]
 # fmt: on
 
