@@ -158,7 +158,7 @@ MUTATIONS = [
     _m("M31", "a Config loaded again warns its upgrade notes again", "config/load.py",
        "    config.warnings = tuple(ctx.notes)\n",
        "    config.warnings = tuple(ctx.notes) + (source.warnings if isinstance(source, Config)"
-       " else ())\n", "tests/runs/test_sweep.py"),
+       " else ())\n", "tests/config/test_load.py"),
     _m("M32", "gpu feed: the host sample is not sent", "server/gpu_feed.py",
        '"host": latest.host.to_dict() if latest.host is not None else None,',
        '"host": None,', "tests/server/test_gpu_feed.py"),

@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import html
-import warnings
 
 import pytest
 
-from ludwig_nb.config import ConfigError, ConfigWarning, load_config
+from ludwig_nb.config import ConfigError
 from ludwig_nb.runs import estimate
 from ludwig_nb.runs.sweep import LEARNING_NOTE, SweepEstimate, SweepPoint, parse_vary
 from tests.runs.conftest import ab_config, ab_frame
@@ -69,15 +68,3 @@ def test_a_value_that_does_not_fit_is_marked_and_never_the_fastest():
     assert sweep.fastest is points[0]
     text = sweep._repr_html_()
     assert text.count("does not fit") == 2 and "CUDA out of memory" in text
-
-
-def test_a_loaded_config_is_estimated_as_it_is_without_warning_again(df):
-    # a Config from load_config has been checked and its warnings shown once; the sweep and
-    # each pilot must not load it again (the user would see every upgrade note twice)
-    with pytest.warns(ConfigWarning, match="'training' section is now 'trainer'"):
-        cfg = load_config(CONFIG.replace("trainer:", "training:"))
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        sweep = estimate(cfg, df, vary={"trainer.batch_size": [16, 64]}, pilot_steps=6)
-    assert [str(w.message) for w in caught if issubclass(w.category, ConfigWarning)] == []
-    assert [p.value for p in sweep.points] == [16, 64]
