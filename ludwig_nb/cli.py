@@ -346,7 +346,7 @@ def progress_line(state: RunState, eta_words: str, pause_words: str = "") -> str
     reason in words and the frozen estimate.
     """
     if state.status == "preprocessing" or (state.status == "queued" and not state.step):
-        return f"{state.status} · loading and preprocessing the data"
+        return f"{state.status} · {state.phase_detail or 'loading and preprocessing the data'}"
     if state.is_final:
         from ludwig_nb.core.early_stop import end_reason
 

@@ -176,6 +176,20 @@ export interface BaselineComputed extends EventBase {
   predictors: Record<string, string>;
 }
 
+/** How far the data is before the first step (its words are in status.json's phase_detail). */
+export interface DataProgress extends EventBase {
+  type: 'data_progress';
+  /** reading | read | preprocessing | loading | building */
+  stage: string;
+  source: string;
+  rows: number | null;
+  columns: number | null;
+  feature: string;
+  /** 1-based feature number, of total */
+  index: number;
+  total: number;
+}
+
 export type RunEvent =
   | RunStarted
   | ScheduleChanged
@@ -192,7 +206,8 @@ export type RunEvent =
   | RunFinished
   | RunFailed
   | BaselineComputed
-  | WorkersReported;
+  | WorkersReported
+  | DataProgress;
 
 /** An active alarm as kept in RunState.alarms. */
 export interface ActiveAlarm {
@@ -271,6 +286,8 @@ export interface RunSummary {
   pause_reason: string | null;
   /** why it is paused, in the dashboard's words (core/status_text.py); "" when it is not */
   pause_text: string | null;
+  /** what the data phase is doing ("demo:churn · 5,000 rows × 18 columns"); null: an older status.json */
+  phase_detail: string | null;
   reason: string | null;
   /** why it ended, in the dashboard's words (core/early_stop.py end_reason) */
   end_reason: string | null;

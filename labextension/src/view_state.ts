@@ -291,6 +291,10 @@ export function etaText(run: RunSummary, now: number): string {
   if (status === 'paused') {
     return pauseText(run);
   }
+  if (status === 'preprocessing' && run.phase_detail) {
+    // before the first step there is no ETA yet: say how far the data is
+    return run.phase_detail;
+  }
   if (FINAL_STATUSES.has(status)) {
     const when = run.finished_at ? ` after ${formatDuration(run.finished_at - (run.started_at ?? run.finished_at))}` : '';
     return `${status}${when}`;

@@ -62,6 +62,7 @@ export function run(overrides: Partial<RunSummary> = {}): RunSummary {
     written_at: 1000,
     pause_reason: '',
     pause_text: '',
+    phase_detail: '',
     reason: '',
     end_reason: '',
     early_stop: null,

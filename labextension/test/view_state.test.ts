@@ -263,6 +263,17 @@ describe('pause in words', () => {
   });
 });
 
+describe('data phase in words', () => {
+  it("shows how far the data is before the first step, and the ETA after", () => {
+    const words = 'feature 2 of 4 (total_day_minutes) · 3,500 rows';
+    expect(etaText(run({ status: 'preprocessing', phase_detail: words, eta: null }), 1000)).toBe(words);
+    // an older status.json without the field still reads as before
+    expect(etaText(run({ status: 'preprocessing', phase_detail: null, eta: null }), 1000)).toBe('ETA: estimating…');
+    // once training, the ETA wins over a stale detail
+    expect(etaText(run({ status: 'training', phase_detail: words }), 1000)).not.toBe(words);
+  });
+});
+
 describe('alarms and counts in words', () => {
   it("shows the run's alarm lines, none once it has ended, and groups big counts", () => {
     const alarm = { rule: 'temperature>=slowdown-5', device: 0, value: 86, threshold: 82, action: 'warn',

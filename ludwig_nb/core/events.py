@@ -27,6 +27,7 @@ __all__ = [
     "AlarmRaised",
     "BaselineComputed",
     "CheckpointSaved",
+    "DataProgress",
     "EvaluationFinished",
     "Event",
     "Metrics",
@@ -172,6 +173,28 @@ class PhaseChanged(Event):
     type: ClassVar[str] = "phase_changed"
     phase: str
     detail: str = ""
+
+
+@dataclasses.dataclass(frozen=True)
+class DataProgress(Event):
+    """How far the data is before the first step (additive, issue 12).
+
+    ``stage``: "reading" (the dataset ``source`` is being read), "read" (it holds ``rows``
+    rows and ``columns`` columns, every split together), "preprocessing" (feature ``index``
+    of ``total``, 1-based, named ``feature``, fitted on ``rows`` training rows), "loading"
+    (the engine's libraries, ``source`` names them: "torch") or "building" (the model).
+    Emitted on the training thread; the reducer words it into ``RunState.phase_detail``
+    (``core/progress_text.py``), so status.json, the sidebar and the CLI show it too.
+    """
+
+    type: ClassVar[str] = "data_progress"
+    stage: str
+    source: str = ""
+    rows: int | None = None
+    columns: int | None = None
+    feature: str = ""
+    index: int = 0
+    total: int = 0
 
 
 @dataclasses.dataclass(frozen=True)
@@ -375,6 +398,7 @@ EVENT_TYPES: dict[str, type[Event]] = {
         RunFailed,
         BaselineComputed,
         WorkersReported,
+        DataProgress,
     )
 }
 

@@ -12,6 +12,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from ludwig_nb.core import events as ev
+from ludwig_nb.core.progress_text import data_progress_text
 from ludwig_nb.core.throttle import describe_throttle
 
 __all__ = ["ACTIVE_STATUSES", "FINAL_STATUSES", "RunState", "reduce_all", "reduce_state"]
@@ -131,6 +132,10 @@ def _changes(state: RunState, event: ev.Event) -> dict[str, Any]:
         same = event.phase == state.status
         detail = event.detail or (state.phase_detail if same else "")
         return {"status": event.phase, "phase_detail": detail}
+    if isinstance(event, ev.DataProgress):
+        if state.is_final or state.status not in ("queued", "preprocessing"):
+            return {}
+        return {"status": "preprocessing", "phase_detail": data_progress_text(event)}
     if isinstance(event, ev.StepFinished):
         return {
             "step": event.step + 1,

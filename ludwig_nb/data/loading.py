@@ -7,16 +7,20 @@ typo fails at once with a located one-line :class:`DataError`.
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
-from ludwig_nb.data.demo import DEMO_PREFIX, demo_dataset
 from ludwig_nb.data.errors import DataError
-from ludwig_nb.data.splits import SPLIT_NAMES, split_dataset
+from ludwig_nb.data.sources import (
+    READABLE_SUFFIXES,
+    check_split_names,
+    missing_column,
+    table_path,
+)
+from ludwig_nb.data.splits import split_dataset
 
 __all__ = [
     "TABLE_SUFFIXES",
@@ -39,7 +43,7 @@ _READERS: dict[str, Callable[[Path], pd.DataFrame]] = {
 }
 
 #: file types :func:`load_table` reads (a trailing .gz, .bz2, .zip or .xz is allowed)
-TABLE_SUFFIXES = tuple(_READERS)
+TABLE_SUFFIXES = READABLE_SUFFIXES
 
 
 def load_table(source: Any) -> pd.DataFrame:
@@ -53,19 +57,8 @@ def load_table(source: Any) -> pd.DataFrame:
         raise DataError(
             f"dataset must be a DataFrame, a path or a dict of splits, not {type(source).__name__}"
         )
-    if isinstance(source, str) and source.startswith(DEMO_PREFIX):
-        source = demo_dataset(source.removeprefix(DEMO_PREFIX).strip())
-    path = Path(source).expanduser()
-    suffixes = [s.lower() for s in path.suffixes]
-    if suffixes and suffixes[-1] in (".gz", ".bz2", ".zip", ".xz"):
-        suffixes = suffixes[:-1]
-    kind = suffixes[-1] if suffixes else ""
-    reader = _READERS.get(kind)
-    if reader is None:
-        known = ", ".join(sorted(_READERS))
-        raise DataError(f"{path}: unknown file type {kind or '(none)'!r}; use one of {known}")
-    if not path.is_file():
-        raise DataError(f"{path}: no such file")
+    path, kind = table_path(source)
+    reader = _READERS[kind]
     try:
         frame = reader(path)
     except ImportError as err:
@@ -84,14 +77,7 @@ def load_dataset(dataset: Any) -> Dataset:
     Raises :class:`DataError` for unknown split names, unreadable files or empty tables.
     """
     if isinstance(dataset, Mapping):
-        unknown = sorted(set(dataset) - set(SPLIT_NAMES))
-        if unknown:
-            raise DataError(
-                f"unknown split name(s) {', '.join(map(repr, unknown))}; "
-                f"use {', '.join(SPLIT_NAMES)}"
-            )
-        if "training" not in dataset:
-            raise DataError("a dict of splits needs a 'training' entry")
+        check_split_names(dataset)
         frames = {name: load_table(src) for name, src in dataset.items() if src is not None}
         for name, frame in frames.items():
             if frame.empty:
@@ -107,31 +93,12 @@ def _describe(source: Any) -> str:
     return str(source) if isinstance(source, str | Path) else "the dataset"
 
 
-def _feature_columns(config: Mapping[str, Any], outputs: bool = True) -> list[tuple[str, str]]:
-    """``(role, column)`` for every feature of the config (inputs only unless ``outputs``)."""
-    out: list[tuple[str, str]] = []
-    for role in ("input_features", "output_features")[: 2 if outputs else 1]:
-        for feature in config.get(role) or []:
-            out.append((role, str(feature.get("column") or feature["name"])))
-    return out
-
-
 def _check_columns(
     config: Mapping[str, Any], frame: pd.DataFrame, where: str, outputs: bool = True
 ) -> None:
-    existing = [str(c) for c in frame.columns]
-    for role, column in _feature_columns(config, outputs):
-        if column in frame.columns:
-            continue
-        close = difflib.get_close_matches(column, existing, n=1, cutoff=0.6)
-        hint = f"; did you mean {close[0]!r}?" if close else ""
-        shown = ", ".join(existing[:20]) + (", ..." if len(existing) > 20 else "")
-        kind = "input" if role == "input_features" else "output"
-        raise DataError(f"{where}: {kind} column {column!r} not found{hint} (columns: {shown})")
-    split = (config.get("preprocessing") or {}).get("split") or {}
-    by = split.get("column")
-    if split.get("type") in ("fixed", "stratify") and by and by not in frame.columns:
-        raise DataError(f"{where}: split column {split['column']!r} not found")
+    error = missing_column(config, [str(c) for c in frame.columns], where, outputs)
+    if error is not None:
+        raise error
 
 
 def _check_targets(config: Mapping[str, Any], frame: pd.DataFrame, where: str) -> None:

@@ -14,11 +14,10 @@ import numpy as np
 import pandas as pd
 
 from ludwig_nb.data.errors import DataError
+from ludwig_nb.data.sources import SPLIT_NAMES
 
 __all__ = ["SPLIT_NAMES", "sample_rows", "split_dataset", "split_rows"]
 
-#: The split names Ludwig uses, in order.
-SPLIT_NAMES = ("training", "validation", "test")
 
 _DEFAULT_PROBABILITIES = (0.7, 0.1, 0.2)
 _FIXED_VALUES = {

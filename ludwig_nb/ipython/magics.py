@@ -8,7 +8,6 @@ Every magic parses its declared arguments, calls library code, and turns a user 
 
 from __future__ import annotations
 
-import functools
 import html
 import shlex
 from pathlib import Path
@@ -78,8 +77,10 @@ class LudwigMagics(Magics):
     def ludwig_config(self, line: str, cell: str) -> None:
         """Validate the Ludwig config in this cell and train it in the background.
 
-        The cell returns at once; a live dashboard shows progress, ETA, curves and GPU
-        gauges while the kernel stays free. The run handle is bound to ``--name``. In
+        The live dashboard comes at once (progress, ETA, curves and GPU gauges); the run's
+        thread then reads the dataset, and the cell returns once it is read and checked (a
+        data mistake is this cell's error), while preprocessing and training go on with the
+        kernel free. The run handle is bound to ``--name``. In
         Colab the cell blocks while the run trains (Colab draws widget updates only while
         a cell runs); Interrupt stops the run gracefully, ``--background`` returns at once.
         Config mistakes are reported at this cell's line numbers (the magic line is 1).
@@ -93,32 +94,69 @@ class LudwigMagics(Magics):
         args = parse_argstring(self.ludwig_config, line)
         if args.wait and args.background:
             raise UsageError("--wait and --background exclude each other: pick one")
-        with warmup.holding():  # torch's warm-up waits until the dashboard is shown
-            run = self._start_run(args, cell)
-            if run is None:  # --estimate: shown already
+        with warmup.holding():  # the warm-up (pandas, torch) waits: dashboard, data first
+            pending = self._prepare_run(args, cell)
+            if pending is None:  # --estimate: shown already
                 return
-            from ludwig_nb.runs.monitoring import sampler_of
-            from ludwig_nb.ui import show_run
             from ludwig_nb.ui.show import detect_mode
 
             block = True if args.wait else False if args.background else None  # None: Colab
-            show = functools.partial(show_run, run, fps=self.frame_rate, block=block,
-                                     sampler=sampler_of(run), charts=self.charts)  # fmt: skip
-            if not (block or (block is None and detect_mode() == "colab")):
-                show()
+            if block or (block is None and detect_mode() == "colab"):
+                pending.start()
+                self._data_checked(pending, None)  # a blocking view shows the run to its end
+                self._bind(args, pending.run)
+            else:  # the dashboard first, then the dataset is read on the run's thread
+                try:
+                    view = self._show(pending.run, block=False)
+                except BaseException:
+                    pending.discard()  # never started: nothing of it stays
+                    raise
+                pending.start()
+                self._data_checked(pending, view)
+                self._bind(args, pending.run)
                 return
-        show()  # a view that pumps until the run ends: torch's warm-up need not wait for it
+        self._show(pending.run, block=block)  # pumps until the run ends: torch need not wait
         if args.wait:
-            run.wait()
+            pending.run.wait()
 
-    def _start_run(self, args: Any, cell: str) -> Any:
-        """Load the config and dataset and call ``train()``, behind a placeholder line.
+    def _show(self, run: Any, *, block: bool | None) -> Any:
+        """Show ``run``'s view in the cell (blocking: until the run ends); returns the view."""
+        from ludwig_nb.runs.monitoring import sampler_of
+        from ludwig_nb.ui.show import show_view
 
-        Returns the run (bound to ``--name``), or None after an ``--estimate``. Raises
-        ``UsageError`` for a config, dataset or option mistake.
+        return show_view(run, fps=self.frame_rate, block=block, sampler=sampler_of(run),
+                         charts=self.charts)  # fmt: skip
+
+    def _data_checked(self, pending: Any, view: Any) -> None:
+        """Wait for the run's thread to read and check the dataset.
+
+        A data mistake is the cell's error, as when it was checked before the thread started:
+        the dashboard is taken back and the run removed (``UsageError``). An interrupt while
+        waiting stops the run.
+        """
+        from ludwig_nb.data import DataError
+        from ludwig_nb.ui.show import discard_view
+
+        try:
+            pending.data_checked()
+        except (DataError, OSError, ValueError) as exc:  # each says where
+            if view is not None:
+                discard_view(view)
+            raise UsageError(str(exc)) from None
+        except KeyboardInterrupt:
+            pending.run.stop("interrupt")
+            raise
+
+    def _prepare_run(self, args: Any, cell: str) -> Any:
+        """Check the config and the dataset source and prepare the run, behind a placeholder line.
+
+        Returns the ``PendingRun`` (not started), or None after an
+        ``--estimate``. Raises ``UsageError`` for a config, dataset or option mistake. Nothing
+        here reads the dataset (but ``--estimate``): the run's thread does, once the dashboard
+        is up.
         """
         # a config mistake is reported at once, with nothing before it; the placeholder
-        # comes next, before pandas and the widget libraries (imported by then or not)
+        # comes next, before the widget libraries (imported by then or not)
         config = _load_cell_config(cell)
         if not args.dataset:
             raise UsageError(
@@ -128,31 +166,33 @@ class LudwigMagics(Magics):
             raise UsageError("--vary needs --estimate (it runs one pilot per value, no full run)")
         placeholder = Placeholder.for_shell(self.shell, args.name or "run")
         try:
-            placeholder.say(f"reading the dataset {args.dataset}")
+            placeholder.say(f"checking the dataset {args.dataset}")
             dataset = self._resolve_dataset(args.dataset)
             if args.estimate:
-                placeholder.clear()
-                self._estimate(config, dataset, args)
+                placeholder.say(f"reading the dataset {args.dataset} for the estimate")
+                self._estimate(config, dataset, args, placeholder)
                 return None
-            placeholder.say("checking the data and starting the run")
-            import ludwig_nb.ui.dashboard  # noqa: F401  (loaded before the worker loads torch)
-
-            run = self._train(config, dataset, args, args.engine or self.engine)
+            placeholder.say("preparing the run")
+            pending = self._prepare(config, dataset, args, args.engine or self.engine)
+            import ludwig_nb.ui.dashboard  # noqa: F401  (loaded before the run's thread starts)
         finally:
             placeholder.clear()  # the dashboard or the error takes its place
+        return pending
+
+    def _bind(self, args: Any, run: Any) -> None:
+        """Bind the run to ``--name`` (and ``_ludwig_run``) once its data is checked."""
         if args.name:
             self._user_ns[args.name] = run
         self._user_ns["_ludwig_run"] = run
-        return run
 
-    def _train(self, config: Any, dataset: Any, args: Any, engine: str) -> Any:
+    def _prepare(self, config: Any, dataset: Any, args: Any, engine: str) -> Any:
         from ludwig_nb.config import ConfigError
         from ludwig_nb.data import DataError
         from ludwig_nb.engines.base import EngineUnavailable
-        from ludwig_nb.runs import train
+        from ludwig_nb.runs.api import prepare_run
 
         try:
-            return train(
+            return prepare_run(
                 config,
                 dataset,
                 name=args.name or "run",
@@ -168,7 +208,7 @@ class LudwigMagics(Magics):
         except (DataError, EngineUnavailable, OSError, ValueError) as exc:  # each says where
             raise UsageError(str(exc)) from None
 
-    def _estimate(self, config: Any, dataset: Any, args: Any) -> None:
+    def _estimate(self, config: Any, dataset: Any, args: Any, placeholder: Placeholder) -> None:
         from IPython.display import display
 
         from ludwig_nb.config import ConfigError
@@ -185,6 +225,7 @@ class LudwigMagics(Magics):
             raise UsageError(str(err.shifted(1))) from None
         except (DataError, EngineUnavailable, ValueError) as exc:
             raise UsageError(str(exc)) from None
+        placeholder.clear()
         display(prediction)
 
     def _resolve_dataset(self, spec: str) -> Any:

@@ -6,7 +6,8 @@ the config layer, pandas, the dataset and the widget libraries load first (the w
 thread is importing them, and the cell waits for each one), and only then is the
 dashboard displayed. This line needs only ``IPython.display``, which is already loaded,
 so it is in the output area within milliseconds and says what is being waited for
-("reading the dataset demo:churn"); the dashboard takes its place. Shown only in a kernel
+("checking the dataset demo:churn"); the dashboard takes its place (the dataset is read
+afterwards, on the run's thread, with the dashboard up). Shown only in a kernel
 with a front end (a terminal IPython would print the object's repr).
 """
 

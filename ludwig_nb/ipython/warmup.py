@@ -8,10 +8,11 @@ in order; a cell that runs before they are done waits for the module being impor
 never longer than it would have. torch and the engine's first optimizer (``then``: the
 built-in engine's warm-up) come only after the dashboard's modules are loaded (loading torch
 first made a cell sent at once wait 3-4 s), so that a later cell's first step comes at once.
-A cell that is building its dashboard :func:`holds <holding>` the torch step back (at most
-``HOLD_MAX_S``): torch's import holds the interpreter most of its ~2 s, and a dashboard
-built alongside it took twice as long, while the run's first step waits for the same
-total work either way.
+A cell that is building its dashboard and checking its data :func:`holds <holding>` the
+pandas/bqplot step and the torch step back (at most ``HOLD_MAX_S``): their imports hold the
+interpreter (pandas ~1 s, torch ~2 s), and a dashboard built alongside them took twice as
+long, while the run's first step waits for the same total work either way. The dashboard
+itself needs neither (its charts are made at the first step), so it comes first.
 Nothing is started at package import.
 """
 
@@ -23,19 +24,28 @@ import logging
 import threading
 from collections.abc import Callable, Iterator
 
-__all__ = ["HOLD_MAX_S", "WARM_MODULES", "holding", "warm_imports"]
+__all__ = ["HOLD_MAX_S", "LATER_MODULES", "WARM_MODULES", "holding", "warm_imports"]
 
 log = logging.getLogger(__name__)
 
-#: in the order the first cell needs them
+#: in the order the first cell needs them: its check and its dashboard (no pandas)
 WARM_MODULES = (
     "ludwig_nb.config",
-    "ludwig_nb.data",
+    "ludwig_nb.engines.builtin.capabilities",
     "ludwig_nb.runs",
+    "ludwig_nb.runs.monitoring",
     "ipywidgets",
-    "bqplot",
-    "ludwig_nb.ui.dashboard",
+    "ludwig_nb.ui.show",
     "ludwig_nb.ui.summary",
+)
+
+#: held back like torch while a cell builds its dashboard and its run reads the data (that
+#: read imports pandas itself): what the run's thread and the charts need next
+LATER_MODULES = (
+    "ludwig_nb.data.loading",
+    "ludwig_nb.data.preprocessing",
+    "bqplot",
+    "ludwig_nb.ui.charts",
 )
 
 #: seconds the torch step waits at most for cells that hold it (a cell that never
@@ -72,34 +82,49 @@ def _wait_for_cells(max_wait_s: float) -> None:
         _released.wait_for(lambda: _holds[0] == 0, timeout=max_wait_s)
 
 
-def _import_all(
-    modules: tuple[str, ...],
-    then: Callable[[], None] | None = None,
-    max_hold_s: float = HOLD_MAX_S,
-) -> None:
+def _import(modules: tuple[str, ...]) -> None:
     for name in modules:
         try:
             importlib.import_module(name)
         except Exception:  # a module that cannot load fails later, where its error is shown
             log.debug("ludwig_nb: warm import of %s failed", name, exc_info=True)
+
+
+def _import_all(
+    modules: tuple[str, ...],
+    then: Callable[[], None] | None = None,
+    max_hold_s: float = HOLD_MAX_S,
+    later: tuple[str, ...] = (),
+) -> None:
+    _import(modules)
+    if later:
+        # a Run All cell builds its dashboard now: pandas imported beside it held the
+        # interpreter and made the dashboard late; its run's thread imports it when needed
+        _wait_for_cells(max_hold_s)
+        _import(later)
     if then is not None:
         _wait_for_cells(max_hold_s)
         then()
 
 
 def warm_imports(
-    modules: tuple[str, ...] = WARM_MODULES, then: Callable[[], None] | None = None
+    modules: tuple[str, ...] = WARM_MODULES,
+    then: Callable[[], None] | None = None,
+    later: tuple[str, ...] = LATER_MODULES,
 ) -> threading.Thread | None:
     """Start the warm-up thread once per process; returns it (None if it already ran).
 
-    ``then`` runs in the same thread after the imports (the engine's own warm-up: torch comes after
-    the dashboard's modules, so a cell sent at once does not wait for it).
+    ``modules`` first; ``later`` and then ``then`` (the engine's own warm-up: torch) wait for
+    the cells that :func:`hold <holding>` them, so a cell sent at once does not wait for them.
     """
     if _started.is_set():
         return None
     _started.set()
     thread = threading.Thread(
-        target=_import_all, args=(modules, then), name="ludwig_nb-warmup", daemon=True
+        target=_import_all,
+        args=(modules, then, HOLD_MAX_S, later),
+        name="ludwig_nb-warmup",
+        daemon=True,
     )
     thread.start()
     return thread

@@ -1,8 +1,19 @@
 """``train()`` and ``load_model()``: the public entry points of the run layer.
 
-Everything that can be checked before a thread starts is checked here, on the caller's
-thread: the config (``ConfigError``), the dataset and its columns (``DataError``), the
-checkpoint to resume from. Only then does the worker thread start.
+``train()`` is two steps, which the ``%%ludwig_config`` magic takes apart to show its
+dashboard in between (:func:`prepare_run`, then :meth:`PendingRun.start`):
+
+1. the check, on the caller's thread, cheap (milliseconds once the config layer is loaded;
+   no pandas, no torch): the config (``ConfigError``, located), the engine, the dataset as
+   far as it can be checked without reading it (``data/sources.py``: a known demo, an
+   existing file of a known type, the feature columns of a DataFrame or a CSV/TSV header;
+   ``DataError``), the checkpoint to resume from; then the run directory and the registry
+   entry. Returns a run that has not started.
+2. the start: the run's thread reads the dataset and checks its values (the engine's
+   ``prepare_data``, emitting ``DataProgress``), then preprocesses and trains.
+   :meth:`PendingRun.data_checked` waits for the read and, when it failed, removes the run
+   (directory, registry entry) and raises its ``DataError`` on the caller's thread: a data
+   mistake still fails the call (or the cell), located, with nothing left behind.
 """
 
 from __future__ import annotations
@@ -29,7 +40,14 @@ if TYPE_CHECKING:
     from ludwig_nb.config import Config
     from ludwig_nb.engines.base import Engine, TrainedModel
 
-__all__ = ["default_registry_dir", "load_model", "make_run_id", "train"]
+__all__ = [
+    "PendingRun",
+    "default_registry_dir",
+    "load_model",
+    "make_run_id",
+    "prepare_run",
+    "train",
+]
 
 
 def default_registry_dir() -> Path:
@@ -83,29 +101,113 @@ def train(
     clock: Callable[[], float] = time.time,
     registry_dir: Path | None = None,
 ) -> Run:
-    """Validate, then train in a daemon thread; returns the :class:`Run` at once.
+    """Validate, then train in a daemon thread; returns the :class:`Run` once its data is read.
 
     ``config``: YAML text, a dict or a ``Config``. ``dataset``: a DataFrame, a path (CSV,
-    TSV, Parquet, JSON, JSONL) or ``{"training": ..., "validation": ..., "test": ...}``.
-    ``wait=True`` returns after the run ends. ``random_seed`` (default 42, as in Ludwig)
-    makes runs reproducible; ``threads`` sets the CPU threads torch uses (default: all
-    cores but one). ``engine``: "builtin", "ludwig" (real Ludwig, the ``[ludwig]`` extra) or
-    "auto": the built-in engine when it can run the config, else Ludwig when installed (an
+    TSV, Parquet, JSON, JSONL), ``"demo:NAME"`` or ``{"training": ..., "validation": ...,
+    "test": ...}``. ``wait=True`` returns after the run ends. ``random_seed`` (default 42, as
+    in Ludwig) makes runs reproducible; ``threads`` sets the CPU threads torch uses (default:
+    all cores but one). ``engine``: "builtin", "ludwig" (real Ludwig, the ``[ludwig]`` extra)
+    or "auto": the built-in engine when it can run the config, else Ludwig when installed (an
     engine object is also taken, after its check: a search's trials on Ray Tune).
     ``profile_steps=N`` records N training steps (after 4 warm-up steps) with
     torch.profiler: ``torch_trace.json`` (Chrome/Perfetto) and the top operators
     (``run.top_ops``) in the run directory.
     Raises ``ConfigError`` (``UnsupportedByEngine`` for a valid config the engine cannot
-    run), ``EngineUnavailable`` / ``DataError`` / ``CheckpointError`` / ``RunDirectoryError``
-    (an ``OSError`` naming the path) before any thread starts, ``ValueError`` for a negative
-    ``profile_steps``, and leaves no run directory behind when it raises.
+    run), ``EngineUnavailable`` / ``CheckpointError`` / ``RunDirectoryError`` (an ``OSError``
+    naming the path) before any thread starts, ``DataError`` once the run's thread has read
+    the dataset (the call waits for that read, not for preprocessing or torch), ``ValueError``
+    for a negative ``profile_steps``, and leaves no run directory behind when it raises.
     """
+    pending = prepare_run(
+        config, dataset, name, results_dir, resume_from, device, engine,
+        random_seed=random_seed, threads=threads, profile_steps=profile_steps, clock=clock,
+        registry_dir=registry_dir,
+    )  # fmt: skip
+    run = pending.start()
+    pending.data_checked()
+    if wait:
+        run.wait()
+    return run
+
+
+class PendingRun:
+    """A checked run whose thread has not started: :func:`prepare_run`'s result.
+
+    Args:
+        run: The run (not started).
+        created: The folder ``make_run_directory`` created (removed when the run is discarded).
+        registry: The registry folder holding its entry.
+    """
+
+    def __init__(self, run: Run, created: Path | None, registry: Path) -> None:
+        self.run = run
+        self._created = created
+        self._registry = registry
+
+    def start(self) -> Run:
+        """Start the run's thread (it reads the data first); returns the run."""
+        return self.run.start()
+
+    def data_checked(self, timeout: float | None = None) -> bool:
+        """Wait until the run's thread has read and checked the dataset.
+
+        Args:
+            timeout: Seconds to wait at most (None: as long as the read takes).
+
+        Returns:
+            True once the data is checked, False when ``timeout`` passed first.
+
+        Raises:
+            DataError: The dataset failed (missing column, bad values, unreadable file...);
+                the run is then removed as if never started (its directory, its registry
+                entry, this kernel's run list). Any other error of the read is raised too.
+        """
+        error = self.run.wait_for_data(timeout)
+        if error is None:
+            return self.run.data_ready
+        self.discard()
+        raise error
+
+    def discard(self) -> None:
+        """Remove the run: it never trains (call once its thread has ended, or before start)."""
+        if self.run.started:
+            self.run.wait()
+        self.run._abandon()
+        live.remove_run(self.run)
+        rundir.unregister_run(self._registry, self.run.id)  # a missing entry is ignored
+        undo(self._created)
+
+
+def prepare_run(
+    config: Any,
+    dataset: Any,
+    name: str | None = None,
+    results_dir: str | os.PathLike[str] = "results",
+    resume_from: str | os.PathLike[str] | None = None,
+    device: str | None = None,
+    engine: str | Engine = AUTO,
+    *,
+    random_seed: int | None = None,
+    threads: int | None = None,
+    profile_steps: int = 0,
+    clock: Callable[[], float] = time.time,
+    registry_dir: Path | None = None,
+) -> PendingRun:
+    """The check step of :func:`train`: everything but reading the data; nothing starts.
+
+    Takes :func:`train`'s arguments (but ``wait``). Cheap: no pandas and no torch are needed.
+    Raises what :func:`train` raises before its thread starts, and ``DataError`` for what
+    ``data.sources.check_source`` finds without reading the rows.
+    """
+    from ludwig_nb.data.sources import check_source
+
     if not isinstance(profile_steps, int) or profile_steps < 0:
         raise ValueError(f"profile_steps must be a whole number >= 0, got {profile_steps!r}")
     cfg = _load(config)
     engine_impl = select_engine(engine, cfg) if isinstance(engine, str) else _checked(engine, cfg)
     rendered = cfg.to_dict()
-    data = engine_impl.prepare_data(rendered, dataset)
+    check_source(rendered, dataset)
     resume_dir = _check_resume(resume_from, engine_impl, rendered)
 
     now = clock()
@@ -119,7 +221,7 @@ def train(
         )
         job = TrainJob(
             config=rendered,
-            dataset=data,
+            dataset=dataset,  # read on the run's thread (read_data below)
             run_dir=directory,
             run_id=run_id,
             name=name,
@@ -131,8 +233,10 @@ def train(
             profile_steps=profile_steps,
         )
         run = Run(
-            run_id=run_id, name=name, directory=directory, engine=engine_impl, job=job, clock=clock
-        )
+            run_id=run_id, name=name, directory=directory, engine=engine_impl, job=job,
+            clock=clock, read_data=lambda: engine_impl.prepare_data(rendered, dataset),
+            data_label=_data_label(dataset),
+        )  # fmt: skip
     except OSError as err:
         undo(created)
         raise explain(err, directory, "results") from err
@@ -149,10 +253,13 @@ def train(
     live.add_run(run)
     _attach_monitoring(run, cfg, job if getattr(engine_impl, "gpus_on_workers", False) else None)
     _write_ludwig_files_at_end(run, rendered, dataset, random_seed)
-    run.start()
-    if wait:
-        run.wait()
-    return run
+    return PendingRun(run, created, registry)
+
+
+def _data_label(dataset: Any) -> str:
+    from ludwig_nb.data.sources import source_label
+
+    return source_label(dataset)
 
 
 def _checked(engine: Engine, cfg: Config) -> Engine:

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from ludwig_nb.runs.run import Run
 
-__all__ = ["active_runs", "add_run", "all_runs", "find_run"]
+__all__ = ["active_runs", "add_run", "all_runs", "find_run", "remove_run"]
 
 _lock = threading.Lock()
 _runs: list[Run] = []
@@ -18,6 +18,13 @@ def add_run(run: Run) -> None:
     """Record ``run`` as one of this process's runs."""
     with _lock:
         _runs.append(run)
+
+
+def remove_run(run: Run) -> None:
+    """Forget ``run`` (one whose data failed its check: to the user it never existed)."""
+    with _lock:
+        if run in _runs:
+            _runs.remove(run)
 
 
 def all_runs() -> list[Run]:

@@ -43,6 +43,15 @@ __all__ = ["Run"]
 log = logging.getLogger(__name__)
 
 
+def _table_shape(data: Any) -> tuple[int | None, int | None]:
+    """Rows (all splits together) and columns (the training table's) of a read dataset."""
+    frames = list(data.values()) if isinstance(data, dict) else [data]
+    frames = [f for f in frames if hasattr(f, "columns") and hasattr(f, "__len__")]
+    if not frames:
+        return None, None
+    return sum(len(f) for f in frames), len(frames[0].columns)
+
+
 def _failure_message(exc: BaseException, directory: Path) -> str:
     """What ``RunFailed.message`` says.
 
@@ -68,6 +77,9 @@ class Run:
         engine: The engine that trains it.
         job: What the engine trains.
         clock: Wall-clock seconds for the events.
+        read_data: Reads and checks the dataset on the run's thread before anything else
+            (its result becomes ``job.dataset``); None: ``job.dataset`` is read already.
+        data_label: How progress lines name the dataset ("demo:churn").
     """
 
     def __init__(
@@ -79,6 +91,8 @@ class Run:
         engine: Engine,
         job: TrainJob,
         clock: Callable[[], float] = time.time,
+        read_data: Callable[[], Any] | None = None,
+        data_label: str = "",
     ) -> None:
         self.id = run_id
         self.name = name
@@ -101,6 +115,12 @@ class Run:
         self._lock = self._ledger.lock
         self._done = threading.Event()
         self._thread: threading.Thread | None = None
+        self._read_data = read_data
+        self._data_label = data_label
+        self._data_read = threading.Event()  # set once the data is read, or its read failed
+        self._data_error: BaseException | None = None
+        if read_data is None:
+            self._data_read.set()
 
     # -- lifecycle -------------------------------------------------------------------
     def start(self) -> Run:
@@ -112,8 +132,14 @@ class Run:
         self._thread.start()
         return self
 
+    @property
+    def started(self) -> bool:
+        """Whether :meth:`start` has started the run's thread."""
+        return self._thread is not None
+
     def _work(self) -> None:
         try:
+            self._load_data()
             self._emit_baseline()
             self.model = self._engine.fit(self._job, self.emit, self.control)
             if not self.state.is_final:  # an engine that forgot to say so
@@ -141,6 +167,43 @@ class Run:
                     callback(self)
                 except Exception:
                     log.exception("ludwig_nb: a finish callback of run %s failed", self.id)
+            self._data_read.set()  # a read that failed: its waiter finds the run ended
+
+    def _load_data(self) -> None:
+        """Read and check the dataset (``read_data``), saying how far it got.
+
+        ``DataProgress`` "reading", then "read" with the rows and columns when the result is
+        a table (or a dict of them). Raises what the read raises (kept for
+        :meth:`wait_for_data`).
+        """
+        if self._read_data is None:
+            return
+        label = self._data_label
+        self.emit(ev.DataProgress(time=self._clock(), stage="reading", source=label))
+        try:
+            data = self._read_data()
+        except BaseException as exc:
+            self._data_error = exc
+            raise
+        self._job.dataset = data
+        rows, columns = _table_shape(data)
+        self.emit(ev.DataProgress(time=self._clock(), stage="read", source=label, rows=rows,
+                                  columns=columns))  # fmt: skip
+        self._data_read.set()
+
+    def wait_for_data(self, timeout: float | None = None) -> BaseException | None:
+        """Block until the run's thread has read its dataset (or ``timeout`` seconds).
+
+        Returns the read's exception when it failed (the run has then ended, failed), else
+        None (see :attr:`data_ready`).
+        """
+        self._data_read.wait(timeout)
+        return self._data_error
+
+    @property
+    def data_ready(self) -> bool:
+        """Whether the dataset is read and checked (or the run was given it read)."""
+        return self._data_read.is_set() and self._data_error is None
 
     def add_result_writer(self, writer: Callable[[Run], None]) -> None:
         """Call ``writer(run)`` when the run ends, before :meth:`wait` returns.

@@ -40,7 +40,7 @@ _NUMBER_FIELDS = (
     "paused_seconds",
 )
 _TEXT_FIELDS = ("engine", "device", "pause_reason", "reason", "error", "write_error",
-                "pause_text", "end_reason")  # fmt: skip
+                "pause_text", "end_reason", "phase_detail")  # fmt: skip
 _ALARM_FIELDS = {"rule": str, "device": int, "value": float, "threshold": float}
 _ETA_NUMBERS = ("remaining_s", "low_s", "high_s", "finish_time")
 _EARLY_STOP_NUMBERS = ("patience", "upper_bound", "likely_step", "earliest_step",

@@ -17,14 +17,13 @@ import html
 import threading
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import ipywidgets as widgets
 
 from ludwig_nb.core import events as ev
 from ludwig_nb.core.state import RunState
 from ludwig_nb.runs.handle import RunHandle
-from ludwig_nb.ui.charts import CurveChart, Writes
 from ludwig_nb.ui.curves import CurveData
 from ludwig_nb.ui.eta_text import EtaText
 from ludwig_nb.ui.formatting import (
@@ -42,10 +41,52 @@ from ludwig_nb.ui.summary import summary_html
 from ludwig_nb.ui.throughput import ThroughputMeter
 from ludwig_nb.ui.workers_row import WorkersRow
 
-__all__ = ["Dashboard"]
+if TYPE_CHECKING:
+    from ludwig_nb.ui.charts import Writes
+
+__all__ = ["Dashboard", "bqplot_chart", "bqplot_ready"]
 
 _ACTIVE = ("queued", "preprocessing", "training", "evaluating", "paused")
 _BAR_STYLES = {"completed": "success", "failed": "danger", "paused": "warning"}
+_NO_CURVES_YET = (
+    "<span style='color:#888; font-size: 12px'>the loss and metric curves appear with the "
+    "first steps</span>"
+)
+
+
+_charts_loaded = threading.Event()
+_loader_lock = threading.Lock()
+_loader: list[threading.Thread] = []
+
+
+def _load_charts() -> None:
+    try:
+        import ludwig_nb.ui.charts  # noqa: F401  (bqplot, pandas)
+    finally:
+        _charts_loaded.set()  # a failed import fails again, with its error, where it is used
+
+
+def bqplot_ready() -> bool:
+    """Whether bqplot's charts are imported; if not, import them on a thread of their own.
+
+    The pump never waits for the import (about a second on a first run, pandas included):
+    until it is done, frames are drawn without the charts.
+    """
+    if _charts_loaded.is_set():
+        return True
+    with _loader_lock:
+        if not _loader:
+            _loader.append(threading.Thread(target=_load_charts, name="ludwig_nb-charts",
+                                            daemon=True))  # fmt: skip
+            _loader[0].start()
+    return _charts_loaded.is_set()
+
+
+def bqplot_chart(title: str, y_label: str) -> Any:
+    """A bqplot ``CurveChart``, imported when the first chart is made (bqplot loads pandas)."""
+    from ludwig_nb.ui.charts import CurveChart
+
+    return CurveChart(title, y_label)
 
 
 def _merge(into: Writes, more: Writes) -> None:
@@ -73,7 +114,7 @@ class Dashboard:
         sampler: Any = None,
         clock: Callable[[], float] = time.time,
         max_points: int = 1000,
-        chart: Callable[[str, str], Any] = CurveChart,
+        chart: Callable[[str, str], Any] = bqplot_chart,
     ) -> None:
         self.run = run
         self._chart = chart
@@ -90,6 +131,8 @@ class Dashboard:
         self.eta = EtaText(run)
         self.throughput = ThroughputMeter()
         self.frames = 0
+        self._charts: tuple[Any, Any] | None = None
+        self.display_handle: Any = None  # the cell's display of it (ui/show.py sets it)
         self._build_widgets()
 
     # -- widgets ---------------------------------------------------------------------
@@ -122,8 +165,7 @@ class Dashboard:
         self.gauges = self.mini_gauges.widget
         self.workers_row = WorkersRow()  # a distributed run's ranks (empty otherwise)
         self.error = widgets.HTML("")
-        self.loss_chart = self._chart("loss", "loss")
-        self.metric_chart = self._chart("validation metric", "metric")
+        self.charts_row = widgets.HBox([widgets.HTML(_NO_CURVES_YET)])
         self.widget = widgets.VBox(
             [
                 self.header,
@@ -141,7 +183,7 @@ class Dashboard:
                 self.alarms,
                 self.gauges,
                 self.workers_row.widget,
-                widgets.HBox([self.loss_chart.widget, self.metric_chart.widget]),
+                self.charts_row,
                 self.error,
             ],
             layout=widgets.Layout(border="1px solid #ddd", padding="4px"),
@@ -168,6 +210,22 @@ class Dashboard:
         ):
             widget.add_class(name)
 
+    @property
+    def loss_chart(self) -> Any:
+        """The loss chart (made on first use)."""
+        return self._ensure_charts()[0]
+
+    @property
+    def metric_chart(self) -> Any:
+        """The validation metric chart (made on first use)."""
+        return self._ensure_charts()[1]
+
+    def _ensure_charts(self) -> tuple[Any, Any]:
+        if self._charts is None:
+            self._charts = (self._chart("loss", "loss"), self._chart("validation metric", "metric"))
+            self.charts_row.children = (self._charts[0].widget, self._charts[1].widget)
+        return self._charts
+
     def _on_log_toggle(self, change: dict[str, Any]) -> None:
         # runs on the kernel's main thread: only record the wish; the next frame applies it
         self._log_requested = bool(change["new"])
@@ -189,6 +247,20 @@ class Dashboard:
     def on_final(self, callback: Callable[[Dashboard], None]) -> None:
         """Call ``callback(dashboard)`` (on the refreshing thread) after the last frame."""
         self._final_callbacks.append(callback)
+
+    def discard(self, timeout: float = 2.0) -> None:
+        """Freeze without a last frame or its callbacks: the run was taken back (bad data).
+
+        A last frame already being drawn finishes first (at most ``timeout`` seconds), so
+        that whatever it publishes comes before the caller empties the display.
+        """
+        with self._lock:
+            if not self._final_drawn:
+                self._final_drawn = True
+                self._final_callbacks.clear()
+                self._subscription.close()
+                self._closed.set()
+        self._closed.wait(timeout)
 
     def wait_closed(self, timeout: float | None = None) -> bool:
         """Block until the last frame and its ``on_final`` callbacks are done; True if they are."""
@@ -254,6 +326,14 @@ class Dashboard:
             traceback = self._traceback or self.run.traceback_text
             writes[self.error] = {"value": error_html(state.error or state.reason, traceback)}
             writes[self.widget.layout] = {"border": f"2px solid {color}"}
+        if self._charts is None and (
+            final
+            or not (state.step or state.evaluations)
+            or (self._chart is bqplot_chart and not bqplot_ready())
+        ):
+            # nothing to draw yet, or bqplot still loading: the charts wait; at the end the
+            # summary (SVG, from the curves) replaces the widget, so they are not made for it
+            return writes
         x_mode = self._x_requested
         _merge(writes, self.loss_chart.scale_writes(self._log_requested))
         _merge(writes, self.loss_chart.writes(self.curves.loss_curves(x_mode), x_mode=x_mode))

@@ -44,7 +44,15 @@ from ludwig_nb.ui.pump import Pump
 with contextlib.suppress(ImportError):
     import ludwig_nb.ui.dashboard  # noqa: F401
 
-__all__ = ["detect_mode", "pump_view", "shared_pump", "show_run", "show_view", "shutdown"]
+__all__ = [
+    "detect_mode",
+    "discard_view",
+    "pump_view",
+    "shared_pump",
+    "show_run",
+    "show_view",
+    "shutdown",
+]
 
 MODES = ("auto", "widgets", "colab", "text")
 
@@ -258,9 +266,9 @@ def _chart(kind: str) -> object:
         from ludwig_nb.ui.svg_charts import SvgCurveChart
 
         return SvgCurveChart
-    from ludwig_nb.ui.charts import CurveChart
+    from ludwig_nb.ui.dashboard import bqplot_chart
 
-    return CurveChart
+    return bqplot_chart  # imports bqplot when the first chart is made, not now
 
 
 def _dashboard(run: Any, sampler: object, chart: Any) -> object:
@@ -271,8 +279,29 @@ def _dashboard(run: Any, sampler: object, chart: Any) -> object:
         dashboard.widget, f"ludwig_nb dashboard: {run.name}", _fallback_html(run)
     )
     handle = _display(bundle, metadata=run_metadata(run))
+    dashboard.display_handle = handle
     dashboard.on_final(_final_summary(handle))
     return dashboard
+
+
+def discard_view(view: Any) -> None:
+    """Take a shown view back out of its cell: no more frames, no summary, an empty display.
+
+    For a run removed before it trained (its dataset failed the check on the run's thread):
+    the cell then shows only the error, as when the check ran before the dashboard.
+    """
+    pump = _ui.pump
+    if pump is not None:
+        pump.remove(view)
+    discard = getattr(view, "discard", None)
+    if discard is not None:
+        discard()
+    handle = getattr(view, "display_handle", None)
+    if handle is None:
+        return
+    with _lock:
+        _ui.pending_finals = [(h, b) for h, b in _ui.pending_finals if h is not handle]
+    handle.update({"text/plain": "", "text/html": ""}, raw=True)
 
 
 def _blocking_pump(fps: float) -> Pump:

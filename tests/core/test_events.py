@@ -67,6 +67,16 @@ SAMPLES = [
         metrics={"test": {"churn": {"accuracy": 0.86}}},
         predictors={"churn": "always 'no'"},
     ),
+    ev.DataProgress(
+        time=0.2,
+        stage="preprocessing",
+        source="demo:churn",
+        rows=3500,
+        columns=21,
+        feature="total_day_minutes",
+        index=2,
+        total=4,
+    ),
     ev.WorkersReported(
         time=9.0,
         workers=(

@@ -120,3 +120,43 @@ def test_an_engine_refusal_is_located_and_starts_nothing(df, tmp_path, monkeypat
         train(image, df, results_dir=tmp_path / "r2", registry_dir=tmp_path / "registry")
     assert (info.value.line, info.value.path) == (3, "input_features[1].type")
     assert not (tmp_path / "r2").exists()
+
+
+def test_prepare_run_checks_without_reading_and_the_runs_thread_reads(df, tmp_path, monkeypatch):
+    import threading
+
+    from ludwig_nb.engines.builtin.engine import BuiltinEngine
+    from ludwig_nb.runs.api import prepare_run
+
+    path = tmp_path / "data.csv"
+    df.to_csv(path, index=False)
+    readers: list[str] = []
+    read = BuiltinEngine.prepare_data
+
+    def recording(self, config, dataset):
+        readers.append(threading.current_thread().name)
+        return read(self, config, dataset)
+
+    monkeypatch.setattr(BuiltinEngine, "prepare_data", recording)
+    pending = prepare_run(CONFIG, str(path), name="split", results_dir=tmp_path / "results",
+                          registry_dir=tmp_path / "registry", threads=1)  # fmt: skip
+    assert readers == [] and not pending.run.started and pending.run.directory.is_dir()
+    assert list(rundir.iter_registry(tmp_path / "registry"))  # listed before it reads
+    pending.start()
+    assert pending.data_checked(timeout=120)
+    assert len(readers) == 1 and readers[0].startswith("ludwig_nb-run-split")
+    run = pending.run.wait(120)
+    read_event = next(e for e in run.events if e.type == "data_progress" and e.stage == "read")
+    assert (read_event.source, read_event.rows, read_event.columns) == ("data.csv", 200, 3)
+
+
+def test_a_pending_run_discarded_before_it_starts_leaves_nothing(df, tmp_path):
+    from ludwig_nb.runs import live
+    from ludwig_nb.runs.api import prepare_run
+
+    pending = prepare_run(CONFIG, df, results_dir=tmp_path / "results",
+                          registry_dir=tmp_path / "registry")  # fmt: skip
+    pending.discard()
+    assert not (tmp_path / "results").exists()
+    assert not list(rundir.iter_registry(tmp_path / "registry"))
+    assert pending.run not in live.all_runs()

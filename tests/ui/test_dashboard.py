@@ -335,3 +335,42 @@ def test_an_early_stop_bound_reads_at_most_never_at_most_about(clock: FakeClock)
     text = dash.eta.text
     assert "≤ ≈" not in text
     assert text.startswith(("≤ ", "warming up", "estimating")), text
+
+
+def test_before_the_first_step_it_shows_the_data_progress_and_makes_no_chart(
+    run: FakeRun, clock: FakeClock
+) -> None:
+    made: list[str] = []
+
+    def chart(title: str, y_label: str) -> object:
+        from ludwig_nb.ui.svg_charts import SvgCurveChart
+
+        made.append(title)
+        return SvgCurveChart(title, y_label)
+
+    dash = Dashboard(run, clock=clock, chart=chart)
+    run.emit(
+        ev.PhaseChanged(time=T0, phase="queued"),
+        ev.DataProgress(time=T0, stage="read", source="demo:churn", rows=5000, columns=21),
+        ev.DataProgress(time=T0, stage="preprocessing", feature="x", index=2, total=4, rows=3500),
+    )
+    dash.refresh(now=1.0)
+    assert made == []  # bqplot (and the pandas it loads) wait for a first point
+    assert "feature 2 of 4 (x) · 3,500 rows" in dash.progress_label.value
+    assert "step 0 / ?" not in dash.progress_label.value
+    run.emit(started(run), *steps(0, 3, T0))
+    dash.refresh(now=2.0)
+    assert made == ["loss", "validation metric"]
+    assert dash.charts_row.children == (dash.loss_chart.widget, dash.metric_chart.widget)
+
+
+def test_a_discarded_dashboard_draws_no_last_frame_and_calls_nothing(
+    run: FakeRun, clock: FakeClock
+) -> None:
+    dash = Dashboard(run, clock=clock)
+    finals: list[object] = []
+    dash.on_final(finals.append)
+    dash.discard()
+    run.emit(ev.RunFailed(time=T0, step=0, error_type="DataError", message="bad"))
+    dash.refresh(now=1.0)
+    assert dash.closed and finals == [] and dash.frames == 0

@@ -10,13 +10,14 @@ transforms it was trained with.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from ludwig_nb.data.errors import DataError
+from ludwig_nb.data.feature_types import INPUT_TYPES, OUTPUT_TYPES
 from ludwig_nb.data.preprocessing import numeric, structured, vocab
 from ludwig_nb.data.preprocessing.missing import is_missing
 
@@ -25,6 +26,7 @@ __all__ = [
     "METADATA_VERSION",
     "OUTPUT_TYPES",
     "Arrays",
+    "FeatureProgress",
     "check_values",
     "drop_missing_rows",
     "fit_preprocessing",
@@ -32,10 +34,6 @@ __all__ = [
 ]
 
 METADATA_VERSION = 1
-# The feature types this preprocessing handles; the built-in engine's capabilities
-# (engines/builtin/capabilities.py) take them from here and refuse the rest by name.
-INPUT_TYPES = ("binary", "number", "category", "text", "set", "bag", "vector", "date", "sequence")
-OUTPUT_TYPES = ("binary", "category", "number", "set", "vector")
 _DEFAULT_TOKENIZER = {"text": "space_punct", "sequence": "space", "set": "space", "bag": "space"}
 
 #: Transformed columns: feature name -> one or more arrays with rows first.
@@ -70,10 +68,24 @@ def _fit_one(kind: str, series: pd.Series, prep: Mapping[str, Any], role: str) -
     raise DataError(f"feature type {kind!r} is not supported by the built-in engine")
 
 
-def fit_preprocessing(config: Mapping[str, Any], training: pd.DataFrame) -> dict[str, Any]:
-    """Fit every feature of ``config`` on the training split; raises :class:`DataError`."""
+#: told before each feature is fitted: ``(index 1-based, total, feature name, rows)``
+FeatureProgress = Callable[[int, int, str, int], None]
+
+
+def fit_preprocessing(
+    config: Mapping[str, Any],
+    training: pd.DataFrame,
+    on_feature: FeatureProgress | None = None,
+) -> dict[str, Any]:
+    """Fit every feature of ``config`` on the training split; raises :class:`DataError`.
+
+    ``on_feature(index, total, name, rows)`` is called before each feature is fitted.
+    """
     features: dict[str, Any] = {}
-    for role, feature in _features(config):
+    listed = _features(config)
+    for index, (role, feature) in enumerate(listed, start=1):
+        if on_feature is not None:
+            on_feature(index, len(listed), str(feature["name"]), len(training))
         kind = feature["type"]
         allowed = INPUT_TYPES if role == "input" else OUTPUT_TYPES
         if kind not in allowed:

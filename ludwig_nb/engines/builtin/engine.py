@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import os
+import sys
+import time
 from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ludwig_nb.core.control import Control
-from ludwig_nb.core.events import ScheduleInfo
+from ludwig_nb.core.events import DataProgress, ScheduleInfo
 from ludwig_nb.engines.base import Emit, TrainJob
 
 if TYPE_CHECKING:
@@ -69,6 +71,9 @@ class BuiltinEngine:
         """
         # torch loads here, on the worker thread: train() and the dashboard do not wait
         # for it (it took ~4 s of a first run's 4.8-5.7 s to the dashboard)
+        loaded = sys.modules.get("ludwig_nb.engines.builtin.trainer")
+        if loaded is None or not hasattr(loaded, "Training"):  # not imported (or importing)
+            emit(DataProgress(time=(job.clock or time.time)(), stage="loading", source="torch"))
         from ludwig_nb.engines.builtin.trainer import Training
 
         _set_threads(job.threads)

@@ -11,12 +11,14 @@ import json
 import logging
 import shutil
 import threading
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import torch
 
+from ludwig_nb.core import events as ev
 from ludwig_nb.engines.base import TrainJob, job_seed
 from ludwig_nb.engines.builtin.batch_probe import (
     candidate_sizes,
@@ -161,17 +163,30 @@ def build_setup(
     trainer: dict[str, Any],
     phase: Callable[[str, str], None] | None = None,
     world_size: int = 1,
+    progress: Callable[[ev.DataProgress], None] | None = None,
 ) -> Setup:
     """Load and preprocess the data, build model, optimizer, schedule.
 
     Restore nothing yet (the caller restores ``Setup.resume``). ``phase(phase, detail)`` is told
-    when a batch size probe runs. ``world_size``: ranks of a data-parallel run; the plan covers one
-    rank's shard. Raises ``DataError`` / ``ValueError``.
+    when a batch size probe runs; ``progress`` gets a ``DataProgress`` per feature fitted and
+    one when the model is built. ``world_size``: ranks of a data-parallel run; the plan covers
+    one rank's shard. Raises ``DataError`` / ``ValueError``.
     """
     seed = job_seed(job)
     resume = _resume_state(job)
     saved_meta = json.loads(resume["metadata"]) if resume else None
-    metadata, splits = prepare_splits(job.config, job.dataset, seed, saved_meta)
+    clock = job.clock or time.time
+    on_feature = None
+    if progress is not None:
+        tell = progress
+
+        def on_feature(index: int, total: int, name: str, rows: int) -> None:
+            tell(ev.DataProgress(time=clock(), stage="preprocessing", feature=name,
+                                 index=index, total=total, rows=rows))  # fmt: skip
+
+    metadata, splits = prepare_splits(job.config, job.dataset, seed, saved_meta, on_feature)
+    if progress is not None:
+        progress(ev.DataProgress(time=clock(), stage="building"))
     device = resolve_device(job.device)
     apply_memory_limit(job.config, device)  # before the first allocation on the device
     for data in splits.values():

@@ -20,6 +20,7 @@ from ludwig_nb.data import (
     split_rows,
     transform_frame,
 )
+from ludwig_nb.data.preprocessing.pipeline import FeatureProgress
 from ludwig_nb.engines.builtin.device import TensorData
 from ludwig_nb.engines.builtin.model import input_stacks
 
@@ -64,15 +65,25 @@ def _split_rows(config: Mapping[str, Any], frame: pd.DataFrame, seed: int) -> di
     return rows
 
 
-def _fit_by_column(config: Mapping[str, Any], frame: pd.DataFrame, rows: Any) -> dict[str, Any]:
+def _fit_by_column(
+    config: Mapping[str, Any],
+    frame: pd.DataFrame,
+    rows: Any,
+    on_feature: FeatureProgress | None = None,
+) -> dict[str, Any]:
     """Fit preprocessing on some rows of ``frame``, one feature at a time.
 
     ``fit_preprocessing`` on the rows ``rows`` of ``frame``, one feature at a time (the training
     split is never copied whole). Same metadata, same feature order.
     """
     metadata: dict[str, Any] = {"features": {}}
+    total = len(config.get("input_features") or []) + len(config.get("output_features") or [])
+    index = 0
     for role in ("input_features", "output_features"):
         for feature in config.get(role) or []:
+            index += 1
+            if on_feature is not None:
+                on_feature(index, total, str(feature["name"]), len(rows))
             column = str(feature.get("column") or feature["name"])
             part = frame[[column]].iloc[rows] if column in frame.columns else frame.iloc[:0, :0]
             fitted = fit_preprocessing({role: [feature]}, part)
@@ -113,11 +124,13 @@ def prepare_splits(
     dataset: Any,
     seed: int,
     metadata: Mapping[str, Any] | None = None,
+    on_feature: FeatureProgress | None = None,
 ) -> tuple[dict[str, Any], dict[str, TensorData]]:
     """Split, fit preprocessing and transform every split.
 
-    Preprocessing is fitted on the training split unless ``metadata`` is given (as on resume).
-    Raises ``DataError``.
+    Preprocessing is fitted on the training split unless ``metadata`` is given (as on resume);
+    ``on_feature(index, total, name, rows)`` is told before each feature is fitted. Raises
+    ``DataError``.
     """
     stacks = input_stacks(config)
     loaded = load_dataset(dataset)
@@ -125,13 +138,13 @@ def prepare_splits(
     if isinstance(loaded, pd.DataFrame) and _by_rows(config):
         rows = _split_rows(config, loaded, seed)
         if metadata is None:
-            metadata = _fit_by_column(config, loaded, rows["training"])
+            metadata = _fit_by_column(config, loaded, rows["training"], on_feature)
         for name, positions in rows.items():
             tensors[name] = _transform_rows(metadata, loaded, positions, stacks)
     else:
         frames = _frames(config, loaded, seed)
         if metadata is None:
-            metadata = fit_preprocessing(config, frames["training"])
+            metadata = fit_preprocessing(config, frames["training"], on_feature)
         for name in list(frames):  # one split's frame at a time, released once transformed
             tensors[name] = TensorData(transform_frame(metadata, frames.pop(name)), stacks)
     log.info("rows per split: %s", {k: v.rows for k, v in tensors.items()})

@@ -192,14 +192,16 @@ class Training:
         """
         world_size = self.distributed.world_size
         if world_size > 1:
-            return build_setup(self.job, self.trainer, self._phase, world_size=world_size)
+            return build_setup(self.job, self.trainer, self._phase, world_size=world_size,
+                               progress=self._emit)  # fmt: skip
         out: dict[str, Any] = {}
 
         def work() -> None:
             try:
                 out["setup"] = build_setup(
-                    self.job, self.trainer, self._phase, world_size=self.distributed.world_size
-                )
+                    self.job, self.trainer, self._phase,
+                    world_size=self.distributed.world_size, progress=self._emit,
+                )  # fmt: skip
             except BaseException as err:  # re-raised on the run's thread
                 out["error"] = err
 

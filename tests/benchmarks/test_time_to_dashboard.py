@@ -1,0 +1,27 @@
+"""The time-to-dashboard benchmark's summary: medians per case against the 1 s goals."""
+
+from benchmarks.time_to_dashboard import _against_goal, summarize
+
+
+def test_each_figure_is_printed_against_its_goal():
+    assert _against_goal(0.42) == "0.42 s (goal <= 1.0 s: met)"
+    assert _against_goal(2.5) == "2.50 s (goal <= 1.0 s: NOT met, 2.5x the goal)"
+    assert _against_goal(None).startswith("none")
+
+
+def test_first_and_later_runs_are_summarized_apart(capsys):
+    def row(line, dashboard, first):
+        return {"first output": line, "dashboard": dashboard, "first step": first}
+
+    kernels = [
+        [row(0.2, 0.9, 4.0), row(0.01, 0.1, 0.5)],
+        [row(0.4, 1.1, 6.0), row(0.03, 0.3, 0.7)],
+        [row(0.3, 0.8, 5.0), row(0.02, 0.2, 0.6)],
+    ]
+    summarize("Run All", kernels)
+    out = capsys.readouterr().out
+    first, later = out.split("later runs")
+    assert "first run (median of 3)" in first
+    assert "dashboard    0.90 s (goal <= 1.0 s: met)" in first
+    assert "first step   5.00 s (goal <= 1.0 s: NOT met, 5.0x the goal)" in first
+    assert "(median of 3)" in later and "first step   0.60 s (goal <= 1.0 s: met)" in later
