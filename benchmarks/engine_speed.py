@@ -9,6 +9,8 @@ Parts (``--part``, default all), each printing its ratio against its goal:
   leaving out the steps followed by an evaluation or a checkpoint. Cases: the issue's
   (50,000 rows x 30 numbers -> binary, batch 128, 3 epochs), mixed tabular (numbers,
   categories, binaries), text (parallel_cnn) and sequence (embed). Goal 1.3x (tabular).
+* ``runlayer``: the same step timing through ``ludwig_nb.train`` (ledger, recorder,
+  status.json, monitoring) against the engine alone, interleaved: what the run layer adds.
 * ``eval``: one evaluation of the training split (engine: ``evaluate_split``, with all of
   its metrics) vs a ``no_grad`` loop (probabilities, loss, accuracy, ROC AUC). Goal 1.2x.
 * ``first``: ``train()`` to the first step in a fresh process: right after
@@ -124,11 +126,7 @@ def engine_steps(config: dict[str, Any], frame: pd.DataFrame) -> tuple[list[floa
         job = TrainJob(config, frame, Path(tmp), "bench", "bench", clock=time.perf_counter,
                        threads=1)  # fmt: skip
         model = BuiltinEngine().fit(job, events.append, RunControl())
-    steps = [e for e in events if e.type == "step_finished"]
-    breaks = {e.step for e in events if e.type in ("evaluation_finished", "checkpoint_saved")}
-    times = [b.start_time - a.start_time for a, b in itertools.pairwise(steps)
-             if a.step not in breaks]  # fmt: skip
-    return times, model
+    return _step_times(events), model
 
 
 def _hand_inputs(config: dict[str, Any], frame: pd.DataFrame) -> tuple[Any, dict[str, int]]:
@@ -180,6 +178,44 @@ def _profile(config: dict[str, Any], frame: pd.DataFrame) -> None:
     engine_steps(config, frame)
     profiler.disable()
     pstats.Stats(profiler).sort_stats("tottime").print_stats(22)
+
+
+def _step_times(events: list[Any]) -> list[float]:
+    """Step-start to step-start seconds, leaving out the steps an evaluation or checkpoint
+    follows."""
+    steps = [e for e in events if e.type == "step_finished"]
+    breaks = {e.step for e in events if e.type in ("evaluation_finished", "checkpoint_saved")}
+    return [b.start_time - a.start_time for a, b in itertools.pairwise(steps)
+            if a.step not in breaks]  # fmt: skip
+
+
+def run_layer_steps(config: dict[str, Any], frame: pd.DataFrame) -> list[float]:
+    """Per-step wall times (seconds) of one ``ludwig_nb.train`` run: the engine inside the run
+    layer (ledger, recorder, status.json, monitoring), as a user runs it."""
+    import ludwig_nb
+
+    with tempfile.TemporaryDirectory() as tmp:
+        run = ludwig_nb.train(config, frame, results_dir=tmp, wait=True, threads=1,
+                              registry_dir=Path(tmp) / "registry")  # fmt: skip
+        if run.error is not None:
+            raise RuntimeError(f"benchmark run failed: {run.error}")
+        return _step_times(list(run.events))
+
+
+def part_run_layer(repeats: int, quick: bool) -> None:
+    print("== run layer: train() (ledger, recorder, status.json, monitoring) vs the engine "
+          "alone (median s/step)")  # fmt: skip
+    for name, (raw, frame, _) in list(cases(quick).items())[:2]:
+        config = _rendered(raw)
+        alone, layered = [], []
+        for _ in range(repeats):
+            alone.append(statistics.median(engine_steps(config, frame)[0]))
+            layered.append(statistics.median(run_layer_steps(config, frame)))
+        ratio = statistics.median(layered) / statistics.median(alone)
+        best = min(layered) / min(alone)
+        print(f"  {name:34s} train() {1e3 * statistics.median(layered):7.3f} ms  engine alone "
+              f"{1e3 * statistics.median(alone):7.3f} ms  ratio {ratio:5.2f} "
+              f"(best runs {best:4.2f})")  # fmt: skip
 
 
 # -- evaluation --------------------------------------------------------------------------
@@ -379,8 +415,8 @@ def part_ludwig(repeats: int) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--part", choices=("all", "step", "eval", "first", "memory", "ludwig"),
-                        default="all")  # fmt: skip
+    parts = ("all", "step", "runlayer", "eval", "first", "memory", "ludwig")
+    parser.add_argument("--part", choices=parts, default="all")
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--quick", action="store_true", help="fewer rows and epochs")
     parser.add_argument("--profile", action="store_true", help="cProfile the engine's fit")
@@ -393,6 +429,8 @@ def main() -> None:
     print(f"torch {torch.__version__}, 1 thread, {os.cpu_count()} cores (machine shared)")
     if args.part in ("all", "step"):
         part_step(args.repeats, args.quick, args.profile, args.case)
+    if args.part in ("all", "runlayer"):
+        part_run_layer(args.repeats, args.quick)
     if args.part in ("all", "eval"):
         part_eval(args.repeats, args.quick)
     if args.part in ("all", "first"):

@@ -22,6 +22,20 @@ def test_import_is_cheap_no_torch_no_nvml_no_threads():
     assert out.stdout.strip() == "[] 0"
 
 
+def test_the_run_layer_loads_the_search_modules_only_when_a_search_is_asked_for():
+    code = (
+        "import sys; from ludwig_nb.runs import train; "
+        "before = 'ludwig_nb.runs.search' in sys.modules; "
+        "from ludwig_nb.runs import Search, hyperopt; "
+        "print(before, Search.__module__, hyperopt.__module__)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["False", "ludwig_nb.runs.search", "ludwig_nb.runs.search"]
+    missing = subprocess.run([sys.executable, "-c", "import ludwig_nb.runs as r; r.nothing"],
+                             capture_output=True, text=True, check=False)  # fmt: skip
+    assert missing.returncode == 1 and "has no attribute 'nothing'" in missing.stderr
+
+
 def _imports(path: Path) -> set[str]:
     names = set()
     for node in ast.walk(ast.parse(path.read_text())):

@@ -7,7 +7,8 @@ fresh interpreter, so the rows do not leak into each other) and replays the benc
 stationary ones), the post-change MAPE, the 80 % interval's coverage on the stationary
 runs, MAPE on the recorded traces and on the heavy-load ones, then the harness's MAPE,
 post-change MAPE and stationary coverage. ``--first-seed 1000 --seeds 100`` gives the
-calibration seeds. ``--only NAME`` runs one row.
+calibration seeds. ``--only NAME`` runs one row; ``--tests`` lists, per row, the unit
+tests that fail with that part switched off (each part should have one).
 """
 
 from __future__ import annotations
@@ -36,12 +37,6 @@ def _no_change_detection() -> None:
     from ludwig_nb.core.eta.changes import ChangeDetector
 
     ChangeDetector.observe = lambda _self, _duration: None  # type: ignore[method-assign]
-
-
-def _no_shift_gate() -> None:
-    from ludwig_nb.core.eta.step_time import StepRate
-
-    StepRate._matters = lambda _self, _at: True  # type: ignore[method-assign]
 
 
 def _no_event_costs() -> None:
@@ -139,6 +134,12 @@ def _no_in_progress_allowance() -> None:
     EtaEstimator._next_cost = lambda _self, _costs, _step_s: 0.0  # type: ignore[method-assign]
 
 
+def _no_swing_blend() -> None:
+    from ludwig_nb.core.eta import constants
+
+    constants.SWING_LOG = math.inf
+
+
 def _no_known_change() -> None:
     from ludwig_nb.core.eta.step_time import StepRate
 
@@ -149,7 +150,6 @@ ABLATIONS: dict[str, Callable[[], None] | None] = {
     "as shipped": None,
     "warm-up cut (MSER)": _no_warmup_cut,
     "change detection (CUSUM)": _no_change_detection,
-    "10 % shift gate on alarms": _no_shift_gate,
     "AR(1) widening of the CUSUM": _no_ar1_spread,
     "event costs": _no_event_costs,
     "first occurrence excluded": _first_occurrence_counted,
@@ -158,6 +158,7 @@ ABLATIONS: dict[str, Callable[[], None] | None] = {
     "straggler cap (20 medians)": _no_straggler_cap,
     "pooled straggler share": _no_tail_pooling,
     "in-progress allowance": _no_in_progress_allowance,
+    "load that comes and goes": _no_swing_blend,
     "known changes (batch, duty)": _no_known_change,
 }
 
@@ -202,18 +203,48 @@ def measure(first_seed: int, seeds: int, harness_seeds: int) -> dict[str, float]
     return out
 
 
+def _failing_tests() -> list[str]:
+    """Run ``tests/core/eta`` and the ETA text's tests here (as patched); the names that fail."""
+    import pytest
+
+    failed: list[str] = []
+
+    class _Collect:
+        def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+            if report.when == "call" and report.failed:
+                failed.append(report.nodeid.split("::")[-1])
+
+    args = ["-q", "-p", "no:cacheprovider", "tests/core/eta", "tests/ui/test_eta_text.py"]
+    pytest.main(args, plugins=[_Collect()])
+    return failed
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seeds", type=int, default=20)
     parser.add_argument("--first-seed", type=int, default=0)
     parser.add_argument("--harness-seeds", type=int, default=10)
     parser.add_argument("--only", help="run one row (by name) and print it as JSON")
+    parser.add_argument(
+        "--tests", action="store_true", help="per row, the ETA's unit tests that fail instead"
+    )
     args = parser.parse_args(argv)
     if args.only is not None:
         patch = ABLATIONS[args.only]
         if patch is not None:
             patch()
-        print(json.dumps(measure(args.first_seed, args.seeds, args.harness_seeds)))
+        if args.tests:
+            print(json.dumps(_failing_tests()))
+        else:
+            print(json.dumps(measure(args.first_seed, args.seeds, args.harness_seeds)))
+        return 0
+    if args.tests:
+        print("ETA unit tests that fail with each part switched off")
+        for name in ABLATIONS:
+            cmd = [sys.executable, "-m", "benchmarks.eta.ablate", "--only", name, "--tests"]
+            out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
+            failed = json.loads(out.splitlines()[-1])
+            print(f"{name:28s} {len(failed):3d}  {', '.join(failed[:3])}", flush=True)
         return 0
     print(
         f"ETA ablation: {args.seeds} seeds from {args.first_seed} (harness: "

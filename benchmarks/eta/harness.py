@@ -181,7 +181,8 @@ class _Tqdm:
 class Scores:
     ape: dict[str, list[float]] = dataclasses.field(default_factory=dict)
     post: dict[float, list[float]] = dataclasses.field(default_factory=dict)
-    cover: list[bool] = dataclasses.field(default_factory=list)
+    cover: list[bool] = dataclasses.field(default_factory=list)  # stationary runs
+    cover_all: list[bool] = dataclasses.field(default_factory=list)  # every run
     warm_number: list[bool] = dataclasses.field(default_factory=list)
     adjusting: list[bool] = dataclasses.field(default_factory=list)
     pause_shift: list[float] = dataclasses.field(default_factory=list)
@@ -261,8 +262,11 @@ def score(run: _Run, scenario: str, scores: Scores) -> None:
                 scores.ape.setdefault(name, []).append(_ape(v, truth))
         if done in post_at:
             scores.post.setdefault(post_at[done], []).append(_ape(value, truth))
-        if done in cover_at and scenario in STATIONARY:
-            scores.cover.append(mine is not None and mine.low_s <= truth <= mine.high_s)
+        if done in cover_at:
+            inside = mine is not None and mine.low_s <= truth <= mine.high_s
+            scores.cover_all.append(inside)
+            if scenario in STATIONARY:
+                scores.cover.append(inside)
     if run.change is not None:
         scores.adjusting.append(saw_adjusting)
     if scenario == "steady":
@@ -313,7 +317,7 @@ def main(argv: list[str] | None = None) -> int:
         for seed in seeds:
             score(generate(name, seed), name, s)
         post = [v for vs in s.post.values() for v in vs]
-        cov = 100.0 * sum(s.cover) / len(s.cover) if s.cover else math.nan
+        cov = 100.0 * sum(s.cover_all) / len(s.cover_all) if s.cover_all else math.nan
         print(
             f"{name:10s} {_pct(s.ape['ours']):6.1f} {_pct(s.ape['hf/keras']):8.1f} "
             f"{_pct(s.ape['tqdm']):6.1f} {_pct(post):6.1f} {cov:5.0f}"

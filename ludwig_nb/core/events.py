@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import math
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
@@ -129,6 +130,11 @@ def _field_names(cls: type[Event]) -> tuple[str, ...]:
     return names
 
 
+#: how ``json`` writes a float (``float.__repr__``, also for float subclasses such as numpy's)
+_float_text = float.__repr__
+_isfinite = math.isfinite
+
+
 def _json_default(value: Any) -> Any:
     if isinstance(value, tuple | set | frozenset):
         return list(value)
@@ -208,6 +214,32 @@ class StepFinished(Event):
     batch_size: int
     loss: float | None  # None where the engine does not see each step's loss
     learning_rate: float | None = None
+
+    def to_json(self) -> str:
+        """Strict JSON (one line), the same text as :meth:`Event.to_json` writes.
+
+        Formatted directly when every field is a plain finite ``float``/``int`` or None (the
+        event log writes one per step); anything else takes the general path.
+        """
+        time_, start, loss, rate = self.time, self.start_time, self.loss, self.learning_rate
+        if (
+            type(time_) is float
+            and type(start) is float
+            and (loss is None or type(loss) is float)
+            and (rate is None or type(rate) is float)
+            and type(self.step) is int
+            and type(self.epoch) is int
+            and type(self.batch_size) is int
+            and _isfinite(time_ + start + (loss or 0.0) + (rate or 0.0))
+        ):
+            return (
+                f'{{"type":"step_finished","v":{EVENT_VERSION},"time":{_float_text(time_)},'
+                f'"step":{self.step},"epoch":{self.epoch},"start_time":{_float_text(start)},'
+                f'"batch_size":{self.batch_size},'
+                f'"loss":{"null" if loss is None else _float_text(loss)},'
+                f'"learning_rate":{"null" if rate is None else _float_text(rate)}}}'
+            )
+        return super().to_json()
 
 
 @dataclasses.dataclass(frozen=True)

@@ -94,12 +94,21 @@ def _alarm_key(alarm: Mapping[str, Any]) -> tuple[str, int]:
 
 
 def reduce_state(state: RunState, event: ev.Event) -> RunState:
-    """Return the state after ``event`` (one ``replace`` per event: this runs every step)."""
+    """Return the state after ``event`` (a new object; ``state`` is not changed).
+
+    This runs at every step, so the new state is a copy of the old one's fields with the changes
+    laid over them, without ``dataclasses.replace`` (which rebuilds every field through
+    ``__init__``: a fifth of the run layer's cost per step). ``_changes`` only names fields.
+    """
     # a run's duration counts from its first event (queued), preprocessing included
     started = state.started_at if state.started_at is not None else event.time
-    return dataclasses.replace(
-        state, updated_at=event.time, started_at=started, **_changes(state, event)
-    )
+    new = object.__new__(type(state))
+    fields = new.__dict__  # a frozen dataclass forbids setattr, not its own __dict__
+    fields.update(state.__dict__)
+    fields.update(_changes(state, event))
+    fields["updated_at"] = event.time
+    fields["started_at"] = started
+    return new
 
 
 def _changes(state: RunState, event: ev.Event) -> dict[str, Any]:

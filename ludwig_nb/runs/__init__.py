@@ -10,11 +10,11 @@ from ludwig_nb.runs.api import load_model, train
 from ludwig_nb.runs.directories import RunDirectoryError
 from ludwig_nb.runs.ledger import EventSubscription
 from ludwig_nb.runs.run import Run
-from ludwig_nb.runs.search import Search, hyperopt
 
 if TYPE_CHECKING:
     from ludwig_nb.config import ConfigSource
     from ludwig_nb.runs.preflight import Prediction
+    from ludwig_nb.runs.search import Search, hyperopt
     from ludwig_nb.runs.sweep import SweepEstimate
 
 __all__ = [
@@ -50,3 +50,20 @@ def estimate(
     from ludwig_nb.runs.preflight import estimate as _estimate
 
     return _estimate(config, dataset, **kwargs)
+
+
+def __getattr__(name: str) -> Any:
+    """``Search`` and ``hyperopt``, imported on first use (PEP 562).
+
+    A plain ``train`` never pays for the search modules (Optuna glue, Tune, trial journals).
+
+    Raises:
+        AttributeError: For any other name.
+    """
+    if name in ("Search", "hyperopt"):
+        from ludwig_nb.runs import search
+
+        value = getattr(search, name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module 'ludwig_nb.runs' has no attribute {name!r}")

@@ -49,6 +49,10 @@ __all__ = [
     "train",
 ]
 
+#: libyaml's safe dumper when PyYAML has it (the same text as ``yaml.safe_dump``, ~5x faster
+#: on a rendered config), else the pure-Python one
+_YAML_DUMPER: Any = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
+
 
 def default_registry_dir() -> Path:
     """``<jupyter runtime dir>/ludwig_nb/runs`` (honours ``JUPYTER_RUNTIME_DIR``)."""
@@ -217,7 +221,7 @@ def prepare_run(
     registry = Path(registry_dir) if registry_dir is not None else default_registry_dir()
     try:
         (directory / rundir.CONFIG_FILE).write_text(
-            yaml.safe_dump(rendered, sort_keys=False), encoding="utf-8"
+            yaml.dump(rendered, Dumper=_YAML_DUMPER, sort_keys=False), encoding="utf-8"
         )
         job = TrainJob(
             config=rendered,

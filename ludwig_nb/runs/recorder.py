@@ -3,8 +3,10 @@
 ``events.ndjson`` is append-only. Lines are buffered in memory and written whole: on
 every event that is not a step (phase changes, evaluations, pauses, the end), and at least
 every ``flush_interval`` seconds by a timer, even when no event arrives. ``status.json`` is
-replaced atomically at every non-step event and at most every ``status_interval`` seconds
-(also on the timer). A kernel that dies loses at most the last second of events.
+replaced atomically at every non-step event and, while steps run, by the timer every
+``status_interval`` seconds (a step only formats its line and keeps the state: no file
+write, no ETA on the training thread). A kernel that dies loses at most the last second of
+events.
 
 A write that fails (a full disk) loses nothing and leaves no half line: the file is cut
 back to its last whole line and the lines stay buffered until a later flush succeeds.
@@ -112,7 +114,13 @@ class RunRecorder:
             self._state = state
             if urgent:
                 self._flush_events()
-            if urgent or event.time - self._last_status >= self._status_interval:
+                self._write_status(event.time)
+            elif (self._stop_ticker is None or self._last_status == float("-inf")) and (
+                event.time - self._last_status >= self._status_interval
+            ):
+                # no timer (or no status.json yet): a step that is due writes it here; with
+                # the timer, steps never do: status.json and its ETA stay off the training
+                # thread (the timer writes the latest state when it is due)
                 self._write_status(event.time)
 
     def tick(self) -> None:

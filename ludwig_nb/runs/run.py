@@ -107,6 +107,7 @@ class Run:
         self._result_writers: list[Callable[[Run], None]] = []
         self._engine = engine
         self._job = job
+        self._status_eta: tuple[float, EtaReading] | None = None  # (now, reading) of a write
         self._recorder = RunRecorder(self.directory, eta=self._eta_status, words=self._words)
         self._finish_callbacks: list[Callable[[Run], None]] = []
         self._listeners: list[Callable[[ev.Event], None]] = []
@@ -271,8 +272,20 @@ class Run:
         """A reader that gets every event from the start, then only new ones."""
         return self._ledger.subscribe()
 
+    def _status_reading(self, now: float) -> EtaReading:
+        """The ETA reading for a status.json written at ``now``: one estimate per write.
+
+        The recorder asks for the ETA, then for the worded fields, at the same ``now``.
+        """
+        cached = self._status_eta
+        if cached is not None and cached[0] == now:
+            return cached[1]
+        reading = self._ledger.eta_reading(now)
+        self._status_eta = (now, reading)
+        return reading
+
     def _eta_status(self, now: float) -> dict[str, Any] | None:
-        estimate = self._ledger.estimate(now)
+        estimate = self._status_reading(now).estimate
         if estimate is None:
             return None
         return {
@@ -290,7 +303,7 @@ class Run:
         (``core/status_words.py``).
         """
         watch = self._ledger.early_stop
-        reading = self._ledger.eta_reading(now)  # the run's one estimate and forecast
+        reading = self._status_reading(now)  # the run's one estimate and forecast
         forecast = None if state.is_final else reading.forecast
         patience = watch.patience if reading.early_stopping else 0
         block = early_stop_block(state, patience, watch.metric, forecast)

@@ -127,3 +127,28 @@ def test_unknown_type_is_rejected():
 def test_events_are_immutable():
     with pytest.raises(AttributeError):
         SAMPLES[2].loss = 0.0  # type: ignore[misc]
+
+
+@pytest.mark.parametrize(
+    "fields",
+    [
+        {"loss": 0.6931471805599453, "learning_rate": 1e-3},
+        {"loss": None, "learning_rate": None},
+        {"loss": 1e-320, "learning_rate": -0.0},  # subnormal, negative zero
+        {"loss": 1e308, "learning_rate": 123456789.123},
+        {"loss": float("nan"), "learning_rate": 1e-3},  # the general path: null + the flag
+        {"loss": float("inf"), "learning_rate": None},
+        {"loss": 0.5, "batch_size": True},  # not a plain int: the general path
+    ],
+)
+def test_a_step_line_is_the_text_the_general_encoder_writes(fields):
+    """StepFinished formats its line itself (it is written at every step); the text must be
+    exactly what ``Event.to_json`` writes, non-finite losses included."""
+    np = pytest.importorskip("numpy")
+    base = {"time": 1.7e9 + 0.123, "step": 41, "epoch": 2, "start_time": 1.7e9,
+            "batch_size": 128, "loss": 0.5, "learning_rate": None}  # fmt: skip
+    for value in (fields, {**fields, "loss": np.float64(0.25)}):
+        event = ev.StepFinished(**{**base, **value})
+        line = event.to_json()
+        assert line == ev.Event.to_json(event)
+        assert ev.event_from_dict(json.loads(line)).step == 41

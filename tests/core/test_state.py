@@ -91,3 +91,19 @@ def test_the_workers_of_a_distributed_run_are_the_latest_report():
     state = reduce_state(reduce_state(RunState(), first), later)
     assert [w["steps"] for w in state.workers] == [9, 8]
     assert state.to_dict()["workers"] == [{"rank": 0, "steps": 9}, {"rank": 1, "steps": 8}]
+
+
+def test_reduce_state_makes_a_new_state_with_exactly_the_changed_fields():
+    """The reducer lays the changes over a copy (no dataclasses.replace): the old state stays
+    as it was and the new one equals what replace would build."""
+    import dataclasses
+
+    before = reduce_state(RunState(run_id="r", status="training", samples_seen=8),
+                          ev.PhaseChanged(time=5.0, phase="training"))  # fmt: skip
+    step = ev.StepFinished(time=6.0, step=3, epoch=1, start_time=5.9, batch_size=4, loss=0.5)
+    after = reduce_state(before, step)
+    assert after is not before and type(after) is RunState
+    assert (before.step, before.samples_seen, before.updated_at) == (0, 8, 5.0)
+    expected = dataclasses.replace(before, step=4, epoch=1, last_loss=0.5, batch_size=4,
+                                   samples_seen=12, updated_at=6.0)  # fmt: skip
+    assert after == expected and after.started_at == 5.0

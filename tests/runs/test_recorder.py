@@ -160,3 +160,36 @@ def test_a_pause_reaches_status_json_at_once_not_at_the_next_status_interval(tmp
     assert status["status"] == "paused" and status["written_at"] == 11.0
     assert json.loads(_lines(tmp_path)[-1])["type"] == "paused"  # flushed at once too
     rec.close()
+
+
+def test_steps_leave_status_json_to_the_timer(tmp_path):
+    """With the timer running, a step never writes status.json on the training thread (no
+    file write, no ETA there): the timer writes the latest state once it is due."""
+    ticker = ManualTicker()
+    now = [0.0]
+    asked = []
+    rec = RunRecorder(tmp_path, ticker=ticker, clock=lambda: now[0], status_interval=1.0,
+                      eta=asked.append)  # fmt: skip
+    state = RunState(status="training")
+    rec.record(ev.PhaseChanged(time=0.0, phase="training"), state)  # non-step: written at once
+    asked.clear()
+    for i in range(5):
+        state = reduce_state(state, _step(i, 2.0 + i))  # every step is past the interval
+        rec.record(_step(i, 2.0 + i), state)
+    status = json.loads((tmp_path / rundir.STATUS_FILE).read_text())
+    assert status["step"] == 0 and asked == []
+    now[0] = 7.0
+    ticker.fire()
+    status = json.loads((tmp_path / rundir.STATUS_FILE).read_text())
+    assert status["step"] == 5 and status["written_at"] == 7.0 and asked == [7.0]
+    rec.close()
+
+
+def test_without_a_timer_a_due_step_still_writes_status_json(tmp_path):
+    rec = RunRecorder(tmp_path, ticker=None, status_interval=1.0)
+    state = RunState(status="training")
+    rec.record(ev.PhaseChanged(time=0.0, phase="training"), state)
+    state = reduce_state(state, _step(0, 2.0))
+    rec.record(_step(0, 2.0), state)
+    assert json.loads((tmp_path / rundir.STATUS_FILE).read_text())["step"] == 1
+    rec.close()

@@ -1,12 +1,10 @@
 """Change detection: a two-sided CUSUM on medians of blocks of log step time.
 
-:class:`ChangeDetector` watches one segment (regime) at a time. Once the segment has 64
-steps it fits a reference (the median and long-run spread of 8-step block medians of
-log step time on the segment's stable part, refitted at doubling lengths), then feeds
-each new block median, standardised, to a :class:`Cusum` (k = 0.5, h = 8, clip 3;
-ETA_METHODS.md section 3.5). An alarm names the step where the change began: the first
-step of the block after the alarming sum was last zero. The caller decides whether the
-shift is large enough to act on and, if so, starts a new segment there.
+64 steps into a segment, :class:`ChangeDetector` fits a reference (median and long-run
+spread of 8-step block medians of log step time on the stable part, refitted at doubling
+lengths) and feeds each new block median, standardised, to a :class:`Cusum` (k = 0.5,
+h = 8, clip 3; ETA_METHODS.md 3.5). An alarm names the first step of the block after the
+alarming sum was last zero: where the change began.
 """
 
 from __future__ import annotations
@@ -18,10 +16,6 @@ from ludwig_nb.core.eta import constants as const
 from ludwig_nb.core.eta.stats import MAD_TO_SD, lag1_correlation, mad, median
 
 __all__ = ["ChangeDetector", "Cusum"]
-
-#: Efficiency of a median against a mean for normal data: the sd of a block median is
-#: ``1.2533 * sd / sqrt(BLOCK)``.
-_MEDIAN_SD = 1.2533
 
 
 class Cusum:
@@ -36,28 +30,21 @@ class Cusum:
     def __init__(
         self, k: float = const.CUSUM_K, h: float = const.CUSUM_H, clip: float = const.CUSUM_CLIP
     ) -> None:
-        self.k = k
-        self.h = h
-        self.clip = clip
-        self.up = 0.0
-        self.down = 0.0
+        self.k, self.h, self.clip = k, h, clip
+        self.up = self.down = 0.0
         self.reset(0)
 
     def reset(self, index: int) -> None:
         """Zero both sums; ``index`` is the count of the next update."""
-        self.up = 0.0
-        self.down = 0.0
-        self._index = index
-        self._up_zero = index
-        self._down_zero = index
+        self.up = self.down = 0.0
+        self._index = self._up_zero = self._down_zero = index
 
     def update(self, z: float) -> int | None:
         """Take one standardised observation ``z = (x - mu) / sigma``.
 
         Returns:
-            When either sum crosses ``h``: the index (counted by updates) of the first
-            observation of the change, the update after that sum was last zero.
-            Otherwise ``None``.
+            When a sum crosses ``h``: the index (counted by updates) of the update after
+            that sum was last zero, where the change began; otherwise ``None``.
         """
         z = max(-self.clip, min(self.clip, z))
         i = self._index
@@ -76,10 +63,9 @@ class Cusum:
 
 
 class ChangeDetector:
-    """Raises an alarm when the step time of the current segment shifts.
+    """Alarms when the current segment's step time shifts.
 
-    Feed every regular step with :meth:`observe`, then call :meth:`refit` with the step
-    times so far; :meth:`restart` at each new segment.
+    :meth:`observe` each step, then :meth:`refit`; :meth:`restart` at each new segment.
     """
 
     def __init__(self) -> None:
@@ -109,8 +95,7 @@ class ChangeDetector:
 
         Returns:
             On an alarm, the step index where the change began (not before the
-            segment's start); else ``None``. The sums stay high after an alarm the
-            caller ignores, so the next block asks again.
+            segment's start); else ``None``.
         """
         if self._mu is None:
             return None
@@ -125,9 +110,7 @@ class ChangeDetector:
         return max(self._seg, self._block_origin + change * const.BLOCK)
 
     def refit(self, x: Sequence[float], cut: int | None) -> None:
-        """Fit the reference on the segment's stable part when due.
-
-        Due at 64 steps into the segment, then at doubling lengths.
+        """Fit the reference on the segment's stable part when due (64 steps in, doubling).
 
         Args:
             x: every regular step time so far (seconds).
@@ -146,13 +129,11 @@ class ChangeDetector:
         ]
         self._mu = median(blocks)
         spread = MAD_TO_SD * mad(blocks, self._mu)
-        # Neighbouring blocks are correlated (step times wander), which a CUSUM would
-        # read as a shift: standardise by the long-run spread of an AR(1).
+        # Neighbouring blocks are correlated: the long-run spread of an AR(1).
         rho = min(const.MAX_RHO, max(0.0, lag1_correlation(blocks)))
         # At least the per-step spread scaled to a block median, doubled for the
         # correlation a short window cannot measure.
-        per_step = MAD_TO_SD * mad(logs)
-        floor = 2.0 * _MEDIAN_SD * per_step / math.sqrt(const.BLOCK)
+        floor = 2.0 * const.MEDIAN_SD * MAD_TO_SD * mad(logs) / math.sqrt(const.BLOCK)
         self._sigma = max(const.SIGMA_FLOOR, spread * math.sqrt((1 + rho) / (1 - rho)), floor)
         self._restart_blocks(end)
         self._refit_next = start + 2 * (end - start)

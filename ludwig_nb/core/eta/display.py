@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import datetime as dt
 
-from ludwig_nb.core.eta.estimate import Estimate
+from ludwig_nb.core.eta.plan import Estimate
 from ludwig_nb.core.formatting import format_clock, format_duration
 
 __all__ = ["WARMING_UP", "format_estimate"]

@@ -1,28 +1,24 @@
 """Time to completion from stable-phase step timings: ``EtaEstimator``.
 
-Pure and clock-free: the engine (through :class:`~ludwig_nb.core.eta.tracker.
-EtaTracker`) tells the estimator when each step ended and when each evaluation,
-checkpoint or pause began and ended, in seconds on any one clock, and asks
-``estimate(now)``. The method (``shared/design/notes/ETA_METHODS.md``, section 3.7)::
+Clock-free: it is told when each step ended and when each evaluation, checkpoint or
+pause began and ended (seconds on one clock) and asked ``estimate(now)``
+(ETA_METHODS.md 3.7)::
 
-    remaining = regular steps left x step time            (step_time.StepRate)
-              + epoch starts left x cost(epoch start)     (event_costs.EventCosts)
-              + evaluations left x cost(evaluation)
-              + checkpoints left x cost(checkpoint)
+    remaining = regular steps left x step time              (step_time.StepRate)
+              + Σ occurrences left x cost, per event class  (event_costs.EventCosts)
               - the part of the item in progress already spent
-    interval  = remaining ± half_width(...)               (interval.half_width)
+    interval  = remaining ± half_width(...)
 
-Pauses are excluded from the rate and not extrapolated. O(1) amortised per step;
-``estimate`` costs O(sqrt(n)) plus a median over at most 1024 steps.
+Pauses are excluded and not extrapolated. O(1) amortised per step.
 """
 
 from __future__ import annotations
 
 import bisect
 import math
+from collections.abc import Iterable
 
 from ludwig_nb.core.eta import constants as const
-from ludwig_nb.core.eta.estimate import Estimate, EtaState
 from ludwig_nb.core.eta.event_costs import (
     COSTED,
     Cost,
@@ -31,22 +27,20 @@ from ludwig_nb.core.eta.event_costs import (
     is_pending,
     occurrences_left,
 )
-from ludwig_nb.core.eta.interval import half_width
-from ludwig_nb.core.eta.plan import Costs, IntervalKind, Schedule
+from ludwig_nb.core.eta.plan import Costs, Estimate, EtaState, IntervalKind, Schedule
+from ludwig_nb.core.eta.stats import t_quantile_90
 from ludwig_nb.core.eta.step_time import StepRate
 
-__all__ = ["EtaEstimator"]
+__all__ = ["EtaEstimator", "half_width"]
 
 
 class EtaEstimator:
-    """Online time-to-completion estimator; see the module docstring for the method.
+    """Online time-to-completion estimator (the method: the module docstring).
 
     Args:
         schedule: the run's plan.
-        start_time: when the run's first step began (seconds, any monotonic or wall
-            clock, the same one for every call).
-        priors: costs to use before they are observed (a pilot run's measurements, see
-            :meth:`predict_total`).
+        start_time: when the first step began (seconds, the clock of every call).
+        priors: costs to use before they are observed (a pilot's, see :meth:`predict_total`).
     """
 
     def __init__(self, schedule: Schedule, start_time: float, priors: Costs | None = None) -> None:
@@ -60,7 +54,6 @@ class EtaEstimator:
         self._first_step: int | None = None
         self._done_after: dict[EventKind, int] = {"evaluation": -2, "checkpoint": -2}
 
-    # -- inputs ----------------------------------------------------------------------
     @property
     def schedule(self) -> Schedule:
         """The plan in use."""
@@ -127,7 +120,6 @@ class EtaEstimator:
             self._done_after[kind] = self._last_step
         self._boundary = max(self._boundary, end_time)
 
-    # -- state -----------------------------------------------------------------------
     @property
     def state(self) -> EtaState:
         """``"warming_up"``, ``"stable"`` or ``"adjusting"`` (see :data:`EtaState`)."""
@@ -140,23 +132,24 @@ class EtaEstimator:
 
     def estimate(self, now: float) -> Estimate | None:
         """The estimate at ``now`` (seconds, same clock), or ``None`` before any basis."""
-        step_s = self._rate.step_s()
+        sched, last = self._schedule, self._last_step
+        step_s = self._rate.step_s(max(0, sched.total_steps - last - 1))
         if step_s is None:
             return None
-        sched, last = self._schedule, self._last_step
         nxt = last + 1
         steps_left = max(0, sched.total_steps - nxt)
         es = sched.epoch_starts
         es_left = max(0, bisect.bisect_left(es, sched.total_steps) - bisect.bisect_left(es, nxt))
         regular_left = steps_left - es_left
         costs = {k: self._costs.cost(k, step_s, sched.evaluation_batches) for k in COSTED}
+        done, total = self._done_after, sched.total_steps
         counts = {
             "epoch_start": es_left,
             "evaluation": occurrences_left(
-                sched.evaluations_after, sched.total_steps, last, self._done_after["evaluation"]
+                sched.evaluations_after, total, last, done["evaluation"]
             ),
             "checkpoint": occurrences_left(
-                sched.checkpoints_after, sched.total_steps, last, self._done_after["checkpoint"]
+                sched.checkpoints_after, total, last, done["checkpoint"]
             ),
         }
         parts = {
@@ -168,24 +161,11 @@ class EtaEstimator:
         allowance = min(max(0.0, now - self._boundary), self._next_cost(costs, step_s))
         remaining = max(0.0, sum(parts.values()) - allowance)
         var = self._rate.variance(step_s)
-        half = half_width(
-            remaining_s=remaining,
-            steps_left=regular_left,
-            steps_s=parts["steps"],
-            step_noise=var,
-            events=[(counts[k], costs[k]) for k in COSTED],
-            level_error=self._rate.level_error(var[0]),
-        )
-        return Estimate(
-            remaining_s=remaining,
-            low_s=max(0.0, remaining - half),
-            high_s=remaining + half,
-            state=self.state,
-            at=now,
-            step_s=step_s,
-            steps_done=self.steps_done,
-            breakdown=parts,
-        )
+        events = [(counts[k], costs[k]) for k in COSTED]
+        error = self._rate.level_error(var[0])
+        half = half_width(remaining, regular_left, parts["steps"], var, events, error)
+        low, high = max(0.0, remaining - half), remaining + half
+        return Estimate(remaining, low, high, self.state, now, step_s, self.steps_done, parts)
 
     def _next_cost(self, costs: dict[EventKind, Cost], step_s: float) -> float:
         """Seconds the item in progress costs: a pending evaluation or checkpoint, or the next step.
@@ -203,7 +183,6 @@ class EtaEstimator:
             return costs["epoch_start"].value
         return step_s
 
-    # -- pre-flight ------------------------------------------------------------------
     @staticmethod
     def predict_total(
         schedule: Schedule,
@@ -213,22 +192,11 @@ class EtaEstimator:
         warmup_s: float = 0.0,
         relative_sd: float = const.PILOT_RELATIVE_SD,
     ) -> Estimate:
-        """Predict a whole run's duration before it starts, from a pilot's measurements.
+        """A whole run's duration (``remaining_s`` of an estimate at 0) from a pilot's costs.
 
-        Missing evaluation / checkpoint / epoch-start costs follow the live priors. The
-        same ``costs`` can seed a live estimator (``priors=``).
-
-        Args:
-            schedule: the run's plan.
-            costs: the pilot's costs; ``costs.step_s`` (the stable step time) is required.
-            step_sd_s: the per-step spread (seconds).
-            warmup_s: the extra time of the first steps (compile, caches), seconds.
-            relative_sd: the unmodelled error of a pilot (machine load, data order), as a
-                fraction of the total.
-
-        Returns:
-            An :class:`Estimate` at ``at = 0`` whose ``remaining_s`` is the whole run in
-            seconds, with ``warmup`` in its breakdown.
+        Missing costs follow the live priors (the same ``costs`` can seed a live
+        estimator); ``step_sd_s`` is the per-step spread, ``warmup_s`` the first steps'
+        extra time (seconds), ``relative_sd`` a pilot's unmodelled error (fraction).
 
         Raises:
             ValueError: ``costs.step_s`` is missing or not positive.
@@ -242,13 +210,30 @@ class EtaEstimator:
         total = sum(parts.values())
         variance = schedule.total_steps * step_sd_s**2 + (relative_sd * total) ** 2
         half = const.Z80 * math.sqrt(variance)
-        return Estimate(
-            remaining_s=total,
-            low_s=max(0.0, total - half),
-            high_s=total + half,
-            state="warming_up",
-            at=0.0,
-            step_s=costs.step_s,
-            steps_done=0,
-            breakdown=parts,
-        )
+        low, high = max(0.0, total - half), total + half
+        return Estimate(total, low, high, "warming_up", 0.0, costs.step_s, 0, parts)
+
+
+def half_width(
+    remaining_s: float,
+    steps_left: int,
+    steps_s: float,
+    step_noise: tuple[float, float, int],
+    events: Iterable[tuple[int, Cost]],
+    level_error: float,
+) -> float:
+    """Half the width of the 80 % interval around ``remaining_s``, in seconds (3.6).
+
+    The variance adds the error of the mean step time and the noise of the
+    ``steps_left`` steps (``step_noise`` from :meth:`StepRate.variance`), each event
+    class's ``(occurrences left, cost)``, and the self-check's ``level_error`` times the
+    steps' ``steps_s`` seconds, squared.
+    """
+    if remaining_s <= 0:
+        return 0.0
+    var, n_eff, df = step_noise
+    variance = steps_left**2 * var / n_eff + steps_left * var
+    for left, cost in events:
+        variance += left * cost.sd**2 + left * left * cost.sd**2 / max(1, cost.n)
+    variance += level_error * steps_s**2
+    return const.INTERVAL_SCALE * t_quantile_90(df) * math.sqrt(variance)

@@ -1,10 +1,8 @@
 """The cost of scheduled events: evaluations, checkpoints, the first step of each epoch.
 
-Each class is costed from the occurrences seen: the median of the last 3, the run's
-first excluded (it carries one-off warm-up: eval-mode compile, autotune for new shapes,
-loader start). Before any occurrence a prior stands in: a pilot's measurement, or for
-evaluations ``evaluation_batches x 0.35 x step time``. With only the first seen, an
-informed prior is met half-way (their geometric mean). ETA_METHODS.md section 3.4.
+The median of the last 3 occurrences, the run's first excluded (it carries one-off
+warm-up). Before any, a prior: a pilot's measurement, or ``evaluation_batches x 0.35 x
+step time``; with only the first seen, an informed prior is met half-way (3.4).
 """
 
 from __future__ import annotations
@@ -26,13 +24,7 @@ COSTED: tuple[EventKind, ...] = ("evaluation", "checkpoint", "epoch_start")
 
 @dataclasses.dataclass(frozen=True)
 class Cost:
-    """The cost of one future occurrence.
-
-    Attributes:
-        value: seconds.
-        sd: spread of one occurrence, seconds.
-        n: occurrences behind ``value`` (0 = a prior).
-    """
+    """One future occurrence: ``value`` and spread ``sd`` (seconds), on ``n`` seen (0: a prior)."""
 
     value: float
     sd: float
@@ -55,14 +47,7 @@ class EventCosts:
         self._seen[kind].append(seconds)
 
     def cost(self, kind: EventKind, step_s: float, evaluation_batches: int) -> Cost:
-        """The cost of the next occurrence of ``kind``.
-
-        Args:
-            kind: the event class.
-            step_s: the current step time (seconds); sizes the evaluation prior, and is
-                the epoch start's prior.
-            evaluation_batches: batches one evaluation runs (0 = unknown).
-        """
+        """The next occurrence of ``kind`` (priors sized by ``step_s`` seconds, batches)."""
         seen = self._seen[kind]
         if len(seen) >= 2:
             used = seen[1:][-const.COST_KEEP :]
@@ -106,10 +91,6 @@ def occurrences_left(after: tuple[int, ...], total_steps: int, last_step: int, d
         total_steps: steps in the run.
         last_step: the last step finished (-1 before any).
         done: the last step after which an occurrence was seen (-2 before any).
-
-    Returns:
-        Those after steps still to run, plus one pending after ``last_step`` if it has
-        not been seen yet.
     """
     count = bisect.bisect_left(after, total_steps) - bisect.bisect_right(after, last_step)
     pending = is_pending(after, last_step, done) and last_step < total_steps

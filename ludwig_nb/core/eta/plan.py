@@ -1,11 +1,12 @@
-"""What the run will do and what its parts cost: ``Schedule``, ``Costs``, ``IntervalKind``."""
+"""What the run will do, what its parts cost, and what the ETA answers."""
 
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Mapping
 from typing import Literal
 
-__all__ = ["Costs", "IntervalKind", "Schedule"]
+__all__ = ["Costs", "Estimate", "EtaState", "IntervalKind", "Schedule"]
 
 #: A gap between steps: evaluations and checkpoints are costed for the future, pauses
 #: are excluded and not extrapolated.
@@ -25,10 +26,8 @@ class Schedule:
         epoch_starts: the first step of each epoch.
         evaluations_after: steps after which an evaluation runs.
         checkpoints_after: steps after which a checkpoint is saved.
-        batch_size: optional (0 = unknown); a change of it in
-            :meth:`EtaEstimator.set_schedule` starts a new regime at once.
-        evaluation_batches: batches one evaluation runs (0 = unknown); sizes the
-            evaluation's cost before one is timed.
+        batch_size: 0 = unknown; a change of it in ``set_schedule`` starts a regime.
+        evaluation_batches: batches one evaluation runs (0 = unknown): its prior.
 
     Raises:
         ValueError: ``total_steps`` is negative.
@@ -64,3 +63,39 @@ class Costs:
     evaluation_s: float | None = None
     checkpoint_s: float | None = None
     epoch_start_s: float | None = None
+
+
+#: ``"warming_up"`` before the first stable segment (the number is provisional),
+#: ``"adjusting"`` shortly after a regime change, else ``"stable"``.
+EtaState = Literal["warming_up", "stable", "adjusting"]
+
+
+@dataclasses.dataclass(frozen=True)
+class Estimate:
+    """Time to completion at ``at`` (seconds on the caller's clock).
+
+    Attributes:
+        remaining_s: the point estimate, seconds from ``at``.
+        low_s, high_s: the 80 % interval (``0 <= low_s <= remaining_s <= high_s``).
+        state: see :data:`EtaState`.
+        at: when the estimate was made.
+        step_s: the step time in use, seconds.
+        steps_done: steps finished.
+        breakdown: ``remaining_s`` (before the in-progress allowance) split into
+            ``steps``, ``epoch_starts``, ``evaluations`` and ``checkpoints`` seconds
+            (and ``warmup`` in a pre-flight prediction).
+    """
+
+    remaining_s: float
+    low_s: float
+    high_s: float
+    state: EtaState
+    at: float
+    step_s: float
+    steps_done: int = 0
+    breakdown: Mapping[str, float] = dataclasses.field(default_factory=dict)
+
+    @property
+    def finish_time(self) -> float:
+        """Predicted end, on the caller's clock (seconds)."""
+        return self.at + self.remaining_s

@@ -1,14 +1,16 @@
-"""Small robust statistics the ETA's parts share: median, MAD, trimmed mean, batch means.
+"""The statistics of the ETA: median, MAD, trimmed mean, batch means, Student's t, MSER.
 
-Standard library only and free of clocks: every function takes the numbers it works on.
-Non-overlapping batch means follow Schmeiser (1982); see
-``shared/design/notes/ETA_METHODS.md`` section 3.
+Clock-free: each function takes the numbers it works on. Batch means: Schmeiser (1982);
+MSER-5: White (1997), the most accurate of 44 warm-up rules in Hoad, Robinson & Davies
+(2008); ETA_METHODS.md section 3.
 """
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Sequence
+from statistics import median  # raises StatisticsError (a ValueError) when empty
 
 from ludwig_nb.core.eta import constants as const
 
@@ -18,42 +20,25 @@ __all__ = [
     "lag1_correlation",
     "mad",
     "median",
+    "mser_truncation",
     "t_quantile_90",
     "trimmed_mean",
+    "warmup_cut",
 ]
 
 #: MAD -> standard deviation for normal data.
 MAD_TO_SD = 1.4826
 
 # One-sided 0.90 quantiles of Student's t (so +-t is a two-sided 80 % interval).
-_T90 = {
-    1: 3.078,
-    2: 1.886,
-    3: 1.638,
-    4: 1.533,
-    5: 1.476,
-    6: 1.440,
-    7: 1.415,
-    8: 1.397,
-    9: 1.383,
-    10: 1.372,
-    12: 1.356,
-    15: 1.341,
-    20: 1.325,
-    30: 1.310,
-    60: 1.296,
-}
+_T90 = {1: 3.078, 2: 1.886, 3: 1.638, 4: 1.533, 5: 1.476, 6: 1.440, 7: 1.415, 8: 1.397}
+_T90 |= {9: 1.383, 10: 1.372, 12: 1.356, 15: 1.341, 20: 1.325, 30: 1.310, 60: 1.296}
 
 
 def t_quantile_90(df: int) -> float:
-    """The 0.90 quantile of Student's t, conservative between tabulated values.
+    """The 0.90 quantile of Student's t with ``df`` degrees of freedom.
 
-    Args:
-        df: degrees of freedom, at least 1.
-
-    Returns:
-        The quantile (the one of the next smaller tabulated ``df``); 1.2816 (normal)
-        beyond 60.
+    Between tabulated values, that of the next smaller ``df`` (conservative); the
+    normal's beyond 60.
 
     Raises:
         ValueError: ``df`` is below 1.
@@ -65,21 +50,6 @@ def t_quantile_90(df: int) -> float:
     return _T90[max(k for k in _T90 if k <= df)]
 
 
-def median(values: Sequence[float]) -> float:
-    """Median of a non-empty sequence.
-
-    Raises:
-        ValueError: ``values`` is empty.
-    """
-    if not values:
-        raise ValueError("median of an empty sequence")
-    ordered = sorted(values)
-    mid = len(ordered) // 2
-    if len(ordered) % 2:
-        return ordered[mid]
-    return 0.5 * (ordered[mid - 1] + ordered[mid])
-
-
 def mad(values: Sequence[float], centre: float | None = None) -> float:
     """Median absolute deviation from ``centre`` (the median by default), unscaled."""
     c = median(values) if centre is None else centre
@@ -89,8 +59,7 @@ def mad(values: Sequence[float], centre: float | None = None) -> float:
 def batch_means_variance(prefix: Sequence[float], start: int, end: int) -> tuple[float, int]:
     """Long-run variance of the values ``x[start:end]`` by non-overlapping batch means.
 
-    Batch size ``b = max(5, isqrt(n))``; the most recent ``k * b`` values are used (they
-    describe the regime that is extrapolated). Cost O(k) = O(sqrt(n)).
+    Batch size ``b = max(5, isqrt(n))`` over the most recent ``k * b`` values; O(sqrt(n)).
 
     Args:
         prefix: cumulative sums, ``prefix[i] = sum(x[:i])``.
@@ -99,7 +68,7 @@ def batch_means_variance(prefix: Sequence[float], start: int, end: int) -> tuple
 
     Returns:
         ``(b * Var(batch means), k - 1)``: the variance per value (the values' unit
-        squared) and its degrees of freedom; ``(nan, 0)`` with fewer than 4 batches.
+        squared) and its degrees of freedom; ``(nan, 0)`` under 4 batches.
     """
     n = end - start
     b = max(5, math.isqrt(max(n, 0)))
@@ -123,12 +92,53 @@ def trimmed_mean(values: Sequence[float], cut: float = 0.2) -> float:
 
 def lag1_correlation(values: Sequence[float]) -> float:
     """Lag-1 autocorrelation of ``values`` (0.0 with fewer than 8 values)."""
-    n = len(values)
-    if n < 8:
+    if len(values) < 8:
         return 0.0
-    mu = sum(values) / n
+    mu = sum(values) / len(values)
     dev = [v - mu for v in values]
     denom = sum(d * d for d in dev)
-    if denom <= 0:
-        return 0.0
-    return sum(dev[i] * dev[i + 1] for i in range(n - 1)) / denom
+    return sum(a * b for a, b in itertools.pairwise(dev)) / denom if denom > 0 else 0.0
+
+
+def mser_truncation(batch_means: Sequence[float], min_kept: int = 5) -> tuple[int, bool]:
+    """MSER on batch means ``Y_1..Y_m`` (in order), keeping at least ``min_kept``.
+
+    ``d`` minimises ``sum_{j>=d} (Y_j - mean_d)^2 / (m - d)^2``, after winsorising at
+    ``median + 5 MAD`` of the second half (one straggler batch does not move it). O(m).
+
+    Returns:
+        ``(d, accepted)``: the cut in batches, and the "first half" rule ``d <= m / 2``;
+        ``(0, False)`` with fewer than ``2 * min_kept`` batches.
+    """
+    m = len(batch_means)
+    if m < 2 * min_kept:
+        return 0, False
+    second = batch_means[m // 2 :]
+    centre = median(second)
+    cap = centre + const.MSER_WINSOR_MADS * MAD_TO_SD * mad(second, centre)
+    y = [min(v, cap) for v in batch_means] if cap > centre else list(batch_means)
+    stats = [0.0] * (m + 1)
+    s1 = s2 = 0.0
+    for d in range(m - 1, -1, -1):  # suffix sums, from the end backwards
+        s1 += y[d]
+        s2 += y[d] * y[d]
+        n = m - d
+        stats[d] = max(0.0, s2 - s1 * s1 / n) / (n * n)
+    best_d = min(range(m - min_kept + 1), key=lambda d: (stats[d], d))
+    return best_d, best_d <= m // 2
+
+
+def warmup_cut(prefix: Sequence[float], start: int, end: int) -> tuple[int, bool]:
+    """The end of warm-up in the step times ``x[start:end]`` (``prefix``: their sums).
+
+    Batches of 5 steps (wider past 2000 batches), then :func:`mser_truncation`.
+
+    Returns:
+        ``(cut, accepted)``: the first step index after warm-up, and whether MSER
+        trusts it.
+    """
+    n = end - start
+    b = const.MSER_BATCH * max(1, math.ceil(n / (const.MSER_BATCH * const.MSER_MAX_BATCHES)))
+    means = [(prefix[start + (i + 1) * b] - prefix[start + i * b]) / b for i in range(n // b)]
+    d, accepted = mser_truncation(means, min_kept=2)
+    return start + d * b, accepted

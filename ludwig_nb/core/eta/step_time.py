@@ -1,43 +1,67 @@
-"""The step time of the current regime: segments, warm-up cut, stragglers (``StepRate``).
+"""The step time of the current regime (``StepRate``) and its record of past misses.
 
-Fed with the duration of every regular training step (seconds), it answers the step time
-of the current regime, its long-run variance, and whether the run is warming up, stable
-or adjusting to a change (ETA_METHODS.md section 3):
-
-* **Segments**: the run is cut into regimes. :class:`~ludwig_nb.core.eta.changes.
-  ChangeDetector` raises alarms; an alarm starts a new segment at the change point it
-  names only if the level moved by at least 10 % (trimmed means before and after;
-  smaller shifts barely move an ETA). A known change (:meth:`StepRate.new_regime`: a
-  batch-size change, a throttle's duty cycle) starts one at once.
-* **Warm-up**: MSER-5 on each segment (:func:`~ludwig_nb.core.eta.warmup.warmup_cut`),
-  revisited at every 10 % of growth; the run is stable once a cut is accepted on 40
-  steps.
-* **Step time**: ``bulk x (1 + tail)``: the median of the stable part, and the straggler
-  share ``mean / median - 1`` shrunk towards the one pooled over earlier regimes, so a
-  fresh regime gets its level from few steps. Each step counts at most 20 medians, so a
-  one-off stall is not extrapolated. Before a stable part exists, the median of the last
-  20 steps gives a provisional number.
-* **Self-check**: :class:`~ludwig_nb.core.eta.selfcheck.SelfCheck` records the step
-  time predicted at every 10 % of growth once stable; :meth:`StepRate.level_error` says
-  how far those predictions missed.
-
-O(1) amortised per step: MSER and the reference are recomputed at geometrically growing
-lengths on bounded windows.
+Segments start at a change alarm's change point or a known change; MSER-5 cuts each
+one's warm-up (stable once a cut holds on 40 steps; before, the median of the last 20);
+the level is ``median x (1 + tail)`` of the stable part, the straggler share pooled with
+earlier regimes', each step capped at 20 medians; load that comes and goes blends in the
+long-run mean (:meth:`StepRate.step_s`). ETA_METHODS.md section 3. O(1) amortised.
 """
 
 from __future__ import annotations
 
 import math
 from array import array
+from collections.abc import Sequence
 
 from ludwig_nb.core.eta import constants as const
 from ludwig_nb.core.eta.changes import ChangeDetector
-from ludwig_nb.core.eta.estimate import EtaState
-from ludwig_nb.core.eta.selfcheck import SelfCheck
-from ludwig_nb.core.eta.stats import batch_means_variance, median, trimmed_mean
-from ludwig_nb.core.eta.warmup import warmup_cut
+from ludwig_nb.core.eta.plan import EtaState
+from ludwig_nb.core.eta.stats import batch_means_variance, median, trimmed_mean, warmup_cut
 
-__all__ = ["StepRate"]
+__all__ = ["SelfCheck", "StepRate"]
+
+
+class SelfCheck:
+    """The step times predicted at every 10 % of growth (the last 16), and their misses.
+
+    Batch means describe a run that stays as it is; the misses widen the interval of a
+    run whose level wanders or changed.
+    """
+
+    def __init__(self) -> None:
+        self._predictions: list[tuple[int, float]] = []  # (steps seen, seconds predicted)
+        self._next = const.BACKTEST_MIN_STEPS
+
+    def due(self, steps: int) -> bool:
+        """Is a prediction due after ``steps`` regular steps?"""
+        return steps >= self._next
+
+    def record(self, steps: int, predicted_s: float | None) -> None:
+        """Record the step time predicted after ``steps`` steps (``None``: not stable yet)."""
+        if predicted_s is not None and predicted_s > 0:
+            self._predictions.append((steps, predicted_s))
+            del self._predictions[: -const.BACKTEST_KEEP]
+        self._next = steps + max(const.BACKTEST_MIN_STEPS // 2, int(steps * const.REVISIT_GROWTH))
+
+    def level_error(self, prefix: Sequence[float], basis: Sequence[int], var: float) -> float:
+        """The mean of ``max(0, e² - noise)`` over predictions at least 20 steps old.
+
+        ``e``: log of the mean step time since (``prefix``: sums of the step times) over
+        the prediction; ``noise``: that of a stationary run with ``var`` seconds² per
+        step, on the steps since and on those it rested on, from the latest of
+        ``basis`` (the segment's cut, then its start) before it. 0 under 3 judged.
+        """
+        end = len(prefix) - 1
+        misses = []
+        for at, predicted in self._predictions:
+            since = end - at
+            realized = (prefix[end] - prefix[at]) / since if since > 0 else 0.0
+            if since < const.BACKTEST_MIN_STEPS or realized <= 0:
+                continue
+            rested_on = max(1, at - next((b for b in basis if b < at), basis[-1]))
+            noise = var * (1.0 / since + 1.0 / rested_on) / (realized * realized)
+            misses.append(max(0.0, math.log(realized / predicted) ** 2 - noise))
+        return sum(misses) / len(misses) if len(misses) >= 3 else 0.0
 
 
 class StepRate:
@@ -58,6 +82,10 @@ class StepRate:
         self._tail_sum = 0.0  # over closed stable segments: sum of n * (mean/median - 1)
         self._tail_n = 0
         self._last_step_s: float | None = None
+        # Since the last known change: the first settled cut, the alarms since, the
+        # direction of the last large swing (+1, -1, 0) and whether one reversed another.
+        self._origin: int | None = None
+        self._alarms, self._swing, self._comes_back = 0, 0, False
         # Per segment (set by _start_segment):
         self._seg = 0
         self._adjust_until = 0  # "adjusting" until this many steps
@@ -74,12 +102,10 @@ class StepRate:
 
     @property
     def state(self) -> EtaState:
-        """The state of the estimate, see :data:`~ludwig_nb.core.eta.estimate.EtaState`."""
+        """``"warming_up"``, ``"adjusting"`` or ``"stable"`` (see :data:`EtaState`)."""
         if not self._was_stable:
             return "warming_up"
-        if self._cut is None:
-            return "adjusting"
-        if len(self._x) < self._adjust_until:
+        if self._cut is None or len(self._x) < self._adjust_until:
             return "adjusting"
         return "stable"
 
@@ -92,6 +118,7 @@ class StepRate:
         """
         current = self.step_s()
         self._start_segment(len(self._x))
+        self._origin, self._alarms, self._swing, self._comes_back = None, 0, 0, False
         if current is not None and scale is not None:
             self._provisional_s = current * scale
 
@@ -104,7 +131,8 @@ class StepRate:
         self._cum.append(self._cum[-1] + duration)
         self._last_step_s = duration
         at = self._detector.observe(duration)
-        if at is not None and self._matters(at):
+        if at is not None:
+            self._note_swing(at)
             self._start_segment(at)
         end = len(self._x)
         if end >= self._mser_next:
@@ -113,13 +141,25 @@ class StepRate:
         if self._check.due(end):
             self._check.record(end, self.step_s() if self._was_stable else None)
 
-    def step_s(self) -> float | None:
-        """Seconds per regular step in the current regime, or ``None`` without a basis.
+    def step_s(self, steps_left: int = 0) -> float | None:
+        """Seconds per regular step over the next ``steps_left`` steps, or ``None``.
 
-        ``bulk x (1 + tail)``: the bulk is the median of the segment's stable part (of
-        its last steps while provisional); the tail share ``mean/median - 1`` is pooled
-        over every stable step seen.
+        The regime's level. Once the level has come back (load that comes and goes),
+        regimes are expected to keep changing at the rate seen (``lam`` alarms per
+        step): the level holds for a share ``w = (1 - exp(-lam K)) / (lam K)`` of the
+        ``K`` steps left, the mean since the first settled cut for the rest.
         """
+        level = self._level_s()
+        end = len(self._x)
+        if level is None or not self._comes_back or self._origin is None or steps_left <= 0:
+            return level
+        lam_k = self._alarms / (end - self._origin) * steps_left
+        w = -math.expm1(-lam_k) / lam_k
+        history = (self._cum[end] - self._cum[self._origin]) / (end - self._origin)
+        return w * level + (1.0 - w) * history
+
+    def _level_s(self) -> float | None:
+        """``bulk x (1 + tail)`` of the stable part, else provisional, else the prior."""
         end = len(self._x)
         if self._cut is not None and end > self._cut:
             lo = max(self._cut, end - const.BULK_WINDOW)
@@ -139,15 +179,10 @@ class StepRate:
         return self._prior_s
 
     def variance(self, step_s: float) -> tuple[float, float, int]:
-        """The step time's noise, for the interval.
+        """``(seconds² per step, steps behind the mean, degrees of freedom)``.
 
-        Args:
-            step_s: the step time in use (seconds); sizes a guess without data.
-
-        Returns:
-            ``(long-run variance per step in seconds², steps behind the mean, degrees of
-            freedom)``: batch means on the stable part, else the sample variance of the
-            last 20 steps, else ``(step_s / 2)²`` on one step.
+        Batch means on the stable part, else the sample variance of the last 20 steps,
+        else ``(step_s / 2)²`` on one step (``step_s``: the step time in use, seconds).
         """
         end = len(self._x)
         if self._cut is not None:
@@ -162,27 +197,17 @@ class StepRate:
         return (0.5 * step_s) ** 2, 1.0, 1
 
     def level_error(self, var: float) -> float:
-        """How far this run's past step-time predictions missed, beyond noise.
-
-        Args:
-            var: long-run variance of one step (seconds²), from :meth:`variance`.
-
-        Returns:
-            A relative variance (see :meth:`SelfCheck.level_error`): about 0 on a steady
-            run, the square of its typical miss on one whose level wanders or changed.
-        """
+        """:meth:`SelfCheck.level_error` on this run (``var``: seconds² per step)."""
         basis = (self._seg,) if self._cut is None else (self._cut, self._seg)
         return self._check.level_error(self._cum, basis, var)
 
-    # -- segments --------------------------------------------------------------------
     def _start_segment(self, index: int) -> None:
         # Steps from ``index`` on belong to the new regime: a shifted level would pass
         # for stragglers in the old one's tail share.
         self._close_segment(index)
         self._seg = index
         self._segments += 1
-        # Counted from when the change is known (an alarm comes some steps after the
-        # change point it names), so the display says "adjusting" for a while.
+        # Counted from when the change is known (an alarm comes after its change point).
         self._adjust_until = len(self._x) + const.ADJUST_STEPS if self._was_stable else 0
         self._cut = None
         self._settled_cut = None
@@ -190,47 +215,35 @@ class StepRate:
         self._provisional_s = None
         self._detector.restart(index)
 
-    def _matters(self, at: int) -> bool:
-        """Is the shift since step ``at`` big enough to change the ETA (10 %)?
-
-        Compares trimmed means: robust to stragglers, steady when step times are bimodal
-        under load.
-        """
-        end = len(self._x)
-        lo = self._cut if self._cut is not None else self._seg
-        lo = max(lo, at - const.BULK_WINDOW)
-        if at - lo < const.BLOCK or end - at < const.BLOCK:
-            return True
-        before = trimmed_mean(self._x[lo:at])
-        after = trimmed_mean(self._x[max(at, end - const.BULK_WINDOW) : end])
-        if before <= 0 or after <= 0:
-            return True
-        return abs(math.log(after / before)) >= const.MIN_SHIFT_LOG
+    def _note_swing(self, at: int) -> None:
+        """Before an alarm at ``at`` starts a segment: count it, and note a large swing."""
+        before = self._level_s()
+        if self._origin is None or before is None or before <= 0:
+            return
+        self._alarms += 1
+        after = trimmed_mean(self._x[at:])
+        if after > 0 and abs(math.log(after / before)) >= const.SWING_LOG:
+            direction = 1 if after > before else -1
+            self._comes_back = self._comes_back or direction == -self._swing
+            self._swing = direction
 
     def _run_mser(self) -> None:
         start, end = self._seg, len(self._x)
         n = end - start
         cut, accepted = warmup_cut(self._cum, start, end)
         settled = n >= const.STABLE_MIN_STEPS
-        if accepted:
-            # Stable only on enough evidence; a cut from fewer steps is still used for
-            # the number, and revisited soon.
+        if accepted:  # a cut on fewer steps is used for the number, and revisited soon
             self._cut = cut
             self._was_stable = self._was_stable or settled
             if settled:
                 self._settled_cut = cut
-        elif not settled or self._settled_cut is None:
-            self._cut = None
+                self._origin = cut if self._origin is None else self._origin
         else:
-            self._cut = self._settled_cut
+            self._cut = self._settled_cut if settled else None
         self._mser_next = end + max(const.MSER_BATCH, int(n * const.REVISIT_GROWTH))
 
     def _pooled_tail(self, own: float, n: int) -> float:
-        """The segment's own tail share (``n`` steps) shrunk towards the history's.
-
-        The history counts as at most ``TAIL_PRIOR_STEPS`` steps, so the own share wins
-        in a long regime.
-        """
+        """The segment's own tail share (``n`` steps) shrunk towards the history's."""
         if not self._tail_n:
             return own
         weight = min(self._tail_n, const.TAIL_PRIOR_STEPS)

@@ -11,9 +11,8 @@ import dataclasses
 
 from ludwig_nb.core import events as ev
 from ludwig_nb.core.eta import constants as const
-from ludwig_nb.core.eta.estimate import Estimate
 from ludwig_nb.core.eta.estimator import EtaEstimator
-from ludwig_nb.core.eta.plan import Costs, Schedule
+from ludwig_nb.core.eta.plan import Costs, Estimate, Schedule
 
 __all__ = ["EtaTracker", "schedule_from_info"]
 
@@ -77,11 +76,8 @@ class EtaTracker:
 
     def _observe(self, event: ev.Event) -> None:
         if isinstance(event, ev.RunStarted):
-            self._est = EtaEstimator(
-                schedule_from_info(event.schedule), event.time, priors=self._priors
-            )
-            if self._started_at is None:
-                self._started_at = event.time
+            self._est = EtaEstimator(schedule_from_info(event.schedule), event.time, self._priors)
+            self._started_at = event.time if self._started_at is None else self._started_at
             self._finished = False
             return
         est = self._est
@@ -102,11 +98,9 @@ class EtaTracker:
             est.interval_finished("pause", event.paused_at, event.time)
             self._paused_at = None
         elif isinstance(event, ev.Throttled):
-            duty = min(1.0, max(1e-3, event.duty))
+            duty = min(1.0, max(1e-3, event.duty))  # steps take 1/duty as long
             crossed = (duty < 1.0) != (self._duty < 1.0)
-            if (
-                crossed or abs(duty / self._duty - 1.0) >= const.DUTY_CHANGE
-            ):  # steps take 1/duty as long
+            if crossed or abs(duty / self._duty - 1.0) >= const.DUTY_CHANGE:
                 est.regime_changed(scale=self._duty / duty)
                 self._duty = duty
         elif isinstance(event, ev.OomRecovered):

@@ -1,7 +1,7 @@
 import datetime as dt
 
 from ludwig_nb.core.eta.display import WARMING_UP, format_estimate
-from ludwig_nb.core.eta.estimate import Estimate
+from ludwig_nb.core.eta.plan import Estimate
 
 UTC = dt.timezone.utc
 # 2026-11-30 13:52:30 UTC

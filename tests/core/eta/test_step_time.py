@@ -3,7 +3,7 @@ import random
 
 import pytest
 
-from ludwig_nb.core.eta.step_time import StepRate
+from ludwig_nb.core.eta.step_time import SelfCheck, StepRate
 
 
 def _noisy(n: int, level: float, seed: int, sd: float = 0.05) -> list[float]:
@@ -46,17 +46,6 @@ def test_known_regime_change_scales_until_data():
     for d in _noisy(100, 0.8, seed=3):
         rate.add(d)
     assert rate.step_s() == pytest.approx(0.8, rel=0.05)
-
-
-def test_small_wander_keeps_the_history():
-    # A 5 % bump for 100 steps is below the 10 % that matters: one regime throughout.
-    durations = _noisy(300, 1.0, seed=4, sd=0.02) + _noisy(100, 1.05, seed=5, sd=0.02)
-    durations += _noisy(300, 1.0, seed=6, sd=0.02)
-    rate = _fed(durations)
-    assert rate.state == "stable"
-    assert rate.step_s() == pytest.approx(sum(durations[5:]) / len(durations[5:]), rel=0.01)
-    _, behind, _ = rate.variance(1.0)
-    assert behind > 600  # the mean rests on the whole run: no alarm cut it
 
 
 def test_throttling_ramp_is_cut_off():
@@ -157,3 +146,52 @@ def test_a_detected_change_says_adjusting_once_it_is_known():
     first = states.index("adjusting")
     assert states[first : first + 20] == ["adjusting"] * 20
     assert states[-1] == "stable"
+
+
+def _prefix(values: list[float]) -> list[float]:
+    out = [0.0]
+    for v in values:
+        out.append(out[-1] + v)
+    return out
+
+
+def test_predictions_that_missed_by_a_fifth_score_its_square():
+    check = SelfCheck()
+    for at in (20, 40, 60):
+        assert check.due(at)
+        check.record(at, 1.0)
+    # From step 20 on every step took 1.2 s: each prediction missed by log(1.2).
+    prefix = _prefix([1.0] * 20 + [1.2] * 100)
+    error = check.level_error(prefix, (0,), var=0.0)
+    assert error == pytest.approx(0.1823**2, rel=0.01)
+
+
+def test_nothing_is_recorded_while_not_stable():
+    check = SelfCheck()
+    check.record(20, None)
+    assert not check.due(21)
+    assert check.level_error(_prefix([1.0] * 100), (0,), var=0.0) == 0.0
+
+
+def _bursts(levels: list[float], n: int = 150) -> list[float]:
+    out: list[float] = []
+    for k, level in enumerate(levels):
+        out += _noisy(n, level, seed=40 + k, sd=0.03)
+    return out
+
+
+def test_load_that_comes_and_goes_is_predicted_by_the_long_run_mean():
+    # External load: the level swings 1 s -> 3 s -> 1 s -> 3 s. The current level says
+    # little about the next 1000 steps; the mean since the first stable cut says more.
+    rate = _fed(_bursts([1.0, 3.0, 1.0, 3.0, 1.0, 3.0]))
+    level = rate.step_s()
+    assert level == pytest.approx(3.0, rel=0.05)  # the regime's own level
+    ahead = rate.step_s(steps_left=1000)
+    assert ahead is not None
+    assert 1.6 < ahead < 2.6  # pulled towards the long-run mean (~2 s)
+    assert rate.step_s(steps_left=10) == pytest.approx(level, rel=0.1)  # a short horizon
+
+
+def test_a_change_that_stays_keeps_its_level_over_any_horizon():
+    rate = _fed(_bursts([1.0, 1.0, 3.0, 3.0]))
+    assert rate.step_s(steps_left=1000) == pytest.approx(3.0, rel=0.05)
