@@ -12,11 +12,16 @@ buttons (the buttons are widgets, not part of the HTML).
 
 from __future__ import annotations
 
+import contextlib
+import os
+import socket
 import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
+import psutil
 import yaml
 from html_shot import shoot
 
@@ -53,16 +58,53 @@ def _config(on_ray: bool) -> str:
     return yaml.safe_dump(config)
 
 
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def _start_ray(attempts: int = 8) -> Any:
+    """A one-node Ray of this script's own (2 CPUs), returned to shut down at the end.
+
+    As the Ray tests' fixture: the agents' ports are chosen up front (a loaded machine
+    starts the dashboard agent later than the raylet waits for its port files), and a
+    start that misses the raylet's fixed 30 s wait is tried again.
+    """
+    import ray
+    from ray.cluster_utils import Cluster
+
+    os.environ.setdefault("RAY_agent_register_timeout_ms", "120000")
+    names = ("metrics_agent_port", "metrics_export_port", "runtime_env_agent_port",
+             "dashboard_agent_listen_port", "dashboard_port")  # fmt: skip
+    for attempt in range(attempts):
+        before = {child.pid for child in psutil.Process().children(recursive=True)}
+        try:
+            head = {"num_cpus": 2, **{name: _free_port() for name in names}}
+            cluster = Cluster(initialize_head=True, head_node_args=head)
+        except Exception as failure:  # Ray raises a bare Exception when its node times out
+            ray.shutdown()
+            started = [c for c in psutil.Process().children(recursive=True)
+                       if c.pid not in before]  # fmt: skip
+            for child in started:  # the failed head's GCS and raylet, by their ids
+                with contextlib.suppress(psutil.Error):
+                    child.terminate()
+            psutil.wait_procs(started, timeout=10)
+            if "timed out during startup" not in str(failure) or attempt == attempts - 1:
+                raise
+            continue
+        ray.init(address=cluster.address, log_to_driver=False)
+        return cluster
+    raise RuntimeError("unreachable")
+
+
 def main() -> None:
     args = [a for a in sys.argv[1:] if not a.startswith("--")]
     on_ray = "--ray" in sys.argv
     out = Path(args[0] if args else "artifacts/screenshots").resolve()
     out.mkdir(parents=True, exist_ok=True)
     suffix = "_ray" if on_ray else ""
-    if on_ray:  # a Ray of this script's own (no dashboard: another Ray may hold its port)
-        import ray
-
-        ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+    cluster = _start_ray() if on_ray else None
     with tempfile.TemporaryDirectory() as tmp:
         search = hyperopt(_config(on_ray), str(demo_dataset("cars")), name="cars",
                           results_dir=tmp, registry_dir=Path(tmp) / "reg")  # fmt: skip
@@ -77,8 +119,11 @@ def main() -> None:
         if live is not None:
             _shoot(live, out / f"search_live{suffix}.png")
         _shoot(search_html(search, time.time()), out / f"search_done{suffix}.png")
-    if on_ray:
+    if cluster is not None:
+        import ray
+
         ray.shutdown()
+        cluster.shutdown()
 
 
 if __name__ == "__main__":

@@ -111,6 +111,7 @@ _EXECUTOR_KEYS = (
     "trial_driver_resources",
     "kubernetes_namespace",
     "scheduler",
+    "storage_path",  # ours, as a Ray Train run's backend.storage_path: the ray executor
 )
 _TOP_KEYS = (
     "parameters",
@@ -510,7 +511,25 @@ def _check_executor(executor: object, ctx: Ctx) -> None:
             (*path, "gpu_resources_per_trial"),
             "above 1, gpu_resources_per_trial must be whole GPUs",
         )
+    _check_storage_path(executor, ctx, kind == "ray")
     _check_scheduler(executor.get("scheduler"), ctx, kind == "ray")
+
+
+def _check_storage_path(executor: dict[str, Any], ctx: Ctx, on_ray: bool) -> None:
+    """``storage_path``: a path string, for the ray executor only (its trials' run folders)."""
+    path: KeyPath = ("hyperopt", "executor", "storage_path")
+    storage = executor.get("storage_path")
+    if storage is None:
+        return
+    if not isinstance(storage, str) or not storage.strip():
+        ctx.problem(path, f"storage_path must be a directory path, not {storage!r}")
+    elif not on_ray:
+        ctx.problem(
+            path,
+            "storage_path is where Ray Tune trials on other nodes write their run folders; "
+            "the local executor's trials write the search directory",
+            hint="use executor type ray, or leave storage_path out",
+        )
 
 
 def _check_scheduler(scheduler: Any, ctx: Ctx, on_ray: bool = False) -> None:

@@ -1,7 +1,7 @@
 """The run layer's side of ``executor: {type: ray}``.
 
 A :class:`~ludwig_nb.runs.search.Search` driven by one Ray Tune experiment
-(``engines/ray/tune.py``).
+(``engines/ray/tune/``).
 
 Each Tune trial becomes a trial of the search exactly as on the local executor: a record in
 the table and the journal, and an ordinary :class:`Run` (its run directory, events, ETA,
@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import importlib
 import time
+from pathlib import Path
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
@@ -45,12 +46,15 @@ def tune_module() -> ModuleType:
 
 
 class _Hooks:
-    """``TuneHooks`` over a search (see engines/ray/tune.py); called on the driver thread."""
+    """``TuneHooks`` over a search (see engines/ray/tune/spec.py); called on the driver thread."""
 
-    def __init__(self, search: Search, cpus: float, gpus: float) -> None:
-        self.search, self.cpus, self.gpus = search, cpus, gpus
+    def __init__(
+        self, search: Search, cpus: float, gpus: float, storage: Path | None = None
+    ) -> None:
+        self.search, self.cpus, self.gpus, self.storage = search, cpus, gpus, storage
         self.live: dict[str, TrialRecord] = {}  # Tune trial id -> its record, while it runs
         self.errors: dict[str, str] = {}
+        self.cut: set[str] = set()  # trials the scheduler's max_t ended before their plan
 
     def start_trial(self, tune_id: str, params: dict[str, Any], channel: str) -> dict[str, Any]:
         tune = tune_module()
@@ -58,14 +62,19 @@ class _Hooks:
         record = search._new_record(tune.decode(search.section["parameters"], params))
         seed = search._train_options.get("random_seed")
         options = {"random_seed": seed, "threads": None, "device": None}
-        run = search._train_trial(record, tune.TuneTrialEngine(channel, tune_id), options)
+        engine = tune.TuneTrialEngine(channel, tune_id, storage=self.storage)
+        run = search._train_trial(record, engine, options)
         if run is None:
             search._finish(None, None, record, "failed")
             return {"refused": record.error or "the trial's config was refused"}
         self.live[tune_id] = record
-        return {"run_dir": str(run.directory), "run_id": run.id, "name": run.name,
-                "config": run.config, "seed": seed, "threads": max(1, int(self.cpus)),
-                "device": "cuda" if self.gpus > 0 else "cpu"}  # fmt: skip
+        control = run.control  # paused or stopped already when the search is
+        folder = tune.trial_folder(self.storage, run.directory, run.id)
+        return {"run_dir": str(run.directory), "folder": str(folder), "run_id": run.id,
+                "name": run.name, "config": run.config, "seed": seed,
+                "threads": max(1, int(self.cpus)), "device": "cuda" if self.gpus > 0 else "cpu",
+                "control": (control.stop_reason if control.stop_requested else None,
+                            "user" if control.paused else None)}  # fmt: skip
 
     def trial_pruned(self, tune_id: str) -> None:
         record = self.live.get(tune_id)
@@ -73,6 +82,9 @@ class _Hooks:
             record.state = "pruned"
             if record.run is not None:
                 record.run.stop("pruned")
+
+    def trial_cut(self, tune_id: str) -> None:
+        self.cut.add(tune_id)
 
     def trial_ended(self, tune_id: str, error: str | None) -> None:
         if error:
@@ -85,6 +97,8 @@ class _Hooks:
             if run is None or not run.is_done:
                 continue
             state = record.state if record.state == "pruned" else trial_end_state(run)
+            if tune_id in self.cut and state == "stopped":
+                state = "completed"  # it ran to the scheduler's max_t, as Tune's trials do
             if state == "failed":
                 record.error = str(run.error) if run.error else self.errors.get(tune_id)
             search._finish(None, None, record, state)
@@ -144,6 +158,12 @@ def _grid(search: Search, evaluated: list[Any]) -> list[dict[str, Any]] | None:
     return todo
 
 
+def _storage_path(executor: dict[str, Any]) -> Path | None:
+    """``executor.storage_path``, absolute (every node must mount it at that path)."""
+    storage = executor.get("storage_path")
+    return Path(storage).expanduser().resolve() if storage else None
+
+
 def run_on_tune(search: Search) -> None:
     """Run ``search``'s remaining trials as one Tune experiment (blocks until it ends).
 
@@ -172,11 +192,12 @@ def run_on_tune(search: Search) -> None:
         cpus=cpus, gpus=gpus, dataset=check_dataset(search._rendered or {}, search._dataset),
         max_t=int(trainer.get("epochs") or 100),
         seed=search_alg.get("random_state_seed", search_alg.get("seed")),
+        storage_path=_storage_path(executor),
     )  # fmt: skip
     if (spec.grid is not None and not spec.grid) or (spec.grid is None and not spec.num_samples):
         return  # nothing left to run
     search._trial_memory_limit = trial_memory_limit(gpus) if 0 < gpus < 1 else None
-    hooks = _Hooks(search, cpus, gpus)
+    hooks = _Hooks(search, cpus, gpus, spec.storage_path)
     try:
         tune.run_tune(spec, hooks)
     finally:

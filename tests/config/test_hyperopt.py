@@ -157,6 +157,11 @@ GOOD = "  parameters:\n    trainer.learning_rate: {space: uniform, lower: 0.001,
             "one device",
         ),
         ("  executor: {num_samples: 0}\n", "hyperopt.executor.num_samples", ">= 1"),
+        (
+            "  executor: {storage_path: /mnt/shared}\n",
+            "hyperopt.executor.storage_path",
+            "use executor type ray",
+        ),
         ("  executor: {time_budget_s: -5}\n", "hyperopt.executor.time_budget_s", "must be >= 1"),
         (
             "  executor: {scheduler: {type: pbt}}\n",
@@ -254,3 +259,14 @@ def test_trial_resources_may_be_fractions_though_ludwigs_schema_says_integers():
     assert (executor["cpu_resources_per_trial"], executor["gpu_resources_per_trial"]) == (0.5, 0.25)
     with pytest.raises(ConfigError, match="gpu_resources_per_trial"):
         load_config(HEAD + GOOD + "  executor: {gpu_resources_per_trial: -1}\n")
+
+
+def test_the_ray_executor_takes_a_storage_path_and_a_config_without_one_renders_as_ludwigs():
+    stored = GOOD + "  executor: {type: ray, storage_path: /mnt/shared}\n"
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ConfigWarning)  # not called a key Ludwig ignores
+        assert _load(stored)["hyperopt"]["executor"]["storage_path"] == "/mnt/shared"
+    plain = load_config(HEAD + GOOD + "  executor: {type: ray}\n").to_dict()
+    assert "storage_path" not in plain["hyperopt"]["executor"]
+    with pytest.raises(ConfigError, match="must be a string"):
+        load_config(HEAD + GOOD + "  executor: {type: ray, storage_path: 3}\n")

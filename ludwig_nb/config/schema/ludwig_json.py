@@ -57,18 +57,21 @@ def _snapshot() -> dict[str, Any]:
 
 
 def _widen_trial_resources(data: dict[str, Any]) -> None:
-    """Take fractional trial resources, the one place past Ludwig 0.11's schema.
+    """Take fractional trial resources and a storage path: the places past Ludwig 0.11's schema.
 
     The hyperopt executor's ``cpu_resources_per_trial`` / ``gpu_resources_per_trial`` may be
     fractions (Ray Tune takes them, Ludwig's own executor code handles ``0 < gpus < 1``, and trials
     sharing a GPU need them); Ludwig's schema says integers. An integer stays an integer (as
-    Ludwig renders it); a fraction is kept as written.
+    Ludwig renders it); a fraction is kept as written. ``storage_path`` (no default: a config
+    without it renders as Ludwig's) is where the ray executor's trials write their run folders
+    (shared storage), as ``backend.storage_path`` is for a Ray Train run.
     """
     for node in data["shared"]:
         fields = node.get("properties", {}) if isinstance(node, dict) else {}
         if "gpu_resources_per_trial" in fields and "cpu_resources_per_trial" in fields:
             for key in ("gpu_resources_per_trial", "cpu_resources_per_trial"):
                 fields[key] = {**fields[key], "type": ["integer", "number"], "minimum": 0}
+            fields["storage_path"] = {"type": ["string", "null"]}
 
 
 def _resolve(node: object) -> Any:

@@ -11,6 +11,7 @@ call, so a test sets it before its run starts); the test process itself loads no
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import socket
@@ -88,6 +89,18 @@ def fake_nvml_env(tmp: Path) -> dict[str, str]:
     return {"LD_LIBRARY_PATH": os.pathsep.join(paths), "FAKE_NVML_SCENARIO": str(_SCENARIO["path"])}
 
 
+def _end_new_children(before: set[int]) -> None:
+    """End this process's descendants not in ``before`` (a failed start's), by their id."""
+    started = [c for c in psutil.Process().children(recursive=True) if c.pid not in before]
+    for child in started:
+        with contextlib.suppress(psutil.Error):
+            child.terminate()
+    _, alive = psutil.wait_procs(started, timeout=10)
+    for child in alive:
+        with contextlib.suppress(psutil.Error):
+            child.kill()
+
+
 @pytest.fixture(scope="session")
 def ray_cluster(tmp_path_factory):
     """A one-node Ray "cluster" (``ray.cluster_utils.Cluster``) with ``RAY_CPUS`` CPUs,
@@ -104,15 +117,17 @@ def ray_cluster(tmp_path_factory):
         pytest.fail("a Ray was already initialised in this process; the tests start their own")
     cluster = None
     env = fake_nvml_env(tmp_path_factory.mktemp("ray-nvml"))
-    for attempt in range(3):  # a loaded box can miss the raylet's fixed wait for the agents
+    for attempt in range(5):  # a loaded box can miss the raylet's fixed 30 s wait, more than once
         head = {"num_cpus": RAY_CPUS, "env_vars": env, **head_ports()}
+        before = {child.pid for child in psutil.Process().children(recursive=True)}
         try:
             cluster = Cluster(initialize_head=True, head_node_args=head)
             break
         except Exception as failure:  # Ray raises a bare Exception here
-            if "timed out during startup" not in str(failure) or attempt == 2:
-                raise
             ray.shutdown()
+            _end_new_children(before)  # the failed head's GCS and raylet keep running else
+            if "timed out during startup" not in str(failure) or attempt == 4:
+                raise
     assert cluster is not None
     ray.init(address=cluster.address, log_to_driver=False)
     cluster.fake_nvml_env = env  # for the nodes a test adds

@@ -1,17 +1,10 @@
-"""The Tune executor's pieces that need no Ray: the channel's logic (driven on an asyncio
-loop, as the actor runs it) and the encoding of Ludwig's spaces for Tune."""
+"""The search's channel actor's logic, driven on an asyncio loop as the actor runs it (no Ray)."""
 
 from __future__ import annotations
 
 import asyncio
 
-from ludwig_nb.engines.ray.tune import TuneChannel, decode, encode
-
-PARAMETERS = {
-    "trainer.learning_rate": {"space": "loguniform", "lower": 0.001, "upper": 0.1},
-    "combiner": {"space": "choice", "categories": [{"type": "concat"}, {"type": "tabnet"}]},
-    "trainer.batch_size": {"space": "grid_search", "values": [16, 32]},
-}
+from ludwig_nb.engines.ray.tune.channel import TuneChannel
 
 
 def test_the_channel_carries_assignments_events_control_and_the_end_per_trial():
@@ -37,12 +30,3 @@ def test_the_channel_carries_assignments_events_control_and_the_end_per_trial():
         assert (await channel.poll("t1", 3, 1.0))[2:] == (True, "ValueError: boom")
 
     asyncio.run(scenario())
-
-
-def test_choices_of_mappings_travel_as_indices_and_come_back_as_values():
-    values = {"trainer.learning_rate": 0.01, "combiner": {"type": "tabnet"},
-              "trainer.batch_size": 32}  # fmt: skip
-    encoded = encode(PARAMETERS, values)
-    assert encoded == {"trainer.learning_rate": 0.01, "combiner": 1, "trainer.batch_size": 32}
-    assert decode(PARAMETERS, encoded) == values
-    assert decode(PARAMETERS, {"unknown": 1}) == {}
