@@ -154,6 +154,14 @@ MUTATIONS = [
     _m("M30", "state: samples seen not counted", "core/state.py",
        '"samples_seen": state.samples_seen + event.batch_size,',
        '"samples_seen": state.samples_seen,', "tests/core/test_state.py", "tests/ui"),
+    # -- what this round typed instead of probing ------------------------------------------
+    _m("M31", "a Config loaded again warns its upgrade notes again", "config/load.py",
+       "    config.warnings = tuple(ctx.notes)\n",
+       "    config.warnings = tuple(ctx.notes) + (source.warnings if isinstance(source, Config)"
+       " else ())\n", "tests/config/test_load.py"),
+    _m("M32", "gpu feed: the host sample is not sent", "server/gpu_feed.py",
+       '"host": latest.host.to_dict() if latest.host is not None else None,',
+       '"host": None,', "tests/server/test_gpu_feed.py"),
 ]
 # fmt: on
 

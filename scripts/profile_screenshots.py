@@ -9,30 +9,19 @@ file and shot with /usr/bin/chromium (or $CHROMIUM).
 
 from __future__ import annotations
 
-import os
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
 import yaml
+from html_shot import shoot
 
 import ludwig_nb
 from ludwig_nb.data import demo_config, demo_dataset
 
-PAGE = "<html><body style='font-family:sans-serif;font-size:13px;margin:12px'>{}</body></html>"
-
 
 def _shoot(html_text: str, out: Path, height: int) -> None:
-    page = out.with_suffix(".html")
-    page.write_text(PAGE.format(html_text), encoding="utf-8")
-    chromium = os.environ.get("CHROMIUM", "/usr/bin/chromium")
-    subprocess.run(
-        [chromium, "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
-         f"--window-size=1100,{height}", f"--screenshot={out}", page.as_uri()],
-        check=True, capture_output=True, timeout=120,
-    )  # fmt: skip
-    print(out)
+    shoot(html_text, out, width=1100, height=height)
 
 
 def main() -> None:

@@ -15,7 +15,6 @@ from __future__ import annotations
 import contextlib
 import os
 import socket
-import subprocess
 import sys
 import tempfile
 import time
@@ -24,6 +23,7 @@ from typing import Any
 
 import psutil
 import yaml
+from html_shot import shoot
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
@@ -31,19 +31,9 @@ from ludwig_nb.data import demo_config, demo_dataset
 from ludwig_nb.runs import hyperopt
 from ludwig_nb.ui.search_panel import search_html
 
-PAGE = "<html><body style='font-family:sans-serif;font-size:13px;margin:12px'>{}</body></html>"
-
 
 def _shoot(html_text: str, out: Path, height: int = 760) -> None:
-    page = out.with_suffix(".html")
-    page.write_text(PAGE.format(html_text), encoding="utf-8")
-    chromium = os.environ.get("CHROMIUM", "/usr/bin/chromium")
-    subprocess.run(
-        [chromium, "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
-         f"--window-size=1250,{height}", f"--screenshot={out}", page.as_uri()],
-        check=True, capture_output=True, timeout=120,
-    )  # fmt: skip
-    print(out)
+    shoot(html_text, out, width=1250, height=height)
 
 
 def _config(on_ray: bool) -> str:

@@ -14,14 +14,14 @@ PY=${PYTHON:-python3.11}
 command -v "$PY" >/dev/null || PY=python3
 torch_pin="torch==2.13.0"   # CPU wheel on disk (/opt/wheels); an unpinned torch pulls CUDA
 reqs=$("$PY" "$repo/scripts/colab/requirements.py" "$repo/pyproject.toml")
-key=$( { cat "$repo/scripts/colab/pins.txt" "$repo/scripts/colab/tools.txt"; echo "$reqs|$torch_pin";
-         "$PY" -c 'import sys; print(sys.version_info[:2])'; } | sha256sum | cut -c1-12)
-cache=${LUDWIG_NB_ENV_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/ludwig_nb/envs}
-venv="$cache/colab-$key"
+# shellcheck source=scripts/env_cache_key.sh
+source "$repo/scripts/env_cache_key.sh"
+venv=$( { cat "$repo/scripts/colab/pins.txt" "$repo/scripts/colab/tools.txt"; echo "$reqs|$torch_pin";
+          env_python_version "$PY"; } | env_cache_dir colab)
 if [[ ! -f "$venv/.complete" ]]; then
   echo "setup_colab_env: building $venv" >&2
   rm -rf "$venv"
-  mkdir -p "$cache"
+  mkdir -p "$(dirname "$venv")"
   "$PY" -m venv "$venv"
   pip=("$venv/bin/python" -m pip install -q --disable-pip-version-check)
   "${pip[@]}" --upgrade pip >&2

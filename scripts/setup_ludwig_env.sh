@@ -12,13 +12,13 @@ repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 PY=${PYTHON:-python3.11}
 command -v "$PY" >/dev/null || PY=python3
 reqs="ludwig==0.11.0 torch==2.14.1 torchvision==0.29.1 torchaudio==2.11.1"
-key=$(printf '%s|%s' "$reqs" "$("$PY" -c 'import sys; print(sys.version_info[:2])')" | sha256sum | cut -c1-12)
-cache=${LUDWIG_NB_ENV_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/ludwig_nb/envs}
-venv="$cache/ludwig-$key"
+# shellcheck source=scripts/env_cache_key.sh
+source "$repo/scripts/env_cache_key.sh"
+venv=$(printf '%s|%s' "$reqs" "$(env_python_version "$PY")" | env_cache_dir ludwig)
 if [[ ! -f "$venv/.complete" ]]; then
   echo "setup_ludwig_env: building $venv ($reqs)" >&2
   rm -rf "$venv"
-  mkdir -p "$cache"
+  mkdir -p "$(dirname "$venv")"
   "$PY" -m venv "$venv"
   "$venv/bin/python" -m pip install -q --disable-pip-version-check --upgrade pip >&2
   # shellcheck disable=SC2086

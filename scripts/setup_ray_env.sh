@@ -24,14 +24,14 @@ ray_req="ray[default,train]==2.60.0"
 deps="pyyaml>=6.0 pandas>=1.5 numpy>=1.23 ipython>=8.0 ipywidgets>=7.6,<9
 bqplot>=0.12 traitlets>=5.9 psutil>=5.9 nvidia-ml-py>=12.535.108 jupyter_server>=2.0
 jupyter_core>=5.0 tqdm>=4.60 optuna>=3 pytest>=8 pytest-timeout>=2.2 hypothesis>=6.90 ipykernel>=6.29"
-key=$(printf '%s|%s|%s|%s' "$torch_req" "$ray_req" "$deps" \
-  "$("$PY" -c 'import sys; print(sys.version_info[:2])')" | sha256sum | cut -c1-12)
-cache=${LUDWIG_NB_ENV_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/ludwig_nb/envs}
-venv="$cache/ray-$key"
+# shellcheck source=scripts/env_cache_key.sh
+source "$(dirname "${BASH_SOURCE[0]}")/env_cache_key.sh"
+venv=$(printf '%s|%s|%s|%s' "$torch_req" "$ray_req" "$deps" "$(env_python_version "$PY")" \
+  | env_cache_dir ray)
 if [[ ! -f "$venv/.complete" ]]; then
   echo "setup_ray_env: building $venv ($torch_req, $ray_req)" >&2
   rm -rf "$venv"
-  mkdir -p "$cache"
+  mkdir -p "$(dirname "$venv")"
   "$PY" -m venv "$venv"
   pip=("$venv/bin/python" -m pip install -q --disable-pip-version-check)
   "${pip[@]}" --upgrade pip >&2

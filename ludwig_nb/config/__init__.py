@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from ludwig_nb.config.errors import ConfigError, ConfigWarning, UnsupportedByEngine
 from ludwig_nb.config.gpu_watch import AlarmRuleConfig, GpuWatchConfig
-from ludwig_nb.config.load import load_config
+from ludwig_nb.config.load import ConfigSource, load_config
 from ludwig_nb.config.model import Config
 from ludwig_nb.config.render import LUDWIG_VERSION
 
@@ -25,6 +25,7 @@ __all__ = [
     "AlarmRuleConfig",
     "Config",
     "ConfigError",
+    "ConfigSource",
     "ConfigWarning",
     "GpuWatchConfig",
     "UnsupportedByEngine",

@@ -42,7 +42,7 @@ def check_across(cfg: dict[str, Any], ctx: Ctx) -> None:
     _validation(cfg, ctx)
 
 
-def _positive(value: Any) -> TypeGuard[int]:
+def _positive(value: object) -> TypeGuard[int]:
     return isinstance(value, int) and not isinstance(value, bool) and value > 0
 
 
@@ -55,7 +55,7 @@ def _named(cfg: dict[str, Any]) -> list[tuple[str, int, dict[str, Any]]]:
     ]
 
 
-def _unique_names(cfg: dict[str, Any], ctx: Ctx) -> None:
+def _unique_names(cfg: dict[str, object], ctx: Ctx) -> None:
     seen: dict[str, str] = {}
     for side, i, feature in _named(cfg):
         name = feature["name"]
@@ -103,7 +103,7 @@ def _references(cfg: dict[str, Any], ctx: Ctx) -> None:
 
 def _attention_heads(cfg: dict[str, Any], ctx: Ctx) -> None:
     """A transformer splits ``hidden_size`` over ``num_heads``: it must divide evenly."""
-    places: list[tuple[tuple[Any, ...], Any]] = [
+    places: list[tuple[tuple[Any, ...], object]] = [
         (("input_features", i, "encoder"), f.get("encoder"))
         for i, f in enumerate(cfg["input_features"])
     ]
@@ -125,7 +125,7 @@ def _attention_heads(cfg: dict[str, Any], ctx: Ctx) -> None:
             )
 
 
-def _batch_sizes(trainer: dict[str, Any], ctx: Ctx) -> None:
+def _batch_sizes(trainer: dict[str, object], ctx: Ctx) -> None:
     batch, effective = trainer.get("batch_size"), trainer.get("effective_batch_size")
     accumulation = trainer.get("gradient_accumulation_steps")
     if not (_positive(batch) and _positive(effective)):
@@ -222,7 +222,7 @@ def _validation(cfg: dict[str, Any], ctx: Ctx) -> None:
     trainer["validation_field"], trainer["validation_metric"] = field, metric
 
 
-def _field_for(metric: Any, outputs: list[dict[str, Any]], ctx: Ctx) -> str | None:
+def _field_for(metric: object, outputs: list[dict[str, Any]], ctx: Ctx) -> str | None:
     if metric is None:
         return str(outputs[0]["name"])
     for feature in outputs:

@@ -62,16 +62,6 @@ class AlarmRuleConfig:
     name: str | None = None
     power_limit: bool = False
 
-    def slowdown_offset(self) -> float | None:
-        """For a ``"slowdown±N"`` threshold, the signed offset in °C; else None."""
-        if not isinstance(self.threshold, str):
-            return None
-        match = _SLOWDOWN_RE.match(self.threshold)
-        if match is None or match.group(1) is None:
-            return 0.0 if match else None
-        value = float(match.group(2))
-        return -value if match.group(1) == "-" else value
-
 
 @dataclasses.dataclass(frozen=True)
 class GpuWatchConfig:
@@ -108,7 +98,7 @@ class GpuWatchConfig:
             oom_recovery=data.get("oom_recovery", "auto"),
         )
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, object]:
         """The section as plain JSON-able values (tuples as lists, alarms as dicts)."""
         out = dataclasses.asdict(self)
         out["devices"] = list(self.devices) if self.devices is not None else None
@@ -119,13 +109,13 @@ class GpuWatchConfig:
 class _Threshold(Spec):
     """A number or a ``slowdown±N`` string; the metric-specific check comes after."""
 
-    def default(self) -> Any:
+    def default(self) -> object:
         return None
 
     def describe(self) -> str:
         return "a number, 'slowdown', 'slowdown-N', 'slowdown+N' or null"
 
-    def check(self, value: Any, path: KeyPath, ctx: Ctx) -> Any:
+    def check(self, value: object, path: KeyPath, ctx: Ctx) -> object:
         if value is None or (isinstance(value, int | float) and not isinstance(value, bool)):
             return float(value) if value is not None else None
         if isinstance(value, str) and _SLOWDOWN_RE.match(value.strip()):
@@ -146,13 +136,13 @@ class _Simulate(Spec):
     thermal-profile fields (numbers).
     """
 
-    def default(self) -> Any:
+    def default(self) -> object:
         return False
 
     def describe(self) -> str:
         return "true, false, 'demo' or a mapping of " + ", ".join(SIMULATE_FIELDS)
 
-    def check(self, value: Any, path: KeyPath, ctx: Ctx) -> Any:
+    def check(self, value: object, path: KeyPath, ctx: Ctx) -> object:
         if isinstance(value, bool) or value == "demo":
             return value
         if isinstance(value, Mapping):
@@ -197,9 +187,9 @@ _SECTION = Section(
 )
 
 
-def check_gpu_watch(raw: Any, path: KeyPath, ctx: Ctx) -> dict[str, Any]:
+def check_gpu_watch(raw: object, path: KeyPath, ctx: Ctx) -> dict[str, object]:
     """Validate and render ``gpu_watch`` (None -> every default)."""
-    rendered: dict[str, Any] = _SECTION.check(raw, path, ctx)
+    rendered: dict[str, object] = _SECTION.check(raw, path, ctx)
     alarms = rendered.get("alarms")
     if isinstance(alarms, list):
         for i, alarm in enumerate(alarms):
@@ -208,7 +198,7 @@ def check_gpu_watch(raw: Any, path: KeyPath, ctx: Ctx) -> dict[str, Any]:
     return rendered
 
 
-def _check_throttle(alarm: dict[str, Any], path: KeyPath, ctx: Ctx) -> None:
+def _check_throttle(alarm: dict[str, object], path: KeyPath, ctx: Ctx) -> None:
     metric, action = alarm.get("metric"), alarm.get("action")
     if action == "throttle" and metric not in THROTTLE_METRICS:
         ctx.problem((*path, "action"), f"action throttle holds a temperature or a power, not "

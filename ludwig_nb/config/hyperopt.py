@@ -36,7 +36,7 @@ __all__ = [
 ]
 
 #: space type -> (required arguments, optional arguments with defaults)
-SPACES: dict[str, tuple[tuple[str, ...], dict[str, Any]]] = {
+SPACES: dict[str, tuple[tuple[str, ...], dict[str, object]]] = {
     "uniform": (("lower", "upper"), {}),
     "quniform": (("lower", "upper", "q"), {}),
     "loguniform": (("lower", "upper"), {"base": 10}),
@@ -125,7 +125,7 @@ _TOP_KEYS = (
 )
 
 
-def hyperopt_defaults(section: dict[str, Any]) -> dict[str, Any]:
+def hyperopt_defaults(section: dict[str, object]) -> dict[str, object]:
     """``section`` with Ludwig's defaults filled in (a new dict; ``section`` is unchanged).
 
     As Ludwig: ``num_samples: 1``, ``time_budget_s: 3600``, search ``random``, scheduler
@@ -156,7 +156,7 @@ def hyperopt_defaults(section: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def load_search_config(source: Any) -> dict[str, Any]:
+def load_search_config(source: Any) -> dict[str, object]:
     """``load_config`` plus what a search needs of its ``hyperopt`` section.
 
     Parameters that exist, spaces, goal and metric, search algorithm, an executor ludwig_nb can run.
@@ -176,7 +176,7 @@ def load_search_config(source: Any) -> dict[str, Any]:
     return rendered
 
 
-def check_hyperopt(cfg: dict[str, Any], ctx: Ctx, written: Any = None) -> None:
+def check_hyperopt(cfg: dict[str, object], ctx: Ctx, written: object = None) -> None:
     """Check the ``hyperopt`` section against ``cfg``; problems go into ``ctx``.
 
     ``written``: the section as the user wrote it (default: ``cfg["hyperopt"]``); the
@@ -216,7 +216,9 @@ def _hint(word: str, options: Any) -> str:
 
 
 # -- parameters --------------------------------------------------------------------------
-def _check_parameters(cfg: dict[str, Any], params: Any, ctx: Ctx, normal_ok: bool = False) -> None:
+def _check_parameters(
+    cfg: dict[str, object], params: object, ctx: Ctx, normal_ok: bool = False
+) -> None:
     base: KeyPath = ("hyperopt", "parameters")
     if not isinstance(params, dict) or not params:
         ctx.problem(
@@ -240,7 +242,7 @@ def _check_parameter_path(cfg: dict[str, Any], name: str, path: KeyPath, ctx: Ct
     outputs = {f.get("name"): f for f in cfg.get("output_features", [])}
     head = parts[0]
     if head in inputs or head in outputs:
-        node: Any = inputs.get(head) or outputs.get(head)
+        node: object = inputs.get(head) or outputs.get(head)
         where = "input feature" if head in inputs else "output feature"
     elif head == "defaults":
         return  # defaults.<type>.<section>.<key>: the schema layer owns what is valid there
@@ -279,11 +281,11 @@ def _check_parameter_path(cfg: dict[str, Any], name: str, path: KeyPath, ctx: Ct
         node = node[part]
 
 
-def _number(value: Any) -> bool:
+def _number(value: object) -> bool:
     return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
 
 
-def _check_space(spec: Any, path: KeyPath, ctx: Ctx, normal_ok: bool = False) -> None:
+def _check_space(spec: object, path: KeyPath, ctx: Ctx, normal_ok: bool = False) -> None:
     if not isinstance(spec, dict):
         ctx.problem(
             path, "a parameter is a mapping with a space: {space: choice, categories: [...]}"
@@ -399,7 +401,7 @@ RAY_SCHEDULERS = ("fifo", "asha", "async_hyperband", "hyperband", "hb_bohb",
                   "median_stopping_rule", "median")  # fmt: skip
 
 
-def _check_search_alg(search: Any, ctx: Ctx, on_ray: bool = False) -> None:
+def _check_search_alg(search: object, ctx: Ctx, on_ray: bool = False) -> None:
     path: KeyPath = ("hyperopt", "search_alg")
     if not isinstance(search, dict):
         ctx.problem(path, "search_alg must be a mapping: {type: random}")
@@ -452,7 +454,7 @@ def _check_points(section: dict[str, Any], ctx: Ctx) -> None:
                 )
 
 
-def _check_executor(executor: Any, ctx: Ctx) -> None:
+def _check_executor(executor: object, ctx: Ctx) -> None:
     path: KeyPath = ("hyperopt", "executor")
     if not isinstance(executor, dict):
         ctx.problem(path, "executor must be a mapping: {type: local, num_samples: 10}")
@@ -562,7 +564,9 @@ def _check_scheduler(scheduler: Any, ctx: Ctx, on_ray: bool = False) -> None:
 
 # -- substitution ------------------------------------------------------------------------------
 def apply_parameters(
-    config: dict[str, Any], parameters: dict[str, Any], rendered: dict[str, Any] | None = None
+    config: dict[str, object],
+    parameters: dict[str, object],
+    rendered: dict[str, object] | None = None,
 ) -> dict[str, Any]:
     """A copy of ``config`` (without ``hyperopt``) with ``parameters`` substituted, in order.
 
@@ -605,7 +609,7 @@ def apply_parameters(
     return out
 
 
-def _merge(into: dict[str, Any], update: dict[str, Any]) -> None:
+def _merge(into: dict[str, Any], update: dict[str, object]) -> None:
     for key, value in update.items():
         if isinstance(value, dict) and isinstance(into.get(key), dict):
             _merge(into[key], value)

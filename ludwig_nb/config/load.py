@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Mapping
-from typing import Any
+from typing import TypeAlias
 
 from ludwig_nb.config.cross_checks import check_across
 from ludwig_nb.config.errors import ConfigError
@@ -13,10 +13,13 @@ from ludwig_nb.config.render import render
 from ludwig_nb.config.schema.fields import Ctx
 from ludwig_nb.config.yaml_positions import Positions, parse_yaml
 
-__all__ = ["load_config"]
+__all__ = ["ConfigSource", "load_config"]
+
+#: what a config may be given as: YAML text, a mapping (``yaml.safe_load`` output) or a ``Config``
+ConfigSource: TypeAlias = str | Mapping[str, object] | Config
 
 
-def load_config(source: str | Mapping[str, Any] | Config, *, line_offset: int = 0) -> Config:
+def load_config(source: ConfigSource, *, line_offset: int = 0) -> Config:
     """Parse, validate and render a config: every valid Ludwig config is accepted.
 
     ``source``: YAML text, a mapping (e.g. ``yaml.safe_load`` output) or a ``Config``.
@@ -40,11 +43,11 @@ def load_config(source: str | Mapping[str, Any] | Config, *, line_offset: int = 
     return config
 
 
-def _load(source: str | Mapping[str, Any] | Config) -> Config:
+def _load(source: ConfigSource) -> Config:
     text: str | None = None
     positions: Positions | None = None
     if isinstance(source, Config):
-        data: Mapping[str, Any] = source.to_dict()
+        data: Mapping[str, object] = source.to_dict()
         text, positions = source.source, source._positions
     elif isinstance(source, str):
         located = parse_yaml(source)

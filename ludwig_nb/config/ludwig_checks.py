@@ -45,7 +45,7 @@ def check_like_ludwig(cfg: dict[str, Any], ctx: Ctx) -> None:
     _text_to_text(inputs, outputs, ctx)
 
 
-def _encoder(feature: dict[str, Any]) -> dict[str, Any]:
+def _encoder(feature: dict[str, object]) -> dict[str, object]:
     encoder = feature.get("encoder")
     return encoder if isinstance(encoder, dict) else {}
 
@@ -90,11 +90,11 @@ def _input(feature: dict[str, Any], path: tuple[Any, ...], ctx: Ctx) -> None:
         )
 
 
-def _comparator(combiner: dict[str, Any], inputs: list[dict[str, Any]], ctx: Ctx) -> None:
+def _comparator(combiner: dict[str, Any], inputs: list[dict[str, object]], ctx: Ctx) -> None:
     if combiner.get("type") != "comparator":
         return
     names = [f.get("name") for f in inputs]
-    entities: list[Any] = []
+    entities: list[object] = []
     for key in ("entity_1", "entity_2"):
         listed = combiner.get(key)
         if not listed:
@@ -114,7 +114,7 @@ def _comparator(combiner: dict[str, Any], inputs: list[dict[str, Any]], ctx: Ctx
         )
 
 
-def _concat(combiner: dict[str, Any], inputs: list[dict[str, Any]], ctx: Ctx) -> None:
+def _concat(combiner: dict[str, object], inputs: list[dict[str, object]], ctx: Ctx) -> None:
     if combiner.get("type") != "concat":
         return
     unreduced = [
@@ -132,7 +132,7 @@ def _concat(combiner: dict[str, Any], inputs: list[dict[str, Any]], ctx: Ctx) ->
         )
 
 
-def _class_balance(pre: dict[str, Any], outputs: list[dict[str, Any]], ctx: Ctx) -> None:
+def _class_balance(pre: dict[str, object], outputs: list[dict[str, object]], ctx: Ctx) -> None:
     over, under = pre.get("oversample_minority"), pre.get("undersample_majority")
     if not (over or under):
         return
@@ -161,7 +161,7 @@ def _split(pre: dict[str, Any], features: list[dict[str, Any]], ctx: Ctx) -> Non
         )
 
 
-def _tagger(inputs: list[dict[str, Any]], outputs: list[dict[str, Any]], ctx: Ctx) -> None:
+def _tagger(inputs: list[dict[str, object]], outputs: list[dict[str, Any]], ctx: Ctx) -> None:
     tagged = [
         i
         for i, f in enumerate(outputs)
@@ -180,7 +180,9 @@ def _tagger(inputs: list[dict[str, Any]], outputs: list[dict[str, Any]], ctx: Ct
     )
 
 
-def _text_to_text(inputs: list[dict[str, Any]], outputs: list[dict[str, Any]], ctx: Ctx) -> None:
+def _text_to_text(
+    inputs: list[dict[str, object]], outputs: list[dict[str, object]], ctx: Ctx
+) -> None:
     if not inputs or not outputs:
         return
     text_to_text = inputs[0].get("type") == "text" and outputs[0].get("type") == "text"

@@ -41,13 +41,13 @@ class Config:
         self._positions = positions
         #: the ``hyperopt`` section as written, before Ludwig's defaults were filled in
         #: (its meaning is the search's to check: ``config.hyperopt.load_search_config``)
-        self.written_hyperopt: Any = None
+        self.written_hyperopt: object = None
 
     def to_dict(self) -> dict[str, Any]:
         """The fully rendered config, ``gpu_watch`` included (a deep copy)."""
         return copy.deepcopy(self._rendered)
 
-    def to_ludwig_dict(self) -> dict[str, Any]:
+    def to_ludwig_dict(self) -> dict[str, object]:
         """The fully rendered Ludwig config, without ``gpu_watch`` (a deep copy)."""
         return {k: copy.deepcopy(v) for k, v in self._rendered.items() if k != "gpu_watch"}
 
@@ -76,27 +76,27 @@ class Config:
         return str(self._rendered.get("model_type", "ecd"))
 
     @property
-    def input_features(self) -> list[dict[str, Any]]:
+    def input_features(self) -> list[dict[str, object]]:
         """A copy of the rendered input features, every default filled in."""
         return copy.deepcopy(list(self._rendered.get("input_features", [])))
 
     @property
-    def output_features(self) -> list[dict[str, Any]]:
+    def output_features(self) -> list[dict[str, object]]:
         """A copy of the rendered output features, every default filled in."""
         return copy.deepcopy(list(self._rendered.get("output_features", [])))
 
     @property
-    def trainer(self) -> dict[str, Any]:
+    def trainer(self) -> dict[str, object]:
         """A copy of the rendered ``trainer`` section."""
         return copy.deepcopy(dict(self._rendered.get("trainer", {})))
 
     @property
-    def preprocessing(self) -> dict[str, Any]:
+    def preprocessing(self) -> dict[str, object]:
         """A copy of the rendered global ``preprocessing`` section."""
         return copy.deepcopy(dict(self._rendered.get("preprocessing", {})))
 
     @property
-    def combiner(self) -> dict[str, Any]:
+    def combiner(self) -> dict[str, object]:
         """A copy of the rendered ``combiner`` section."""
         return copy.deepcopy(dict(self._rendered.get("combiner", {})))
 
@@ -111,7 +111,7 @@ class Config:
             )
         ]
 
-    def feature(self, name: str) -> dict[str, Any]:
+    def feature(self, name: str) -> dict[str, object]:
         """The rendered feature called ``name``. Raises ``KeyError`` naming the known ones."""
         for feature in (
             *self._rendered.get("input_features", []),

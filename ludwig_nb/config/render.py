@@ -9,7 +9,6 @@ to ``ctx``.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
 
 from ludwig_nb.config.gpu_watch import check_gpu_watch
 from ludwig_nb.config.schema.features import check_defaults, check_feature
@@ -43,7 +42,7 @@ TOP_LEVEL_KEYS = (
 _SECTIONS = ("combiner", "trainer", "preprocessing", "hyperopt", "backend")
 
 
-def render(data: Mapping[str, Any], ctx: Ctx) -> dict[str, Any]:
+def render(data: Mapping[str, object], ctx: Ctx) -> dict[str, object]:
     """The rendered config; check ``ctx.problems`` before trusting it."""
     model_type = Param("ecd", choices=("ecd", "llm")).check(
         data.get("model_type", "ecd"), ("model_type",), ctx
@@ -55,7 +54,7 @@ def render(data: Mapping[str, Any], ctx: Ctx) -> dict[str, Any]:
     assert isinstance(top, JObject)
     _check_top_keys(config, top, ctx)
     written_defaults, rendered_defaults = check_defaults(config.get("defaults"), ("defaults",), ctx)
-    out: dict[str, Any] = {"model_type": model_type}
+    out: dict[str, object] = {"model_type": model_type}
     for side in ("input_features", "output_features"):
         out[side] = _features(config, side, ctx, written_defaults if model_type == "ecd" else {})
     if isinstance(config.get("backend"), str):
@@ -80,7 +79,7 @@ def render(data: Mapping[str, Any], ctx: Ctx) -> dict[str, Any]:
     return out
 
 
-def _read_by_search(section: Any) -> list[KeyPath]:
+def _read_by_search(section: object) -> list[KeyPath]:
     """The ``search_alg`` keys of ``section`` that the search reads beyond Ludwig's schema."""
     search = section.get("search_alg") if isinstance(section, Mapping) else None
     if not isinstance(search, Mapping):
@@ -88,7 +87,7 @@ def _read_by_search(section: Any) -> list[KeyPath]:
     return [("hyperopt", "search_alg", k) for k in SEARCH_ALG_KEYS_READ if k in search]
 
 
-def _check_top_keys(data: Mapping[str, Any], top: JObject, ctx: Ctx) -> None:
+def _check_top_keys(data: Mapping[str, object], top: JObject, ctx: Ctx) -> None:
     known = [*top.field_names, "gpu_watch"]
     for key in data:
         if key not in known:
@@ -100,8 +99,8 @@ def _check_top_keys(data: Mapping[str, Any], top: JObject, ctx: Ctx) -> None:
 
 
 def _features(
-    data: Mapping[str, Any], side: str, ctx: Ctx, defaults: Mapping[str, Any]
-) -> list[dict[str, Any]]:
+    data: Mapping[str, object], side: str, ctx: Ctx, defaults: Mapping[str, object]
+) -> list[dict[str, object]]:
     raw = data.get(side)
     if raw is None:
         where = "missing" if side not in data else "empty"
@@ -119,7 +118,7 @@ def _features(
         return []
     if data.get("model_type") == "llm":
         spec = ludwig_spec("llm", side)
-        rendered: list[dict[str, Any]] = spec.check(raw, (side,), ctx)
+        rendered: list[dict[str, object]] = spec.check(raw, (side,), ctx)
         return rendered
     output = side == "output_features"
     features = (

@@ -14,6 +14,7 @@ import copy
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from ludwig_nb.config.schema.features import FEATURE_TYPES
 from ludwig_nb.config.schema.fields import Ctx, suggest
 from ludwig_nb.config.schema.ludwig_json import JObject, ludwig_spec
 from ludwig_nb.config.yaml_positions import KeyPath, format_path
@@ -60,7 +61,9 @@ _SCHEDULER_KEYS = {  # Ludwig 0.7: trainer.<old> -> trainer.learning_rate_schedu
     "staircase": "staircase",
     "learning_rate_warmup_epochs": "warmup_evaluations",
 }
-#: every feature type Ludwig knows (``get_base_type_registry``)
+#: every feature type Ludwig knows (``get_base_type_registry``): the ones a config may name,
+#: and the distribution type Ludwig registers for its own outputs
+_FEATURE_TYPES = (*FEATURE_TYPES, "category_distribution")
 _FEATURE_TYPES = (
     "audio",
     "bag",
@@ -79,7 +82,7 @@ _FEATURE_TYPES = (
 )
 
 
-def _version(text: Any) -> tuple[int, ...]:
+def _version(text: object) -> tuple[int, ...]:
     parts = []
     for piece in str(text).split(".")[:3]:
         digits = "".join(c for c in piece if c.isdigit())
@@ -88,7 +91,7 @@ def _version(text: Any) -> tuple[int, ...]:
 
 
 class _Upgrader:
-    def __init__(self, config: dict[str, Any], ctx: Ctx) -> None:
+    def __init__(self, config: dict[str, object], ctx: Ctx) -> None:
         self.config = config
         self.ctx = ctx
         self.since = _version(config.get("ludwig_version", "0.0"))
@@ -109,8 +112,8 @@ class _Upgrader:
             for path in [p for p in table if p[: len(old)] == old]:
                 table.setdefault((*new, *path[len(old) :]), table[path])
 
-    def features(self) -> list[tuple[KeyPath, dict[str, Any], bool]]:
-        out: list[tuple[KeyPath, dict[str, Any], bool]] = []
+    def features(self) -> list[tuple[KeyPath, dict[str, object], bool]]:
+        out: list[tuple[KeyPath, dict[str, object], bool]] = []
         for side in ("input_features", "output_features"):
             items = self.config.get(side)
             for i, feature in enumerate(items if isinstance(items, list) else []):
@@ -119,7 +122,7 @@ class _Upgrader:
         return out
 
 
-def upgrade(data: Mapping[str, Any], ctx: Ctx) -> dict[str, Any]:
+def upgrade(data: Mapping[str, object], ctx: Ctx) -> dict[str, object]:
     """A copy of ``data`` with Ludwig's silent upgrades applied; each one noted in ``ctx``."""
     config = copy.deepcopy(dict(data))
     up = _Upgrader(config, ctx)
@@ -146,12 +149,12 @@ def upgrade(data: Mapping[str, Any], ctx: Ctx) -> dict[str, Any]:
     return config
 
 
-def _dict(value: Any) -> dict[str, Any] | None:
+def _dict(value: object) -> dict[str, Any] | None:
     return value if isinstance(value, dict) else None
 
 
 def _rename_in(
-    params: dict[str, Any], renames: Mapping[str, str], path: KeyPath, up: _Upgrader
+    params: dict[str, object], renames: Mapping[str, str], path: KeyPath, up: _Upgrader
 ) -> None:
     for old, new in renames.items():
         if old not in params:
@@ -188,7 +191,7 @@ def _training(up: _Upgrader) -> None:
 
 
 def _bias(up: _Upgrader) -> None:
-    def walk(node: Any, path: KeyPath) -> None:
+    def walk(node: object, path: KeyPath) -> None:
         if isinstance(node, dict):
             for key, value in list(node.items()):
                 walk(value, (*path, key))
@@ -228,7 +231,7 @@ def _preprocessing_to_defaults(up: _Upgrader) -> None:
     pre = _dict(up.config.get("preprocessing"))
     if pre is None:
         return
-    moved: dict[str, Any] = {}
+    moved: dict[str, object] = {}
     for key in list(pre):
         ftype = "number" if key == "numerical" else key
         if ftype in _FEATURE_TYPES:
@@ -263,7 +266,7 @@ def _split(up: _Upgrader) -> None:
     pre = _dict(up.config.get("preprocessing"))
     if pre is None:
         return
-    split: dict[str, Any] = {}
+    split: dict[str, object] = {}
     old = {k: pre.pop(k) for k in ("force_split", "split_probabilities", "stratify") if k in pre}
     if old.get("split_probabilities") is not None:
         split["probabilities"] = old["split_probabilities"]
@@ -293,7 +296,7 @@ def _split(up: _Upgrader) -> None:
         pre["split"] = split
 
 
-def _feature_keys(feature: Mapping[str, Any], output: bool) -> set[str] | None:
+def _feature_keys(feature: Mapping[str, object], output: bool) -> set[str] | None:
     side = "output_features" if output else "input_features"
     spec = ludwig_spec("ecd", side, "[]")
     ftype = feature.get("type")
@@ -306,7 +309,7 @@ def _feature_keys(feature: Mapping[str, Any], output: bool) -> set[str] | None:
     return {*spec.fields_for(feature), "active", "proc_column"}
 
 
-def _module_keys(feature: Mapping[str, Any], part: str, output: bool) -> set[str]:
+def _module_keys(feature: Mapping[str, object], part: str, output: bool) -> set[str]:
     side = "output_features" if output else "input_features"
     spec = ludwig_spec("ecd", side, "[]")
     module = spec.fields_for(feature).get(part) if isinstance(spec, JObject) else None
@@ -329,7 +332,7 @@ def _nest_module_params(up: _Upgrader) -> None:
         if not stray:
             continue
         written = feature.get(part)
-        module: dict[str, Any] = written if isinstance(written, dict) else {}
+        module: dict[str, object] = written if isinstance(written, dict) else {}
         nested = _module_keys(feature, part, output)
         for key in stray:
             value = feature.pop(key)

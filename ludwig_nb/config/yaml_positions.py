@@ -184,7 +184,7 @@ class _Builder:
         self._positions = positions
         self._problems = problems
 
-    def build(self, node: yaml.Node, path: KeyPath) -> Any:
+    def build(self, node: yaml.Node, path: KeyPath) -> object:
         self._positions.values[path] = _mark(node)
         if isinstance(node, yaml.MappingNode):
             return self._mapping(node, path)
@@ -192,7 +192,7 @@ class _Builder:
             return [self.build(item, (*path, i)) for i, item in enumerate(node.value)]
         return self._scalar(node, path)
 
-    def _scalar(self, node: yaml.Node, path: KeyPath) -> Any:
+    def _scalar(self, node: yaml.Node, path: KeyPath) -> object:
         try:
             return self._loader.construct_object(node, deep=True)
         except (yaml.YAMLError, ValueError, TypeError, OverflowError):
@@ -210,9 +210,9 @@ class _Builder:
             )
             return None
 
-    def _mapping(self, node: yaml.MappingNode, path: KeyPath) -> dict[str, Any]:
+    def _mapping(self, node: yaml.MappingNode, path: KeyPath) -> dict[str, object]:
         self._loader.flatten_mapping(node)  # resolves "<<: *anchor" merge keys
-        out: dict[str, Any] = {}
+        out: dict[str, object] = {}
         for key_node, value_node in node.value:
             key = self._key(key_node, path)
             if key is None:

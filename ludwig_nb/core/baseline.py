@@ -51,13 +51,13 @@ class Comparison:
         return "barely better" if self.gain > 0 else "no better"
 
 
-def _number(value: Any) -> float | None:
+def _number(value: object) -> float | None:
     if isinstance(value, bool) or not isinstance(value, int | float):
         return None
     return float(value) if math.isfinite(value) else None
 
 
-def headline_split(metrics: Mapping[str, Any]) -> str | None:
+def headline_split(metrics: Mapping[str, object]) -> str | None:
     """The split a summary leads with: test, else validation, else training."""
     return next((s for s in _SPLIT_ORDER if isinstance(metrics.get(s), Mapping)), None)
 
@@ -75,7 +75,11 @@ def _gain(value: float, baseline: float, higher: bool) -> float | None:
 
 
 def _compare_feature(
-    split: str, feature: str, model: Mapping[str, Any], base: Mapping[str, Any], predictor: str
+    split: str,
+    feature: str,
+    model: Mapping[str, object],
+    base: Mapping[str, object],
+    predictor: str,
 ) -> Comparison | None:
     for metric, higher in _HEADLINE_METRICS:
         value, baseline = _number(model.get(metric)), _number(base.get(metric))

@@ -170,7 +170,7 @@ _LOWER_IS_BETTER = frozenset(
 )
 
 
-def _patience(trainer: Mapping[str, Any]) -> int:
+def _patience(trainer: Mapping[str, object]) -> int:
     value = trainer.get("early_stop", 5)
     return int(value) if isinstance(value, int) and not isinstance(value, bool) else 5
 

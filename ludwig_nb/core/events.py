@@ -73,7 +73,7 @@ class ScheduleInfo:
     batch_size: int = 0
     evaluation_batches: int = 0
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, object]:
         """The schedule as a JSON-able dict."""
         return dataclasses.asdict(self)
 
@@ -93,9 +93,9 @@ class Event:
     type: ClassVar[str] = "event"
     time: float
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, object]:
         """The event as a JSON-able dict tagged with ``type`` and ``v`` (the event version)."""
-        data: dict[str, Any] = {"type": self.type, "v": EVENT_VERSION}
+        data: dict[str, object] = {"type": self.type, "v": EVENT_VERSION}
         for name in _field_names(type(self)):
             value = getattr(self, name)
             data[name] = value.to_dict() if isinstance(value, ScheduleInfo) else value
@@ -356,7 +356,7 @@ class WorkersReported(Event):
     """
 
     type: ClassVar[str] = "workers_reported"
-    workers: tuple[Mapping[str, Any], ...] = ()
+    workers: tuple[Mapping[str, object], ...] = ()
 
 
 @dataclasses.dataclass(frozen=True)
@@ -385,7 +385,7 @@ class BaselineComputed(Event):
     """
 
     type: ClassVar[str] = "baseline_computed"
-    metrics: Mapping[str, Any]
+    metrics: Mapping[str, object]
     predictors: Mapping[str, str] = dataclasses.field(default_factory=dict)
 
 
@@ -397,7 +397,7 @@ class RunFinished(Event):
     status: str
     step: int
     reason: str = ""
-    best_metrics: Mapping[str, Any] = dataclasses.field(default_factory=dict)
+    best_metrics: Mapping[str, object] = dataclasses.field(default_factory=dict)
 
 
 @dataclasses.dataclass(frozen=True)

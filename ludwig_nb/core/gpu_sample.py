@@ -125,7 +125,7 @@ class GpuSample:
             )
         return base if self.mig_index is None else f"{base} MIG {self.mig_index}"
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, object]:
         """The sample as a JSON-able dict."""
         data = dataclasses.asdict(self)
         data["clock_reasons"] = list(self.clock_reasons)
@@ -162,7 +162,7 @@ class HostSample:
             return None
         return 100.0 * self.memory_used / self.memory_total
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, object]:
         """The sample as a JSON-able dict."""
         return dataclasses.asdict(self)
 
@@ -193,7 +193,7 @@ class Snapshot:
                 return sample
         return None
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, object]:
         """The snapshot as a JSON-able dict."""
         return {
             "time": self.time,

@@ -38,7 +38,7 @@ DESCRIPTION_FILE = "description.json"
 SPLITS = ("training", "validation", "test")
 
 
-def evaluation_frequency(trainer: Mapping[str, Any]) -> dict[str, Any]:
+def evaluation_frequency(trainer: Mapping[str, Any]) -> dict[str, object]:
     """Ludwig's rule (``api.py``).
 
     Every ``steps_per_checkpoint`` steps, else every ``1 / checkpoints_per_epoch`` epochs, else
@@ -53,11 +53,13 @@ def evaluation_frequency(trainer: Mapping[str, Any]) -> dict[str, Any]:
     return {"frequency": 1.0, "period": "epoch"}
 
 
-def _finite(value: Any) -> Any:
+def _finite(value: object) -> object:
     return None if isinstance(value, float) and not math.isfinite(value) else value
 
 
-def training_statistics(events: Iterable[ev.Event], trainer: Mapping[str, Any]) -> dict[str, Any]:
+def training_statistics(
+    events: Iterable[ev.Event], trainer: Mapping[str, object]
+) -> dict[str, object]:
     """Ludwig's training statistics from our evaluation events.
 
     One list per split, feature and metric, one entry per evaluation (None where an evaluation
@@ -81,7 +83,7 @@ def training_statistics(events: Iterable[ev.Event], trainer: Mapping[str, Any]) 
     return stats
 
 
-def test_statistics(events: Iterable[ev.Event]) -> dict[str, Any] | None:
+def test_statistics(events: Iterable[ev.Event]) -> dict[str, object] | None:
     """The test split's metrics at the best evaluation (the last one when none improved).
 
     None when no evaluation had a test split.
@@ -100,14 +102,14 @@ def test_statistics(events: Iterable[ev.Event]) -> dict[str, Any] | None:
 
 
 def description(
-    config: Mapping[str, Any],
+    config: Mapping[str, object],
     *,
     versions: Mapping[str, str | None],
     command: str,
     random_seed: int | None,
-    dataset: Any,
-    compute: Mapping[str, Any],
-) -> dict[str, Any]:
+    dataset: object,
+    compute: Mapping[str, object],
+) -> dict[str, object]:
     """``description.json``.
 
     Ludwig's keys (``ludwig_version``, ``command``, ``random_seed``, ``dataset``, ``data_format``,
@@ -115,7 +117,7 @@ def description(
     when it is a path (or a dict of split paths), as Ludwig does; an in-memory DataFrame is
     "dataframe".
     """
-    out: dict[str, Any] = {
+    out: dict[str, object] = {
         "ludwig_version": versions.get("ludwig"),
         "ludwig_nb_version": versions.get("ludwig_nb"),
         "command": command,
@@ -135,7 +137,7 @@ def description(
     return out
 
 
-def _data_format(dataset: Any) -> str:
+def _data_format(dataset: object) -> str:
     if isinstance(dataset, Mapping):
         dataset = next(iter(dataset.values()), None)
     if isinstance(dataset, str):

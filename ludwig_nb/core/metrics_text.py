@@ -17,15 +17,17 @@ __all__ = ["format_value", "metrics_text_table"]
 _SPLITS = ("training", "validation", "test")
 
 
-def format_value(value: Any) -> str:
+def format_value(value: object) -> str:
     """Four significant digits; ``"–"`` for what is not a finite number."""
     if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
         return "–"
     return f"{value:.4g}"
 
 
-def _rows(metrics: Mapping[str, Any], splits: list[str]) -> dict[tuple[str, str], dict[str, Any]]:
-    rows: dict[tuple[str, str], dict[str, Any]] = {}
+def _rows(
+    metrics: Mapping[str, Any], splits: list[str]
+) -> dict[tuple[str, str], dict[str, object]]:
+    rows: dict[tuple[str, str], dict[str, object]] = {}
     for split in splits:
         for feature, names in metrics[split].items():
             if isinstance(names, Mapping):
@@ -35,7 +37,7 @@ def _rows(metrics: Mapping[str, Any], splits: list[str]) -> dict[tuple[str, str]
 
 
 def metrics_text_table(
-    metrics: Mapping[str, Any],
+    metrics: Mapping[str, object],
     baseline: Mapping[str, Any] | None = None,
     predictors: Mapping[str, str] | None = None,
 ) -> str:

@@ -124,11 +124,11 @@ def phase_at(timeline: Sequence[Interval], t: float) -> str:
 
 # -- the summary -------------------------------------------------------------------------
 def summarize(
-    samples: Sequence[Mapping[str, Any]],
+    samples: Sequence[Mapping[str, object]],
     timeline: Sequence[Interval],
     steps: Sequence[tuple[float, float, int]],
     interval: float,
-) -> dict[str, Any]:
+) -> dict[str, object]:
     """The run's summary figures.
 
     ``steps``: ``(start_time, end_time, batch_size)`` per training step. ``interval``: the
@@ -160,7 +160,7 @@ def summarize(
     return summary
 
 
-def _host_summary(samples: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+def _host_summary(samples: Sequence[Mapping[str, Any]]) -> dict[str, object]:
     host = [s["host"] for s in samples if s.get("host")]
     return {
         "peak_rss": _max(h.get("process_rss") for h in host),
@@ -177,8 +177,8 @@ def _host_summary(samples: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     }
 
 
-def _gpu_series(samples: Sequence[Mapping[str, Any]]) -> dict[str, list[Mapping[str, Any]]]:
-    out: dict[str, list[Mapping[str, Any]]] = {}
+def _gpu_series(samples: Sequence[Mapping[str, Any]]) -> dict[str, list[Mapping[str, object]]]:
+    out: dict[str, list[Mapping[str, object]]] = {}
     for sample in samples:
         for gpu in sample.get("gpus") or ():
             key = str(gpu.get("index"))
@@ -190,7 +190,7 @@ def _gpu_series(samples: Sequence[Mapping[str, Any]]) -> dict[str, list[Mapping[
 
 def _gpu_summary(
     series: Sequence[Mapping[str, Any]], interval: float, trained: int
-) -> dict[str, Any]:
+) -> dict[str, object]:
     energy, source = _energy(series)
     first = series[0]
     return {
@@ -248,7 +248,7 @@ def _throttled(
     return interval * sum(1 for g in flagged if set(g["clock_reasons"]) & set(reasons))
 
 
-def _totals(gpus: Mapping[str, Mapping[str, Any]], trained: int) -> dict[str, Any]:
+def _totals(gpus: Mapping[str, Mapping[str, Any]], trained: int) -> dict[str, object]:
     energies = [g["energy_j"] for g in gpus.values() if g.get("energy_j") is not None]
     energy = sum(energies) if energies else None
     return {
@@ -263,15 +263,15 @@ def _totals(gpus: Mapping[str, Mapping[str, Any]], trained: int) -> dict[str, An
 
 # -- LudwigProfiler's keys ---------------------------------------------------------------
 def ludwig_keys(
-    samples: Sequence[Mapping[str, Any]], tag: str, seconds: float, static: Mapping[str, Any]
-) -> dict[str, Any]:
+    samples: Sequence[Mapping[str, Any]], tag: str, seconds: float, static: Mapping[str, object]
+) -> dict[str, object]:
     """LudwigProfiler's flat ``SystemResourceMetrics`` for one phase's samples.
 
     For one phase (or the whole run), with its units: ``total_execution_time`` in µs, memory in
     bytes; but ``cuda_<i>_*_memory_used`` in bytes too (Ludwig wrote gpustat's MB there).
     """
     host = [s["host"] for s in samples if s.get("host")]
-    out: dict[str, Any] = {
+    out: dict[str, object] = {
         "code_block_tag": tag,
         **{k: static.get(k) for k in ("cpu_name", "cpu_architecture", "num_cpu")},
         "total_cpu_memory_size": static.get("total_cpu_memory_size"),
@@ -306,21 +306,21 @@ def _clean(values: Iterable[Any]) -> list[float]:
     return [v for v in values if v is not None and not (isinstance(v, float) and math.isnan(v))]
 
 
-def _max(values: Iterable[Any]) -> Any:
+def _max(values: Iterable[object]) -> object:
     found = _clean(values)
     return max(found) if found else None
 
 
-def _min(values: Iterable[Any]) -> Any:
+def _min(values: Iterable[object]) -> object:
     found = _clean(values)
     return min(found) if found else None
 
 
-def _mean(values: Iterable[Any]) -> float | None:
+def _mean(values: Iterable[object]) -> float | None:
     found = _clean(values)
     return sum(found) / len(found) if found else None
 
 
-def _sum(values: Iterable[Any]) -> float | None:
+def _sum(values: Iterable[object]) -> float | None:
     found = _clean(values)
     return sum(found) if found else None

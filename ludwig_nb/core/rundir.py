@@ -90,7 +90,7 @@ def write_atomic(path: Path, write: Callable[[BinaryIO], object]) -> Path:
     return path
 
 
-def write_json_atomic(path: Path, data: Mapping[str, Any]) -> None:
+def write_json_atomic(path: Path, data: Mapping[str, object]) -> None:
     """Write ``data`` to ``path`` as strict JSON, atomically (:func:`write_atomic`).
 
     Non-finite numbers are written as ``null`` (see ``core.strict_json``). Raises ``OSError``.
@@ -99,7 +99,7 @@ def write_json_atomic(path: Path, data: Mapping[str, Any]) -> None:
     write_atomic(path, lambda handle: handle.write(text))
 
 
-def read_json(path: Path) -> dict[str, Any] | None:
+def read_json(path: Path) -> dict[str, object] | None:
     """The JSON object in ``path``, or None if it is missing or unreadable."""
     try:
         with open(path, encoding="utf-8") as handle:
@@ -114,7 +114,7 @@ EVENTS_PAGE_BYTES = 1 << 20  # one reply of events reads at most this much (whol
 
 def read_events(
     path: Path, offset: int = 0, max_bytes: int | None = None
-) -> tuple[list[dict[str, Any]], int, bool]:
+) -> tuple[list[dict[str, object]], int, bool]:
     """Complete event lines from byte ``offset`` on: ``(events, next_offset, more)``.
 
     At most ``max_bytes`` are read (a single longer line is still returned whole, so a
@@ -138,7 +138,7 @@ def read_events(
     end = chunk.find(b"\n") if longer else chunk.rfind(b"\n")
     if end < 0:
         return [], offset, False
-    out: list[dict[str, Any]] = []
+    out: list[dict[str, object]] = []
     for raw in chunk[: end + 1].splitlines():
         with contextlib.suppress(ValueError):
             item = json.loads(raw)
@@ -155,7 +155,7 @@ def request_control(run_dir: Path, action: str, source: str = "sidebar") -> None
     write_json_atomic(run_dir / CONTROL_FILE, {"action": action, "source": source})
 
 
-def consume_control(run_dir: Path) -> dict[str, Any] | None:
+def consume_control(run_dir: Path) -> dict[str, object] | None:
     """Read and remove a pending control request; None when there is none."""
     path = run_dir / CONTROL_FILE
     data = read_json(path)
@@ -184,7 +184,7 @@ def registry_entry(
     started_at: float,
     kernel: str | None = None,
     notebook: str | None = None,
-) -> dict[str, Any]:
+) -> dict[str, object]:
     """Build a run's registry entry (what the sidebar and ``%ludwig_runs`` list).
 
     ``started_at`` is wall-clock seconds; ``kernel`` and ``notebook`` are None outside Jupyter.
@@ -200,7 +200,7 @@ def registry_entry(
     }
 
 
-def register_run(registry_dir: Path, entry: Mapping[str, Any]) -> Path:
+def register_run(registry_dir: Path, entry: Mapping[str, object]) -> Path:
     """Write ``entry`` atomically as ``<registry_dir>/<run_id>.json`` and return that path.
 
     Raises:
@@ -235,7 +235,7 @@ def iter_registry(registry_dir: Path) -> Iterator[dict[str, Any]]:
     yield from entries
 
 
-def _time_of(entry: Mapping[str, Any]) -> float:
+def _time_of(entry: Mapping[str, object]) -> float:
     """``started_at`` as seconds; 0 for an entry whose value is not a number."""
     value = entry.get("started_at")
     if isinstance(value, bool) or not isinstance(value, int | float):
@@ -243,7 +243,7 @@ def _time_of(entry: Mapping[str, Any]) -> float:
     return float(value) if math.isfinite(value) else 0.0
 
 
-def _pid_of(entry: Mapping[str, Any]) -> int:
+def _pid_of(entry: Mapping[str, object]) -> int:
     value = entry.get("pid")
     return value if isinstance(value, int) and not isinstance(value, bool) else 0
 

@@ -48,11 +48,11 @@ class RunState:
     paused_seconds: float = 0.0
     last_loss: float | None = None
     samples_seen: int = 0
-    latest_metrics: Mapping[str, Any] = dataclasses.field(default_factory=dict)
-    best_metrics: Mapping[str, Any] = dataclasses.field(default_factory=dict)
+    latest_metrics: Mapping[str, object] = dataclasses.field(default_factory=dict)
+    best_metrics: Mapping[str, object] = dataclasses.field(default_factory=dict)
     evaluations: int = 0
     checkpoints: int = 0
-    alarms: tuple[Mapping[str, Any], ...] = ()
+    alarms: tuple[Mapping[str, object], ...] = ()
     pause_reason: str = ""
     duty: float = 1.0  # fraction of the time the loop trains (1.0: not throttled)
     throttle: str = ""  # "throttled to 70 %: GPU 0 held at 82 °C, target 82 °C"; "" when not
@@ -60,11 +60,11 @@ class RunState:
     micro_batch_size: int = 0  # > 0 once out-of-memory recovery split the batches
     reason: str = ""  # why it ended (stopped/failed)
     error: str = ""
-    baseline: Mapping[str, Any] = dataclasses.field(default_factory=dict)  # metrics shape
+    baseline: Mapping[str, object] = dataclasses.field(default_factory=dict)  # metrics shape
     baseline_predictors: Mapping[str, str] = dataclasses.field(default_factory=dict)
     best_step: int | None = None  # steps done at the best evaluation
     evaluations_since_best: int = 0  # evaluations in a row without improvement
-    workers: tuple[Mapping[str, Any], ...] = ()  # a distributed run's ranks (WorkersReported)
+    workers: tuple[Mapping[str, object], ...] = ()  # a distributed run's ranks (WorkersReported)
 
     @property
     def progress(self) -> float:
@@ -80,7 +80,7 @@ class RunState:
         """Whether the run has ended (completed, stopped, failed or interrupted)."""
         return self.status in FINAL_STATUSES
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, object]:
         """The state as a JSON-able dict, with ``progress`` added (what ``status.json`` holds)."""
         data = dataclasses.asdict(self)
         data["progress"] = self.progress

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from typing import Any
 
 from ludwig_nb.core import events as ev
 from ludwig_nb.core.state import RunState
@@ -26,13 +25,13 @@ _SOURCES = {
 }
 
 
-def _number(value: Any) -> float | None:
+def _number(value: object) -> float | None:
     if isinstance(value, bool) or not isinstance(value, int | float):
         return None
     return float(value)
 
 
-def alarm_text(alarm: Mapping[str, Any], clear_below: float | None = None) -> str:
+def alarm_text(alarm: Mapping[str, object], clear_below: float | None = None) -> str:
     """``"GPU 0 at 88 °C, 5 °C under its slowdown point; resumes below 82 °C"``.
 
     ``clear_below`` (°C or %): the level the alarm clears at; default its threshold minus
@@ -69,7 +68,7 @@ ACTION_WORDS = {"warn": "warning only", "pause": "training paused", "stop": "tra
                 "throttle": "training slowed"}  # fmt: skip
 
 
-def _alarm_words(alarm: Mapping[str, Any]) -> str:
+def _alarm_words(alarm: Mapping[str, object]) -> str:
     """An alarm's own message without its action suffix (``"…: warn"``)."""
     message = str(alarm.get("message") or "")
     if message.endswith(tuple(f": {action}" for action in ACTION_WORDS)):
@@ -83,7 +82,7 @@ def _alarm_words(alarm: Mapping[str, Any]) -> str:
     return f"{where}: {value:.4g} (threshold {threshold:.4g})"
 
 
-def alarm_line(alarm: Mapping[str, Any]) -> str:
+def alarm_line(alarm: Mapping[str, object]) -> str:
     """One active alarm and what it does, in words.
 
     Args:

@@ -36,7 +36,7 @@ def compact_forecast(forecast: StopForecast | None, total_steps: int) -> str:
 
 def early_stop_block(
     state: RunState, patience: int, metric: str, forecast: StopForecast | None
-) -> dict[str, Any] | None:
+) -> dict[str, object] | None:
     """``status.json``'s ``"early_stop"``.
 
     Args:
@@ -78,7 +78,7 @@ def _alarm_texts(state: RunState) -> list[str]:
     return [alarm_line(a) for a in state.alarms if a.get("rule") != pausing]
 
 
-def status_words(state: RunState, early_stop: dict[str, Any] | None) -> dict[str, Any]:
+def status_words(state: RunState, early_stop: dict[str, Any] | None) -> dict[str, object]:
     """The worded fields of ``status.json``.
 
     Args:

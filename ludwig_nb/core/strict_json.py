@@ -24,7 +24,7 @@ __all__ = ["NONFINITE_KEY", "clean", "dumps", "flagged"]
 NONFINITE_KEY = "nonfinite"
 
 
-def clean(value: Any, path: str = "") -> tuple[Any, list[str]]:
+def clean(value: object, path: str = "") -> tuple[Any, list[str]]:
     """Replace every non-finite float in ``value`` by None.
 
     Returns the cleaned value and the dotted paths of those floats (list items are addressed by
@@ -35,7 +35,7 @@ def clean(value: Any, path: str = "") -> tuple[Any, list[str]]:
     return _clean(value, path, found), found
 
 
-def _clean(value: Any, path: str, found: list[str]) -> Any:
+def _clean(value: object, path: str, found: list[str]) -> object:
     if isinstance(value, float):
         if math.isfinite(value):
             return value
@@ -55,7 +55,7 @@ def _clean(value: Any, path: str, found: list[str]) -> Any:
     return value
 
 
-def flagged(data: Mapping[str, Any]) -> dict[str, Any]:
+def flagged(data: Mapping[str, object]) -> dict[str, object]:
     """Return ``data`` cleaned, with the non-finite paths listed under :data:`NONFINITE_KEY`.
 
     See :func:`clean`. Paths already listed in ``data`` are kept, so a re-written document keeps
@@ -70,7 +70,7 @@ def flagged(data: Mapping[str, Any]) -> dict[str, Any]:
     return dict(cleaned)
 
 
-def dumps(data: Any, **kwargs: Any) -> str:
+def dumps(data: object, **kwargs: Any) -> str:
     """``json.dumps`` that never writes ``NaN``/``Infinity``.
 
     Non-finite floats become ``null`` (callers that want them listed pass :func:`flagged` data).
@@ -84,7 +84,7 @@ def dumps(data: Any, **kwargs: Any) -> str:
         return json.dumps(cleaned, allow_nan=False, **kwargs)
 
 
-def _default(value: Any) -> Any:
+def _default(value: object) -> object:
     """Encode what ``json`` does not know: a numpy/torch scalar as its Python number.
 
     A float32 metric is then a number, not the text ``"0.5"``; anything else is its ``str``.

@@ -12,6 +12,7 @@ from ludwig_nb.runs.ledger import EventSubscription
 from ludwig_nb.runs.run import Run
 
 if TYPE_CHECKING:
+    from ludwig_nb.config import ConfigSource
     from ludwig_nb.runs.preflight import Prediction
     from ludwig_nb.runs.search import Search, hyperopt
     from ludwig_nb.runs.sweep import SweepEstimate
@@ -31,9 +32,9 @@ __all__ = [
 
 
 def estimate(
-    config: Any,  # YAML text, a dict or a Config, as train() takes
-    dataset: Any,  # a DataFrame, a path or "demo:NAME", as train() takes
-    vary: Mapping[str, Sequence[Any]] | None = None,
+    config: ConfigSource,  # YAML text, a dict or a Config, as train() takes
+    dataset: object,  # a DataFrame, a path or "demo:NAME", as train() takes
+    vary: Mapping[str, Sequence[object]] | None = None,
     **kwargs: Any,  # the keyword options of preflight.estimate / sweep.estimate_sweep
 ) -> Prediction | SweepEstimate:
     """Pre-flight prediction of a run's total time: see ``ludwig_nb.runs.preflight``.

@@ -54,13 +54,13 @@ def metric_goal(metric: str) -> str:
     return "max" if name in _MAXIMIZE or metric.endswith("/s") else "min"
 
 
-def flatten_config(config: Any, prefix: str = "") -> dict[str, Any]:
+def flatten_config(config: object, prefix: str = "") -> dict[str, object]:
     """Dotted paths to leaf values.
 
     Features are keyed by name (``input_features[age].encoder.type``) so reordering them is not a
     difference.
     """
-    out: dict[str, Any] = {}
+    out: dict[str, object] = {}
     if isinstance(config, Mapping):
         for key, value in config.items():
             out.update(flatten_config(value, f"{prefix}.{key}" if prefix else str(key)))
@@ -111,8 +111,8 @@ class Comparison:
                 out.append(self._row(label, "resource", goal, values))
         return out
 
-    def _row(self, label: str, kind: str, goal: str, values: list[Any]) -> dict[str, Any]:
-        row: dict[str, Any] = {"metric": label, "kind": kind, "goal": goal}
+    def _row(self, label: str, kind: str, goal: str, values: list[Any]) -> dict[str, object]:
+        row: dict[str, object] = {"metric": label, "kind": kind, "goal": goal}
         row.update(zip(self.names, values, strict=True))
         base = values[0]
         for name, value in zip(self.names[1:], values[1:], strict=True):
@@ -135,14 +135,14 @@ class Comparison:
 
     # -- config ---------------------------------------------------------------------
     @property
-    def config_all(self) -> dict[str, tuple[Any, ...]]:
+    def config_all(self) -> dict[str, tuple[object, ...]]:
         """Every config path with each run's value (``None`` where a run lacks it)."""
         flat = [flatten_config(r.config) for r in self.records]
         paths = sorted({p for f in flat for p in f})
         return {p: tuple(f.get(p) for f in flat) for p in paths}
 
     @property
-    def config_diff(self) -> dict[str, tuple[Any, ...]]:
+    def config_diff(self) -> dict[str, tuple[object, ...]]:
         """Only the config paths whose values differ between the runs."""
         return {p: v for p, v in self.config_all.items() if len({_key(x) for x in v}) > 1}
 
@@ -209,7 +209,7 @@ class Comparison:
         return f"<Comparison of {', '.join(self.names)}: {len(self.config_diff)} config change(s)>"
 
 
-def compare(*sources: Any, names: Sequence[str] | None = None) -> Comparison:
+def compare(*sources: object, names: Sequence[str] | None = None) -> Comparison:
     """Compare runs.
 
     Handles, ludwig_nb run directories or Ludwig output directories; the first is the base. Raises
@@ -225,8 +225,8 @@ def compare(*sources: Any, names: Sequence[str] | None = None) -> Comparison:
                        for i, s in enumerate(sources)])  # fmt: skip
 
 
-def _dig(data: Mapping[str, Any], path: tuple[str, ...]) -> Any:
-    value: Any = data
+def _dig(data: Mapping[str, object], path: tuple[str, ...]) -> Any:
+    value: object = data
     for key in path:
         if not isinstance(value, Mapping):
             return None
@@ -234,7 +234,7 @@ def _dig(data: Mapping[str, Any], path: tuple[str, ...]) -> Any:
     return value if isinstance(value, (int, float)) and not isinstance(value, bool) else None
 
 
-def _better(names: list[str], values: list[Any], goal: str) -> str | None:
+def _better(names: list[str], values: list[object], goal: str) -> str | None:
     present = [(v, n) for n, v in zip(names, values, strict=True)
                if isinstance(v, (int, float)) and not math.isnan(v)]  # fmt: skip
     if len(present) < 2 or len({v for v, _ in present}) == 1:
@@ -251,9 +251,9 @@ def _unique(names: list[str]) -> list[str]:
     return out
 
 
-def _key(value: Any) -> str:
+def _key(value: object) -> str:
     return repr(value)
 
 
-def _pairs(names: Sequence[str], values: Sequence[Any]) -> str:
+def _pairs(names: Sequence[str], values: Sequence[object]) -> str:
     return ", ".join(f"{n}={v}" for n, v in zip(names, values, strict=True))

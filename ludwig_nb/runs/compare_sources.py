@@ -52,7 +52,7 @@ class RunRecord:
     config: dict[str, Any]
     metrics: dict[tuple[str, str, str], float]
     curves: dict[tuple[str, str, str], Curve]
-    profile: dict[str, Any]
+    profile: dict[str, object]
     facts: dict[str, Any]  # status, device, gpus, dataset, seed, steps, duration_s
 
     @property
@@ -107,7 +107,7 @@ def _profile_summary(path: Path) -> dict[str, Any]:
     from ludwig_nb.runs.profile_files import load_profile
 
     try:
-        summary: dict[str, Any] = load_profile(path).get("summary") or {}
+        summary: dict[str, object] = load_profile(path).get("summary") or {}
         return summary
     except FileNotFoundError:
         return {}
@@ -164,7 +164,7 @@ def _from_directory(path: Path, name: str | None, events: list[ev.Event] | None)
                      curves, profile, facts)  # fmt: skip
 
 
-def _flatten_metrics(metrics: Mapping[str, Any]) -> dict[tuple[str, str, str], float]:
+def _flatten_metrics(metrics: Mapping[str, object]) -> dict[tuple[str, str, str], float]:
     out = {}
     for split, features in metrics.items():
         if not isinstance(features, Mapping):

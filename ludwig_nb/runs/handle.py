@@ -13,7 +13,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
     from ludwig_nb.core import events as ev
@@ -92,7 +92,7 @@ class RunHandle(Protocol):
         ...
 
     @property
-    def profile_summary(self) -> Mapping[str, Any]:
+    def profile_summary(self) -> Mapping[str, object]:
         """Per-phase resource figures (``{}`` without a profile)."""
         ...
 

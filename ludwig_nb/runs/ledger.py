@@ -16,7 +16,7 @@ from typing import Any
 
 from ludwig_nb.core import events as ev
 from ludwig_nb.core.early_stop import EarlyStopWatch
-from ludwig_nb.core.eta import EtaTracker
+from ludwig_nb.core.eta import Estimate, EtaTracker
 from ludwig_nb.core.event_log import EventLog
 from ludwig_nb.core.state import RunState, reduce_state
 from ludwig_nb.runs.handle import EtaReading
@@ -88,7 +88,7 @@ class RunLedger:
         """A reader that gets every event from the start, then only new ones."""
         return EventSubscription(self)
 
-    def estimate(self, now: float) -> Any:
+    def estimate(self, now: float) -> Estimate | None:
         """The ETA tracker's estimate at wall-clock ``now`` (None before any basis)."""
         with self.lock:
             return self.eta.estimate(now)

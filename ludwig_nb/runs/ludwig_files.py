@@ -27,9 +27,9 @@ def _version(package: str) -> str | None:
         return None
 
 
-def _compute() -> dict[str, Any]:
+def _compute() -> dict[str, object]:
     """Ludwig's ``compute`` block: nodes, and the CUDA devices when torch sees any."""
-    out: dict[str, Any] = {"num_nodes": 1}
+    out: dict[str, object] = {"num_nodes": 1}
     torch = sys.modules.get("torch")
     if torch is not None and torch.cuda.is_available():
         out["gpus_per_node"] = torch.cuda.device_count()
@@ -43,7 +43,7 @@ def _compute() -> dict[str, Any]:
     return out
 
 
-def write_ludwig_files(run: Run, config: dict[str, Any], dataset: Any, seed: int | None) -> None:
+def write_ludwig_files(run: Run, config: dict[str, Any], dataset: object, seed: int | None) -> None:
     """Write the three files from ``run``'s events (see the module doc)."""
     events = list(run.events)
     trainer = config.get("trainer") or {}

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 if TYPE_CHECKING:
     from ludwig_nb.config import Config
     from ludwig_nb.engines.base import TrainJob
+    from ludwig_nb.gpu import Sampler
     from ludwig_nb.runs.run import Run
 
 __all__ = ["attach", "keep_kernel_sampler", "release_kernel_sampler", "sampler_of"]
@@ -23,10 +24,10 @@ __all__ = ["attach", "keep_kernel_sampler", "release_kernel_sampler", "sampler_o
 log = logging.getLogger(__name__)
 
 #: the sampler watching each run (kept here, not on the run: a view gets it as an argument)
-_samplers: weakref.WeakKeyDictionary[Run, Any] = weakref.WeakKeyDictionary()
+_samplers: weakref.WeakKeyDictionary[Run, Sampler] = weakref.WeakKeyDictionary()
 
 
-def sampler_of(run: Run) -> Any:
+def sampler_of(run: Run) -> Sampler | None:
     """The GPU/host sampler :func:`attach` gave ``run``.
 
     Its own simulated one, or the kernel's; None when its ``gpu_watch`` is off. Pass it to the
@@ -89,7 +90,7 @@ def _section(cfg: Config) -> Mapping[str, Any]:
     return section if isinstance(section, Mapping) else {}
 
 
-def _profile(simulate: Any) -> Any:
+def _profile(simulate: object) -> Any:
     """``simulate: true`` -> a realistic card.
 
     ``"demo"`` -> fast time constants (a pause and a resume within half a minute); a mapping ->
@@ -104,7 +105,7 @@ def _profile(simulate: Any) -> Any:
     return ThermalProfile()
 
 
-def _profile_run(run: Run, sampler: Any) -> None:
+def _profile_run(run: Run, sampler: object) -> None:
     """Give a run a resource profile from the sampler it already has.
 
     Without a sampler, phases and steps only; it is written as system_resource_usage.json when the

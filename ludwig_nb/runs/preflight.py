@@ -17,13 +17,16 @@ import statistics
 import tempfile
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ludwig_nb.core import events as ev
 from ludwig_nb.core.eta import Costs, EtaEstimator, EtaTracker, Schedule
 from ludwig_nb.core.formatting import format_duration
 from ludwig_nb.engines.base import Engine
 from ludwig_nb.engines.registry import AUTO, select_engine
+
+if TYPE_CHECKING:
+    from ludwig_nb.config import ConfigSource
 
 __all__ = ["Prediction", "estimate", "pilot_run", "predict_from_pilot"]
 
@@ -83,7 +86,7 @@ class Prediction:
         )
 
 
-def _pilot_config(rendered: Mapping[str, Any], steps: int) -> dict[str, Any]:
+def _pilot_config(rendered: Mapping[str, Any], steps: int) -> dict[str, object]:
     config = copy.deepcopy(dict(rendered))
     trainer = config["trainer"]
     trainer.update(
@@ -113,8 +116,8 @@ def _full_schedule(
 
 
 def estimate(
-    config: Any,
-    dataset: Any,
+    config: ConfigSource,
+    dataset: object,
     *,
     device: str | None = None,
     pilot_steps: int | None = None,
@@ -125,9 +128,9 @@ def estimate(
     Raises ``ConfigError`` / ``DataError`` like :func:`ludwig_nb.train`, and
     ``RuntimeError`` if the pilot itself fails.
     """
-    from ludwig_nb.config import load_config
+    from ludwig_nb.config import Config, load_config
 
-    cfg = load_config(config) if not hasattr(config, "to_dict") else config
+    cfg = config if isinstance(config, Config) else load_config(config)
     chosen = select_engine(engine, cfg)
     rendered = cfg.to_dict()
     chosen.warm_up()  # the pilot's first steps must measure the run, not one-off imports
@@ -140,7 +143,12 @@ def estimate(
 
 
 def pilot_run(
-    rendered: Mapping[str, Any], dataset: Any, steps: int, *, device: str | None, engine: Engine
+    rendered: Mapping[str, object],
+    dataset: object,
+    steps: int,
+    *,
+    device: str | None,
+    engine: Engine,
 ) -> Any:
     """Train a short pilot run in a throw-away directory.
 

@@ -22,13 +22,15 @@ import os
 import platform
 import sys
 import threading
+from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from ludwig_nb.core import events as ev
 from ludwig_nb.core import resource_profile as rp
 from ludwig_nb.core.gpu_sample import GpuSample
 from ludwig_nb.core.rundir import write_atomic
+from ludwig_nb.runs.handle import RunHandle
 from ludwig_nb.runs.profile_files import (
     PROFILE_FILE,
     PROFILE_VERSION,
@@ -39,11 +41,11 @@ from ludwig_nb.runs.profile_files import (
 
 if TYPE_CHECKING:
     from ludwig_nb.core.gpu_sample import Snapshot
-    from ludwig_nb.runs.run import Run
 
 __all__ = [
     "PROFILE_FILE",
     "PROFILE_VERSION",
+    "ProfiledRun",
     "ResourceProfile",
     "import_ludwig_profile",
     "load_profile",
@@ -59,6 +61,14 @@ _LUDWIG_TAGS = {"preprocessing": "preprocessing", "training": "training",
                 "evaluation": "evaluation"}  # fmt: skip
 
 
+class ProfiledRun(RunHandle, Protocol):
+    """What a profile reads of its run (a :class:`~ludwig_nb.runs.run.Run`): handle and events."""
+
+    @property
+    def events(self) -> Sequence[ev.Event]:
+        """The run's events so far (its phases and steps)."""
+
+
 class ResourceProfile:
     """Collects a run's samples from ``sampler`` (None: phases and steps only).
 
@@ -68,7 +78,7 @@ class ResourceProfile:
     stay exact (first and last samples are kept), peaks may miss a dropped tick.
     """
 
-    def __init__(self, run: Run, sampler: Any, max_samples: int = 21_600) -> None:
+    def __init__(self, run: ProfiledRun, sampler: Any, max_samples: int = 21_600) -> None:
         self._run = run
         self._sampler = sampler
         self._lock = threading.Lock()
@@ -133,7 +143,7 @@ class ResourceProfile:
         gpus = []
         for gpu in snapshot.gpus:
             # not dataclasses.asdict: it deep-copies, 5x the cost of reading the fields
-            out: dict[str, Any] = {name: getattr(gpu, name) for name in _GPU_FIELDS}
+            out: dict[str, object] = {name: getattr(gpu, name) for name in _GPU_FIELDS}
             out["clock_reasons"] = list(gpu.clock_reasons)
             if gpu.mig_index is None and gpu.index == self._run.device_index:
                 out.update(torch)
@@ -142,7 +152,7 @@ class ResourceProfile:
         return {"time": snapshot.time, "phase": phase, "step": step, "host": host, "gpus": gpus}
 
     # -- results -----------------------------------------------------------------------
-    def samples(self) -> list[dict[str, Any]]:
+    def samples(self) -> list[dict[str, object]]:
         """Every kept sample, tagged from the event timeline (checkpoints included)."""
         timeline = rp.phase_timeline(self._run.events)
         with self._lock:
@@ -156,7 +166,7 @@ class ResourceProfile:
                 row["phase"] = tagged
         return rows
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, object]:
         """The whole profile (what ``system_resource_usage.json`` holds)."""
         events = self._run.events
         timeline = rp.phase_timeline(events)
@@ -218,9 +228,9 @@ def _torch_memory(index: int) -> dict[str, int]:
         return {}
 
 
-def static_facts() -> dict[str, Any]:
+def static_facts() -> dict[str, object]:
     """What LudwigProfiler records once: CPU, cores, RAM (bytes), versions."""
-    facts: dict[str, Any] = {
+    facts: dict[str, object] = {
         "cpu_name": platform.processor() or platform.machine(),
         "cpu_architecture": platform.machine().upper(),
         "num_cpu": os.cpu_count(),

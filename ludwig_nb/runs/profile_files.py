@@ -54,7 +54,7 @@ def load_profile(path: str | os.PathLike[str]) -> dict[str, Any]:
     )
 
 
-def _read_object(file: Path) -> dict[str, Any]:
+def _read_object(file: Path) -> dict[str, object]:
     try:
         data = json.loads(file.read_text(encoding="utf-8"))
     except json.JSONDecodeError as exc:
@@ -69,7 +69,7 @@ def _ludwig_profile_dirs(root: Path) -> list[Path]:
     return sorted(p for p in base.iterdir() if p.is_dir()) if base.is_dir() else []
 
 
-def import_ludwig_profile(directory: str | os.PathLike[str]) -> dict[str, Any]:
+def import_ludwig_profile(directory: str | os.PathLike[str]) -> dict[str, object]:
     """LudwigProfiler's ``system_resource_usage/<tag>/run_*.json`` as our profile shape.
 
     Several ``run_*.json`` of one tag are averaged (as Ludwig's ``summarize`` does).
@@ -77,7 +77,7 @@ def import_ludwig_profile(directory: str | os.PathLike[str]) -> dict[str, Any]:
     stored that number where the key promises bytes. Raises ``FileNotFoundError``.
     """
     root = Path(directory)
-    tags: dict[str, dict[str, Any]] = {}
+    tags: dict[str, dict[str, object]] = {}
     for tag_dir in _ludwig_profile_dirs(root):
         files = sorted(tag_dir.glob("run_*.json"))
         if files:
@@ -87,7 +87,7 @@ def import_ludwig_profile(directory: str | os.PathLike[str]) -> dict[str, Any]:
     return _from_ludwig(tags)
 
 
-def _average(records: list[dict[str, Any]]) -> dict[str, Any]:
+def _average(records: list[dict[str, Any]]) -> dict[str, object]:
     out = dict(records[0])
     for key, value in records[0].items():
         numbers = [float(r[key]) for r in records if isinstance(r.get(key), (int, float))]
@@ -96,7 +96,7 @@ def _average(records: list[dict[str, Any]]) -> dict[str, Any]:
     return out
 
 
-def _from_ludwig(tags: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:
+def _from_ludwig(tags: Mapping[str, Mapping[str, Any]]) -> dict[str, object]:
     phases = {}
     for tag, record in tags.items():
         fixed = dict(record)
@@ -122,7 +122,7 @@ def _from_ludwig(tags: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:
             "summary": summary, "phases": phases, "samples": []}  # fmt: skip
 
 
-def _max_of(phases: Mapping[str, Mapping[str, Any]], key: str) -> Any:
+def _max_of(phases: Mapping[str, Mapping[str, Any]], key: str) -> object:
     values = [r[key] for r in phases.values() if isinstance(r.get(key), (int, float))]
     return max(values) if values else None
 
@@ -137,7 +137,7 @@ def profile_frame(profile: Mapping[str, Any]) -> pd.DataFrame:
 
     rows = []
     for sample in profile.get("samples") or ():
-        row: dict[str, Any] = {k: sample.get(k) for k in ("time", "phase", "step")}
+        row: dict[str, object] = {k: sample.get(k) for k in ("time", "phase", "step")}
         for key, value in (sample.get("host") or {}).items():
             if key != "time":
                 row[f"host_{key}"] = value

@@ -33,8 +33,10 @@ from ludwig_nb.runs.recorder import RunRecorder
 if TYPE_CHECKING:
     import pandas as pd
 
+    from ludwig_nb.core.eta import Estimate
     from ludwig_nb.engines.base import Engine, TrainedModel, TrainJob
     from ludwig_nb.runs.handle import RunHandle
+    from ludwig_nb.runs.profile import ResourceProfile
 
 __all__ = ["Run"]
 
@@ -101,7 +103,7 @@ class Run:
         self.model: TrainedModel | None = None
         self.error: BaseException | None = None
         self.traceback_text = ""
-        self.resources: Any = None  # its ResourceProfile (runs/profile.py), once attached
+        self.resources: ResourceProfile | None = None  # runs/profile.py, once attached
         self._result_writers: list[Callable[[Run], None]] = []
         self._engine = engine
         self._job = job
@@ -294,7 +296,7 @@ class Run:
             "finish_time": now + estimate.remaining_s,
         }
 
-    def _words(self, state: RunState, now: float) -> dict[str, Any]:
+    def _words(self, state: RunState, now: float) -> dict[str, object]:
         """status.json's worded fields at wall-clock ``now`` (seconds).
 
         The pause and the early stop as the dashboard and the CLI say them
@@ -307,7 +309,7 @@ class Run:
         block = early_stop_block(state, patience, watch.metric, forecast)
         return status_words(state, block)
 
-    def eta(self, now: float | None = None) -> Any:
+    def eta(self, now: float | None = None) -> Estimate | None:
         """The current ETA estimate (``core.eta.Estimate``) or None before any basis."""
         return self._ledger.estimate(self._clock() if now is None else now)
 
@@ -367,7 +369,7 @@ class Run:
         return not self._done.is_set()
 
     @property
-    def config(self) -> dict[str, Any]:
+    def config(self) -> dict[str, object]:
         """The fully rendered config this run trains (read it, do not change it)."""
         return self._job.config
 
@@ -452,7 +454,7 @@ class Run:
             others = self._ledger.events.others()  # evaluations are never steps: skip the columns
         for event in others:
             if isinstance(event, ev.EvaluationFinished):
-                row: dict[str, Any] = {"step": event.step, "epoch": event.epoch}
+                row: dict[str, object] = {"step": event.step, "epoch": event.epoch}
                 for split, features in event.metrics.items():
                     for feature, metrics in features.items():
                         for metric, value in metrics.items():
@@ -494,7 +496,7 @@ class Run:
         return pd.DataFrame(json.loads(path.read_text(encoding="utf-8"))["ops"])
 
     @property
-    def profile_summary(self) -> dict[str, Any]:
+    def profile_summary(self) -> dict[str, object]:
         """The resource profile's summary, per phase.
 
         Per-phase seconds, steps/s, samples/s, peak memory (bytes), energy (J), J per sample, peak
@@ -502,8 +504,8 @@ class Run:
         """
         if self.resources is None:
             return {}
-        summary: dict[str, Any] = self.resources.to_dict()["summary"]
-        return summary
+        summary = self.resources.to_dict()["summary"]
+        return dict(summary) if isinstance(summary, dict) else {}
 
     def __repr__(self) -> str:
         state = self.state

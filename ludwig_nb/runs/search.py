@@ -58,7 +58,7 @@ class TrialRecord:
     """
 
     number: int
-    params: dict[str, Any]
+    params: dict[str, object]
     state: str = "queued"
     metric: float | None = None
     last: float | None = None
@@ -118,9 +118,9 @@ class Search:
         directory: Path,
         raw_config: dict[str, Any],
         section: dict[str, Any],
-        dataset: Any,
-        rendered: dict[str, Any] | None = None,
-        train_options: dict[str, Any],
+        dataset: object,
+        rendered: dict[str, object] | None = None,
+        train_options: dict[str, object],
         registry_dir: Path | None = None,
         clock: Callable[[], float] = time.time,
         gpu_count: int | None = None,
@@ -248,7 +248,7 @@ class Search:
 
         rows = []
         for trial in self.records():
-            row: dict[str, Any] = {"trial": trial.number, "state": self._state_of(trial)}
+            row: dict[str, object] = {"trial": trial.number, "state": self._state_of(trial)}
             for name in self.section["parameters"]:
                 row[name] = trial.params.get(name)
             row["metric"] = trial.metric
@@ -382,7 +382,7 @@ class Search:
             pruner=make_pruner(self.section["executor"]["scheduler"], epochs),
         )
         self._seed_study(study)
-        live: dict[int, Any] = {}  # trial number -> its Optuna trial, while it trains
+        live: dict[int, object] = {}  # trial number -> its Optuna trial, while it trains
         while True:
             self._reap(study, live)
             if self._stop.is_set() and not live:
@@ -441,7 +441,7 @@ class Search:
                 with self._lock:
                     del self._trials[trial.number]
 
-    def _launch(self, study: Any, live: dict[int, Any]) -> None:
+    def _launch(self, study: Any, live: dict[int, object]) -> None:
         otrial = study.ask(self.space.distributions)
         record = self._new_record(self.space.decode(otrial.params))
         options = dict(self._train_options)
@@ -460,7 +460,7 @@ class Search:
             return
         live[record.number] = otrial
 
-    def _new_record(self, params: dict[str, Any]) -> TrialRecord:
+    def _new_record(self, params: dict[str, object]) -> TrialRecord:
         """The next trial, queued, in the table and the journal."""
         with self._lock:
             number = max([*self._trials, -1]) + 1
@@ -470,7 +470,7 @@ class Search:
         self._journal({"event": "trial_started", "trial": number, "params": params})
         return record
 
-    def _trial_config(self, record: TrialRecord) -> dict[str, Any]:
+    def _trial_config(self, record: TrialRecord) -> dict[str, object]:
         """The trial's config: its parameters applied (and its GPU share's memory cap)."""
         from ludwig_nb.config.hyperopt import apply_parameters
         from ludwig_nb.runs.search_gpus import trial_memory_limit
@@ -485,7 +485,7 @@ class Search:
         return config
 
     def _train_trial(
-        self, record: TrialRecord, engine: Any, options: dict[str, Any], otrial: Any = None
+        self, record: TrialRecord, engine: Any, options: dict[str, Any], otrial: object = None
     ) -> Run | None:
         """Start the trial's run; ``engine`` is a name or an engine.
 
@@ -522,7 +522,7 @@ class Search:
             self._on_event(otrial, record, event)
         return run
 
-    def _reap(self, study: Any, live: dict[int, Any]) -> None:
+    def _reap(self, study: object, live: dict[int, object]) -> None:
         for number in list(live):
             otrial = live[number]
             record = self._trials[number]
@@ -597,7 +597,7 @@ class Search:
                 assert record.run is not None
                 record.run.stop("pruned")
 
-    def _finish(self, study: Any, otrial: Any, record: TrialRecord, state: str) -> None:
+    def _finish(self, study: object, otrial: object, record: TrialRecord, state: str) -> None:
         with self._lock:
             record.state = state
             record.ended = self._clock()
@@ -607,11 +607,11 @@ class Search:
             self._tell(study, otrial, record, state)
         self._journal_end(record, state)
 
-    def _tell(self, study: Any, otrial: Any, record: TrialRecord, state: str) -> None:
+    def _tell(self, study: Any, otrial: object, record: TrialRecord, state: str) -> None:
         import optuna
 
         if state == "completed" and record.metric is not None:
-            outcome: dict[str, Any] = {"values": record.metric}
+            outcome: dict[str, object] = {"values": record.metric}
         elif state == "pruned":
             outcome = {"state": optuna.trial.TrialState.PRUNED}
         else:
@@ -646,7 +646,7 @@ class Search:
             self._write_statistics()
 
     # -- the search directory --------------------------------------------------------------
-    def _journal(self, entry: dict[str, Any]) -> None:
+    def _journal(self, entry: dict[str, object]) -> None:
         entry = {"time": self._clock(), **entry}
         with self._lock, (self.directory / JOURNAL_FILE).open("a", encoding="utf-8") as fh:
             fh.write(json.dumps(entry, allow_nan=False, default=str) + "\n")
@@ -738,14 +738,14 @@ def _split(name: str) -> str:
     return "training" if name == "train" else name
 
 
-def _run_statistics(run_dir: str | None) -> tuple[dict[str, Any], dict[str, Any]]:
+def _run_statistics(run_dir: str | None) -> tuple[dict[str, object], dict[str, object]]:
     """Read a trial's results from its ``events.ndjson`` in Ludwig's shapes.
 
     Ludwig's training_statistics (split -> feature -> metric -> per-evaluation list) and the test
     split of the last evaluation, from a trial's events.ndjson.
     """
     training: dict[str, Any] = {}
-    last: dict[str, Any] = {}
+    last: dict[str, object] = {}
     if run_dir is None:
         return training, last
     path = Path(run_dir) / "events.ndjson"
@@ -769,8 +769,8 @@ def _run_statistics(run_dir: str | None) -> tuple[dict[str, Any], dict[str, Any]
 
 
 def hyperopt(
-    config: Any,
-    dataset: Any,
+    config: object,
+    dataset: object,
     name: str | None = None,
     results_dir: str | os.PathLike[str] = "results",
     wait: bool = False,
@@ -850,7 +850,7 @@ def _check_executor_available(section: dict[str, Any]) -> None:
         raise EngineUnavailable(missing)
 
 
-def _raw(config: Any, parse: Callable[[str], Any]) -> dict[str, Any]:
+def _raw(config: object, parse: Callable[[str], Any]) -> dict[str, object]:
     from ludwig_nb.config import Config, ConfigError
 
     if isinstance(config, Config):
@@ -863,7 +863,7 @@ def _raw(config: Any, parse: Callable[[str], Any]) -> dict[str, Any]:
         raise ConfigError(f"a config is YAML text, a dict or a Config, not {type(config).__name__}")
     if not isinstance(data, dict):
         raise ConfigError("a config is a mapping (input_features, output_features, ...)")
-    copied: dict[str, Any] = json.loads(json.dumps(data, default=str))
+    copied: dict[str, object] = json.loads(json.dumps(data, default=str))
     return copied
 
 

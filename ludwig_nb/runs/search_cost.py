@@ -63,12 +63,12 @@ class QueuedDraws:
         draws: the trainer section of each drawn trial (the config with the draw applied).
     """
 
-    def __init__(self, draws: Sequence[Mapping[str, Any]]) -> None:
+    def __init__(self, draws: Sequence[Mapping[str, object]]) -> None:
         self.trainers = [dict(d) for d in draws]
 
     @classmethod
     def from_space(
-        cls, space: Any, raw: dict[str, Any], rendered: dict[str, Any] | None, seed: int = 0
+        cls, space: Any, raw: dict[str, object], rendered: dict[str, Any] | None, seed: int = 0
     ) -> QueuedDraws:
         """Draw :data:`DRAWS` points of ``space`` (a ``SearchSpace``).
 

@@ -52,7 +52,7 @@ class SearchSpace:
         """The number of points of the grid (the product of the grid parameters' sizes)."""
         return math.prod(len(v) for v in self.grid().values())
 
-    def decode(self, internal: dict[str, Any]) -> dict[str, Any]:
+    def decode(self, internal: dict[str, Any]) -> dict[str, object]:
         """Optuna's values -> the values written into the config."""
         out = {}
         for name, value in internal.items():
@@ -69,7 +69,7 @@ class SearchSpace:
                 out[name] = value
         return out
 
-    def encode(self, values: dict[str, Any]) -> dict[str, Any]:
+    def encode(self, values: dict[str, object]) -> dict[str, object]:
         """Config values -> Optuna's (for trials restored from the journal)."""
         out = {}
         for name, value in values.items():
@@ -83,7 +83,7 @@ class SearchSpace:
                 out[name] = value
         return out
 
-    def sample(self, rng: random.Random) -> dict[str, Any]:
+    def sample(self, rng: random.Random) -> dict[str, object]:
         """One point drawn at random from the space, as config values.
 
         What a queued trial may get: the search ETA costs queued trials over such draws.
@@ -96,7 +96,7 @@ class SearchSpace:
         """
         from optuna.distributions import CategoricalDistribution, FloatDistribution
 
-        internal: dict[str, Any] = {}
+        internal: dict[str, object] = {}
         for name, dist in self.distributions.items():
             if isinstance(dist, CategoricalDistribution):
                 internal[name] = rng.choice(list(dist.choices))
@@ -113,11 +113,11 @@ class SearchSpace:
         return self.decode(internal)
 
 
-def _indexed(values: list[Any]) -> bool:
+def _indexed(values: list[object]) -> bool:
     return not all(isinstance(v, _PRIMITIVE) for v in values)
 
 
-def _encoded_choices(values: list[Any]) -> list[Any]:
+def _encoded_choices(values: list[object]) -> list[Any]:
     return list(range(len(values))) if _indexed(values) else list(values)
 
 
@@ -190,7 +190,7 @@ def make_pruner(scheduler: dict[str, Any], max_epochs: int) -> optuna.pruners.Ba
     return optuna.pruners.NopPruner()
 
 
-def grid_points(space: SearchSpace) -> list[dict[str, Any]]:
+def grid_points(space: SearchSpace) -> list[dict[str, object]]:
     """Every point of a pure grid, in order (the Tune executor's grid still to run)."""
     grid = space.grid()
     return [dict(zip(grid, combo, strict=True)) for combo in itertools.product(*grid.values())]

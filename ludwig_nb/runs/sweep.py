@@ -28,6 +28,8 @@ from ludwig_nb.core.formatting import format_duration
 if TYPE_CHECKING:
     import pandas as pd
 
+    from ludwig_nb.config import ConfigSource
+
 __all__ = ["LEARNING_NOTE", "SweepEstimate", "SweepPoint", "estimate_sweep", "parse_vary"]
 
 LEARNING_NOTE = (
@@ -47,7 +49,7 @@ class SweepPoint:
     (or failed for another reason).
     """
 
-    value: Any
+    value: object
     fits: bool
     total_s: float | None = None
     epoch_s: float | None = None
@@ -97,7 +99,7 @@ class SweepEstimate:
         return sweep_html(self)
 
 
-def parse_vary(vary: Any) -> tuple[str, list[Any]]:
+def parse_vary(vary: object) -> tuple[str, list[object]]:
     """``{"trainer.batch_size": [32, 64]}`` -> ``("trainer.batch_size", [32, 64])``.
 
     Raises ``ValueError`` saying what is expected for anything else.
@@ -116,7 +118,7 @@ def parse_vary(vary: Any) -> tuple[str, list[Any]]:
     return path, values
 
 
-def _with_value(rendered: Mapping[str, Any], path: str, value: Any) -> dict[str, Any]:
+def _with_value(rendered: Mapping[str, object], path: str, value: object) -> dict[str, object]:
     config = copy.deepcopy(dict(rendered))
     node: Any = config
     keys = path.split(".")
@@ -139,7 +141,7 @@ def _cuda(device: str | None) -> Any:
     return torch if device is None or str(device).startswith("cuda") else None
 
 
-def _point(rendered: Mapping[str, Any], dataset: Any, path: str, value: Any,
+def _point(rendered: Mapping[str, object], dataset: object, path: str, value: object,
            options: Mapping[str, Any]) -> SweepPoint:  # fmt: skip
     from ludwig_nb.config import load_config
     from ludwig_nb.runs.preflight import pilot_run, predict_from_pilot
@@ -190,9 +192,9 @@ def _is_oom(message: str) -> bool:
 
 
 def estimate_sweep(
-    config: Any,
-    dataset: Any,
-    vary: Any,
+    config: ConfigSource,
+    dataset: object,
+    vary: object,
     *,
     device: str | None = None,
     pilot_steps: int | None = None,
@@ -204,12 +206,12 @@ def estimate_sweep(
     Raises ``ConfigError`` for a config (or a varied value) that does not validate, ``ValueError``
     for a bad ``vary``, ``DataError`` for the dataset, like :func:`ludwig_nb.train`.
     """
-    from ludwig_nb.config import load_config
+    from ludwig_nb.config import Config, load_config
     from ludwig_nb.engines.registry import select_engine
     from ludwig_nb.runs.preflight import _DEFAULT_PILOT_STEPS
 
     path, values = parse_vary(vary)
-    cfg = config if hasattr(config, "to_dict") else load_config(config)
+    cfg = config if isinstance(config, Config) else load_config(config)
     rendered = cfg.to_dict()
     chosen = select_engine(engine, cfg)
     for value in values:  # every value is checked before the first pilot starts

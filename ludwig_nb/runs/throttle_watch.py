@@ -144,7 +144,7 @@ class ThrottleWatch:
         self._capped[key] = watts
         return True
 
-    def _limit(self, target: Any) -> _Limit | None:
+    def _limit(self, target: object) -> _Limit | None:
         best: _Limit | None = None
         for rule in self.rules:
             for (name, device), decision in self._decisions.items():

@@ -31,7 +31,7 @@ def load(server_app: Any) -> None:
     server_app.log.info("ludwig_nb: sidebar routes at %sludwig-nb/", web_app.settings["base_url"])
 
 
-def _register_save_hook(server_app: Any) -> None:
+def _register_save_hook(server_app: object) -> None:
     """Saved notebooks get run snapshots instead of dashboard widgets (notebook_fallback)."""
     manager = getattr(server_app, "contents_manager", None)
     register = getattr(manager, "register_pre_save_hook", None)

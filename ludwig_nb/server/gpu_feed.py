@@ -9,7 +9,10 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Protocol
+
+if TYPE_CHECKING:
+    from ludwig_nb.core.gpu_sample import Snapshot
 
 __all__ = ["GpuFeed", "SamplerLike", "SourceLike", "default_sampler_factory"]
 
@@ -35,7 +38,7 @@ class SamplerLike(Protocol):
     def stop(self) -> None:
         """Stop sampling."""
 
-    def latest(self) -> Any:
+    def latest(self) -> Snapshot | None:
         """The latest snapshot; None before the first."""
 
 
@@ -49,10 +52,6 @@ def default_sampler_factory(interval: float = 1.0) -> tuple[SamplerLike, SourceL
 
     source = NvmlSource()
     return Sampler(source, HostSource(), interval=interval), source
-
-
-def _as_dict(item: Any) -> dict[str, Any]:
-    return dict(item.to_dict()) if hasattr(item, "to_dict") else dict(item)
 
 
 class GpuFeed:
@@ -95,18 +94,19 @@ class GpuFeed:
             self._available = bool(getattr(source, "available", False))
             self._reason = None if self._available else getattr(source, "reason", None)
 
-    def snapshot(self) -> dict[str, Any]:
+    def snapshot(self) -> dict[str, object]:
         """``{"gpus": [...], "host": {...} | None, "available", "reason", "time"}``."""
         sampler = self._sampler
         latest = sampler.latest() if sampler is not None else None
-        gpus = [_as_dict(g) for g in getattr(latest, "gpus", None) or ()]
-        host = getattr(latest, "host", None)
+        if latest is None:
+            return {"gpus": [], "host": None, "available": self._available,
+                    "reason": self._reason or None, "time": None}  # fmt: skip
         return {
-            "gpus": gpus,
-            "host": _as_dict(host) if host is not None else None,
+            "gpus": [g.to_dict() for g in latest.gpus],
+            "host": latest.host.to_dict() if latest.host is not None else None,
             "available": self._available,
-            "reason": self._reason or getattr(latest, "reason", None) or None,
-            "time": getattr(latest, "time", None),
+            "reason": self._reason or latest.reason or None,
+            "time": latest.time,
         }
 
     def close(self) -> None:

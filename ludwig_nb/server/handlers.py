@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TypeVar
 
 from jupyter_server.auth.decorator import authorized
 from jupyter_server.base.handlers import APIHandler
@@ -56,15 +56,15 @@ class _LudwigHandler(APIHandler):
     def registry_dir(self) -> Path:
         return Path(self.settings[REGISTRY_KEY])
 
-    async def _off_loop(self, fn: Callable[..., _T], *args: Any) -> _T:
+    async def _off_loop(self, fn: Callable[..., _T], *args: object) -> _T:
         return await IOLoop.current().run_in_executor(None, fn, *args)
 
-    def _reply(self, data: Any) -> None:
+    def _reply(self, data: object) -> None:
         self.set_header("Content-Type", "application/json")
         self.set_header("Cache-Control", "no-store")
         self.finish(strict_json.dumps(data))
 
-    async def _entry_or_error(self, run_id: str) -> dict[str, Any]:
+    async def _entry_or_error(self, run_id: str) -> dict[str, object]:
         if not rundir.is_valid_run_id(run_id):
             raise web.HTTPError(400, "invalid run id")
         entry = await self._off_loop(runs_view.find_run, self.registry_dir, run_id)

@@ -65,7 +65,9 @@ def read_snapshot(
     return {"status": state.status, "final": state.is_final, "bundle": bundle}
 
 
-def _snapshot(meta: MutableMapping[str, Any], data: MutableMapping[str, Any]) -> dict[str, Any]:
+def _snapshot(
+    meta: MutableMapping[str, object], data: MutableMapping[str, object]
+) -> dict[str, object]:
     directory = str(meta.get("directory") or "")
     snapshot = read_snapshot(directory)
     if snapshot is not None:
@@ -94,7 +96,7 @@ def replace_live_widgets(notebook: MutableMapping[str, Any]) -> int:
     return replaced
 
 
-def strip_live_widgets(model: dict[str, Any], **kwargs: Any) -> None:
+def strip_live_widgets(model: dict[str, Any], **kwargs: object) -> None:
     """A ``ContentsManager`` pre-save hook (see ``register_pre_save_hook``)."""
     if model.get("type") != "notebook" or not isinstance(model.get("content"), MutableMapping):
         return

@@ -47,7 +47,7 @@ _EARLY_STOP_NUMBERS = ("patience", "upper_bound", "likely_step", "earliest_step"
                        "likely_remaining_s")  # fmt: skip
 
 
-def _status_name(status: Mapping[str, Any], alive: bool, problems: list[str]) -> str:
+def _status_name(status: Mapping[str, object], alive: bool, problems: list[str]) -> str:
     name = status.get("status")
     if name is not None and (not isinstance(name, str) or name not in KNOWN_STATUSES):
         problems.append(f"status.json: unknown status {name!r}")
@@ -58,14 +58,14 @@ def _status_name(status: Mapping[str, Any], alive: bool, problems: list[str]) ->
     return name
 
 
-def _number(value: Any) -> float | int | None:
+def _number(value: object) -> float | int | None:
     """A finite JSON number, or None (bool is not a number here)."""
     if isinstance(value, bool) or not isinstance(value, int | float):
         return None
     return value if math.isfinite(value) else None
 
 
-def _read_status(directory: Path, problems: list[str]) -> dict[str, Any]:
+def _read_status(directory: Path, problems: list[str]) -> dict[str, object]:
     path = directory / rundir.STATUS_FILE
     try:
         text = path.read_text(encoding="utf-8")
@@ -87,7 +87,7 @@ def _read_status(directory: Path, problems: list[str]) -> dict[str, Any]:
     return data
 
 
-def _metrics(value: Any, where: str, problems: list[str]) -> dict[str, Any]:
+def _metrics(value: object, where: str, problems: list[str]) -> dict[str, object]:
     """``{split: {feature: {metric: number | null}}}``; anything else is dropped and named."""
     if value is None:
         return {}
@@ -113,7 +113,7 @@ def _metrics(value: Any, where: str, problems: list[str]) -> dict[str, Any]:
     return out
 
 
-def _predictors(value: Any, problems: list[str]) -> dict[str, str]:
+def _predictors(value: object, problems: list[str]) -> dict[str, str]:
     """``{feature: "always 'no'"}``; anything else is dropped and named."""
     if value is None:
         return {}
@@ -123,11 +123,11 @@ def _predictors(value: Any, problems: list[str]) -> dict[str, str]:
     return {str(k): v for k, v in value.items()}
 
 
-def _is_nonfinite(value: Any) -> bool:
+def _is_nonfinite(value: object) -> bool:
     return isinstance(value, float) and not math.isfinite(value)
 
 
-def _alarms(value: Any, problems: list[str]) -> list[dict[str, Any]]:
+def _alarms(value: object, problems: list[str]) -> list[dict[str, object]]:
     if value is None:
         return []
     if not isinstance(value, list):
@@ -155,18 +155,18 @@ def _alarms(value: Any, problems: list[str]) -> list[dict[str, Any]]:
     return out
 
 
-def _eta(value: Any, problems: list[str]) -> dict[str, Any] | None:
+def _eta(value: object, problems: list[str]) -> dict[str, object] | None:
     if value is None:
         return None
     if not isinstance(value, dict):
         problems.append(f"status.json: eta is a {type(value).__name__}, not an object")
         return None
-    eta: dict[str, Any] = {k: _number(value.get(k)) for k in _ETA_NUMBERS}
+    eta: dict[str, object] = {k: _number(value.get(k)) for k in _ETA_NUMBERS}
     eta["state"] = str(value.get("state") or "")
     return eta
 
 
-def _texts(value: Any, key: str, problems: list[str]) -> list[str] | None:
+def _texts(value: object, key: str, problems: list[str]) -> list[str] | None:
     """A list of texts (None when absent: a status.json from before the field)."""
     if value is None:
         return None
@@ -176,22 +176,22 @@ def _texts(value: Any, key: str, problems: list[str]) -> list[str] | None:
     return list(value)
 
 
-def _early_stop(value: Any, problems: list[str]) -> dict[str, Any] | None:
+def _early_stop(value: object, problems: list[str]) -> dict[str, object] | None:
     """status.json's ``early_stop`` (None: off, or a run that predates it)."""
     if value is None:
         return None
     if not isinstance(value, dict):
         problems.append(f"status.json: early_stop is a {type(value).__name__}, not an object")
         return None
-    block: dict[str, Any] = {k: _number(value.get(k)) for k in _EARLY_STOP_NUMBERS}
+    block: dict[str, object] = {k: _number(value.get(k)) for k in _EARLY_STOP_NUMBERS}
     block["metric"] = str(value.get("metric") or "")
     block["text"] = str(value.get("text") or "")
     return block
 
 
 def _entry_fields(
-    entry: Mapping[str, Any], status: Mapping[str, Any], problems: list[str]
-) -> tuple[int, dict[str, Any], Any]:
+    entry: Mapping[str, object], status: Mapping[str, object], problems: list[str]
+) -> tuple[int, dict[str, Any], object]:
     """pid, directory, name, notebook, kernel, started_at from a registry entry."""
     raw_pid = entry.get("pid")
     if raw_pid is None:
@@ -216,8 +216,8 @@ def _entry_fields(
 
 
 def run_summary(
-    entry: Mapping[str, Any], pid_alive: Callable[[int], bool] = rundir.pid_alive
-) -> dict[str, Any]:
+    entry: Mapping[str, object], pid_alive: Callable[[int], bool] = rundir.pid_alive
+) -> dict[str, object]:
     """One run as the sidebar shows it: the registry entry plus its latest status.
 
     Never raises for what a file holds: a field of the wrong type is dropped (``null``,
@@ -275,7 +275,7 @@ def run_summary(
     return flagged
 
 
-def _broken_summary(entry: Mapping[str, Any], err: Exception) -> dict[str, Any]:
+def _broken_summary(entry: Mapping[str, object], err: Exception) -> dict[str, object]:
     """What is shown for an entry that :func:`run_summary` could not read at all."""
     return {
         "run_id": str(entry.get("run_id")),
@@ -304,14 +304,14 @@ def _broken_summary(entry: Mapping[str, Any], err: Exception) -> dict[str, Any]:
 
 def list_runs(
     registry_dir: Path, pid_alive: Callable[[int], bool] = rundir.pid_alive
-) -> list[dict[str, Any]]:
+) -> list[dict[str, object]]:
     """Every run in the registry, newest first; a bad entry marks only itself."""
     return [safe_summary(entry, pid_alive) for entry in rundir.iter_registry(registry_dir)]
 
 
 def safe_summary(
-    entry: Mapping[str, Any], pid_alive: Callable[[int], bool] = rundir.pid_alive
-) -> dict[str, Any]:
+    entry: Mapping[str, object], pid_alive: Callable[[int], bool] = rundir.pid_alive
+) -> dict[str, object]:
     """:func:`run_summary`, or a summary marked with what went wrong: never raises."""
     try:
         return run_summary(entry, pid_alive)
@@ -319,7 +319,7 @@ def safe_summary(
         return _broken_summary(entry, err)
 
 
-def find_run(registry_dir: Path, run_id: str) -> dict[str, Any] | None:
+def find_run(registry_dir: Path, run_id: str) -> dict[str, object] | None:
     """The registry entry for ``run_id``, or None for an invalid or unknown id.
 
     Only ``<registry_dir>/<run_id>.json`` is ever opened, and only after the id has passed

@@ -52,7 +52,7 @@ def _color(name: str, index: int) -> str:
     return CURVE_COLORS.get(base, _EXTRA_COLORS[index % len(_EXTRA_COLORS)])
 
 
-def _style(name: str) -> dict[str, Any]:
+def _style(name: str) -> dict[str, object]:
     if name == "train":  # the raw per-step loss: context, not the headline
         return {"opacities": [0.25], "stroke_width": 1, "marker": None}
     if name == SMOOTHED:
@@ -118,7 +118,7 @@ class CurveChart:
         self.widget = widgets.VBox(
             [self.legend, self.figure], layout=widgets.Layout(width="50%", min_width="300px")
         )
-        self._bounds: tuple[Any, ...] = ()
+        self._bounds: tuple[object, ...] = ()
         self._names: tuple[str, ...] = ()
 
     # -- read-only views for tests and callers ------------------------------------------

@@ -26,7 +26,6 @@ import signal
 import sys
 import threading
 from collections.abc import Callable, Iterator, Mapping
-from typing import Any
 
 __all__ = [
     "CHARTS",
@@ -66,7 +65,7 @@ class _Once:
 _notice = _Once()
 
 
-def in_colab(modules: Mapping[str, Any] | None = None) -> bool:
+def in_colab(modules: Mapping[str, object] | None = None) -> bool:
     """True when ``google.colab`` is imported or importable (a Colab runtime)."""
     modules = sys.modules if modules is None else modules
     if "google.colab" in modules:
@@ -79,7 +78,7 @@ def in_colab(modules: Mapping[str, Any] | None = None) -> bool:
         return False
 
 
-def _widgets_module() -> Any:
+def _widgets_module() -> object:
     """``google.colab.output._widgets`` if Colab is there (its state is private)."""
     try:
         return importlib.import_module("google.colab.output._widgets")
@@ -204,7 +203,7 @@ def graceful_interrupt(on_interrupt: Callable[[], None]) -> Iterator[None]:
         yield
         return
 
-    def handler(_signum: int, _frame: Any) -> None:
+    def handler(_signum: int, _frame: object) -> None:
         on_interrupt()
 
     previous = signal.signal(signal.SIGINT, handler)

@@ -23,12 +23,12 @@ __all__ = ["compare", "comparison_html"]
 CLASS = "ludwig-nb-compare"
 
 
-def compare(*sources: Any, names: Any = None) -> Comparison:
+def compare(*sources: object, names: Any = None) -> Comparison:
     """:func:`ludwig_nb.runs.compare.compare`, displayed with this view."""
     return _compare(*sources, names=names)
 
 
-def _esc(value: Any) -> str:
+def _esc(value: object) -> str:
     return html.escape(str(value))
 
 
@@ -72,7 +72,7 @@ def _summary(c: Comparison) -> str:
             f"<th>hardware</th><th>took</th><th>directory</th></tr>{rows}</table>")  # fmt: skip
 
 
-def _config_table(paths: dict[str, tuple[Any, ...]], names: list[str]) -> str:
+def _config_table(paths: dict[str, tuple[object, ...]], names: list[str]) -> str:
     head = "".join(f"<th>{_esc(n)}</th>" for n in names)
     body = "".join(
         f"<tr><td><code>{_esc(p)}</code></td>"

@@ -66,7 +66,7 @@ def format_throughput(samples_per_s: float | None) -> str:
     return f"{samples_per_s:.1f} samples/s"
 
 
-def format_metric(value: Any) -> str:
+def format_metric(value: object) -> str:
     """A metric value with four significant digits; ``"–"`` for non-numbers."""
     if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
         return "–"
@@ -145,7 +145,7 @@ def error_html(message: str, traceback_text: str) -> str:
     return body
 
 
-def alarm_banner_html(alarms: Sequence[Mapping[str, Any]]) -> str:
+def alarm_banner_html(alarms: Sequence[Mapping[str, object]]) -> str:
     """A banner per active alarm, in words and with what it does; ``""`` when none."""
     parts = []
     for alarm in alarms:
@@ -177,7 +177,7 @@ def pace_html(state: Any) -> str:
     )
 
 
-def pick_metric(metrics: Mapping[str, Any]) -> tuple[str, str] | None:
+def pick_metric(metrics: Mapping[str, object]) -> tuple[str, str] | None:
     """``(output feature, metric)`` to chart from ``{split: {feature: {metric: value}}}``.
 
     Prefers the first output feature over ``"combined"`` and a quality metric (accuracy,

@@ -15,7 +15,6 @@ from __future__ import annotations
 import html
 import time
 from collections.abc import Iterable, Sequence
-from typing import Any
 
 from ludwig_nb.core.formatting import format_bytes
 from ludwig_nb.core.gpu_sample import (
@@ -269,7 +268,7 @@ class MiniGauges:
         self.widget = widgets.HTML("")
         self._last = ""
 
-    def writes(self, snapshot: Snapshot | None) -> dict[Any, dict[str, Any]]:
+    def writes(self, snapshot: Snapshot | None) -> dict[object, dict[str, object]]:
         """The widget writes that show ``snapshot``; empty when nothing changed."""
         text = compact_gauges_html(snapshot, self.device_index)
         if text == self._last:

@@ -117,7 +117,7 @@ class GpuWatchView:
         alarms: _AlarmLog | None = None,
         title: str = "GPU watch",
         on_close: Callable[[], None] | None = None,
-        timeline: Callable[[int, float], Any] | None = None,
+        timeline: Callable[[int, float], object] | None = None,
     ) -> None:
         self.sampler = sampler
         self._timeline = timeline or _Timeline
@@ -191,11 +191,11 @@ class GpuWatchView:
         keys = [(g.index, g.mig_index) for g in gpus]
         if all(k in self._cards for k in keys):
             return
-        children: list[Any] = []
+        children: list[object] = []
         for gpu in gpus:
             key = (gpu.index, gpu.mig_index)
             card = self._cards.setdefault(key, widgets.HTML(""))
-            row: list[Any] = [card]
+            row: list[object] = [card]
             if gpu.mig_index is None:
                 timeline = self._timelines.setdefault(
                     gpu.index, self._timeline(gpu.index, self.history)
@@ -247,7 +247,7 @@ class GpuWatchView:
         return f"<GpuWatchView {state}, {len(self._cards)} device(s), {self.history:.0f} s history>"
 
 
-def _same(widget: Any, traits: dict[str, Any]) -> bool:
+def _same(widget: object, traits: dict[str, object]) -> bool:
     """True for an HTML write that would not change anything (arrays are always sent)."""
     return set(traits) == {"value"} and getattr(widget, "value", None) == traits["value"]
 

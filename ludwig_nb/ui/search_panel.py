@@ -35,7 +35,7 @@ _STATE_COLORS = {
 _BEST = "#d62728"
 
 
-def _fmt(value: Any) -> str:
+def _fmt(value: object) -> str:
     if value is None:
         return "–"
     if isinstance(value, float):
@@ -155,12 +155,12 @@ def parallel_svg(records: Sequence[Any], parameters: Sequence[str], best: int | 
             else (None if value is None else str(value))
         )
 
-    positions: dict[str, Callable[[Any], float]] = {}
+    positions: dict[str, Callable[[object], float]] = {}
 
     def numeric(lo: float, hi: float, log: bool) -> Callable[[Any], float]:
         return lambda v: ((math.log10(v) if log else v) - lo) / (hi - lo)
 
-    def labelled(labels: list[str]) -> Callable[[Any], float]:
+    def labelled(labels: list[str]) -> Callable[[object], float]:
         return lambda v: (labels.index(str(v)) + 0.5) / len(labels)
 
     for axis in axes:
@@ -213,7 +213,7 @@ def _trial_eta(record: Any, now: float) -> str:
     return format_duration(remaining) if remaining is not None else "…"
 
 
-def _gpu(record: Any) -> str:
+def _gpu(record: object) -> str:
     """Where the trial trains.
 
     ``GPU index (share)`` when the search placed it on a share of a GPU, the GPU of its run

@@ -80,7 +80,7 @@ def _shell() -> Any:
     return get_ipython()
 
 
-def detect_mode(shell: Any = None, modules: Any = None) -> str:
+def detect_mode(shell: object = None, modules: Any = None) -> str:
     """``"colab"``, ``"widgets"`` (a Jupyter kernel with a front end) or ``"text"``."""
     if colab.in_colab(sys.modules if modules is None else modules):
         return "colab"
@@ -98,7 +98,7 @@ def shared_pump(fps: float = 4.0) -> Pump:
         return _ui.pump
 
 
-def _default_sampler() -> Any:
+def _default_sampler() -> object:
     """The kernel's shared GPU/host sampler (started), or None where there is none."""
     try:
         from ludwig_nb.gpu import kernel_sampler
@@ -109,10 +109,10 @@ def _default_sampler() -> Any:
 
 
 def show_run(
-    run: Any,
+    run: object,
     *,
     mode: str = "auto",
-    sampler: Any = None,
+    sampler: object = None,
     fps: float = 4.0,
     block: bool | None = None,
     charts: str = "auto",
@@ -135,11 +135,11 @@ def show_view(
     run: Any,
     *,
     mode: str = "auto",
-    sampler: Any = None,
+    sampler: object = None,
     fps: float = 4.0,
     block: bool | None = None,
     charts: str = "auto",
-) -> Any:
+) -> object:
     """Show a run and return the view.
 
     :func:`show_run`, returning the view (a :class:`~ludwig_nb.ui.dashboard.Dashboard` or a
@@ -188,7 +188,7 @@ def pump_view(view: Any, *, fps: float, block: bool, stop: Callable[[], None]) -
         _install_hook()
 
 
-def _display(obj: Any, metadata: dict[str, Any] | None = None) -> Any:
+def _display(obj: object, metadata: dict[str, object] | None = None) -> Any:
     """Display ``obj`` (a mimebundle dict or an object) with a new display id; its handle."""
     from IPython import display as ipython_display
 
@@ -198,7 +198,7 @@ def _display(obj: Any, metadata: dict[str, Any] | None = None) -> Any:
     return display(obj, display_id=True)
 
 
-def run_metadata(run: Any) -> dict[str, Any]:
+def run_metadata(run: Any) -> dict[str, object]:
     """The display metadata naming ``run``.
 
     Read by the notebook pre-save hook (``server/notebook_fallback.py``) to save a snapshot in place
@@ -255,7 +255,7 @@ def _publish_final(handle: Any, bundle: dict[str, str]) -> None:
         _ui.pending_finals.append((handle, bundle))
 
 
-def _final_summary(handle: Any) -> Any:
+def _final_summary(handle: object) -> Any:
     def publish(dashboard: Any) -> None:
         from ludwig_nb.ui.summary import summary_mimebundle
 
@@ -264,7 +264,7 @@ def _final_summary(handle: Any) -> Any:
     return publish
 
 
-def _chart(kind: str) -> Any:
+def _chart(kind: str) -> object:
     """The dashboard's chart class for ``kind`` ("svg" or "bqplot")."""
     if kind == "svg":
         from ludwig_nb.ui.svg_charts import SvgCurveChart
@@ -275,7 +275,7 @@ def _chart(kind: str) -> Any:
     return bqplot_chart  # imports bqplot when the first chart is made, not now
 
 
-def _dashboard(run: Any, sampler: Any, chart: Any) -> Any:
+def _dashboard(run: Any, sampler: object, chart: Any) -> object:
     from ludwig_nb.ui.dashboard import Dashboard
 
     dashboard = Dashboard(run, sampler=sampler, chart=chart)
@@ -313,7 +313,7 @@ def _blocking_pump(fps: float) -> Pump:
     return Pump(fps=fps)
 
 
-def _text_view(run: Any) -> Any:
+def _text_view(run: Any) -> object:
     from ludwig_nb.ui.text_view import TextView
 
     shell = _shell()

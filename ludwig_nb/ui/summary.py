@@ -38,7 +38,7 @@ SUMMARY_CLASS = "ludwig-nb-summary"
 
 
 def _baseline_cells(
-    baseline: Mapping[str, Any], predictors: Mapping[str, str], split: str | None
+    baseline: Mapping[str, object], predictors: Mapping[str, str], split: str | None
 ) -> dict[tuple[str, str], str]:
     """``{(feature, metric): "always 'no': 0.859"}`` on ``split``."""
     values = baseline.get(split or "", {})
@@ -54,7 +54,7 @@ def _baseline_cells(
 
 def metrics_table_html(
     metrics: Mapping[str, Any],
-    baseline: Mapping[str, Any] | None = None,
+    baseline: Mapping[str, object] | None = None,
     predictors: Mapping[str, str] | None = None,
 ) -> str:
     """``{split: {feature: {metric: value}}}`` as a table.
@@ -63,7 +63,7 @@ def metrics_table_html(
     last column.
     """
     splits = [s for s in metrics if isinstance(metrics[s], Mapping)]
-    rows: dict[tuple[str, str], dict[str, Any]] = {}
+    rows: dict[tuple[str, str], dict[str, object]] = {}
     for split in splits:
         for feature, names in metrics[split].items():
             if not isinstance(names, Mapping):
@@ -149,7 +149,7 @@ def summary_html(
     first_finish: float | None = None,
     traceback_text: str = "",
     directory: str = "",
-    resources: Mapping[str, Any] | None = None,
+    resources: Mapping[str, object] | None = None,
 ) -> str:
     """The final summary: header, progress, timing, metrics table, loss and metric SVGs.
 
@@ -194,7 +194,7 @@ def summary_html(
     return "".join(parts)
 
 
-def _headline_metrics(metrics: Mapping[str, Any]) -> list[str]:
+def _headline_metrics(metrics: Mapping[str, object]) -> list[str]:
     """``["validation churn accuracy=0.91", "validation combined loss=0.23"]``."""
     picked = pick_metric(metrics)
     shown = []

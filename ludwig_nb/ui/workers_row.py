@@ -71,7 +71,7 @@ class WorkersRow:
         self.widget.add_class("lnb-workers")
         self._last = ""
 
-    def writes(self, workers: Iterable[Mapping[str, Any]]) -> dict[Any, dict[str, Any]]:
+    def writes(self, workers: Iterable[Mapping[str, object]]) -> dict[object, dict[str, object]]:
         """The trait writes for ``workers`` (``RunState.workers``), only when changed."""
         text = workers_row_html(workers)
         if text == self._last:

@@ -50,15 +50,6 @@ def test_typed_view(minimal: str) -> None:
     assert GpuWatchConfig.from_dict(watch.to_dict()) == watch
 
 
-@pytest.mark.parametrize(
-    ("threshold", "offset"),
-    [("slowdown", 0.0), ("slowdown-5", -5.0), ("slowdown+2.5", 2.5), (80, None)],
-)
-def test_slowdown_offsets(minimal: str, threshold: object, offset: float | None) -> None:
-    cfg = load_config(minimal + f"gpu_watch:\n  alarms:\n    - threshold: {threshold}\n")
-    assert cfg.gpu_watch.alarms[0].slowdown_offset() == offset
-
-
 def test_no_gpu_watch_in_the_ludwig_dict(minimal: str) -> None:
     assert (
         "gpu_watch" not in load_config(minimal + "gpu_watch:\n  simulate: true\n").to_ludwig_dict()

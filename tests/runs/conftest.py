@@ -4,12 +4,35 @@ import threading
 import time
 from pathlib import Path
 
+import numpy as np
+import pandas as pd
 import pytest
 
 from ludwig_nb.core import events as ev
 from ludwig_nb.core.control import StopRequested
 from ludwig_nb.engines.base import TrainJob
 from ludwig_nb.runs.run import Run
+
+#: the small binary task most run-layer tests train: ``a`` decides ``y``, ``b`` is noise
+AB_FEATURES = """\
+input_features:
+  - {name: a, type: number}
+  - {name: b, type: category}
+output_features:
+  - {name: y, type: binary}
+"""
+
+
+def ab_config(trainer):
+    """The ``AB_FEATURES`` config with ``trainer`` (a YAML flow mapping) as its trainer."""
+    return f"{AB_FEATURES}trainer: {trainer}\n"
+
+
+def ab_frame(rows, seed=0):
+    """``rows`` rows of the ``AB_FEATURES`` task: ``y`` is ``a > 0``, ``b`` random in p/q/r."""
+    rng = np.random.default_rng(seed)
+    a = rng.normal(size=rows)
+    return pd.DataFrame({"a": a, "b": rng.choice(["p", "q", "r"], rows), "y": a > 0})
 
 
 def until(predicate, timeout=60.0):

@@ -1,29 +1,19 @@
 """``train()`` end to end with the built-in engine: what a user and the sidebar rely on."""
 
-import numpy as np
-import pandas as pd
 import pytest
 
 from ludwig_nb.config import ConfigError
 from ludwig_nb.core import rundir
 from ludwig_nb.data import DataError
 from ludwig_nb.runs import train
+from tests.runs.conftest import ab_config, ab_frame
 
-CONFIG = """\
-input_features:
-  - {name: a, type: number}
-  - {name: b, type: category}
-output_features:
-  - {name: y, type: binary}
-trainer: {epochs: 3, batch_size: 16, eval_batch_size: 256}
-"""
+CONFIG = ab_config("{epochs: 3, batch_size: 16, eval_batch_size: 256}")
 
 
 @pytest.fixture
 def df():
-    rng = np.random.default_rng(0)
-    a = rng.normal(size=200)
-    return pd.DataFrame({"a": a, "b": rng.choice(["p", "q", "r"], 200), "y": a > 0})
+    return ab_frame(200)
 
 
 def _train(df, tmp_path, **kwargs):

@@ -11,22 +11,14 @@ import pytest
 from ludwig_nb.core import rundir
 from ludwig_nb.data import DataError, DataWarning
 from ludwig_nb.runs import train
+from tests.runs.conftest import ab_config, ab_frame
 
-CONFIG = """\
-input_features:
-  - {name: a, type: number}
-  - {name: b, type: category}
-output_features:
-  - {name: y, type: binary}
-trainer: {epochs: 2, batch_size: 16, eval_batch_size: 256}
-"""
+CONFIG = ab_config("{epochs: 2, batch_size: 16, eval_batch_size: 256}")
 
 
 @pytest.fixture
 def df():
-    rng = np.random.default_rng(0)
-    a = rng.normal(size=120)
-    return pd.DataFrame({"a": a, "b": rng.choice(["p", "q", "r"], 120), "y": a > 0})
+    return ab_frame(120)
 
 
 def _train(config, data, tmp_path, **kwargs):

@@ -6,7 +6,6 @@ import sys
 import textwrap
 from pathlib import Path
 
-import numpy as np
 import pandas as pd
 import pytest
 
@@ -14,7 +13,7 @@ from ludwig_nb.config import ConfigError
 from ludwig_nb.runs import Run, Search, hyperopt
 from ludwig_nb.runs.monitoring import sampler_of
 from ludwig_nb.runs.search import JOURNAL_FILE, STATISTICS_FILE
-from tests.runs.conftest import until
+from tests.runs.conftest import ab_frame, until
 
 BASE = """\
 input_features:
@@ -35,9 +34,7 @@ def _config(body: str, epochs: int = 3) -> str:
 
 @pytest.fixture
 def df():
-    rng = np.random.default_rng(0)
-    a = rng.normal(size=200)
-    return pd.DataFrame({"a": a, "b": rng.choice(["p", "q", "r"], 200), "y": a > 0})
+    return ab_frame(200)
 
 
 def _search(config, df, tmp_path, **kwargs) -> Search:

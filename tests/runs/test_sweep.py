@@ -4,29 +4,19 @@ from __future__ import annotations
 
 import html
 
-import numpy as np
-import pandas as pd
 import pytest
 
 from ludwig_nb.config import ConfigError
 from ludwig_nb.runs import estimate
 from ludwig_nb.runs.sweep import LEARNING_NOTE, SweepEstimate, SweepPoint, parse_vary
+from tests.runs.conftest import ab_config, ab_frame
 
-CONFIG = """\
-input_features:
-  - {name: a, type: number}
-  - {name: b, type: category}
-output_features:
-  - {name: y, type: binary}
-trainer: {epochs: 2, batch_size: 32}
-"""
+CONFIG = ab_config("{epochs: 2, batch_size: 32}")
 
 
 @pytest.fixture(scope="module")
 def df():
-    rng = np.random.default_rng(3)
-    a = rng.normal(size=1200)
-    return pd.DataFrame({"a": a, "b": rng.choice(["p", "q", "r"], 1200), "y": a > 0})
+    return ab_frame(1200, seed=3)
 
 
 def test_one_pilot_per_value_and_the_schedule_follows_the_batch_size(df):

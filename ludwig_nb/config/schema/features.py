@@ -120,7 +120,7 @@ DEFAULT_VALIDATION_METRIC = {
 }
 
 
-def _merged(default: Any, own: Any) -> tuple[Any, list[str]]:
+def _merged(default: object, own: object) -> tuple[object, list[str]]:
     """``own`` laid over the ``defaults`` entry; returns the keys that came from defaults only.
 
     An own encoder/decoder/loss of another ``type`` than the default's takes nothing from it.
@@ -142,8 +142,8 @@ def _merged(default: Any, own: Any) -> tuple[Any, list[str]]:
 
 
 def check_feature(
-    raw: Any, path: KeyPath, ctx: Ctx, *, output: bool, defaults: Mapping[str, Any]
-) -> dict[str, Any] | None:
+    raw: object, path: KeyPath, ctx: Ctx, *, output: bool, defaults: Mapping[str, object]
+) -> dict[str, object] | None:
     """Validate and render one feature; problems go to ``ctx``.
 
     Returns None when the feature is too broken to render (not a mapping).
@@ -168,7 +168,7 @@ def check_feature(
             muted += [(*path, part, key) for key in borrowed]
     spec = ludwig_spec("ecd", "output_features" if output else "input_features", "[]")
     with ctx.muted(muted):
-        out: dict[str, Any] = spec.check(head, path, ctx)
+        out: dict[str, object] = spec.check(head, path, ctx)
     if not isinstance(out, dict):
         return None
     if not output:
@@ -199,14 +199,14 @@ _DEFAULT_AUGMENTATION = [
 ]
 
 
-def _augmentation(value: Any) -> Any:
+def _augmentation(value: object) -> object:
     """Ludwig renders an image input's augmentation as a list: none, or its default operations."""
     if value is True:
         return copy.deepcopy(_DEFAULT_AUGMENTATION)
     return [] if value in (None, False) else value
 
 
-def _fixed_preprocessing(feature: dict[str, Any]) -> None:
+def _fixed_preprocessing(feature: dict[str, object]) -> None:
     """What an encoder imposes on its feature's preprocessing.
 
     Ludwig's ``set_fixed_preprocessing_params``: a Hugging Face text encoder its own tokenizer,
@@ -230,7 +230,7 @@ def _fixed_preprocessing(feature: dict[str, Any]) -> None:
         pre["compute_idf"] = True
 
 
-def proc_column(feature: Mapping[str, Any]) -> str:
+def proc_column(feature: Mapping[str, object]) -> str:
     """Ludwig's name for a feature's preprocessed column.
 
     Its name and a hash of its type and rendered preprocessing
@@ -242,7 +242,9 @@ def proc_column(feature: Mapping[str, Any]) -> str:
     return re.sub(r"\W|^(?=\d)", "_", str(feature["name"])) + "_" + digest[:6].decode("ascii")
 
 
-def check_defaults(raw: Any, path: KeyPath, ctx: Ctx) -> tuple[dict[str, Any], dict[str, Any]]:
+def check_defaults(
+    raw: object, path: KeyPath, ctx: Ctx
+) -> tuple[dict[str, Any], dict[str, object]]:
     """Validate the ``defaults`` section.
 
     Returns (what the user wrote, for merging into features; the rendered section with every

@@ -37,12 +37,12 @@ class _Missing:
     def __repr__(self) -> str:
         return "MISSING"
 
-    def __deepcopy__(self, memo: dict[int, Any]) -> _Missing:
+    def __deepcopy__(self, memo: dict[int, object]) -> _Missing:
         return self  # a singleton: ``default() is MISSING`` must hold after copying
 
 
 #: the default of a required key
-MISSING: Any = _Missing()
+MISSING: object = _Missing()
 
 
 def suggest(word: str, options: Iterable[str]) -> str | None:
@@ -141,7 +141,7 @@ class Ctx:
 class Spec:
     """Base of all specs."""
 
-    def check(self, value: Any, path: KeyPath, ctx: Ctx) -> Any:
+    def check(self, value: object, path: KeyPath, ctx: Ctx) -> Any:
         """Validate ``value`` written at ``path`` and return it rendered (defaults filled in).
 
         Problems go to ``ctx`` (located by ``path``) instead of being raised, so one pass reports
@@ -149,7 +149,7 @@ class Spec:
         """
         raise NotImplementedError
 
-    def default(self) -> Any:
+    def default(self) -> object:
         """The rendered value when the key is absent (:data:`MISSING` when there is none)."""
         raise NotImplementedError
 
@@ -168,7 +168,7 @@ _TYPE_WORDS = {
 }
 
 
-def kind_of(value: Any) -> str:
+def kind_of(value: object) -> str:
     """Describe ``value``'s YAML kind for an error message, e.g. ``"a boolean"``."""
     if value is None:
         return "null"
@@ -204,7 +204,7 @@ class Param(Spec):
 
     def __init__(
         self,
-        default: Any,
+        default: object,
         *types: str,
         choices: Sequence[str] | None = None,
         literals: Sequence[str] = (),
@@ -219,7 +219,7 @@ class Param(Spec):
         self.literals = tuple(literals)
         self.bounds = (ge, gt, le, lt)
 
-    def default(self) -> Any:
+    def default(self) -> object:
         """A copy of the parameter's default."""
         return copy.deepcopy(self._default)
 
@@ -239,7 +239,7 @@ class Param(Spec):
             words.append("null")
         return " or ".join(words) or "a value"
 
-    def check(self, value: Any, path: KeyPath, ctx: Ctx) -> Any:
+    def check(self, value: object, path: KeyPath, ctx: Ctx) -> object:
         """Check the type, choices and bounds; see :meth:`Spec.check`."""
         if value is None:
             if "null" in self.types:
@@ -265,7 +265,7 @@ class Param(Spec):
     def _hint(self) -> str | None:
         return allowed_hint(self.choices) if self.choices else None
 
-    def _coerce(self, value: Any) -> Any:
+    def _coerce(self, value: object) -> object:
         if isinstance(value, bool):
             return value if "bool" in self.types else None
         if isinstance(value, int):
@@ -321,7 +321,7 @@ class ListOf(Spec):
     def __init__(
         self,
         item: Spec,
-        default: Any = None,
+        default: object = None,
         *,
         nullable: bool = True,
         length: int | None = None,
@@ -333,7 +333,7 @@ class ListOf(Spec):
         self.length = length
         self.min_length = min_length
 
-    def default(self) -> Any:
+    def default(self) -> object:
         """A copy of the list's default."""
         return copy.deepcopy(self._default)
 
@@ -342,7 +342,7 @@ class ListOf(Spec):
         size = f" of {self.length}" if self.length is not None else ""
         return f"a list{size} of {self.item.describe()}" + (" or null" if self.nullable else "")
 
-    def check(self, value: Any, path: KeyPath, ctx: Ctx) -> Any:
+    def check(self, value: object, path: KeyPath, ctx: Ctx) -> object:
         """Check the list, its length and every item; see :meth:`Spec.check`."""
         if value is None and self.nullable:
             return None
@@ -364,11 +364,11 @@ class FreeDict(Spec):
         nullable: Whether null is accepted.
     """
 
-    def __init__(self, default: Any = None, *, nullable: bool = True) -> None:
+    def __init__(self, default: object = None, *, nullable: bool = True) -> None:
         self._default = default
         self.nullable = nullable
 
-    def default(self) -> Any:
+    def default(self) -> object:
         """A copy of the mapping's default."""
         return copy.deepcopy(self._default)
 
@@ -376,7 +376,7 @@ class FreeDict(Spec):
         """``"a mapping"`` (``or null`` when nullable)."""
         return "a mapping" + (" or null" if self.nullable else "")
 
-    def check(self, value: Any, path: KeyPath, ctx: Ctx) -> Any:
+    def check(self, value: object, path: KeyPath, ctx: Ctx) -> object:
         """Check that ``value`` is a mapping; its keys are free. See :meth:`Spec.check`."""
         if value is None and self.nullable:
             return None
@@ -402,7 +402,7 @@ class Section(Spec):
         self.nullable = nullable
         self.fill = fill  # False: keep only what was written (per-layer overrides)
 
-    def default(self) -> Any:
+    def default(self) -> object:
         """The defaults of every field that has one."""
         return {k: s.default() for k, s in self.fields.items() if s.default() is not MISSING}
 
@@ -410,7 +410,7 @@ class Section(Spec):
         """``"a mapping"``."""
         return "a mapping"
 
-    def check(self, value: Any, path: KeyPath, ctx: Ctx) -> Any:
+    def check(self, value: object, path: KeyPath, ctx: Ctx) -> Any:
         """Check every known key, report unknown ones, fill in defaults; see :meth:`Spec.check`."""
         if value is None and self.nullable:
             return None
@@ -420,7 +420,7 @@ class Section(Spec):
             ctx.problem(path, f"must be a mapping, not {kind_of(value)}")
             return self.default()
         unknown = {str(k): suggest(str(k), self.fields) for k in value if k not in self.fields}
-        out: dict[str, Any] = {}
+        out: dict[str, object] = {}
         for key, spec in self.fields.items():
             if key in value:
                 out[key] = spec.check(value[key], (*path, key), ctx)

@@ -46,12 +46,12 @@ _WORDS = {
     "object": "a mapping",
     "null": "null",
 }
-_NO_DEFAULT: Any = object()
+_NO_DEFAULT: object = object()
 
 
 @functools.cache
 def _snapshot() -> dict[str, Any]:
-    data: dict[str, Any] = json.loads(SNAPSHOT_PATH.read_text(encoding="utf-8"))
+    data: dict[str, object] = json.loads(SNAPSHOT_PATH.read_text(encoding="utf-8"))
     _widen_trial_resources(data)
     return data
 
@@ -74,13 +74,13 @@ def _widen_trial_resources(data: dict[str, Any]) -> None:
             fields["storage_path"] = {"type": ["string", "null"]}
 
 
-def _resolve(node: Any) -> Any:
+def _resolve(node: object) -> Any:
     if isinstance(node, dict) and "$r" in node:
         return _snapshot()["shared"][node["$r"]]
     return node
 
 
-def snapshot_node(model_type: str, *path: str) -> Any:
+def snapshot_node(model_type: str, *path: str) -> object:
     """The raw schema node at ``path`` (property names) under ``model_type``'s top level."""
     node = _resolve(_snapshot()["schemas"][model_type])
     for key in path:
@@ -128,7 +128,7 @@ def _build(node: Mapping[str, Any]) -> Spec:
     return JValue(node, types)
 
 
-def _copy(value: Any) -> Any:
+def _copy(value: object) -> object:
     """A deep copy of JSON data (faster than ``copy.deepcopy`` for it)."""
     if isinstance(value, list):
         return [_copy(v) for v in value]
@@ -137,14 +137,14 @@ def _copy(value: Any) -> Any:
     return value
 
 
-def _same(a: Any, b: Any) -> bool:
+def _same(a: object, b: object) -> bool:
     """JSON equality: true is not 1, 1 is 1.0."""
     if isinstance(a, bool) or isinstance(b, bool):
         return isinstance(a, bool) and isinstance(b, bool) and a == b
     return bool(a == b)
 
 
-def _kind_ok(value: Any, types: Sequence[str]) -> bool:
+def _kind_ok(value: object, types: Sequence[str]) -> bool:
     if not types:
         return True
     if value is None:
@@ -175,7 +175,7 @@ class JValue(Spec):
 
     def __init__(self, node: Mapping[str, Any], types: tuple[str, ...]) -> None:
         self.types = types
-        self.enum: list[Any] | None = node.get("enum")
+        self.enum: list[object] | None = node.get("enum")
         self._default = node.get("default", _NO_DEFAULT)
         self.bounds = (
             node.get("minimum"),
@@ -194,11 +194,11 @@ class JValue(Spec):
         """Whether Ludwig's schema gives this value a default."""
         return self._default is not _NO_DEFAULT
 
-    def default(self) -> Any:
+    def default(self) -> object:
         """A copy of the default, or None without one."""
         return None if self._default is _NO_DEFAULT else _copy(self._default)
 
-    def accepts_kind(self, value: Any) -> bool:
+    def accepts_kind(self, value: object) -> bool:
         """Whether ``value``'s JSON type (or enum membership) fits, bounds aside."""
         return _kind_ok(value, self.types) or (
             self.enum is not None and any(_same(value, e) for e in self.enum)
@@ -216,7 +216,7 @@ class JValue(Spec):
             words.remove("an integer")
         return " or ".join(words) or "a value"
 
-    def check(self, value: Any, path: KeyPath, ctx: Ctx) -> Any:
+    def check(self, value: object, path: KeyPath, ctx: Ctx) -> object:
         """Check the value against its enum, types and bounds; see :meth:`Spec.check`."""
         if self.enum is not None:
             if any(_same(value, e) for e in self.enum):
@@ -243,7 +243,7 @@ class JValue(Spec):
             return self._check_items(list(value), path, ctx)
         return value
 
-    def _check_items(self, value: list[Any], path: KeyPath, ctx: Ctx) -> list[Any]:
+    def _check_items(self, value: list[object], path: KeyPath, ctx: Ctx) -> list[object]:
         if self.min_items is not None and len(value) < self.min_items:
             ctx.problem(path, f"must have at least {self.min_items} item(s)")
         if self.max_items is not None and len(value) > self.max_items:
@@ -272,7 +272,7 @@ class JAnyOf(Spec):
         default: The default of the whole value, or the no-default marker.
     """
 
-    def __init__(self, options: Sequence[Any], default: Any) -> None:
+    def __init__(self, options: Sequence[object], default: object) -> None:
         self._nodes = list(options)
         self._options: list[Spec] | None = None
         self._default = default
@@ -291,7 +291,7 @@ class JAnyOf(Spec):
             getattr(o, "has_default", False) for o in self.options
         )
 
-    def default(self) -> Any:
+    def default(self) -> object:
         """The default, else the first alternative's (a section renders its own defaults)."""
         if self._default is not _NO_DEFAULT:
             return _copy(self._default)
@@ -305,7 +305,7 @@ class JAnyOf(Spec):
                 return option.default()
         return None
 
-    def accepts_kind(self, value: Any) -> bool:
+    def accepts_kind(self, value: object) -> bool:
         """Whether any alternative accepts ``value``'s JSON type."""
         return any(_accepts_kind(o, value) for o in self.options)
 
@@ -313,7 +313,7 @@ class JAnyOf(Spec):
         """The alternatives' descriptions joined by ``or``."""
         return " or ".join(dict.fromkeys(o.describe() for o in self.options))
 
-    def check(self, value: Any, path: KeyPath, ctx: Ctx) -> Any:
+    def check(self, value: object, path: KeyPath, ctx: Ctx) -> object:
         """Check ``value`` against each alternative in turn and keep the first that fits.
 
         The problems reported are those of the closest alternative. See :meth:`Spec.check`.
@@ -333,7 +333,7 @@ class JAnyOf(Spec):
         return value
 
 
-def _accepts_kind(spec: Spec, value: Any) -> bool:
+def _accepts_kind(spec: Spec, value: object) -> bool:
     accepts = getattr(spec, "accepts_kind", None)
     return bool(accepts(value)) if accepts is not None else True
 
@@ -354,7 +354,7 @@ class JObject(Spec):
         self._default = node.get("default", _NO_DEFAULT)
         self.additional = node.get("additionalProperties", True) is not False
         self.required = tuple(node.get("required", ()))
-        self._props_raw: dict[str, Any] = dict(_resolve(node.get("properties", {})))
+        self._props_raw: dict[str, object] = dict(_resolve(node.get("properties", {})))
         self._props: dict[str, Spec] = {}
         self.variant_nodes: dict[str, Any] = {}
         for raw_clause in node.get("allOf", ()):
@@ -367,7 +367,7 @@ class JObject(Spec):
                 self.variant_nodes[const] = _resolve(clause.get("then", {}))
         self._variants: dict[str, JObject] = {}
         self._fields: dict[str | None, dict[str, Spec]] = {}
-        self._rendered_default: Any = _NO_DEFAULT
+        self._rendered_default: object = _NO_DEFAULT
         type_node = _resolve(self._props_raw.get("type", {}))
         self.type_default: str | None = (
             type_node.get("default") if isinstance(type_node, dict) else None
@@ -399,7 +399,7 @@ class JObject(Spec):
             self._variants[name] = JObject(self.variant_nodes[name])
         return self._variants[name]
 
-    def fields_for(self, value: Mapping[str, Any] | None) -> dict[str, Spec]:
+    def fields_for(self, value: Mapping[str, object] | None) -> dict[str, Spec]:
         """Every field of the variant that ``value`` picks (the base fields alone if none)."""
         chosen = self._chosen(value)
         if chosen not in self._fields:
@@ -410,13 +410,13 @@ class JObject(Spec):
             self._fields[chosen] = out
         return self._fields[chosen]
 
-    def _chosen(self, value: Mapping[str, Any] | None) -> str | None:
+    def _chosen(self, value: Mapping[str, object] | None) -> str | None:
         if not self.variant_nodes:
             return None
         chosen = (value or {}).get("type", self.type_default)
         return chosen if isinstance(chosen, str) else None
 
-    def default(self) -> Any:
+    def default(self) -> object:
         """The section rendered from nothing: every default filled in."""
         if self._default is not _NO_DEFAULT:
             return _copy(self._default)
@@ -424,7 +424,7 @@ class JObject(Spec):
             self._rendered_default = self.render({})
         return _copy(self._rendered_default)
 
-    def render(self, value: Mapping[str, Any]) -> dict[str, Any]:
+    def render(self, value: Mapping[str, object]) -> dict[str, object]:
         """``value`` with every absent field filled with its default (no checks)."""
         out = {}
         for key, spec in self.fields_for(value).items():
@@ -434,7 +434,7 @@ class JObject(Spec):
                 out[key] = spec.default()
         return out
 
-    def accepts_kind(self, value: Any) -> bool:
+    def accepts_kind(self, value: object) -> bool:
         """Whether ``value`` is a mapping (or None for a nullable section)."""
         return isinstance(value, Mapping) or (value is None and self.nullable)
 
@@ -442,7 +442,7 @@ class JObject(Spec):
         """``"a mapping"`` (``or null`` when nullable)."""
         return "a mapping" + (" or null" if self.nullable else "")
 
-    def check(self, value: Any, path: KeyPath, ctx: Ctx) -> Any:
+    def check(self, value: object, path: KeyPath, ctx: Ctx) -> object:
         """Check the section (its type variant, known keys, every field) and fill in defaults.
 
         A bare string is read as ``{"type": value}``, as Ludwig < 0.6 wrote it. See
@@ -460,7 +460,7 @@ class JObject(Spec):
             self._unknown_type(value, path, ctx)
             return dict(value)
         fields = self.fields_for(value)
-        out: dict[str, Any] = {}
+        out: dict[str, object] = {}
         for key, spec in fields.items():
             if key in value:
                 out[key] = spec.check(value[key], (*path, key), ctx)
@@ -473,7 +473,7 @@ class JObject(Spec):
         self._unknown_keys(value, fields, path, ctx)
         return out
 
-    def _unknown_type(self, value: Mapping[str, Any], path: KeyPath, ctx: Ctx) -> None:
+    def _unknown_type(self, value: Mapping[str, object], path: KeyPath, ctx: Ctx) -> None:
         chosen = value.get("type", self.type_default)
         options = sorted(self.variant_nodes)
         if chosen is None:
@@ -488,7 +488,7 @@ class JObject(Spec):
         )
 
     def _unknown_keys(
-        self, value: Mapping[str, Any], fields: Mapping[str, Spec], path: KeyPath, ctx: Ctx
+        self, value: Mapping[str, object], fields: Mapping[str, Spec], path: KeyPath, ctx: Ctx
     ) -> None:
         for key in value:
             if key in fields:
@@ -505,7 +505,7 @@ class JObject(Spec):
                 )
 
 
-def _misspelt(key: str, value: Mapping[str, Any], fields: Mapping[str, Spec]) -> str | None:
+def _misspelt(key: str, value: Mapping[str, object], fields: Mapping[str, Spec]) -> str | None:
     """``"is 'nmae' a misspelling of it?"`` when a written key is close to the missing one."""
     for k in value:
         if k not in fields and suggest(str(k), [key]):
