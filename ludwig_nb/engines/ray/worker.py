@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
-import logging
 import os
 import shutil
 import socket
@@ -28,6 +27,7 @@ from ludwig_nb.engines.builtin.distributed import Distributed
 from ludwig_nb.engines.ray.channel import ChannelClient, EventBatcher
 from ludwig_nb.engines.ray.data import read_on_worker
 from ludwig_nb.engines.ray.heartbeat import Heartbeat, StepCounter, identity, node_reader
+from ludwig_nb.engines.ray.process_log import log_to_file
 from ludwig_nb.engines.ray.worker_control import WorkerControl, torch_agree
 
 __all__ = ["WORKER_LOGS", "parameters_digest", "train_loop_per_worker"]
@@ -44,17 +44,8 @@ def _worker_log(path: Path, in_process: bool) -> Iterator[None]:
     if in_process:
         yield
         return
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with open(path, "a", encoding="utf-8", buffering=1) as out:
-        handler = logging.StreamHandler(out)
-        handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
-        root = logging.getLogger()
-        root.addHandler(handler)
-        try:
-            with contextlib.redirect_stdout(out), contextlib.redirect_stderr(out):
-                yield
-        finally:
-            root.removeHandler(handler)
+    with log_to_file(path):
+        yield
 
 
 def _device(use_gpu: bool) -> Any:

@@ -9,18 +9,18 @@ the hyperopt metric to Tune with ``tune.report`` at each evaluation only, never 
 from __future__ import annotations
 
 import contextlib
-import logging
 import math
 import socket
 import sys
 import time
 import traceback
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from ludwig_nb.core import events as ev
 from ludwig_nb.engines.base import TrainJob
+from ludwig_nb.engines.ray.process_log import log_to_file
 from ludwig_nb.engines.ray.tune.spec import NAMESPACE
 from ludwig_nb.engines.ray.tune.storage import TRIAL_LOG
 
@@ -68,21 +68,6 @@ class _TrialClient:
         time.sleep(timeout)
         self.refresh()
         return self._last
-
-
-@contextlib.contextmanager
-def _trial_log(path: Path) -> Iterator[None]:
-    """The trial's prints and log records go to ``path``, not to any cell."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with open(path, "a", encoding="utf-8", buffering=1) as out:
-        handler = logging.StreamHandler(out)
-        root = logging.getLogger()
-        root.addHandler(handler)
-        try:
-            with contextlib.redirect_stdout(out), contextlib.redirect_stderr(out):
-                yield
-        finally:
-            root.removeHandler(handler)
 
 
 def metric_value(event: ev.EvaluationFinished, path: tuple[str, str, str]) -> float | None:
@@ -155,7 +140,7 @@ def trial_main(params: dict[str, Any], channel: str, dataset: Any, metric_path: 
     job = _job(info, dataset)
     error = None
     try:
-        with _trial_log(Path(job.run_dir) / TRIAL_LOG):
+        with log_to_file(Path(job.run_dir) / TRIAL_LOG):
             torch.set_num_threads(max(1, int(job.threads or 1)))
             client.refresh()  # a pause or stop asked for before the trial started holds now
             control = WorkerControl(client.control_nowait, client.control_wait)
