@@ -46,13 +46,7 @@ class RemoteSampler(Sampler):
 
     def feed(self, snapshot: Snapshot) -> None:
         """Store ``snapshot`` as the latest, add it to the history, notify subscribers."""
-        with self._lock:
-            self._latest = snapshot
-            self._record(snapshot)
-            subscribers = list(self._subscribers)
-            self.ticks += 1
-        for callback in subscribers:
-            self._notify(callback, snapshot)
+        self._publish(snapshot)
 
     def sample_once(self) -> Snapshot:
         """The latest fed snapshot (nothing is read here); an empty one before the first."""

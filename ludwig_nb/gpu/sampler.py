@@ -165,6 +165,11 @@ class Sampler:
                 reason = f"GPU sampling failed: {exc}"
         host = None if self.host_source is None else self.host_source.sample()
         snapshot = Snapshot(time=now, gpus=tuple(gpus), host=host, reason=reason)
+        self._publish(snapshot)
+        return snapshot
+
+    def _publish(self, snapshot: Snapshot) -> None:
+        """Store ``snapshot`` as the latest, add it to the history, notify the subscribers."""
         with self._lock:
             self._latest = snapshot
             self._record(snapshot)
@@ -172,7 +177,6 @@ class Sampler:
             self.ticks += 1
         for callback in subscribers:
             self._notify(callback, snapshot)
-        return snapshot
 
     def _record(self, snapshot: Snapshot) -> None:
         for gpu in snapshot.gpus:
