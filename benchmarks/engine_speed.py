@@ -227,7 +227,7 @@ def part_eval(repeats: int, quick: bool) -> None:
     from ludwig_nb.engines.builtin.device import Precision
     from ludwig_nb.engines.builtin.evaluation import evaluate_split
     from ludwig_nb.engines.builtin.model import Objective
-    from ludwig_nb.engines.builtin.splits import prepare_splits
+    from ludwig_nb.engines.builtin.setup import prepare_splits
 
     print("== evaluation of the training split: engine vs hand-written no_grad loop")
     for name, (raw, frame, _) in list(cases(quick).items())[:2]:

@@ -17,7 +17,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from ludwig_nb.core.control import Control
 from ludwig_nb.core.events import Event, ScheduleInfo
@@ -31,8 +31,10 @@ __all__ = [
     "Emit",
     "Engine",
     "EngineUnavailable",
+    "PreparedDataset",
     "TrainJob",
     "TrainedModel",
+    "config_seed",
     "job_seed",
 ]
 
@@ -80,6 +82,25 @@ class TrainJob:
 DEFAULT_SEED = 42
 
 
+@runtime_checkable
+class PreparedDataset(Protocol):
+    """What ``prepare_data`` may return in place of the table: a dataset read elsewhere.
+
+    Read and checked by another process (the built-in engine's prefetch), so the run layer
+    does not hold it: it gives the run layer the table's shape and the trivial baseline
+    (computed on the splits of ``seed``); everything else is its engine's.
+    """
+
+    source: Any  # the dataset as the user gave it (a path or a demo name)
+    rows: int
+    columns: int
+    seed: int  # the seed its splits were cut with
+
+    def baseline(self) -> tuple[dict[str, Any], dict[str, Any]] | None:
+        """``trivial_baseline``'s (metrics, predictors) on its splits; None without one."""
+        ...
+
+
 def job_seed(job: TrainJob) -> int:
     """The run's random seed.
 
@@ -87,11 +108,16 @@ def job_seed(job: TrainJob) -> int:
     ``trainer.seed``, else :data:`DEFAULT_SEED` (Ludwig's). The engine trains and splits with it;
     the run layer's baseline splits with it too.
     """
-    for value in (
-        job.seed,
-        job.config.get("random_seed"),
-        (job.config.get("trainer") or {}).get("seed"),
-    ):
+    return int(job.seed) if job.seed is not None else config_seed(job.config)
+
+
+def config_seed(config: Mapping[str, Any]) -> int:
+    """The seed ``config`` asks for.
+
+    ``random_seed`` (top level) or ``trainer.seed``, else :data:`DEFAULT_SEED` (a job's own
+    ``seed`` comes first, :func:`job_seed`).
+    """
+    for value in (config.get("random_seed"), (config.get("trainer") or {}).get("seed")):
         if value is not None:
             return int(value)
     return DEFAULT_SEED

@@ -85,7 +85,9 @@ class RunRecorder:
         path = self.directory / rundir.EVENTS_FILE
         self._fd: int | None = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
         self._good_size = os.fstat(self._fd).st_size  # bytes on disk that end a whole line
-        self._pending: list[str] = []
+        #: events not yet written; their JSON is made at the write (steps: by the timer, off
+        #: the training thread, ~5 us a step on a 300 us CPU step)
+        self._pending: list[ev.Event] = []
         self._eta = eta
         self._words = words  # worded fields (pause, early stop) merged into status.json
         self._flush_interval = flush_interval
@@ -110,7 +112,7 @@ class RunRecorder:
                 return
             if self._ticker is not None and self._stop_ticker is None:
                 self._stop_ticker = self._ticker(self.tick, self._flush_interval)
-            self._pending.append(event.to_json() + "\n")
+            self._pending.append(event)
             self._state = state
             if urgent:
                 self._flush_events()
@@ -138,7 +140,7 @@ class RunRecorder:
     def _flush_events(self) -> None:
         if not self._pending or self._fd is None:
             return
-        data = "".join(self._pending).encode("utf-8")
+        data = "".join([f"{event.to_json()}\n" for event in self._pending]).encode("utf-8")
         try:
             _write_all(self._fd, data)
         except OSError as err:

@@ -6,7 +6,7 @@ from torch.nn import functional as F
 from benchmarks.engine_speed import _hand_inputs, _rendered, issue_config, issue_frame
 from benchmarks.hand_torch import HandModel
 from ludwig_nb.engines.builtin.model import ECD, Objective
-from ludwig_nb.engines.builtin.splits import prepare_splits
+from ludwig_nb.engines.builtin.setup import prepare_splits
 
 
 def test_hand_loop_with_the_engines_weights_gives_the_engines_loss():

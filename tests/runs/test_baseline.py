@@ -66,3 +66,39 @@ def test_no_baseline_for_unreadable_data_or_outputs_without_one(tmp_path):
         name="r",
     )
     assert baseline_event(text, lambda: 0.0) is None
+
+
+class _Prepared:
+    """A dataset read by another process (``engines.base.PreparedDataset``)."""
+
+    def __init__(self, source, seed, baseline):
+        self.source, self.seed, self.rows, self.columns = source, seed, 300, 2
+        self._baseline = baseline
+        self.asked = 0
+
+    def baseline(self):
+        self.asked += 1
+        return self._baseline
+
+
+def test_a_dataset_read_elsewhere_gives_its_baseline_unless_split_with_another_seed(tmp_path):
+    from ludwig_nb.config import load_config
+    from ludwig_nb.runs.baseline import preprocessing_detail
+
+    path = tmp_path / "data.csv"
+    _frame().to_csv(path, index=False)
+    config = load_config(CONFIG).to_dict()
+    here = baseline_event(TrainJob(config, str(path), tmp_path, "r", "r"), lambda: 0.0)
+    assert here is not None
+    given = ({"test": {"y": {"accuracy": 0.5}}}, {"y": "always 'no'"})
+    same_seed = _Prepared(str(path), 42, given)
+    job = TrainJob(config, same_seed, tmp_path, "r", "r")
+    event = baseline_event(job, lambda: 0.0)
+    assert same_seed.asked == 1 and (event.metrics, event.predictors) == given
+    assert preprocessing_detail(job).startswith("300 rows")
+    other_seed = _Prepared(str(path), 42, given)  # the job splits with 3: read the file here
+    event = baseline_event(TrainJob(config, other_seed, tmp_path, "r", "r", seed=3), lambda: 0.0)
+    assert other_seed.asked == 0 and event.predictors == here.predictors
+    assert event.metrics != here.metrics  # another split, another score
+    nothing = _Prepared(str(path), 42, None)  # no baseline (e.g. a text output)
+    assert baseline_event(TrainJob(config, nothing, tmp_path, "r", "r"), lambda: 0.0) is None

@@ -1,5 +1,6 @@
 import json
 
+import ludwig_nb.runs.run as run_module
 from ludwig_nb.core import rundir
 from tests.runs.conftest import ScriptedEngine, make_run, until
 
@@ -46,7 +47,8 @@ def test_stop_lands_within_one_step(tmp_path):
     assert run.status == "stopped" and run.step == 3
 
 
-def test_a_control_file_from_another_process_stops_the_run(tmp_path):
+def test_a_control_file_from_another_process_stops_the_run(tmp_path, monkeypatch):
+    monkeypatch.setattr(run_module, "CONTROL_POLL_S", 0.0)  # every boundary looks
     engine = ScriptedEngine(steps=50, gated=True)
     run = make_run(tmp_path, engine).start()
     engine.release(2)
@@ -55,6 +57,26 @@ def test_a_control_file_from_another_process_stops_the_run(tmp_path):
     engine.release(1)
     run.wait(10)
     assert run.status == "stopped" and run.state.reason == "sidebar"
+
+
+def test_the_control_file_is_looked_for_at_most_every_control_poll_s(tmp_path, monkeypatch):
+    """A step boundary comes every few hundred microseconds: the look (a stat) is rationed."""
+    now = [100.0]
+    monkeypatch.setattr(run_module, "_poll_clock", lambda: now[0])
+    engine = ScriptedEngine(steps=50, gated=True)
+    run = make_run(tmp_path, engine).start()
+    engine.release(1)
+    until(lambda: run.step == 1)  # the first boundary looked at 100.0
+    rundir.request_control(run.directory, "stop")
+    now[0] += run_module.CONTROL_POLL_S / 2  # too soon: the next boundary does not look
+    engine.release(1)
+    until(lambda: run.step == 2)
+    assert run.is_active and (run.directory / rundir.CONTROL_FILE).exists()
+    now[0] += run_module.CONTROL_POLL_S  # due: the next boundary reads the request
+    engine.release(1)
+    run.wait(10)
+    assert run.status == "stopped" and run.state.reason == "sidebar"
+    assert run.step == 2 and not (run.directory / rundir.CONTROL_FILE).exists()
 
 
 def test_pause_holds_the_step_count_and_resume_continues(tmp_path):
@@ -135,7 +157,7 @@ def test_steps_and_events_agree_with_the_event_log_on_disk(tmp_path):
     assert len(view) == len(lines) and view[-1].type == "run_finished"
 
 
-def test_the_pause_reasons_sent_are_the_documented_ones(tmp_path):
+def test_the_pause_reasons_sent_are_the_documented_ones(tmp_path, monkeypatch):
     """Pause a real run each way it can be paused; every reason its Paused events carry is
     one ``core.events`` documents, and each has its own words in the views."""
     import json
@@ -145,6 +167,7 @@ def test_the_pause_reasons_sent_are_the_documented_ones(tmp_path):
     from ludwig_nb.core.status_text import pause_text
     from ludwig_nb.runs.alarm_watch import pause_reason
 
+    monkeypatch.setattr(run_module, "CONTROL_POLL_S", 0.0)  # every boundary looks
     engine = ScriptedEngine(steps=8, gated=True)
     run = make_run(tmp_path, engine).start()
     pauses = [

@@ -11,6 +11,7 @@ import numpy as np
 import pandas as pd
 
 from ludwig_nb.data.errors import DataError
+from ludwig_nb.data.number_scale import denormalize
 from ludwig_nb.data.preprocessing.missing import apply_fill, fit_fill, is_missing
 
 __all__ = [
@@ -127,21 +128,6 @@ def transform_number(series: pd.Series, meta: Mapping[str, Any], column: str) ->
         array = np.log1p(np.maximum(array, -1 + 1e-7))
     result: np.ndarray = array.astype(np.float32)
     return result
-
-
-def denormalize(array: np.ndarray, meta: Mapping[str, Any]) -> np.ndarray:
-    """Inverse of the normalisation of :func:`transform_number` (model space -> data)."""
-    method = meta.get("normalization")
-    out: np.ndarray = array
-    if method == "zscore":
-        out = array * float(meta["std"]) + float(meta["mean"])
-    elif method == "minmax":
-        out = array * (float(meta["max"]) - float(meta["min"])) + float(meta["min"])
-    elif method == "iq":
-        out = array * float(meta["iqr"]) + float(meta["q2"])
-    elif method == "log1p":
-        out = np.expm1(array)
-    return out
 
 
 def _labels(values: pd.Series) -> list[str]:

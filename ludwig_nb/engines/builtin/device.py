@@ -16,6 +16,8 @@ from typing import Any
 import numpy as np
 import torch
 
+from ludwig_nb.engines.builtin.stacks import stack_columns
+
 __all__ = ["Batch", "Precision", "TensorData", "batch_order", "resolve_device"]
 
 log = logging.getLogger(__name__)
@@ -105,7 +107,7 @@ class TensorData:
         for key, names in (stacks or {}).items():
             present = [n for n in names if n in arrays]
             if present:
-                stacked[key] = (torch.from_numpy(_stack_columns(arrays, present)),)
+                stacked[key] = (torch.from_numpy(stack_columns(arrays, present)),)
         self.tensors: Batch = {
             name: tuple(torch.from_numpy(np.ascontiguousarray(a)) for a in parts)
             for name, parts in arrays.items()
@@ -150,15 +152,6 @@ class TensorData:
     def rows_slice(self, start: int, end: int) -> Batch:
         """The batch of rows ``start`` to ``end - 1`` (views, no copy)."""
         return {k: tuple(t[start:end] for t in v) for k, v in self.tensors.items()}
-
-
-def _stack_columns(arrays: dict[str, tuple[np.ndarray, ...]], names: list[str]) -> np.ndarray:
-    """The named 1-D arrays as the columns of one float32 matrix, popped from ``arrays``."""
-    rows = len(arrays[names[0]][0])
-    matrix = np.empty((rows, len(names)), dtype=np.float32)
-    for column, name in enumerate(names):
-        matrix[:, column] = arrays.pop(name)[0]
-    return matrix
 
 
 def to_device(batch: Batch, device: torch.device) -> Batch:

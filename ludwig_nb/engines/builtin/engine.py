@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import os
 import sys
 import time
@@ -19,6 +20,8 @@ if TYPE_CHECKING:
 
 __all__ = ["BuiltinEngine", "default_threads"]
 
+log = logging.getLogger(__name__)
+
 
 class BuiltinEngine:
     """Trains Ludwig ECD configs with torch in the calling thread."""
@@ -35,7 +38,18 @@ class BuiltinEngine:
         """Load and check the data (columns, values, classes, non-empty splits).
 
         Raises ``DataError``. The table is loaded here, once: the thread preprocesses it.
+        A file, while torch is still loading, is read, checked and preprocessed by a second
+        process instead (prefetch.py): the result is then its ``Prefetch`` handle, checked.
         """
+        from ludwig_nb.engines.builtin import prefetch
+
+        if prefetch.wanted(dataset):
+            from ludwig_nb.engines.base import config_seed
+
+            try:
+                return prefetch.Prefetch(config, dataset, config_seed(config)).checked()
+            except prefetch.PrefetchLost:
+                log.debug("ludwig_nb: no prefetch process; reading here", exc_info=True)
         from ludwig_nb.data import check_dataset
 
         return check_dataset(config, dataset)
@@ -74,10 +88,15 @@ class BuiltinEngine:
         loaded = sys.modules.get("ludwig_nb.engines.builtin.trainer")
         if loaded is None or not hasattr(loaded, "Training"):  # not imported (or importing)
             emit(DataProgress(time=(job.clock or time.time)(), stage="loading", source="torch"))
+        from ludwig_nb.engines.builtin.prefetch import Prefetch
         from ludwig_nb.engines.builtin.trainer import Training
 
         _set_threads(job.threads)
-        return Training(job, emit, control, engine=self.name).run()
+        try:
+            return Training(job, emit, control, engine=self.name).run()
+        finally:
+            if isinstance(job.dataset, Prefetch):  # a stop during preprocessing: end it
+                job.dataset.close()
 
     def load(self, folder: Path, manifest: Mapping[str, Any]) -> BuiltinModel:
         """Load a model saved by this engine (raises ``FileNotFoundError``)."""

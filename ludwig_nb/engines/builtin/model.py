@@ -13,12 +13,13 @@ import numpy as np
 import torch
 from torch import nn
 
-from ludwig_nb.data.preprocessing.numeric import denormalize
+from ludwig_nb.data.number_scale import denormalize
 from ludwig_nb.engines.builtin.combiners import Concat, build_combiner
 from ludwig_nb.engines.builtin.decoders import build_decoder
 from ludwig_nb.engines.builtin.device import Batch
 from ludwig_nb.engines.builtin.encoders import build_encoder
 from ludwig_nb.engines.builtin.losses import build_loss
+from ludwig_nb.engines.builtin.stacks import STACKED, input_stacks, stackable_inputs
 
 __all__ = [
     "ECD",
@@ -29,31 +30,6 @@ __all__ = [
     "targets_to_data_space",
     "to_data_space",
 ]
-
-#: batch key of the stacked passthrough number/binary inputs (no feature name has a NUL)
-STACKED = "\x00stacked"
-
-
-def stackable_inputs(config: Mapping[str, Any]) -> tuple[str, ...]:
-    """Input features the model reads as one stacked ``[batch, n]`` tensor.
-
-    Input features that are one column each and pass through unchanged (number and binary with the
-    ``passthrough`` encoder, Ludwig's default, not tied): the model reads them as one ``[batch, n]``
-    tensor, in input-feature order.
-    """
-    names = []
-    for feature in config["input_features"]:
-        encoder = (feature.get("encoder") or {}).get("type") or "passthrough"
-        plain = feature["type"] in ("number", "binary") and encoder == "passthrough"
-        if plain and not feature.get("tied"):
-            names.append(feature["name"])
-    return tuple(names)
-
-
-def input_stacks(config: Mapping[str, Any]) -> dict[str, tuple[str, ...]]:
-    """``TensorData``'s ``stacks`` argument for this config."""
-    names = stackable_inputs(config)
-    return {STACKED: names} if names else {}
 
 
 class ECD(nn.Module):

@@ -13,21 +13,20 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
 import torch
 
 from ludwig_nb.data.errors import DataError
-from ludwig_nb.data.loading import load_table
-from ludwig_nb.data.preprocessing import transform_frame
-from ludwig_nb.data.value_checks import check_column_names
 from ludwig_nb.engines.builtin.device import Precision, TensorData, resolve_device
 from ludwig_nb.engines.builtin.evaluation import evaluate_split, forward_all
 from ludwig_nb.engines.builtin.model import ECD, Objective, input_stacks, to_data_space
 from ludwig_nb.engines.errors import ModelLoadError
 from ludwig_nb.engines.manifest import write_manifest
+
+if TYPE_CHECKING:  # pandas loads when a model predicts or evaluates, not when it trains
+    import pandas as pd
 
 __all__ = [
     "CONFIG_FILE",
@@ -77,6 +76,10 @@ class BuiltinModel:
         return int(size) if isinstance(size, int) and size > 0 else 1024
 
     def _prepare(self, data: Any, *, outputs: bool) -> tuple[pd.DataFrame, TensorData]:
+        from ludwig_nb.data.loading import load_table
+        from ludwig_nb.data.preprocessing import transform_frame
+        from ludwig_nb.data.value_checks import check_column_names
+
         frame = check_column_names(load_table(data), "the data")
         if frame.empty:
             action = "evaluate" if outputs else "predict"
@@ -102,6 +105,8 @@ class BuiltinModel:
             columns.update(
                 _columns(name, kind, to_data_space(kind, raw[name], meta), meta, feature)
             )
+        import pandas as pd
+
         return pd.DataFrame(columns, index=frame.index)
 
     def evaluate(self, data: Any) -> dict[str, dict[str, float]]:

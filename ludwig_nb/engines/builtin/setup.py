@@ -14,7 +14,7 @@ import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import torch
 
@@ -33,10 +33,13 @@ from ludwig_nb.engines.builtin.layers import own_dropout
 from ludwig_nb.engines.builtin.memory import apply_memory_limit
 from ludwig_nb.engines.builtin.model import ECD, Objective
 from ludwig_nb.engines.builtin.optim import auto_learning_rate, build_optimizer
+from ludwig_nb.engines.builtin.prefetch import Prefetch
 from ludwig_nb.engines.builtin.schedule import LearningRate, Plan, plan_training
-from ludwig_nb.engines.builtin.splits import prepare_splits
 
-__all__ = ["Setup", "build_setup"]
+if TYPE_CHECKING:  # pandas: the data layer's preprocessing loads only where it reads the data
+    from ludwig_nb.data.preprocessing.pipeline import FeatureProgress
+
+__all__ = ["Setup", "build_setup", "prepare_splits"]
 
 log = logging.getLogger(__name__)
 
@@ -69,6 +72,31 @@ class Setup:
 #: model construction draws initial weights from torch's global generator: one run at a
 #: time seeds it (inside fork_rng, so the user's global state is left as it was)
 _INIT_LOCK = threading.Lock()
+
+
+def prepare_splits(
+    config: dict[str, Any],
+    dataset: Any,
+    seed: int,
+    metadata: dict[str, Any] | None = None,
+    on_feature: FeatureProgress | None = None,
+) -> tuple[dict[str, Any], dict[str, TensorData]]:
+    """The preprocessing metadata and each split's tensors (``splits.prepare_arrays``).
+
+    From the prefetch process when it read the data (and split it with ``seed``, with no
+    saved ``metadata`` to honour); else read here. Raises ``DataError``.
+    """
+    if isinstance(dataset, Prefetch):
+        served = dataset.arrays(seed, metadata, on_feature)
+        if served is not None:
+            fitted, arrays = served
+            return fitted, {name: TensorData(part) for name, part in arrays.items()}
+        dataset = dataset.source  # it could not serve this run: read the file here
+    # pandas loads only when this process reads the data itself
+    from ludwig_nb.engines.builtin.splits import prepare_arrays
+
+    fitted, arrays = prepare_arrays(config, dataset, seed, metadata, on_feature)
+    return fitted, {name: TensorData(arrays.pop(name)) for name in list(arrays)}
 
 
 def _build_module(config: dict[str, Any], metadata: dict[str, Any], seed: int) -> ECD:

@@ -1,4 +1,8 @@
-"""From a job's dataset to preprocessed tensors per split (training / validation / test)."""
+"""From a job's dataset to preprocessed arrays per split (training / validation / test).
+
+pandas and numpy, never torch: the prefetch process (prefetch.py) runs this while the
+training process imports torch; setup.py makes the arrays tensors.
+"""
 
 from __future__ import annotations
 
@@ -20,11 +24,10 @@ from ludwig_nb.data import (
     split_rows,
     transform_frame,
 )
-from ludwig_nb.data.preprocessing.pipeline import FeatureProgress
-from ludwig_nb.engines.builtin.device import TensorData
-from ludwig_nb.engines.builtin.model import input_stacks
+from ludwig_nb.data.preprocessing.pipeline import Arrays, FeatureProgress
+from ludwig_nb.engines.builtin.stacks import input_stacks, stack_columns
 
-__all__ = ["prepare_splits"]
+__all__ = ["prepare_arrays"]
 
 log = logging.getLogger(__name__)
 
@@ -97,7 +100,7 @@ def _transform_rows(
     frame: pd.DataFrame,
     rows: Any,
     stacks: Mapping[str, tuple[str, ...]],
-) -> TensorData:
+) -> Arrays:
     """The split at positions ``rows`` of ``frame``, transformed one column at a time.
 
     Stacked features are written into their matrix as they come (no second copy).
@@ -116,36 +119,50 @@ def _transform_rows(
         else:
             arrays[name] = values
     arrays.update((key, (matrix,)) for key, matrix in matrices.items())
-    return TensorData(arrays)
+    return arrays
 
 
-def prepare_splits(
+def _stacked(arrays: Arrays, stacks: Mapping[str, tuple[str, ...]]) -> Arrays:
+    """``arrays`` with each stack's 1-D features moved into its matrix (popped as copied)."""
+    for key, names in stacks.items():
+        present = [n for n in names if n in arrays]
+        if present:
+            arrays[key] = (stack_columns(arrays, present),)
+    return arrays
+
+
+def prepare_arrays(
     config: Mapping[str, Any],
     dataset: Any,
     seed: int,
     metadata: Mapping[str, Any] | None = None,
     on_feature: FeatureProgress | None = None,
-) -> tuple[dict[str, Any], dict[str, TensorData]]:
-    """Split, fit preprocessing and transform every split.
+) -> tuple[dict[str, Any], dict[str, Arrays]]:
+    """Split, fit preprocessing and transform every split: metadata and arrays per split.
 
     Preprocessing is fitted on the training split unless ``metadata`` is given (as on resume);
-    ``on_feature(index, total, name, rows)`` is told before each feature is fitted. Raises
-    ``DataError``.
+    ``on_feature(index, total, name, rows)`` is told before each feature is fitted. The
+    stackable inputs (stacks.py) come as one float32 matrix per split. Raises ``DataError``.
     """
     stacks = input_stacks(config)
     loaded = load_dataset(dataset)
-    tensors: dict[str, TensorData] = {}
+    arrays: dict[str, Arrays] = {}
     if isinstance(loaded, pd.DataFrame) and _by_rows(config):
         rows = _split_rows(config, loaded, seed)
         if metadata is None:
             metadata = _fit_by_column(config, loaded, rows["training"], on_feature)
         for name, positions in rows.items():
-            tensors[name] = _transform_rows(metadata, loaded, positions, stacks)
+            arrays[name] = _transform_rows(metadata, loaded, positions, stacks)
     else:
         frames = _frames(config, loaded, seed)
         if metadata is None:
             metadata = fit_preprocessing(config, frames["training"], on_feature)
         for name in list(frames):  # one split's frame at a time, released once transformed
-            tensors[name] = TensorData(transform_frame(metadata, frames.pop(name)), stacks)
-    log.info("rows per split: %s", {k: v.rows for k, v in tensors.items()})
-    return dict(metadata), tensors
+            arrays[name] = _stacked(transform_frame(metadata, frames.pop(name)), stacks)
+    log.info("rows per split: %s", {k: _rows(v) for k, v in arrays.items()})
+    return dict(metadata), arrays
+
+
+def _rows(arrays: Arrays) -> int:
+    first = next(iter(arrays.values()), None)
+    return len(first[0]) if first else 0

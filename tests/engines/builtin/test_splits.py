@@ -7,6 +7,7 @@ import torch
 from ludwig_nb.data import DataError
 from ludwig_nb.engines.builtin import splits
 from ludwig_nb.engines.builtin.model import STACKED
+from ludwig_nb.engines.builtin.setup import prepare_splits
 from tests.engines.builtin.conftest import make_config, table
 
 INPUTS = [
@@ -18,9 +19,9 @@ INPUTS = [
 
 
 def _both(monkeypatch, config, frame):
-    by_rows = splits.prepare_splits(config, frame, 42)
+    by_rows = prepare_splits(config, frame, 42)
     monkeypatch.setattr(splits, "_by_rows", lambda config: False)
-    as_frames = splits.prepare_splits(config, frame, 42)
+    as_frames = prepare_splits(config, frame, 42)
     return by_rows, as_frames
 
 
@@ -41,7 +42,7 @@ def test_column_wise_splits_equal_frame_splits_with_dropped_rows(monkeypatch):
 
 def test_number_inputs_are_one_float32_matrix_in_input_order():
     config = make_config(INPUTS, [{"name": "label", "type": "binary"}])
-    metadata, data = splits.prepare_splits(config, table(rows=90), 42)
+    metadata, data = prepare_splits(config, table(rows=90), 42)
     train = data["training"]
     (matrix,) = train.tensors[STACKED]
     assert matrix.dtype == torch.float32 and matrix.shape == (train.rows, 2)
@@ -57,4 +58,4 @@ def test_a_split_left_empty_by_dropped_rows_is_a_data_error():
     frame["label"] = None
     config = make_config(INPUTS[:1], [{"name": "label", "type": "binary"}])
     with pytest.raises(DataError, match="split is empty after dropping rows"):
-        splits.prepare_splits(config, frame, 42)
+        prepare_splits(config, frame, 42)
