@@ -14,7 +14,7 @@ def load(ipython: Any) -> None:
     """
     import sys
 
-    from ludwig_nb.engines.builtin import warmup
+    from ludwig_nb.engines.builtin import prefetch, warmup
     from ludwig_nb.ipython.gpu_watch import GpuWatchMagics
     from ludwig_nb.ipython.magics import LudwigMagics
     from ludwig_nb.ipython.warmup import warm_imports
@@ -23,6 +23,9 @@ def load(ipython: Any) -> None:
     if monitoring is not None:  # loaded again: the sampler serves the views once more
         monitoring.keep_kernel_sampler()
     ipython.register_magics(LudwigMagics, GpuWatchMagics)
+    # a kernel reads its runs' data itself: its warm-up loads pandas for the charts anyway,
+    # and with a prefetch process a Run All's first step came later (1.81 s vs 1.46 s)
+    prefetch.read_in_this_process()
     # the first cell's modules, then torch and the engine (held back while a cell builds
     # its dashboard), in one background thread: the dashboard soon, and the first step
     # soon after train()

@@ -62,3 +62,17 @@ def test_unload_without_watched_runs_stops_the_sampler_at_once(ip):
         assert not sampler.running and kernel_module._Shared.sampler is None
     finally:
         ip.run_line_magic("load_ext", "ludwig_nb")
+
+
+def test_a_kernel_that_loaded_the_extension_reads_its_runs_data_itself(ip, monkeypatch, tmp_path):
+    """Its warm-up loads pandas for the charts anyway: a prefetch process only added start-up."""
+    from ludwig_nb.engines.builtin import prefetch
+    from ludwig_nb.ipython import extension, warmup
+
+    monkeypatch.setattr(prefetch, "_in_this_process", prefetch.threading.Event())
+    monkeypatch.setattr(prefetch, "_engine_loaded", lambda: False)
+    monkeypatch.setattr(prefetch.os, "cpu_count", lambda: 2)
+    assert prefetch.wanted(str(tmp_path / "data.csv"), {})
+    monkeypatch.setattr(warmup, "warm_imports", lambda then: None)  # no second warm-up thread
+    extension.load(ip)
+    assert not prefetch.wanted(str(tmp_path / "data.csv"), {})

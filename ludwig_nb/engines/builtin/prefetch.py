@@ -16,7 +16,8 @@ raised again here.
 
 Used by ``BuiltinEngine.prepare_data`` (:func:`wanted`) for a dataset that is a file (a path or
 a demo name) while the engine's torch modules are not loaded yet (a fresh process: the CLI, a
-Run All's first cell), on two cores or more, unless ``LUDWIG_NB_PREFETCH=0``. A child that
+script's first ``train()``), on two cores or more, unless ``LUDWIG_NB_PREFETCH=0``, and never
+in a kernel that loaded the extension (:func:`read_in_this_process`). A child that
 cannot start, or ends without its answer, costs nothing but the time: the run reads the file
 itself, as without it.
 """
@@ -34,7 +35,14 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import IO, Any
 
-__all__ = ["ENV_VAR", "Prefetch", "PrefetchLost", "child_main", "wanted"]
+__all__ = [
+    "ENV_VAR",
+    "Prefetch",
+    "PrefetchLost",
+    "child_main",
+    "read_in_this_process",
+    "wanted",
+]
 
 log = logging.getLogger(__name__)
 
@@ -50,6 +58,18 @@ class PrefetchLost(RuntimeError):
     """The child process ended without its answer (killed, crashed, could not start)."""
 
 
+_in_this_process = threading.Event()  # set: this process reads its runs' data itself
+
+
+def read_in_this_process() -> None:
+    """From now on, this process reads its runs' data itself (``%load_ext`` in a kernel).
+
+    A kernel's warm-up imports pandas for the dashboard's charts and holds torch back while
+    a cell checks its data, so a child would only add its own start-up to that check.
+    """
+    _in_this_process.set()
+
+
 def _engine_loaded() -> bool:
     module = sys.modules.get("ludwig_nb.engines.builtin.trainer")
     return module is not None and hasattr(module, "Training")  # imported whole, not importing
@@ -57,7 +77,7 @@ def _engine_loaded() -> bool:
 
 def wanted(dataset: Any, environ: Mapping[str, str] = os.environ) -> bool:
     """Whether to read ``dataset`` in a child process (see the module's text)."""
-    if environ.get(ENV_VAR, "1").strip() == "0":
+    if environ.get(ENV_VAR, "1").strip() == "0" or _in_this_process.is_set():
         return False
     if not isinstance(dataset, str | os.PathLike):
         return False  # a DataFrame (or a dict of splits) is in this process already

@@ -123,6 +123,7 @@ def test_arrays_cut_for_another_run_are_not_served(csv, why):
 
 
 def test_wanted_only_for_a_file_while_the_engine_is_not_loaded(monkeypatch, csv):
+    monkeypatch.setattr(prefetch, "_in_this_process", prefetch.threading.Event())  # no kernel
     monkeypatch.setattr(prefetch, "_engine_loaded", lambda: False)
     monkeypatch.setattr(os, "cpu_count", lambda: 2)
     assert prefetch.wanted(str(csv), {}) and prefetch.wanted(csv, {})
