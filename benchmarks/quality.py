@@ -32,9 +32,8 @@ from sklearn.preprocessing import OneHotEncoder, StandardScaler
 from ludwig_nb.config import load_config
 from ludwig_nb.core.control import RunControl
 from ludwig_nb.data import demo_config, demo_dataset, drop_missing_rows, split_dataset
-from ludwig_nb.engines.base import TrainJob
+from ludwig_nb.engines.base import DEFAULT_SEED, TrainJob
 from ludwig_nb.engines.builtin import BuiltinEngine
-from ludwig_nb.engines.builtin.setup import DEFAULT_SEED
 
 
 def _columns(config: dict) -> tuple[list[str], list[str], list[str], str, str]:
