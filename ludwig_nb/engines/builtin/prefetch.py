@@ -24,6 +24,7 @@ itself, as without it.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import pickle
@@ -122,6 +123,7 @@ class Prefetch:
         self._features: list[tuple[int, int, str, int]] = []  # read, not yet relayed
         self._arrays: tuple[dict[str, Any], SplitArrays] | None = None
         self._seen: set[str] = set()  # the kinds of message read so far
+        self._closed = False  # let go of by its owner (close())
         try:
             self._proc = subprocess.Popen(
                 _child_command(),
@@ -138,6 +140,8 @@ class Prefetch:
             pickle.dump(request, self._proc.stdin, protocol=pickle.HIGHEST_PROTOCOL)
             self._proc.stdin.close()
         except OSError as err:  # it died at once
+            with contextlib.suppress(OSError):
+                self._proc.stdin.close()
             self.close()
             raise PrefetchLost(f"the prefetch process did not take its request: {err}") from err
 
@@ -147,11 +151,14 @@ class Prefetch:
         try:
             kind, payload = pickle.load(self._out)
         except (EOFError, OSError, pickle.UnpicklingError, ValueError) as err:
-            self.close()
+            self._proc.kill()
+            self._proc.wait()
+            self._out.close()  # under the lock: this thread is the reader
             raise PrefetchLost(f"the prefetch process ended early: {err!r}") from err
         self._seen.add(kind)
         if kind == "error":
-            self.close()
+            self._proc.wait()
+            self._out.close()
             raise payload
         if kind == "checked":
             from ludwig_nb.data.errors import DataWarning
@@ -208,27 +215,41 @@ class Prefetch:
         the file itself. Raises the preprocessing's own ``DataError``.
         """
         if seed != self.seed or metadata is not None:
-            self.close()
+            self._end_child()
             return None
         try:
             self._until("arrays", on_feature)
         except PrefetchLost:
+            if self._closed:  # its run stopped: nobody wants the data any more
+                raise
             log.debug("ludwig_nb: the prefetch process was lost", exc_info=True)
             return None
         finally:
-            self.close()
+            self._end_child()
         served, self._arrays = self._arrays, None  # the tensors will hold them, not this
         return served
 
     def close(self) -> None:
-        """End the child (when it has not ended) and close the pipe; idempotent."""
+        """End the child and let go of it (the run stopped, or is done with it); idempotent.
+
+        A thread still waiting on :meth:`arrays` then gets :class:`PrefetchLost` rather than
+        reading the file itself.
+        """
+        self._closed = True
+        self._end_child()
+
+    def _end_child(self) -> None:
         if self._proc.poll() is None:
             self._proc.kill()
         try:
             self._proc.wait(timeout=5)
         except subprocess.TimeoutExpired:  # pragma: no cover - a kill that did not take
             log.debug("ludwig_nb: the prefetch process outlived its kill")
-        self._out.close()
+        if self._lock.acquire(blocking=False):  # else its reader closes it, at the EOF
+            try:
+                self._out.close()
+            finally:
+                self._lock.release()
 
 
 # -- the child ---------------------------------------------------------------------------

@@ -168,3 +168,39 @@ def test_a_fresh_cli_run_trains_the_same_and_never_loads_pandas_itself(tmp_path)
     assert child == {"rc": 0, "pandas": False} and alone == {"rc": 0, "pandas": True}
     assert child_losses == alone_losses and len(child_losses) > 10
     assert child_metrics == alone_metrics
+
+
+def test_a_run_stopped_while_its_child_preprocesses_ends_the_child_and_reads_nothing(
+    csv, tmp_path, monkeypatch
+):
+    import threading
+
+    from ludwig_nb.engines.builtin import splits
+    from ludwig_nb.runs import train
+    from tests.runs.conftest import until
+
+    # a child that answers the check and the baseline, then preprocesses for a minute
+    code = (
+        "import pickle, sys, time; pickle.load(sys.stdin.buffer); out = sys.stdout.buffer; "
+        "pickle.dump(('checked', {'rows': 120, 'columns': 12, 'warnings': [], 'logs': []}), out); "
+        "pickle.dump(('baseline', None), out); out.flush(); time.sleep(60)"
+    )
+    monkeypatch.setattr(prefetch, "_child_command", lambda: [sys.executable, "-c", code])
+    monkeypatch.setattr(prefetch, "wanted", lambda dataset: True)
+    read_here = []
+    real = splits.prepare_arrays
+    monkeypatch.setattr(
+        splits, "prepare_arrays", lambda *a, **k: read_here.append(1) or real(*a, **k)
+    )
+    config = make_config(INPUTS, OUTPUTS)
+    run = train(config, str(csv), results_dir=tmp_path / "r", registry_dir=tmp_path / "g")
+    handle = run._job.dataset
+    assert isinstance(handle, prefetch.Prefetch)
+    until(lambda: run.status == "preprocessing")
+    run.stop()
+    assert run.wait(30).status == "stopped"
+    assert handle._proc.poll() is not None  # the child is gone
+    for thread in threading.enumerate():  # the abandoned setup thread ends without a read
+        if thread.name == f"ludwig_nb-setup-{run.id}":
+            thread.join(30)
+    assert read_here == []
