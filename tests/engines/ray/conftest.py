@@ -170,9 +170,15 @@ def table(rows: int = 400, seed: int = 0) -> pd.DataFrame:
 
 
 def ray_config(workers: int, epochs: int = 2, batch_size: int = 16, **backend):
+    """A Ray run of ``workers`` ranks. Past 100 epochs it is a run the test acts on (stops,
+    pauses, kills a worker of): it never stops early by itself, which on a quiet machine it
+    did within 2 s, before a 1 Hz alarm could see the hot GPU."""
+    trainer = {"epochs": epochs, "batch_size": batch_size, "learning_rate": 0.01}
+    if epochs > 100:
+        trainer["early_stop"] = -1
     return {
         "input_features": [{"name": "x", "type": "number"}, {"name": "colour", "type": "category"}],
         "output_features": [{"name": "y", "type": "binary"}],
-        "trainer": {"epochs": epochs, "batch_size": batch_size, "learning_rate": 0.01},
+        "trainer": trainer,
         "backend": {"type": "ray", "trainer": {"num_workers": workers}, **backend},
     }
