@@ -38,14 +38,17 @@ class BuiltinEngine:
         """Load and check the data (columns, values, classes, non-empty splits).
 
         Raises ``DataError``. The table is loaded here, once: the thread preprocesses it.
-        A file, while torch is still loading, is read, checked and preprocessed by a second
-        process instead (prefetch.py): the result is then its ``Prefetch`` handle, checked.
+        A file, while torch is not loaded, is read, checked and preprocessed by a second
+        process instead (prefetch.py) while this one imports torch (the warm-up thread, started
+        here if the CLI did not): the result is then its ``Prefetch`` handle, checked.
         """
         from ludwig_nb.engines.builtin import prefetch
 
         if prefetch.wanted(dataset):
             from ludwig_nb.engines.base import config_seed
+            from ludwig_nb.engines.builtin import warmup
 
+            warmup.start()  # torch imports here while the child reads (the CLI started it)
             try:
                 return prefetch.Prefetch(config, dataset, config_seed(config)).checked()
             except prefetch.PrefetchLost:
