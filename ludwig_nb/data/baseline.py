@@ -19,7 +19,7 @@ import pandas as pd
 
 from ludwig_nb.data.preprocessing.missing import is_missing
 
-__all__ = ["Baseline", "trivial_baseline"]
+__all__ = ["Baseline", "table_baseline", "trivial_baseline"]
 
 #: ``(metrics {split: {feature: {metric: value}}}, predictors {feature: "always 'no'"})``
 Baseline = tuple[dict[str, dict[str, dict[str, float]]], dict[str, str]]
@@ -113,3 +113,16 @@ def trivial_baseline(config: Mapping[str, Any], frames: Mapping[str, pd.DataFram
             if values:
                 metrics.setdefault(split, {})[str(feature["name"])] = values
     return metrics, predictors
+
+
+def table_baseline(config: Mapping[str, Any], loaded: Any, seed: int) -> Baseline:
+    """:func:`trivial_baseline` of a loaded dataset.
+
+    Its splits as given (a dict of frames), or cut from one table with ``seed`` exactly as
+    the built-in engine cuts them.
+    """
+    from ludwig_nb.data.splits import split_dataset
+
+    if isinstance(loaded, dict):
+        return trivial_baseline(config, dict(loaded))
+    return trivial_baseline(config, split_dataset(loaded, config.get("preprocessing") or {}, seed))

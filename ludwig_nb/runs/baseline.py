@@ -19,15 +19,6 @@ __all__ = ["baseline_event", "preprocessing_detail"]
 log = logging.getLogger(__name__)
 
 
-def _frames(job: TrainJob) -> dict[str, Any]:
-    from ludwig_nb.data import load_dataset, split_dataset
-
-    loaded = load_dataset(job.dataset)
-    if isinstance(loaded, dict):
-        return dict(loaded)
-    return split_dataset(loaded, job.config.get("preprocessing") or {}, job_seed(job))
-
-
 def baseline_event(job: TrainJob, clock: Callable[[], float]) -> ev.BaselineComputed | None:
     """The ``BaselineComputed`` event of ``job``, or None when no output has a baseline.
 
@@ -39,10 +30,11 @@ def baseline_event(job: TrainJob, clock: Callable[[], float]) -> ev.BaselineComp
         return _event(metrics, predictors, clock)
     if prepared is not None:  # split with another seed: from the file, here
         job = dataclasses.replace(job, dataset=prepared.source)
-    from ludwig_nb.data.baseline import trivial_baseline
+    from ludwig_nb.data import load_dataset
+    from ludwig_nb.data.baseline import table_baseline
 
     try:
-        metrics, predictors = trivial_baseline(job.config, _frames(job))
+        metrics, predictors = table_baseline(job.config, load_dataset(job.dataset), job_seed(job))
     except Exception:  # the engine's own checks word data problems for the user
         log.debug("ludwig_nb: no baseline for run %s", job.run_id, exc_info=True)
         return None

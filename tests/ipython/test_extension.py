@@ -70,7 +70,7 @@ def test_a_kernel_that_loaded_the_extension_reads_its_runs_data_itself(ip, monke
     from ludwig_nb.ipython import extension, warmup
 
     monkeypatch.setattr(prefetch, "_in_this_process", prefetch.threading.Event())
-    monkeypatch.setattr(prefetch, "_engine_loaded", lambda: False)
+    monkeypatch.setattr(prefetch, "engine_loaded", lambda: False)
     monkeypatch.setattr(prefetch.os, "cpu_count", lambda: 2)
     assert prefetch.wanted(str(tmp_path / "data.csv"), {})
     monkeypatch.setattr(warmup, "warm_imports", lambda then: None)  # no second warm-up thread

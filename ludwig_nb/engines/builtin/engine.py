@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import logging
 import os
-import sys
 import time
 from collections.abc import Mapping
 from pathlib import Path
@@ -88,17 +87,17 @@ class BuiltinEngine:
         """
         # torch loads here, on the worker thread: train() and the dashboard do not wait
         # for it (it took ~4 s of a first run's 4.8-5.7 s to the dashboard)
-        loaded = sys.modules.get("ludwig_nb.engines.builtin.trainer")
-        if loaded is None or not hasattr(loaded, "Training"):  # not imported (or importing)
+        from ludwig_nb.engines.builtin import prefetch
+
+        if not prefetch.engine_loaded():  # not imported (or importing)
             emit(DataProgress(time=(job.clock or time.time)(), stage="loading", source="torch"))
-        from ludwig_nb.engines.builtin.prefetch import Prefetch
         from ludwig_nb.engines.builtin.trainer import Training
 
         _set_threads(job.threads)
         try:
             return Training(job, emit, control, engine=self.name).run()
         finally:
-            if isinstance(job.dataset, Prefetch):  # a stop during preprocessing: end it
+            if isinstance(job.dataset, prefetch.Prefetch):  # a stop during preprocessing: end it
                 job.dataset.close()
 
     def load(self, folder: Path, manifest: Mapping[str, Any]) -> BuiltinModel:

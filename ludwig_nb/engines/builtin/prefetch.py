@@ -41,6 +41,7 @@ __all__ = [
     "Prefetch",
     "PrefetchLost",
     "child_main",
+    "engine_loaded",
     "read_in_this_process",
     "wanted",
 ]
@@ -71,9 +72,10 @@ def read_in_this_process() -> None:
     _in_this_process.set()
 
 
-def _engine_loaded() -> bool:
+def engine_loaded() -> bool:
+    """Whether the engine's torch modules are imported whole (not absent, not importing)."""
     module = sys.modules.get("ludwig_nb.engines.builtin.trainer")
-    return module is not None and hasattr(module, "Training")  # imported whole, not importing
+    return module is not None and hasattr(module, "Training")
 
 
 def wanted(dataset: Any, environ: Mapping[str, str] = os.environ) -> bool:
@@ -82,7 +84,7 @@ def wanted(dataset: Any, environ: Mapping[str, str] = os.environ) -> bool:
         return False
     if not isinstance(dataset, str | os.PathLike):
         return False  # a DataFrame (or a dict of splits) is in this process already
-    return (os.cpu_count() or 1) >= 2 and not _engine_loaded()
+    return (os.cpu_count() or 1) >= 2 and not engine_loaded()
 
 
 def _child_command() -> list[str]:
@@ -266,8 +268,8 @@ class _Records(logging.Handler):
 
 def _prepare(request: Mapping[str, Any], send: Callable[[str, Any], None]) -> None:
     """The run's data path, as the training process would take it, each result sent."""
-    from ludwig_nb.data import DataWarning, check_dataset, split_dataset
-    from ludwig_nb.data.baseline import trivial_baseline
+    from ludwig_nb.data import DataWarning, check_dataset
+    from ludwig_nb.data.baseline import table_baseline
     from ludwig_nb.engines.builtin.splits import prepare_arrays
 
     config, seed = request["config"], request["seed"]
@@ -276,23 +278,17 @@ def _prepare(request: Mapping[str, Any], send: Callable[[str, Any], None]) -> No
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", DataWarning)
         loaded = check_dataset(config, request["dataset"])
-    frames = list(loaded.values()) if isinstance(loaded, dict) else [loaded]
+    table = loaded if not isinstance(loaded, dict) else loaded["training"]  # (wanted(): a file)
     send("checked", {
-        "rows": sum(len(frame) for frame in frames),
-        "columns": len(frames[0].columns),
+        "rows": len(table),
+        "columns": len(table.columns),
         "warnings": [str(w.message) for w in caught if issubclass(w.category, DataWarning)],
         "logs": records.lines,
     })  # fmt: skip
     logging.getLogger().removeHandler(records)
     try:  # as runs/baseline.py computes it in-process: a courtesy, never an error
-        splits = (
-            dict(loaded)
-            if isinstance(loaded, dict)
-            else split_dataset(loaded, config.get("preprocessing") or {}, seed)
-        )
-        metrics, predictors = trivial_baseline(config, splits)
+        metrics, predictors = table_baseline(config, loaded, seed)
         baseline = (metrics, predictors) if metrics else None
-        del splits
     except Exception:
         baseline = None
     send("baseline", baseline)

@@ -124,7 +124,7 @@ def test_arrays_cut_for_another_run_are_not_served(csv, why):
 
 def test_wanted_only_for_a_file_while_the_engine_is_not_loaded(monkeypatch, csv):
     monkeypatch.setattr(prefetch, "_in_this_process", prefetch.threading.Event())  # no kernel
-    monkeypatch.setattr(prefetch, "_engine_loaded", lambda: False)
+    monkeypatch.setattr(prefetch, "engine_loaded", lambda: False)
     monkeypatch.setattr(os, "cpu_count", lambda: 2)
     assert prefetch.wanted(str(csv), {}) and prefetch.wanted(csv, {})
     assert not prefetch.wanted(str(csv), {prefetch.ENV_VAR: "0"})
@@ -133,7 +133,7 @@ def test_wanted_only_for_a_file_while_the_engine_is_not_loaded(monkeypatch, csv)
     monkeypatch.setattr(os, "cpu_count", lambda: 1)  # one core: a child only adds work
     assert not prefetch.wanted(str(csv), {})
     monkeypatch.setattr(os, "cpu_count", lambda: 4)
-    monkeypatch.setattr(prefetch, "_engine_loaded", lambda: True)  # torch is there already
+    monkeypatch.setattr(prefetch, "engine_loaded", lambda: True)  # torch is there already
     assert not prefetch.wanted(str(csv), {})
 
 
