@@ -34,6 +34,11 @@ def _free_port() -> int:
 
 def _rank(rank: int, world: int, port: int, out: str, stop_after: int | None,
           duty: float) -> None:  # fmt: skip
+    import faulthandler
+    import gc
+    import os
+    import sys
+
     import torch.distributed as dist
     from torch.nn.parallel import DistributedDataParallel
 
@@ -45,6 +50,7 @@ def _rank(rank: int, world: int, port: int, out: str, stop_after: int | None,
     from ludwig_nb.engines.ray.worker_control import WorkerControl, torch_agree
     from tests.engines.builtin.conftest import make_config, table
 
+    faulthandler.enable()  # a C++ abort in a rank prints its Python stacks
     torch.set_num_threads(1)
     dist.init_process_group("gloo", init_method=f"tcp://127.0.0.1:{port}", rank=rank,
                             world_size=world)  # fmt: skip
@@ -73,7 +79,16 @@ def _rank(rank: int, world: int, port: int, out: str, stop_after: int | None,
         "digest": parameters_digest(model.module), "idle": control.idle_seconds,
         "duty": control.duty,
     }))  # fmt: skip
+    # DDP's reducer holds gloo work (tensors) until it is freed: freed at interpreter exit, a
+    # gloo thread then takes the GIL of a finalizing interpreter and the rank dies of SIGABRT
+    # ("terminate called without an active exception", once in CI). Free it while alive.
+    # (and the rank then skips finalization altogether: this test is about the ranks' steps)
+    del training, model
+    gc.collect()
     dist.destroy_process_group()
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(0)
 
 
 def _spawn(tmp_path: Path, stop_after: int | None, duty: float = 1.0) -> list[dict]:
