@@ -5,6 +5,7 @@
     ludwig-nb evaluate --model DIR --dataset d.csv
     ludwig-nb predict --model DIR --dataset d.csv [--output predictions.csv]
     ludwig-nb hyperopt --config c.yaml --dataset d.csv [--name NAME] (config with hyperopt:)
+    ludwig-nb kernel install [--user | --sys-prefix | --prefix DIR] [--name ludwig_nb]
 
 Config and data mistakes print one located message and exit with status 2; a failed
 run exits with 1. Ctrl-C stops the run gracefully (its model and best checkpoint stay).
@@ -84,6 +85,24 @@ def _parser() -> argparse.ArgumentParser:
     search.add_argument("--name", default="search", help="search name (same name: resume)")
     search.add_argument("--device", help='"cpu", "cuda", "cuda:1"')
     search.add_argument("--seed", type=int, help="training seed of every trial (default 42)")
+    kernel = sub.add_parser(
+        "kernel",
+        help="install a Jupyter kernel that loads torch and ludwig_nb as it starts",
+        description="A Jupyter kernel spec for this Python that starts ludwig_nb's warm-up "
+        "(torch, the engine, the dashboard's modules) as the kernel starts, so that a "
+        "notebook's first run trains at once; notebooks still begin with %load_ext ludwig_nb.",
+    )
+    kernel.add_argument("action", choices=["install"], help="install the kernel spec")
+    where = kernel.add_mutually_exclusive_group()
+    where.add_argument("--user", action="store_true", help="for this user (~/.local/share)")
+    where.add_argument(
+        "--sys-prefix", action="store_true", help="into this environment (the default in a venv)"
+    )
+    where.add_argument("--prefix", help="into PREFIX/share/jupyter/kernels")
+    kernel.add_argument("--name", default="ludwig_nb", help="kernel spec name (python3 replaces "
+                        "the environment's default kernel)")  # fmt: skip
+    kernel.add_argument("--display-name", default="Python 3 (ludwig_nb)",
+                        help="the name Jupyter's kernel picker shows")  # fmt: skip
     for name, text in (("evaluate", "evaluate a saved model"), ("predict", "predict")):
         cmd = sub.add_parser(name, help=text)
         cmd.add_argument("--model", "-m", required=True, help="model/ folder or run directory")
@@ -93,6 +112,25 @@ def _parser() -> argparse.ArgumentParser:
         else:
             cmd.add_argument("--json", action="store_true", help="print the metrics as JSON")
     return parser
+
+
+def _kernel(args: argparse.Namespace) -> int:
+    """``ludwig-nb kernel install``: the kernel spec, into the place the flags name."""
+    from ludwig_nb.kernelspec import install
+
+    in_venv = sys.prefix != sys.base_prefix
+    prefix = args.prefix or (sys.prefix if args.sys_prefix or (in_venv and not args.user) else None)
+    user = prefix is None
+    try:
+        where = install(user=user, prefix=prefix, name=args.name, display_name=args.display_name)
+    except OSError as exc:  # not writable, or not a directory
+        place = "the user's Jupyter directory" if user else f"{prefix}/share/jupyter/kernels"
+        print(f"ludwig-nb: cannot write the kernel spec into {place} ({exc.strerror}); "
+              "install it with --user, or --prefix DIR", file=sys.stderr)  # fmt: skip
+        return 2
+    print(f"installed kernel {args.name!r} ({args.display_name}) in {where}")
+    print("pick it in Jupyter's kernel menu; notebooks still begin with %load_ext ludwig_nb")
+    return 0
 
 
 def _start_engine_warm_up(argv: Sequence[str]) -> None:
@@ -125,8 +163,8 @@ def _start_engine_warm_up(argv: Sequence[str]) -> None:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the ``ludwig-nb`` command line.
 
-    Commands: ``train``, ``evaluate``, ``predict``, ``compare``, ``hyperopt``. ``train`` on
-    the built-in engine starts importing torch in the background at once.
+    Commands: ``train``, ``evaluate``, ``predict``, ``compare``, ``hyperopt``, ``kernel``.
+    ``train`` on the built-in engine starts importing torch in the background at once.
 
     Args:
         argv: The arguments after the program name; None reads ``sys.argv``.
@@ -149,6 +187,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _compare(args)
         if args.command == "hyperopt":
             return _hyperopt(args)
+        if args.command == "kernel":
+            return _kernel(args)
         return _evaluate(args) if args.command == "evaluate" else _predict(args)
     except (
         ConfigError,

@@ -40,5 +40,7 @@ labext=$(jupyter labextension list 2>&1)
 grep -qE "ludwig-nb.*enabled.*OK" <<<"$labext" || { echo "setup: sidebar not enabled:"; echo "$labext"; exit 1; }
 serverext=$(jupyter server extension list 2>&1)
 grep -qE "ludwig_nb.*enabled" <<<"$serverext" || { echo "setup: server extension not enabled:"; echo "$serverext"; exit 1; }
-python -m ipykernel install --sys-prefix --name python3 --display-name "Python 3 (ludwig_nb)" >/dev/null
+# The environment's python3 kernel is ludwig_nb's: its warm-up (torch, the engine, the
+# dashboard's modules) starts with the kernel, so a notebook's first run trains at once.
+ludwig-nb kernel install --sys-prefix --name python3 --display-name "Python 3 (ludwig_nb)" >/dev/null
 echo "setup: ok ($(python -c 'import torch, ludwig_nb; print("torch", torch.__version__, "ludwig_nb", ludwig_nb.__version__)'))"

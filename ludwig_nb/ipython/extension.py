@@ -14,22 +14,15 @@ def load(ipython: Any) -> None:
     """
     import sys
 
-    from ludwig_nb.engines.builtin import prefetch, warmup
     from ludwig_nb.ipython.gpu_watch import GpuWatchMagics
     from ludwig_nb.ipython.magics import LudwigMagics
-    from ludwig_nb.ipython.warmup import warm_imports
+    from ludwig_nb.ipython.warmup import start_kernel_warm_up
 
     monitoring = sys.modules.get("ludwig_nb.runs.monitoring")
     if monitoring is not None:  # loaded again: the sampler serves the views once more
         monitoring.keep_kernel_sampler()
     ipython.register_magics(LudwigMagics, GpuWatchMagics)
-    # a kernel reads its runs' data itself: its warm-up loads pandas for the charts anyway,
-    # and with a prefetch process a Run All's first step came later (1.81 s vs 1.46 s)
-    prefetch.read_in_this_process()
-    # the first cell's modules, then torch and the engine (held back while a cell builds
-    # its dashboard), in one background thread: the dashboard soon, and the first step
-    # soon after train()
-    warm_imports(then=warmup.warm_up)
+    start_kernel_warm_up()  # (already running in the ludwig_nb kernel: then nothing more)
 
 
 def unload(ipython: Any) -> None:  # noqa: ARG001 (IPython's hook passes the shell)

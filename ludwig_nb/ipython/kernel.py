@@ -1,0 +1,31 @@
+"""An IPython kernel that starts ludwig_nb's warm-up with itself (``-m ludwig_nb.ipython.kernel``).
+
+In a plain kernel, a notebook's Run All sends its first ``%%ludwig_config`` cell the instant
+``%load_ext ludwig_nb`` returns, and that cell's first step waits for torch to import (about
+1.1 s of a 1.5 s first step, every import holding the interpreter). This kernel starts the same
+warm-up thread ``%load_ext`` starts (the first cell's modules, pandas and bqplot, then torch and
+the engine's first optimizer) before ipykernel itself loads, so the imports overlap the kernel's
+own start and the time the notebook takes to open and send its cells. Nothing else changes: the
+notebook still says ``%load_ext ludwig_nb`` (it stays portable to any kernel), and that load then
+finds the warm-up running and starts nothing more.
+
+``ludwig-nb kernel install`` writes its kernel spec (:mod:`ludwig_nb.kernelspec`).
+"""
+
+from __future__ import annotations
+
+__all__ = ["main"]
+
+
+def main() -> None:
+    """Start the warm-up, then ipykernel's kernel app with this process's arguments."""
+    from ludwig_nb.ipython.warmup import start_kernel_warm_up
+
+    start_kernel_warm_up()
+    from ipykernel import kernelapp
+
+    kernelapp.launch_new_instance()
+
+
+if __name__ == "__main__":
+    main()
