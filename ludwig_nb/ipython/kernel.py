@@ -14,14 +14,24 @@ finds the warm-up running and starts nothing more.
 
 from __future__ import annotations
 
+import sys
+
 __all__ = ["main"]
 
 
 def main() -> None:
-    """Start the warm-up, then ipykernel's kernel app with this process's arguments."""
-    from ludwig_nb.ipython.warmup import start_kernel_warm_up
+    """Start the warm-up, then ipykernel's kernel app with this process's arguments.
 
-    start_kernel_warm_up()
+    A warm-up that cannot start (a broken install) leaves a plain kernel, with one line in the
+    kernel's log: the kernel must start either way.
+    """
+    try:
+        from ludwig_nb.ipython.warmup import start_kernel_warm_up
+
+        start_kernel_warm_up()
+    except Exception as exc:
+        print(f"ludwig_nb kernel: the warm-up did not start ({type(exc).__name__}: {exc}); "
+              "this kernel starts without it", file=sys.stderr)  # fmt: skip
     from ipykernel import kernelapp
 
     kernelapp.launch_new_instance()

@@ -74,6 +74,25 @@ def test_the_cli_says_where_it_could_not_write_and_what_to_do(tmp_path, capsys):
     assert "'a b'" in capsys.readouterr().err
 
 
+def test_a_warm_up_that_cannot_start_still_starts_the_kernel(monkeypatch, capsys):
+    import ipykernel.kernelapp
+
+    from ludwig_nb.ipython import kernel, warmup
+
+    launched: list[bool] = []
+
+    def broken() -> None:
+        raise ImportError("no module named 'torch'")
+
+    monkeypatch.setattr(warmup, "start_kernel_warm_up", broken)
+    monkeypatch.setattr(ipykernel.kernelapp, "launch_new_instance", lambda: launched.append(True))
+    kernel.main()
+    assert launched == [True]
+    assert "the warm-up did not start (ImportError: no module named 'torch')" in (
+        capsys.readouterr().err
+    )
+
+
 # -- a real kernel from the spec ---------------------------------------------------------
 @pytest.fixture
 def warm_kernel(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Any:
