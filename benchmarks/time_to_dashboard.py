@@ -26,8 +26,10 @@ first step <= 1 s). Printed, never asserted.
 from __future__ import annotations
 
 import argparse
+import atexit
 import json
 import os
+import shutil
 import statistics
 import tempfile
 import time
@@ -178,6 +180,7 @@ def _install_kernels() -> tuple[str, str]:
     """A plain ipykernel spec and the ludwig_nb kernel's, in a scratch Jupyter data directory
     this process searches first (what is installed in the environment does not matter)."""
     spec_root = Path(tempfile.mkdtemp(prefix="ludwig_nb-kernels-"))
+    atexit.register(shutil.rmtree, spec_root, ignore_errors=True)
     plain, warm = "ttd-plain-ipykernel", "ttd-ludwig_nb"
     ipykernel_install(prefix=str(spec_root), kernel_name=plain)
     install(prefix=str(spec_root), name=warm)
