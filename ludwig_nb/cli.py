@@ -123,6 +123,10 @@ def _kernel(args: argparse.Namespace) -> int:
     user = prefix is None
     try:
         where = install(user=user, prefix=prefix, name=args.name, display_name=args.display_name)
+    except ImportError as exc:  # ipykernel is the kernel itself, not one of our requirements
+        print(f"ludwig-nb: the kernel runs on ipykernel, which did not import ({exc}); "
+              "pip install ipykernel, then run this again", file=sys.stderr)  # fmt: skip
+        return 2
     except OSError as exc:  # not writable, or not a directory
         place = "the user's Jupyter directory" if user else f"{prefix}/share/jupyter/kernels"
         print(f"ludwig-nb: cannot write the kernel spec into {place} ({exc.strerror}); "

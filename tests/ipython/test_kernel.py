@@ -93,6 +93,14 @@ def test_a_warm_up_that_cannot_start_still_starts_the_kernel(monkeypatch, capsys
     )
 
 
+def test_without_ipykernel_the_cli_says_what_to_install(tmp_path, monkeypatch, capsys):
+    monkeypatch.setitem(sys.modules, "ipykernel.kernelspec", None)  # its import now fails
+    assert cli.main(["kernel", "install", "--prefix", str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert "pip install ipykernel" in err and "Traceback" not in err
+    assert not (tmp_path / "share").exists()
+
+
 # -- a real kernel from the spec ---------------------------------------------------------
 @pytest.fixture
 def warm_kernel(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Any:
