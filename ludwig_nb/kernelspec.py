@@ -8,6 +8,7 @@ ipykernel whose ludwig_nb warm-up starts with the kernel. This module only names
 from __future__ import annotations
 
 import json
+import re
 import sys
 import tempfile
 from pathlib import Path
@@ -17,6 +18,8 @@ __all__ = ["DISPLAY_NAME", "KERNEL_NAME", "LAUNCHER", "install", "kernel_argv"]
 #: the kernel spec's name (a notebook's ``metadata.kernelspec.name``)
 KERNEL_NAME = "ludwig_nb"
 DISPLAY_NAME = "Python 3 (ludwig_nb)"
+#: a name Jupyter accepts (jupyter_client's own rule)
+_KERNEL_NAME = re.compile(r"[a-z0-9._\-]+", re.IGNORECASE)
 #: the module the kernel runs
 LAUNCHER = "ludwig_nb.ipython.kernel"
 
@@ -48,12 +51,13 @@ def install(
         ValueError: For a name Jupyter does not accept (letters, digits, ``.``, ``_``, ``-``).
     """
     from ipykernel.kernelspec import write_kernel_spec
-    from jupyter_client.kernelspec import KernelSpecManager, _is_valid_kernel_name
+    from jupyter_client.kernelspec import KernelSpecManager
 
-    if not _is_valid_kernel_name(name):
+    if not _KERNEL_NAME.fullmatch(name):
         raise ValueError(f"kernel name {name!r}: use letters, digits, '.', '_' and '-' only")
     with tempfile.TemporaryDirectory() as scratch:
-        spec_dir = write_kernel_spec(Path(scratch) / name)  # ipykernel's logos and metadata
+        # ipykernel's logos and metadata (str: Colab's jupyter_client 7 takes no Path)
+        spec_dir = str(write_kernel_spec(str(Path(scratch) / name)))
         spec_file = Path(spec_dir) / "kernel.json"
         spec = json.loads(spec_file.read_text(encoding="utf-8"))
         spec.update(argv=kernel_argv(), display_name=display_name)
