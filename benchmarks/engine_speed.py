@@ -358,9 +358,11 @@ def part_memory(rows: int) -> None:
 
 
 def _ludwig_python() -> Path | None:
-    env = Path.home() / ".cache" / "ludwig_nb" / "envs"
-    found = sorted(env.glob("ludwig-*/bin/python")) if env.is_dir() else []
-    return found[-1] if found else None
+    """The Ludwig venv's python for this checkout's requirements (its cache key), if built."""
+    where = subprocess.run(["bash", str(ROOT / "scripts" / "setup_ludwig_env.sh"), "--path"],
+                           capture_output=True, text=True, check=True).stdout.strip()  # fmt: skip
+    venv = Path(where)
+    return venv / "bin" / "python" if (venv / ".complete").is_file() else None
 
 
 def _phases(out_dir: Path, began: float, ended: float) -> dict[str, float]:

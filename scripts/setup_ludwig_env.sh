@@ -7,6 +7,7 @@
 # runs reuse it; a fresh machine builds it from nothing (about 3-4 min, 6.9 GB).
 #
 #   scripts/setup_ludwig_env.sh          # prints the venv's path on its last line
+#   scripts/setup_ludwig_env.sh --path   # only prints where it is (built or not)
 set -euo pipefail
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 PY=${PYTHON:-python3.11}
@@ -15,6 +16,7 @@ reqs="ludwig==0.11.0 torch==2.14.1 torchvision==0.29.1 torchaudio==2.11.1"
 # shellcheck source=scripts/env_cache_key.sh
 source "$repo/scripts/env_cache_key.sh"
 venv=$(printf '%s|%s' "$reqs" "$(env_python_version "$PY")" | env_cache_dir ludwig)
+if [[ ${1:-} == --path ]]; then echo "$venv"; exit 0; fi
 if [[ ! -f "$venv/.complete" ]]; then
   echo "setup_ludwig_env: building $venv ($reqs)" >&2
   rm -rf "$venv"

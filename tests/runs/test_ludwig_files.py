@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import glob
 import importlib.util
 import json
 import os
@@ -70,8 +69,12 @@ def _ludwig_python() -> str | None:
         return explicit
     if importlib.util.find_spec("ludwig") is not None:
         return sys.executable
-    found = sorted(glob.glob(os.path.expanduser("~/.cache/ludwig_nb/envs/ludwig-*/bin/python")))
-    return found[-1] if found else None
+    # the venv scripts/setup_ludwig_env.sh builds for this checkout's requirements, if built
+    script = Path(__file__).resolve().parents[2] / "scripts" / "setup_ludwig_env.sh"
+    where = subprocess.run(["bash", str(script), "--path"], capture_output=True, text=True,
+                           check=True).stdout.strip()  # fmt: skip
+    venv = Path(where)
+    return str(venv / "bin" / "python") if (venv / ".complete").is_file() else None
 
 
 _VISUALIZE = """
