@@ -20,8 +20,14 @@ __all__ = ["main"]
 
 
 def main() -> None:
-    """Start the warm-up, then ipykernel's kernel app with this process's arguments.
+    """Start ``%load_ext``'s warm-up, then ipykernel's kernel app with this process's arguments.
 
+    The warm-up imports ipywidgets before ``initialize()`` has made the shell, and ipywidgets
+    registers its comm targets only with a shell it finds at import (without them a reloaded
+    page cannot restore its live widgets, and front-end widgets cannot open), so once the shell
+    exists they are registered as ``%load_ext ipywidgets`` would. (Starting only torch before
+    ``initialize()`` and the rest after it made both the kernel's start and the first step
+    later: docs/ARCHITECTURE_CHANGES.md.)
     A warm-up that cannot start (a broken install) leaves a plain kernel, with one line in the
     kernel's log: the kernel must start either way.
     """
@@ -29,12 +35,24 @@ def main() -> None:
         from ludwig_nb.ipython.warmup import start_kernel_warm_up
 
         start_kernel_warm_up()
-    except Exception as exc:
-        print(f"ludwig_nb kernel: the warm-up did not start ({type(exc).__name__}: {exc}); "
-              "this kernel starts without it", file=sys.stderr)  # fmt: skip
-    from ipykernel import kernelapp
+    except Exception as exc:  # any failure: the kernel starts without it
+        _failed("the warm-up", exc)
+    from ipykernel.kernelapp import IPKernelApp
 
-    kernelapp.launch_new_instance()
+    app = IPKernelApp.instance()
+    app.initialize()  # type: ignore[no-untyped-call]
+    try:
+        import ipywidgets  # (waits for the warm-up's import of it, if under way)
+
+        ipywidgets.load_ipython_extension(app.shell)
+    except Exception as exc:
+        _failed("registering the widgets' comm targets", exc)
+    app.start()  # type: ignore[no-untyped-call]
+
+
+def _failed(what: str, exc: Exception) -> None:
+    print(f"ludwig_nb kernel: {what} failed ({type(exc).__name__}: {exc}); this kernel starts "
+          "without it", file=sys.stderr)  # fmt: skip
 
 
 if __name__ == "__main__":

@@ -142,11 +142,15 @@ def start_kernel_warm_up() -> threading.Thread | None:
 
     The kernel's runs read their data in this process (its warm-up loads pandas for the
     charts anyway, and with a prefetch process a Run All's first step came later, 1.81 s vs
-    1.46 s), and one background thread imports the first cell's modules, then torch and the
-    engine (held back while a cell builds its dashboard): the dashboard soon, and the first step
-    soon after ``train()``. Returns the thread (None if it was started before).
+    1.46 s), and one background thread imports the first cell's modules, then has the engine
+    warm up (torch; held back while a cell builds its dashboard): the dashboard soon, and the
+    first step soon after ``train()``. The engine's warm-up is its own one thread
+    (``engines.builtin.warmup.start``): one already started (by a ``train()``) is joined, not
+    run twice. Started before the IPython shell exists, ipywidgets finds no shell to register
+    its comm targets with: the ludwig_nb kernel registers them itself. Returns the thread (None
+    if it was started before).
     """
     from ludwig_nb.engines.builtin import prefetch, warmup
 
     prefetch.read_in_this_process()
-    return warm_imports(then=warmup.warm_up)
+    return warm_imports(then=lambda: warmup.start().join())

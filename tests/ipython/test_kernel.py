@@ -76,21 +76,41 @@ def test_the_cli_says_where_it_could_not_write_and_what_to_do(tmp_path, capsys):
 
 def test_a_warm_up_that_cannot_start_still_starts_the_kernel(monkeypatch, capsys):
     import ipykernel.kernelapp
+    import ipywidgets
 
     from ludwig_nb.ipython import kernel, warmup
 
-    launched: list[bool] = []
+    calls: list[str] = []
 
-    def broken() -> None:
-        raise ImportError("no module named 'torch'")
+    class App:  # ipykernel's app: initialize() makes the shell, start() serves
+        shell = "the shell"
 
-    monkeypatch.setattr(warmup, "start_kernel_warm_up", broken)
-    monkeypatch.setattr(ipykernel.kernelapp, "launch_new_instance", lambda: launched.append(True))
+        @classmethod
+        def instance(cls) -> App:
+            return cls()
+
+        def initialize(self) -> None:
+            calls.append("initialize")
+
+        def start(self) -> None:
+            calls.append("start")
+
+    def broken(what: str) -> Any:
+        def fail(*args: Any) -> None:
+            calls.append(f"{what}{args}")
+            raise ImportError(f"no module named {what!r}")
+
+        return fail
+
+    monkeypatch.setattr(warmup, "start_kernel_warm_up", broken("torch"))
+    monkeypatch.setattr(ipywidgets, "load_ipython_extension", broken("comm"))
+    monkeypatch.setattr(ipykernel.kernelapp, "IPKernelApp", App)
     kernel.main()
-    assert launched == [True]
-    assert "the warm-up did not start (ImportError: no module named 'torch')" in (
-        capsys.readouterr().err
-    )
+    # the warm-up first, the widgets once the shell exists, and the kernel serves anyway
+    assert calls == ["torch()", "initialize", "comm('the shell',)", "start"]
+    err = capsys.readouterr().err
+    assert "the warm-up failed (ImportError: no module named 'torch')" in err
+    assert "registering the widgets' comm targets failed (ImportError" in err
 
 
 def test_without_ipykernel_the_cli_says_what_to_install(tmp_path, monkeypatch, capsys):
@@ -130,11 +150,15 @@ def test_the_kernel_imports_torch_before_any_cell_and_then_trains_a_run(warm_ker
         "import sys, threading\n"
         "import ludwig_nb.ipython.warmup as w\n"
         "print('started', w._started.is_set())\n"
+        # ipywidgets, imported by the warm-up, found the shell: the widget comm targets are
+        # there (without them a reloaded page cannot restore its live widgets)
+        "print('targets', sorted(get_ipython().kernel.comm_manager.targets))\n"
         "[t.join(120) for t in threading.enumerate() if t.name == 'ludwig_nb-warmup']\n"
         "print('torch', 'torch' in sys.modules,\n"
         "      'ludwig_nb.engines.builtin.trainer' in sys.modules)"
     )))  # fmt: skip
     assert "started True" in seen and "torch True True" in seen
+    assert "targets ['jupyter.widget', 'jupyter.widget.control']" in seen
     # the notebook's own %load_ext loads the extension (no "already loaded" notice)
     assert _printed(execute(warm_kernel, "%load_ext ludwig_nb")).strip() == ""
     execute(warm_kernel, (
