@@ -23,13 +23,13 @@ def main() -> None:
     """Start ``%load_ext``'s warm-up, then ipykernel's kernel app with this process's arguments.
 
     The warm-up imports ipywidgets before ``initialize()`` has made the shell, and ipywidgets
-    registers its comm targets only with a shell it finds at import (without them a reloaded
-    page cannot restore its live widgets, and front-end widgets cannot open), so once the shell
-    exists they are registered as ``%load_ext ipywidgets`` would. (Starting only torch before
-    ``initialize()`` and the rest after it made both the kernel's start and the first step
-    later: docs/ARCHITECTURE_CHANGES.md.)
-    A warm-up that cannot start (a broken install) leaves a plain kernel, with one line in the
-    kernel's log: the kernel must start either way.
+    registers its comm targets only with a shell it finds at import (without them JupyterLab's
+    ``jupyter.widget.control`` request goes unanswered and a widget comm opened from the front
+    end finds no target), so once the shell exists they are registered as ``%load_ext
+    ipywidgets`` would. (Starting only torch before ``initialize()`` and the rest after it made
+    both the kernel's start and the first step later: docs/ARCHITECTURE_CHANGES.md.) A warm-up
+    that cannot start (a broken install) leaves a plain kernel, with one line in the kernel's
+    log: the kernel must start either way.
     """
     try:
         from ludwig_nb.ipython.warmup import start_kernel_warm_up

@@ -151,7 +151,7 @@ def test_the_kernel_imports_torch_before_any_cell_and_then_trains_a_run(warm_ker
         "import ludwig_nb.ipython.warmup as w\n"
         "print('started', w._started.is_set())\n"
         # ipywidgets, imported by the warm-up, found the shell: the widget comm targets are
-        # there (without them a reloaded page cannot restore its live widgets)
+        # there, as in a plain kernel
         "print('targets', sorted(get_ipython().kernel.comm_manager.targets))\n"
         "[t.join(120) for t in threading.enumerate() if t.name == 'ludwig_nb-warmup']\n"
         "print('torch', 'torch' in sys.modules,\n"
