@@ -40,6 +40,7 @@ def _demos() -> dict[str, str]:
 
 def _parser() -> argparse.ArgumentParser:
     from ludwig_nb.engines.registry import ENGINE_NAMES
+    from ludwig_nb.kernelspec import DISPLAY_NAME, KERNEL_NAME
 
     demos = _demos()
     demo_list = "; ".join(f"{name}: {text}" for name, text in demos.items())
@@ -99,9 +100,9 @@ def _parser() -> argparse.ArgumentParser:
         "--sys-prefix", action="store_true", help="into this environment (the default in a venv)"
     )
     where.add_argument("--prefix", help="into PREFIX/share/jupyter/kernels")
-    kernel.add_argument("--name", default="ludwig_nb", help="kernel spec name (python3 replaces "
+    kernel.add_argument("--name", default=KERNEL_NAME, help="kernel spec name (python3 replaces "
                         "the environment's default kernel)")  # fmt: skip
-    kernel.add_argument("--display-name", default="Python 3 (ludwig_nb)",
+    kernel.add_argument("--display-name", default=DISPLAY_NAME,
                         help="the name Jupyter's kernel picker shows")  # fmt: skip
     for name, text in (("evaluate", "evaluate a saved model"), ("predict", "predict")):
         cmd = sub.add_parser(name, help=text)

@@ -24,10 +24,10 @@ _KERNEL_NAME = re.compile(r"[a-z0-9._\-]+", re.IGNORECASE)
 LAUNCHER = "ludwig_nb.ipython.kernel"
 
 
-def kernel_argv(python: str | None = None) -> list[str]:
-    """The kernel spec's ``argv``: the launcher under ``python`` (default: this interpreter)."""
+def kernel_argv() -> list[str]:
+    """The kernel spec's ``argv``: the launcher under this interpreter."""
     # (-Xfrozen_modules=off as ipykernel writes it: the debugger needs unfrozen modules)
-    return [python or sys.executable, "-Xfrozen_modules=off", "-m", LAUNCHER,
+    return [sys.executable, "-Xfrozen_modules=off", "-m", LAUNCHER,
             "-f", "{connection_file}"]  # fmt: skip
 
 

@@ -42,5 +42,5 @@ serverext=$(jupyter server extension list 2>&1)
 grep -qE "ludwig_nb.*enabled" <<<"$serverext" || { echo "setup: server extension not enabled:"; echo "$serverext"; exit 1; }
 # The environment's python3 kernel is ludwig_nb's: its warm-up (torch, the engine, the
 # dashboard's modules) starts with the kernel, so a notebook's first run trains at once.
-ludwig-nb kernel install --sys-prefix --name python3 --display-name "Python 3 (ludwig_nb)" >/dev/null
+ludwig-nb kernel install --sys-prefix --name python3 >/dev/null  # "Python 3 (ludwig_nb)"
 echo "setup: ok ($(python -c 'import torch, ludwig_nb; print("torch", torch.__version__, "ludwig_nb", ludwig_nb.__version__)'))"
