@@ -4,7 +4,8 @@ In a plain kernel, a notebook's Run All sends its first ``%%ludwig_config`` cell
 ``%load_ext ludwig_nb`` returns, and that cell's first step waits for torch to import (about
 1.1 s of a 1.5 s first step, every import holding the interpreter). This kernel starts the same
 warm-up thread ``%load_ext`` starts (the first cell's modules, pandas and bqplot, then torch and
-the engine's first optimizer) before ipykernel itself loads, so the imports overlap the kernel's
+the engine's first optimizer) as soon as ipykernel's modules are loaded, before the kernel
+initializes, so the imports overlap the kernel's
 own start and the time the notebook takes to open and send its cells. Nothing else changes: the
 notebook still says ``%load_ext ludwig_nb`` (it stays portable to any kernel), and that load then
 finds the warm-up running and starts nothing more.
@@ -31,14 +32,19 @@ def main() -> None:
     that cannot start (a broken install) leaves a plain kernel, with one line in the kernel's
     log: the kernel must start either way.
     """
+    # ipykernel and what its initialize() imports (IPython's core, the shell, comm) first, on
+    # this thread: imported beside the warm-up (which imports ipywidgets, hence IPython and
+    # comm), initialize() once read `IPython.core` off a package another thread was still
+    # importing and the kernel died (AttributeError, in CI)
+    import ipykernel.ipkernel  # noqa: F401
+    from ipykernel.kernelapp import IPKernelApp
+
     try:
         from ludwig_nb.ipython.warmup import start_kernel_warm_up
 
         start_kernel_warm_up()
     except Exception as exc:  # any failure: the kernel starts without it
         _failed("the warm-up", exc)
-    from ipykernel.kernelapp import IPKernelApp
-
     app = IPKernelApp.instance()
     app.initialize()  # type: ignore[no-untyped-call]
     try:

@@ -102,12 +102,27 @@ def test_a_warm_up_that_cannot_start_still_starts_the_kernel(monkeypatch, capsys
 
         return fail
 
-    monkeypatch.setattr(warmup, "start_kernel_warm_up", broken("torch"))
+    # the warm-up starts only once ipykernel's kernel modules are loaded on this thread
+    # (imported beside it, initialize() read `IPython.core` half-imported: the kernel died)
+    monkeypatch.delitem(sys.modules, "ipykernel.ipkernel")
+    warm = broken("torch")
+
+    def warm_after_ipykernel() -> None:
+        calls.append(f"ipkernel loaded: {'ipykernel.ipkernel' in sys.modules}")
+        warm()
+
+    monkeypatch.setattr(warmup, "start_kernel_warm_up", warm_after_ipykernel)
     monkeypatch.setattr(ipywidgets, "load_ipython_extension", broken("comm"))
     monkeypatch.setattr(ipykernel.kernelapp, "IPKernelApp", App)
     kernel.main()
     # the warm-up first, the widgets once the shell exists, and the kernel serves anyway
-    assert calls == ["torch()", "initialize", "comm('the shell',)", "start"]
+    assert calls == [
+        "ipkernel loaded: True",
+        "torch()",
+        "initialize",
+        "comm('the shell',)",
+        "start",
+    ]
     err = capsys.readouterr().err
     assert "the warm-up failed (ImportError: no module named 'torch')" in err
     assert "registering the widgets' comm targets failed (ImportError" in err
