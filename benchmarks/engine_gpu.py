@@ -29,12 +29,14 @@ WARM = 20  # steps left out at the start (allocator, cuDNN, torch.compile warm-u
 def _config(epochs: int, batch: int, **trainer: Any) -> dict[str, Any]:
     from ludwig_nb.config import load_config
 
-    return load_config({
-        "input_features": [{"name": f"n{i}", "type": "number"} for i in range(30)],
-        "output_features": [{"name": "label", "type": "binary"}],
-        "combiner": {"type": "concat", "num_fc_layers": 3, "output_size": 256},
-        "trainer": {"epochs": epochs, "batch_size": batch, "eval_batch_size": 8192, **trainer},
-    }).to_dict()  # fmt: skip
+    return load_config(
+        {
+            "input_features": [{"name": f"n{i}", "type": "number"} for i in range(30)],
+            "output_features": [{"name": "label", "type": "binary"}],
+            "combiner": {"type": "concat", "num_fc_layers": 3, "output_size": 256},
+            "trainer": {"epochs": epochs, "batch_size": batch, "eval_batch_size": 8192, **trainer},
+        }
+    ).to_dict()
 
 
 def _engine(config: dict[str, Any], frame: Any, device: str) -> dict[str, float]:
@@ -54,8 +56,9 @@ def _engine(config: dict[str, Any], frame: Any, device: str) -> dict[str, float]
     events: list[Any] = []
     try:
         with tempfile.TemporaryDirectory() as tmp:
-            job = TrainJob(config, frame, Path(tmp), "gpu", "gpu", device=device,
-                           clock=time.perf_counter)  # fmt: skip
+            job = TrainJob(
+                config, frame, Path(tmp), "gpu", "gpu", device=device, clock=time.perf_counter
+            )
             model = BuiltinEngine().fit(job, events.append, RunControl())
     finally:
         trainer_module.Training._flush = flush  # type: ignore[method-assign]
@@ -63,8 +66,11 @@ def _engine(config: dict[str, Any], frame: Any, device: str) -> dict[str, float]
     # read. Evaluations start after one, so: from the start of step WARM to the start of
     # the last evaluation, less the evaluations and checkpoints between, per step.
     steps = [e for e in events if e.type == "step_finished"]
-    breaks = [(e.start_time, e.time) for e in events
-              if e.type in ("evaluation_finished", "checkpoint_saved")]  # fmt: skip
+    breaks = [
+        (e.start_time, e.time)
+        for e in events
+        if e.type in ("evaluation_finished", "checkpoint_saved")
+    ]
     begin, end = steps[WARM].start_time, breaks[-1][0]
     wall = end - begin - sum(b - a for a, b in breaks[:-1] if a >= begin)
     timings = model.timings
@@ -141,8 +147,9 @@ def main() -> int:
     from ludwig_nb.engines.builtin import device as device_module
 
     frame = issue_frame(args.rows)
-    hand = statistics.median(_hand(frame, args.epochs, args.batch, args.device)
-                             for _ in range(args.repeats))  # fmt: skip
+    hand = statistics.median(
+        _hand(frame, args.epochs, args.batch, args.device) for _ in range(args.repeats)
+    )
     print(f"hand-written loop (data on the device, fp32): {1e3 * hand:.3f} ms/step")
     variants = {
         "fp32": {},
@@ -157,9 +164,11 @@ def main() -> int:
             runs = [_engine(config, frame, args.device) for _ in range(args.repeats)]
             step = statistics.median(r["step_s"] for r in runs)
             wait = statistics.median(r["wait_share"] for r in runs)
-            print(f"  engine, {placement:17s} {name:32s} {1e3 * step:7.3f} ms/step  "
-                  f"ratio {step / hand:5.2f}  data wait {100 * wait:4.1f} % of step time  "
-                  f"loss reads {runs[0]['reads']} for {runs[0]['steps']} steps")  # fmt: skip
+            print(
+                f"  engine, {placement:17s} {name:32s} {1e3 * step:7.3f} ms/step  "
+                f"ratio {step / hand:5.2f}  data wait {100 * wait:4.1f} % of step time  "
+                f"loss reads {runs[0]['reads']} for {runs[0]['steps']} steps"
+            )
     device_module._RESIDENT_BYTES = resident
     return 0
 

@@ -78,10 +78,16 @@ def _tabular(rows: int) -> tuple[dict[str, Any], pd.DataFrame]:
         frame[f"b{i}"] = rng.random(rows) > 0.5
     frame["label"] = frame["n0"] + (frame["c0"] == "v1") + frame["b0"] + rng.normal(size=rows) > 1
     feats = [{"name": f"n{i}", "type": "number"} for i in range(10)]
-    feats += [{"name": f"{k}{i}", "type": t} for i in range(5)
-              for k, t in (("c", "category"), ("b", "binary"))]  # fmt: skip
-    config = {"input_features": feats, "output_features": [{"name": "label", "type": "binary"}],
-              "trainer": {"epochs": 2, "batch_size": 128}}  # fmt: skip
+    feats += [
+        {"name": f"{k}{i}", "type": t}
+        for i in range(5)
+        for k, t in (("c", "category"), ("b", "binary"))
+    ]
+    config = {
+        "input_features": feats,
+        "output_features": [{"name": "label", "type": "binary"}],
+        "trainer": {"epochs": 2, "batch_size": 128},
+    }
     return config, frame
 
 
@@ -91,9 +97,11 @@ def _tokens(rows: int, kind: str) -> tuple[dict[str, Any], pd.DataFrame]:
     lengths = rng.integers(3, 20, size=rows)
     docs = [" ".join(rng.choice(words, size=n)) for n in lengths]
     frame = pd.DataFrame({"doc": docs, "label": [("w1 " in d) or ("w2 " in d) for d in docs]})
-    config = {"input_features": [{"name": "doc", "type": kind}],
-              "output_features": [{"name": "label", "type": "binary"}],
-              "trainer": {"epochs": 1, "batch_size": 128}}  # fmt: skip
+    config = {
+        "input_features": [{"name": "doc", "type": kind}],
+        "output_features": [{"name": "label", "type": "binary"}],
+        "trainer": {"epochs": 1, "batch_size": 128},
+    }
     return config, frame
 
 
@@ -102,11 +110,14 @@ def cases(quick: bool) -> dict[str, tuple[dict[str, Any], pd.DataFrame, bool]]:
     scale = 5 if quick else 1
     return {
         "issue: 30 numbers -> binary": (
-            issue_config(epochs=1 if quick else 3), issue_frame(50_000 // scale), True),
+            issue_config(epochs=1 if quick else 3),
+            issue_frame(50_000 // scale),
+            True,
+        ),
         "tabular: 10 num + 5 cat + 5 bin": (*_tabular(30_000 // scale), True),
         "text (parallel_cnn)": (*_tokens(4_000 // scale, "text"), False),
         "sequence (embed)": (*_tokens(20_000 // scale, "sequence"), False),
-    }  # fmt: skip
+    }
 
 
 # -- the engine and the hand loop on one case ------------------------------------------
@@ -124,8 +135,9 @@ def engine_steps(config: dict[str, Any], frame: pd.DataFrame) -> tuple[list[floa
 
     events: list[Any] = []
     with tempfile.TemporaryDirectory() as tmp:
-        job = TrainJob(config, frame, Path(tmp), "bench", "bench", clock=time.perf_counter,
-                       threads=1)  # fmt: skip
+        job = TrainJob(
+            config, frame, Path(tmp), "bench", "bench", clock=time.perf_counter, threads=1
+        )
         model = BuiltinEngine().fit(job, events.append, RunControl())
     return _step_times(events), model
 
@@ -169,9 +181,11 @@ def part_step(repeats: int, quick: bool, profile: bool, only: str) -> None:
         best = min(ours) / min(theirs)  # the least disturbed run of each (shared machine)
         goal = "goal <= 1.3" if counts else "reported"
         ours_ms, theirs_ms = 1e3 * statistics.median(ours), 1e3 * statistics.median(theirs)
-        print(f"  {name:34s} engine {ours_ms:7.3f} ms  hand {theirs_ms:7.3f} ms  "
-              f"ratio {ratio:5.2f} (best runs {best:4.2f})  ({goal}); its batch gather "
-              f"(the data wait) {100 * statistics.median(waits):4.1f} % of a step")  # fmt: skip
+        print(
+            f"  {name:34s} engine {ours_ms:7.3f} ms  hand {theirs_ms:7.3f} ms  "
+            f"ratio {ratio:5.2f} (best runs {best:4.2f})  ({goal}); its batch gather "
+            f"(the data wait) {100 * statistics.median(waits):4.1f} % of a step"
+        )
         if profile and counts:
             _profile(config, frame)
 
@@ -189,8 +203,9 @@ def _step_times(events: list[Any]) -> list[float]:
     follows."""
     steps = [e for e in events if e.type == "step_finished"]
     breaks = {e.step for e in events if e.type in ("evaluation_finished", "checkpoint_saved")}
-    return [b.start_time - a.start_time for a, b in itertools.pairwise(steps)
-            if a.step not in breaks]  # fmt: skip
+    return [
+        b.start_time - a.start_time for a, b in itertools.pairwise(steps) if a.step not in breaks
+    ]
 
 
 def run_layer_steps(config: dict[str, Any], frame: pd.DataFrame) -> list[float]:
@@ -199,16 +214,24 @@ def run_layer_steps(config: dict[str, Any], frame: pd.DataFrame) -> list[float]:
     import ludwig_nb
 
     with tempfile.TemporaryDirectory() as tmp:
-        run = ludwig_nb.train(config, frame, results_dir=tmp, wait=True, threads=1,
-                              registry_dir=Path(tmp) / "registry")  # fmt: skip
+        run = ludwig_nb.train(
+            config,
+            frame,
+            results_dir=tmp,
+            wait=True,
+            threads=1,
+            registry_dir=Path(tmp) / "registry",
+        )
         if run.error is not None:
             raise RuntimeError(f"benchmark run failed: {run.error}")
         return _step_times(list(run.events))
 
 
 def part_run_layer(repeats: int, quick: bool) -> None:
-    print("== run layer: train() (ledger, recorder, status.json, monitoring) vs the engine "
-          "alone and vs the hand loop (median s/step; train() is what a user runs)")  # fmt: skip
+    print(
+        "== run layer: train() (ledger, recorder, status.json, monitoring) vs the engine "
+        "alone and vs the hand loop (median s/step; train() is what a user runs)"
+    )
     for name, (raw, frame, counts) in list(cases(quick).items())[:2]:
         config = _rendered(raw)
         data, vocabs = _hand_inputs(config, frame)
@@ -221,10 +244,12 @@ def part_run_layer(repeats: int, quick: bool) -> None:
         best = min(layered) / min(alone)
         to_hand = statistics.median(layered) / statistics.median(hand)
         goal = "goal <= 1.3" if counts else "reported"
-        print(f"  {name:34s} train() {1e3 * statistics.median(layered):7.3f} ms  engine alone "
-              f"{1e3 * statistics.median(alone):7.3f} ms  ratio {ratio:5.2f} "
-              f"(best runs {best:4.2f})  hand {1e3 * statistics.median(hand):7.3f} ms  "
-              f"train()/hand {to_hand:5.2f} ({goal})")  # fmt: skip
+        print(
+            f"  {name:34s} train() {1e3 * statistics.median(layered):7.3f} ms  engine alone "
+            f"{1e3 * statistics.median(alone):7.3f} ms  ratio {ratio:5.2f} "
+            f"(best runs {best:4.2f})  hand {1e3 * statistics.median(hand):7.3f} ms  "
+            f"train()/hand {to_hand:5.2f} ({goal})"
+        )
 
 
 # -- evaluation --------------------------------------------------------------------------
@@ -249,26 +274,33 @@ def part_eval(repeats: int, quick: bool) -> None:
         ours, theirs = [], []
         for _ in range(2 * repeats + 1):
             began = time.perf_counter()
-            evaluate_split(model.module, objective, splits["training"], config, metadata, 256,
-                           precision)  # fmt: skip
+            evaluate_split(
+                model.module, objective, splits["training"], config, metadata, 256, precision
+            )
             ours.append(time.perf_counter() - began)
             began = time.perf_counter()
             hand_eval(hand, data, 256)
             theirs.append(time.perf_counter() - began)
         rows = splits["training"].rows
         ratio = statistics.median(ours) / statistics.median(theirs)
-        print(f"  {name:34s} engine {rows / statistics.median(ours):9.0f} rows/s  hand "
-              f"{rows / statistics.median(theirs):9.0f} rows/s  ratio {ratio:5.2f}  "
-              "(goal <= 1.2)")  # fmt: skip
+        print(
+            f"  {name:34s} engine {rows / statistics.median(ours):9.0f} rows/s  hand "
+            f"{rows / statistics.median(theirs):9.0f} rows/s  ratio {ratio:5.2f}  "
+            "(goal <= 1.2)"
+        )
 
 
 # -- fresh processes ---------------------------------------------------------------------
 def _python(code: str, env: dict[str, str] | None = None) -> str:
     out = subprocess.run(
-        [sys.executable, "-c", textwrap.dedent(code)], capture_output=True, text=True,
-        cwd=ROOT, env={**os.environ, **ONE_THREAD, "PYTHONPATH": str(ROOT), **(env or {})},
-        check=False, timeout=600,
-    )  # fmt: skip
+        [sys.executable, "-c", textwrap.dedent(code)],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        env={**os.environ, **ONE_THREAD, "PYTHONPATH": str(ROOT), **(env or {})},
+        check=False,
+        timeout=600,
+    )
     if out.returncode:
         raise RuntimeError(f"benchmark subprocess failed:\n{out.stderr[-3000:]}")
     return out.stdout.strip().splitlines()[-1]
@@ -300,13 +332,23 @@ _FIRST_STEP = """
 
 def part_first(repeats: int) -> None:
     print("== train() -> first step, fresh process (median of runs; 5,000 rows)")
-    for wait, label in ((False, "train() right after %load_ext"),
-                        (True, "train() once the warm-up is done")):  # fmt: skip
-        figures = [json.loads(_python(_FIRST_STEP.format(root=str(ROOT), wait=wait)))
-                   for _ in range(repeats)]  # fmt: skip
+    for wait, label in (
+        (False, "train() right after %load_ext"),
+        (True, "train() once the warm-up is done"),
+    ):
+        figures = [
+            json.loads(_python(_FIRST_STEP.format(root=str(ROOT), wait=wait)))
+            for _ in range(repeats)
+        ]
         first = statistics.median(f["first"] for f in figures)
-        extra = (f" (warm-up took {statistics.median(f['warm_up'] for f in figures):.2f} s "
-                 "after %load_ext)") if wait else ""  # fmt: skip
+        extra = (
+            (
+                f" (warm-up took {statistics.median(f['warm_up'] for f in figures):.2f} s "
+                "after %load_ext)"
+            )
+            if wait
+            else ""
+        )
         print(f"  {label:34s}: first step after {first:.2f} s{extra}  (goal <= 1.0)")
 
 
@@ -352,15 +394,21 @@ def part_memory(rows: int) -> None:
     figures = json.loads(_python(_MEMORY.format(root=str(ROOT), rows=rows)))
     raw = rows * 30 * 4
     extra = figures["peak"] - figures["before"]
-    print(f"== peak RSS, {rows:,} rows x 30 numbers: +{extra / 2**20:.0f} MiB over the "
-          f"{figures['before'] / 2**20:.0f} MiB before fit; raw float32 {raw / 2**20:.0f} MiB; "
-          f"ratio {extra / raw:.2f}  (goal <= 2.0)")  # fmt: skip
+    print(
+        f"== peak RSS, {rows:,} rows x 30 numbers: +{extra / 2**20:.0f} MiB over the "
+        f"{figures['before'] / 2**20:.0f} MiB before fit; raw float32 {raw / 2**20:.0f} MiB; "
+        f"ratio {extra / raw:.2f}  (goal <= 2.0)"
+    )
 
 
 def _ludwig_python() -> Path | None:
     """The Ludwig venv's python for this checkout's requirements (its cache key), if built."""
-    where = subprocess.run(["bash", str(ROOT / "scripts" / "setup_ludwig_env.sh"), "--path"],
-                           capture_output=True, text=True, check=True).stdout.strip()  # fmt: skip
+    where = subprocess.run(
+        ["bash", str(ROOT / "scripts" / "setup_ludwig_env.sh"), "--path"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
     venv = Path(where)
     return venv / "bin" / "python" if (venv / ".complete").is_file() else None
 
@@ -396,39 +444,69 @@ def part_ludwig(repeats: int) -> None:
         (work / "config.yaml").write_text(yaml.safe_dump(issue_config()))
         # `python -m ludwig_nb.cli` is the `ludwig-nb` console script (cli.entry) of this
         # checkout, whatever an installed script points at
-        ours_cmd = [sys.executable, "-m", "ludwig_nb.cli", "train", "-c", "config.yaml",
-                    "-d", "data.csv", "-o", "ours", "--no-progress", "--threads", "1"]  # fmt: skip
-        theirs_cmd = [str(ludwig.parent / "ludwig"), "train", "--config", "config.yaml",
-                      "--dataset", "data.csv", "--output_directory", "theirs",
-                      "--skip_save_processed_input"]  # fmt: skip
+        ours_cmd = [
+            sys.executable,
+            "-m",
+            "ludwig_nb.cli",
+            "train",
+            "-c",
+            "config.yaml",
+            "-d",
+            "data.csv",
+            "-o",
+            "ours",
+            "--no-progress",
+            "--threads",
+            "1",
+        ]
+        theirs_cmd = [
+            str(ludwig.parent / "ludwig"),
+            "train",
+            "--config",
+            "config.yaml",
+            "--dataset",
+            "data.csv",
+            "--output_directory",
+            "theirs",
+            "--skip_save_processed_input",
+        ]
         env = {**os.environ, **ONE_THREAD, "PYTHONPATH": str(ROOT)}
         # the same checkout reading its data in-process (no prefetch child): what it buys
         alone_env = {**env, "LUDWIG_NB_PREFETCH": "0"}
         ours, theirs, alone, phases = [], [], [], []
         for _ in range(repeats):
-            for cmd, into, cmd_env in ((ours_cmd, ours, env), (theirs_cmd, theirs, env),
-                                       (ours_cmd, alone, alone_env)):  # fmt: skip
+            for cmd, into, cmd_env in (
+                (ours_cmd, ours, env),
+                (theirs_cmd, theirs, env),
+                (ours_cmd, alone, alone_env),
+            ):
                 began, wall = time.perf_counter(), time.time()
-                subprocess.run(cmd, cwd=work, env=cmd_env, check=True, capture_output=True,
-                               timeout=900)  # fmt: skip
+                subprocess.run(
+                    cmd, cwd=work, env=cmd_env, check=True, capture_output=True, timeout=900
+                )
                 into.append(time.perf_counter() - began)
                 if into is ours:
                     phases.append(_phases(work / "ours", wall, time.time()))
     ratio = statistics.median(theirs) / statistics.median(ours)
-    print(f"== end to end (whole process, median of {repeats} interleaved): ludwig-nb "
-          f"{statistics.median(ours):.2f} s, Ludwig 0.11 {statistics.median(theirs):.1f} s; "
-          f"{ratio:.1f}x faster  (goal >= 10)")  # fmt: skip
-    split = "; ".join(f"{name} {statistics.median(p[name] for p in phases):.2f}"
-                      for name in phases[0])  # fmt: skip
+    print(
+        f"== end to end (whole process, median of {repeats} interleaved): ludwig-nb "
+        f"{statistics.median(ours):.2f} s, Ludwig 0.11 {statistics.median(theirs):.1f} s; "
+        f"{ratio:.1f}x faster  (goal >= 10)"
+    )
+    split = "; ".join(
+        f"{name} {statistics.median(p[name] for p in phases):.2f}" for name in phases[0]
+    )
     print(f"   ludwig-nb's seconds (median): {split}")
     print(
         f"   runs: ludwig-nb {', '.join(f'{t:.2f}' for t in ours)}; "
         f"Ludwig {', '.join(f'{t:.1f}' for t in theirs)}"
     )
     in_process = statistics.median(alone)
-    print(f"   ludwig-nb reading its data in-process (LUDWIG_NB_PREFETCH=0): {in_process:.2f} s, "
-          f"{statistics.median(theirs) / in_process:.1f}x Ludwig "
-          f"(runs {', '.join(f'{t:.2f}' for t in alone)})")  # fmt: skip
+    print(
+        f"   ludwig-nb reading its data in-process (LUDWIG_NB_PREFETCH=0): {in_process:.2f} s, "
+        f"{statistics.median(theirs) / in_process:.1f}x Ludwig "
+        f"(runs {', '.join(f'{t:.2f}' for t in alone)})"
+    )
 
 
 def main() -> None:

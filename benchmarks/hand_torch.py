@@ -34,8 +34,11 @@ class HandData:
         self.tokens = [n for n, k in kinds.items() if k in ("text", "sequence")]
         self.token_kinds = [kinds[n] for n in self.tokens]
         target = config["output_features"][0]["name"]
-        self.x = torch.from_numpy(np.column_stack([arrays[n][0] for n in floats]).astype(
-            np.float32)) if floats else None  # fmt: skip
+        self.x = (
+            torch.from_numpy(np.column_stack([arrays[n][0] for n in floats]).astype(np.float32))
+            if floats
+            else None
+        )
         self.c = torch.from_numpy(np.column_stack([arrays[n][0] for n in cats])) if cats else None
         self.t = [torch.from_numpy(arrays[n][0]) for n in self.tokens]
         self.y = torch.from_numpy(arrays[target][0].astype(np.float32))
@@ -95,14 +98,17 @@ class _TextCNN(nn.Module):
     def forward(self, ids: torch.Tensor) -> torch.Tensor:
         x = self.embed(ids).transpose(1, 2)
         pads = [((k - 1) // 2, k // 2) for k in (2, 3, 4, 5)]
-        h = torch.cat([torch.relu(conv(F.pad(x, pad)))
-                       for conv, pad in zip(self.convs, pads, strict=True)], dim=1)  # fmt: skip
+        h = torch.cat(
+            [torch.relu(conv(F.pad(x, pad))) for conv, pad in zip(self.convs, pads, strict=True)],
+            dim=1,
+        )
         pooled = (h * (ids != 0).unsqueeze(1)).sum(dim=2)
         return torch.relu(self.fc2(torch.relu(self.fc1(pooled))))
 
 
-def hand_train(model: HandModel, data: HandData, batch: int, epochs: int,
-               lr: float = 1e-3) -> list[float]:  # fmt: skip
+def hand_train(
+    model: HandModel, data: HandData, batch: int, epochs: int, lr: float = 1e-3
+) -> list[float]:
     """Train; returns the wall time of every step (seconds), loss not read per step."""
     optimizer = torch.optim.Adam(model.parameters(), lr=lr)
     times = []

@@ -27,8 +27,15 @@ def _measure(engine: str, config: str, dataset: Any, threads: int) -> dict[str, 
 
     with tempfile.TemporaryDirectory() as tmp:
         began = time.time()
-        run = train(config, dataset, engine=engine, results_dir=Path(tmp) / "r",
-                    registry_dir=Path(tmp) / "reg", threads=threads, wait=True)  # fmt: skip
+        run = train(
+            config,
+            dataset,
+            engine=engine,
+            results_dir=Path(tmp) / "r",
+            registry_dir=Path(tmp) / "reg",
+            threads=threads,
+            wait=True,
+        )
         total = time.time() - began
         if run.status != "completed":
             raise RuntimeError(f"{engine}: {run.status}: {run.state.error}")
@@ -65,16 +72,20 @@ def main() -> None:
     for _ in range(args.repeats):
         for engine, runs in results.items():
             runs.append(_measure(engine, config, dataset, args.threads))
-    print(f"churn demo, {args.epochs} epochs, batch 64, threads {args.threads}, "
-          f"best of {args.repeats} (first Ludwig run includes Ludwig's import)")  # fmt: skip
+    print(
+        f"churn demo, {args.epochs} epochs, batch 64, threads {args.threads}, "
+        f"best of {args.repeats} (first Ludwig run includes Ludwig's import)"
+    )
     for engine, runs in results.items():
         first = runs[0]["first_step_s"]
         later = min(r["first_step_s"] for r in runs[1:]) if len(runs) > 1 else float("nan")
         rate = max(r["steps_per_s"] for r in runs)
         step_ms = min(r["median_step_ms"] for r in runs)
-        print(f"  {engine:8s} first step {first:6.2f} s (first run), {later:6.2f} s (later); "
-              f"{rate:7.1f} steps/s, median step {step_ms:5.1f} ms, "
-              f"{runs[-1]['steps']:.0f} steps")  # fmt: skip
+        print(
+            f"  {engine:8s} first step {first:6.2f} s (first run), {later:6.2f} s (later); "
+            f"{rate:7.1f} steps/s, median step {step_ms:5.1f} ms, "
+            f"{runs[-1]['steps']:.0f} steps"
+        )
     b, lw = results["builtin"], results["ludwig"]
     rate = max(r["steps_per_s"] for r in lw) / max(r["steps_per_s"] for r in b)
     first = min(r["first_step_s"] for r in lw[1:] or lw) / min(

@@ -30,20 +30,45 @@ from ludwig_nb.core.gpu_sample import GpuSample, HostSample, Snapshot
 
 def _gpu(index: int, t: float) -> GpuSample:
     return GpuSample(
-        index=index, name="H200", uuid=f"GPU-{index}", utilization_gpu=97.0,
-        utilization_memory=60.0, memory_used=80 << 30, memory_total=141 << 30,
-        temperature=71.0, temperature_slowdown=90.0, temperature_shutdown=95.0,
-        temperature_max=87.0, power_draw=650.0, power_limit=700.0, fan=None, clock_sm=1980.0,
-        clock_memory=2619.0, pstate=0, clock_reasons=("sw_power_cap",), process_memory=79 << 30,
-        time=t, energy_consumed=1e6 + t * 650, throttled_power_s=t * 0.1,
-        throttled_thermal_s=0.0, sm_activity=88.0, sm_occupancy=40.0, tensor_activity=55.0,
+        index=index,
+        name="H200",
+        uuid=f"GPU-{index}",
+        utilization_gpu=97.0,
+        utilization_memory=60.0,
+        memory_used=80 << 30,
+        memory_total=141 << 30,
+        temperature=71.0,
+        temperature_slowdown=90.0,
+        temperature_shutdown=95.0,
+        temperature_max=87.0,
+        power_draw=650.0,
+        power_limit=700.0,
+        fan=None,
+        clock_sm=1980.0,
+        clock_memory=2619.0,
+        pstate=0,
+        clock_reasons=("sw_power_cap",),
+        process_memory=79 << 30,
+        time=t,
+        energy_consumed=1e6 + t * 650,
+        throttled_power_s=t * 0.1,
+        throttled_thermal_s=0.0,
+        sm_activity=88.0,
+        sm_occupancy=40.0,
+        tensor_activity=55.0,
         memory_bandwidth=70.0,
-    )  # fmt: skip
+    )
 
 
 def _snapshot(gpus: int, t: float) -> Snapshot:
-    host = HostSample(time=t, cpu_percent=50.0, memory_used=10 << 30, memory_total=64 << 30,
-                      process_cpu_percent=12.0, process_rss=3 << 30)  # fmt: skip
+    host = HostSample(
+        time=t,
+        cpu_percent=50.0,
+        memory_used=10 << 30,
+        memory_total=64 << 30,
+        process_cpu_percent=12.0,
+        process_rss=3 << 30,
+    )
     return Snapshot(time=t, gpus=tuple(_gpu(i, t) for i in range(gpus)), host=host)
 
 
@@ -77,8 +102,10 @@ def end_of_run_cost(gpus: int = 8, seconds: int = 3600) -> tuple[float, int]:
 
     with tempfile.TemporaryDirectory() as tmp:
         run = _FakeRun(Path(tmp))
-        run.events = [ev.PhaseChanged(time=0.0, phase="training"),
-                      ev.RunFinished(time=float(seconds), status="completed", step=1)]  # fmt: skip
+        run.events = [
+            ev.PhaseChanged(time=0.0, phase="training"),
+            ev.RunFinished(time=float(seconds), status="completed", step=1),
+        ]
         profile = ResourceProfile(run, sampler=None)
         for t in range(seconds):
             profile._on_snapshot(_snapshot(gpus, float(t)))
@@ -94,8 +121,9 @@ def _make_step(target_s: float = 0.002):  # type: ignore[no-untyped-def]
     torch.manual_seed(0)
     width = 256
     while True:
-        model = torch.nn.Sequential(torch.nn.Linear(64, width), torch.nn.ReLU(),
-                                    torch.nn.Linear(width, 1))  # fmt: skip
+        model = torch.nn.Sequential(
+            torch.nn.Linear(64, width), torch.nn.ReLU(), torch.nn.Linear(width, 1)
+        )
         opt = torch.optim.SGD(model.parameters(), lr=0.01)
         x, y = torch.randn(256, 64), torch.randn(256, 1)
 
@@ -151,15 +179,21 @@ def main() -> None:
     for gpus in (1, 8):
         cost = callback_cost(gpus)
         per_step = cost * 1.0 / 500  # 1 Hz ticks, 500 steps/s at 2 ms a step
-        print(f"profile callback, {gpus} GPU(s): {cost * 1e6:.1f} µs per tick -> "
-              f"{per_step * 1e9:.0f} ns per 2 ms step at 1 Hz = {100 * per_step / 0.002:.4f} % "
-              "(goal < 1 %)")  # fmt: skip
+        print(
+            f"profile callback, {gpus} GPU(s): {cost * 1e6:.1f} µs per tick -> "
+            f"{per_step * 1e9:.0f} ns per 2 ms step at 1 Hz = {100 * per_step / 0.002:.4f} % "
+            "(goal < 1 %)"
+        )
     took, size = end_of_run_cost()
-    print(f"end of run, 1 h at 1 Hz on 8 GPUs: {took:.2f} s to summarise and write "
-          f"{size / 2**20:.1f} MiB (once, after the last step)")  # fmt: skip
+    print(
+        f"end of run, 1 h at 1 Hz on 8 GPUs: {took:.2f} s to summarise and write "
+        f"{size / 2**20:.1f} MiB (once, after the last step)"
+    )
     base, profiled, step_s = side_by_side(args.rounds, args.window)
-    print(f"side by side, {step_s * 1e3:.2f} ms step, sampler at 4 Hz: {base:.0f} steps/s "
-          f"without, {profiled:.0f} with the profile: ratio {profiled / base:.4f}")  # fmt: skip
+    print(
+        f"side by side, {step_s * 1e3:.2f} ms step, sampler at 4 Hz: {base:.0f} steps/s "
+        f"without, {profiled:.0f} with the profile: ratio {profiled / base:.4f}"
+    )
 
 
 if __name__ == "__main__":

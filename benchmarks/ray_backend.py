@@ -66,8 +66,13 @@ def _measure(name: str, workers: int | None, data: pd.DataFrame, epochs: int) ->
     try:
         with tempfile.TemporaryDirectory() as tmp:
             began = time.time()
-            run = train(_config(workers, epochs), data, results_dir=Path(tmp) / "r",
-                        registry_dir=Path(tmp) / "reg", wait=True)  # fmt: skip
+            run = train(
+                _config(workers, epochs),
+                data,
+                results_dir=Path(tmp) / "r",
+                registry_dir=Path(tmp) / "reg",
+                wait=True,
+            )
             total = time.time() - began
             if run.status != "completed":
                 raise RuntimeError(f"{name}: {run.status}: {run.error}\n{run.traceback_text}")
@@ -77,13 +82,15 @@ def _measure(name: str, workers: int | None, data: pd.DataFrame, epochs: int) ->
     latency = sorted(1000 * (got - stamp) for stamp, got in received)
     durations = [1000 * (s.time - s.start_time) for s in steps]
     return {
-        "variant": name, "steps": len(steps), "total_s": total,
+        "variant": name,
+        "steps": len(steps),
+        "total_s": total,
         "first_step_s": received[0][1] - began if received else float("nan"),
         "step_ms_p50": statistics.median(durations),
         "latency_ms_p50": latency[len(latency) // 2] if latency else float("nan"),
         "latency_ms_p95": latency[int(len(latency) * 0.95)] if latency else float("nan"),
         "steps_per_s": (len(steps) - 1) / max(1e-9, steps[-1].time - steps[0].time),
-    }  # fmt: skip
+    }
 
 
 def _stop_latency(data: pd.DataFrame) -> tuple[int, float, float]:
@@ -93,8 +100,9 @@ def _stop_latency(data: pd.DataFrame) -> tuple[int, float, float]:
     from ludwig_nb.runs import train
 
     with tempfile.TemporaryDirectory() as tmp:
-        run = train(_config(2, 1000), data, results_dir=Path(tmp) / "r",
-                    registry_dir=Path(tmp) / "reg")  # fmt: skip
+        run = train(
+            _config(2, 1000), data, results_dir=Path(tmp) / "r", registry_dir=Path(tmp) / "reg"
+        )
         while run.is_active and not any(isinstance(e, ev.StepFinished) for e in run.events):
             time.sleep(0.05)
         steps = sum(isinstance(e, ev.StepFinished) for e in run.events)
@@ -126,13 +134,17 @@ def main() -> None:
         )
     results = [_measure(v, variants[v], data, args.epochs) for v in chosen]
     base = next((r for r in results if r["variant"] == "builtin"), results[0])
-    print(f"{'variant':8} {'steps':>5} {'first step s':>12} {'step ms p50':>11} {'x builtin':>9} "
-          f"{'steps/s':>8} {'latency p50/p95 ms':>19}")  # fmt: skip
+    print(
+        f"{'variant':8} {'steps':>5} {'first step s':>12} {'step ms p50':>11} {'x builtin':>9} "
+        f"{'steps/s':>8} {'latency p50/p95 ms':>19}"
+    )
     for r in results:
         ratio = r["step_ms_p50"] / base["step_ms_p50"]
-        print(f"{r['variant']:8} {r['steps']:5d} {r['first_step_s']:12.1f} "
-              f"{r['step_ms_p50']:11.2f} {ratio:9.2f} {r['steps_per_s']:8.1f} "
-              f"{r['latency_ms_p50']:9.1f}/{r['latency_ms_p95']:.1f}")  # fmt: skip
+        print(
+            f"{r['variant']:8} {r['steps']:5d} {r['first_step_s']:12.1f} "
+            f"{r['step_ms_p50']:11.2f} {ratio:9.2f} {r['steps_per_s']:8.1f} "
+            f"{r['latency_ms_p50']:9.1f}/{r['latency_ms_p95']:.1f}"
+        )
     two = {r["variant"]: r for r in results}
     if "ray1" in two and "ray2" in two:
         rate = two["ray2"]["steps_per_s"] / two["ray1"]["steps_per_s"]

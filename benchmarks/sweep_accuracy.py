@@ -46,8 +46,14 @@ def _one_round(config: str, data: object, sizes: list[int]) -> tuple[dict, dict,
     with tempfile.TemporaryDirectory() as tmp:
         for point in sweep.points:
             text = config.replace("batch_size: 64", f"batch_size: {point.value}")
-            run = ludwig_nb.train(text, data, name=f"bs{point.value}", results_dir=tmp,
-                                  registry_dir=Path(tmp) / "reg", wait=True)  # fmt: skip
+            run = ludwig_nb.train(
+                text,
+                data,
+                name=f"bs{point.value}",
+                results_dir=tmp,
+                registry_dir=Path(tmp) / "reg",
+                wait=True,
+            )
             actual[point.value] = _actual_epoch_s(run)
     predicted = {p.value: p.epoch_s for p in sweep.points}
     return predicted, actual, sweep.fastest.value if sweep.fastest else None
@@ -71,12 +77,16 @@ def main() -> None:
             predicted[size].append(p[size])
             actual[size].append(a[size])
         picks.append(pick)
-    print(f"{args.repeats} rounds of a {len(sizes)}-value sweep + full runs: "
-          f"{time.perf_counter() - began:.0f} s")  # fmt: skip
+    print(
+        f"{args.repeats} rounds of a {len(sizes)}-value sweep + full runs: "
+        f"{time.perf_counter() - began:.0f} s"
+    )
     for size in sizes:
         pred, act = statistics.median(predicted[size]), statistics.median(actual[size])
-        print(f"batch {size:>5}: predicted {pred:.3f} s/epoch, actual {act:.3f} s/epoch, "
-              f"error {100 * (pred - act) / act:+.1f} % (medians of {args.repeats})")  # fmt: skip
+        print(
+            f"batch {size:>5}: predicted {pred:.3f} s/epoch, actual {act:.3f} s/epoch, "
+            f"error {100 * (pred - act) / act:+.1f} % (medians of {args.repeats})"
+        )
     real = min(sizes, key=lambda s: statistics.median(actual[s]))
     print(f"fastest in reality: {real}; the sweep's picks per round: {picks}")
 

@@ -99,10 +99,14 @@ def main() -> None:
     args = parser.parse_args()
     p = ThermalProfile()
     ideal = (TARGET - p.ambient) / (p.hot - p.ambient)
-    print(f"target {TARGET:.0f} °C, ideal duty {ideal:.3f}, {args.seconds} s virtual, "
-          f"readings {'whole °C' if args.quantise else '0.1 °C'}")  # fmt: skip
-    header = (f"{'heat tau':>8} {'law':>6} {'settle±2':>9} {'settle±1':>9} {'overshoot':>9} "
-              f"{'hold p-p':>8} {'mean duty':>9} {'work/oracle':>11} {'lost':>6}")  # fmt: skip
+    print(
+        f"target {TARGET:.0f} °C, ideal duty {ideal:.3f}, {args.seconds} s virtual, "
+        f"readings {'whole °C' if args.quantise else '0.1 °C'}"
+    )
+    header = (
+        f"{'heat tau':>8} {'law':>6} {'settle±2':>9} {'settle±1':>9} {'overshoot':>9} "
+        f"{'hold p-p':>8} {'mean duty':>9} {'work/oracle':>11} {'lost':>6}"
+    )
     print(header)
     for tau in (6.0, 30.0, 120.0):
         oracle = work(simulate(tau, oracle_law(ideal), args.seconds, args.quantise))
@@ -122,10 +126,12 @@ def main() -> None:
     trace = simulate(30.0, pi_law("power", 250.0), 300, args.quantise, metric="power")
     late = [v for t, v, _ in trace if t >= 150]
     ideal_w = (250.0 - p.idle_power) / ((p.power_limit - p.idle_power) * 0.97)
-    print(f"  settle ±5 W {_fmt(settle_time(trace, 250.0, 5.0))}, overshoot "
-          f"{max(v for _, v, _ in trace) - 250:+.1f} W (first reading, before engaging), "
-          f"hold {min(late):.1f}..{max(late):.1f} W, duty {trace[-1][2]:.3f} vs ideal "
-          f"{ideal_w:.3f}")  # fmt: skip
+    print(
+        f"  settle ±5 W {_fmt(settle_time(trace, 250.0, 5.0))}, overshoot "
+        f"{max(v for _, v, _ in trace) - 250:+.1f} W (first reading, before engaging), "
+        f"hold {min(late):.1f}..{max(late):.1f} W, duty {trace[-1][2]:.3f} vs ideal "
+        f"{ideal_w:.3f}"
+    )
 
 
 if __name__ == "__main__":

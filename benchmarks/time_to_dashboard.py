@@ -76,8 +76,10 @@ def _until_display(
 
 def _first_step_start(client, i: int) -> float:
     """The wall-clock start of run ``i``'s first step (seconds since the epoch)."""
-    code = (f"_ = churn{i}.wait(); import json as _j; print(_j.dumps(next(e.start_time for e "
-            f"in churn{i}.events if e.type == 'step_finished')))")  # fmt: skip
+    code = (
+        f"_ = churn{i}.wait(); import json as _j; print(_j.dumps(next(e.start_time for e "
+        f"in churn{i}.events if e.type == 'step_finished')))"
+    )
     out: list[str] = []
 
     def keep(msg) -> None:
@@ -126,8 +128,9 @@ def one_kernel(
         manager, client = start_new_kernel(kernel_name=kernel, cwd=scratch, env=env)
         ready = time.monotonic() - launched  # the kernel answered kernel_info
         try:
-            client.execute_interactive(f"import os; os.environ['JUPYTER_RUNTIME_DIR'] = "
-                                       f"{str(Path(scratch) / 'rt')!r}")  # fmt: skip
+            client.execute_interactive(
+                f"import os; os.environ['JUPYTER_RUNTIME_DIR'] = {str(Path(scratch) / 'rt')!r}"
+            )
             if before_load:
                 client.execute_interactive(before_load)
             client.execute_interactive("%load_ext ludwig_nb")
@@ -139,12 +142,21 @@ def one_kernel(
                 first = _first_step_start(client, i) - sent_wall
                 which = "first run" if i == 0 else f"run {i + 1}"
                 since_launch = sent - launched + first
-                print(f"  {label:46s} {which:9s}: first output {_s(line)}, dashboard "
-                      f"{_s(dashboard)}, first step {first:.2f} s after the cell (kernel ready "
-                      f"{ready:.2f} s, first step {since_launch:.2f} s after its launch)",
-                      flush=True)  # fmt: skip
-                rows.append({"first output": line, "dashboard": dashboard, "first step": first,
-                             "kernel ready": ready, "from launch": since_launch})  # fmt: skip
+                print(
+                    f"  {label:46s} {which:9s}: first output {_s(line)}, dashboard "
+                    f"{_s(dashboard)}, first step {first:.2f} s after the cell (kernel ready "
+                    f"{ready:.2f} s, first step {since_launch:.2f} s after its launch)",
+                    flush=True,
+                )
+                rows.append(
+                    {
+                        "first output": line,
+                        "dashboard": dashboard,
+                        "first step": first,
+                        "kernel ready": ready,
+                        "from launch": since_launch,
+                    }
+                )
         finally:
             client.stop_channels()
             manager.shutdown_kernel(now=True)
@@ -227,12 +239,15 @@ def main() -> None:
             cases.append((label, 0.0, tree, "", plain))
             cases.append((f"{prefix}Run All, the ludwig_nb kernel", 0.0, tree, "", warm))
         if args.case != "run-all":
-            cases.append((f"{prefix}typed (cell {args.pause:g} s after)", args.pause, tree, "",
-                          plain))  # fmt: skip
+            cases.append(
+                (f"{prefix}typed (cell {args.pause:g} s after)", args.pause, tree, "", plain)
+            )
     if args.no_hold:
         cases.append(("Run All, warm-up not held (torch at once)", 0.0, None, NO_HOLD, plain))
-    print("== time to dashboard and to the first step, a fresh kernel each time; cases "
-          f"interleaved; load average {_load()} (1, 5, 15 min)")  # fmt: skip
+    print(
+        "== time to dashboard and to the first step, a fresh kernel each time; cases "
+        f"interleaved; load average {_load()} (1, 5, 15 min)"
+    )
     results: dict[str, list[list[dict[str, float | None]]]] = {label: [] for label, *_ in cases}
     for _ in range(args.kernels):
         for label, pause, tree, before_load, kernel in cases:

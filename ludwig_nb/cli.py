@@ -100,10 +100,14 @@ def _parser() -> argparse.ArgumentParser:
         "--sys-prefix", action="store_true", help="into this environment (the default in a venv)"
     )
     where.add_argument("--prefix", help="into PREFIX/share/jupyter/kernels")
-    kernel.add_argument("--name", default=KERNEL_NAME, help="kernel spec name (python3 replaces "
-                        "the environment's default kernel)")  # fmt: skip
-    kernel.add_argument("--display-name", default=DISPLAY_NAME,
-                        help="the name Jupyter's kernel picker shows")  # fmt: skip
+    kernel.add_argument(
+        "--name",
+        default=KERNEL_NAME,
+        help="kernel spec name (python3 replaces the environment's default kernel)",
+    )
+    kernel.add_argument(
+        "--display-name", default=DISPLAY_NAME, help="the name Jupyter's kernel picker shows"
+    )
     for name, text in (("evaluate", "evaluate a saved model"), ("predict", "predict")):
         cmd = sub.add_parser(name, help=text)
         cmd.add_argument("--model", "-m", required=True, help="model/ folder or run directory")
@@ -125,13 +129,19 @@ def _kernel(args: argparse.Namespace) -> int:
     try:
         where = install(user=user, prefix=prefix, name=args.name, display_name=args.display_name)
     except ImportError as exc:  # ipykernel is the kernel itself, not one of our requirements
-        print(f"ludwig-nb: the kernel runs on ipykernel, which did not import ({exc}); "
-              "pip install ipykernel, then run this again", file=sys.stderr)  # fmt: skip
+        print(
+            f"ludwig-nb: the kernel runs on ipykernel, which did not import ({exc}); "
+            "pip install ipykernel, then run this again",
+            file=sys.stderr,
+        )
         return 2
     except OSError as exc:  # not writable, or not a directory
         place = "the user's Jupyter directory" if user else f"{prefix}/share/jupyter/kernels"
-        print(f"ludwig-nb: cannot write the kernel spec into {place} ({exc.strerror}); "
-              "install it with --user, or --prefix DIR", file=sys.stderr)  # fmt: skip
+        print(
+            f"ludwig-nb: cannot write the kernel spec into {place} ({exc.strerror}); "
+            "install it with --user, or --prefix DIR",
+            file=sys.stderr,
+        )
         return 2
     print(f"installed kernel {args.name!r} ({args.display_name}) in {where}")
     print("pick it in Jupyter's kernel menu; notebooks still begin with %load_ext ludwig_nb")
@@ -321,11 +331,22 @@ def _compare(args: argparse.Namespace) -> int:
     comparison = compare(*args.runs)
     config = comparison.config_all if args.all_config else comparison.config_diff
     if args.json:
-        rows = [{k: (None if isinstance(v, float) and math.isnan(v) else v)
-                 for k, v in row.items()} for row in comparison.rows()]  # fmt: skip
-        print(json.dumps({"runs": comparison.names, "warnings": comparison.warnings,
-                          "config": {p: list(v) for p, v in config.items()}, "rows": rows},
-                         indent=1, default=str))  # fmt: skip
+        rows = [
+            {k: (None if isinstance(v, float) and math.isnan(v) else v) for k, v in row.items()}
+            for row in comparison.rows()
+        ]
+        print(
+            json.dumps(
+                {
+                    "runs": comparison.names,
+                    "warnings": comparison.warnings,
+                    "config": {p: list(v) for p, v in config.items()},
+                    "rows": rows,
+                },
+                indent=1,
+                default=str,
+            )
+        )
         return 0
     for warning in comparison.warnings:
         print(f"warning: {warning}")
@@ -467,8 +488,13 @@ class Follower:
     def _bar(self) -> tqdm[Any]:
         from tqdm import tqdm
 
-        return tqdm(total=0, unit="step", dynamic_ncols=True, file=self.stream,
-                    bar_format="{l_bar}{bar}| {n_fmt}/{total_fmt} {postfix}")  # fmt: skip
+        return tqdm(
+            total=0,
+            unit="step",
+            dynamic_ncols=True,
+            file=self.stream,
+            bar_format="{l_bar}{bar}| {n_fmt}/{total_fmt} {postfix}",
+        )
 
     def show(self, bar: tqdm[Any] | None, done: bool) -> None:
         """Update the bar, or print a line when ``interval`` passed (or the run ended)."""

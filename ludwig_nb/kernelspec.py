@@ -27,8 +27,7 @@ LAUNCHER = "ludwig_nb.ipython.kernel"
 def kernel_argv() -> list[str]:
     """The kernel spec's ``argv``: the launcher under this interpreter."""
     # (-Xfrozen_modules=off as ipykernel writes it: the debugger needs unfrozen modules)
-    return [sys.executable, "-Xfrozen_modules=off", "-m", LAUNCHER,
-            "-f", "{connection_file}"]  # fmt: skip
+    return [sys.executable, "-Xfrozen_modules=off", "-m", LAUNCHER, "-f", "{connection_file}"]
 
 
 def install(

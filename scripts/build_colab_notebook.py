@@ -113,11 +113,14 @@ trainer: {epochs: 4, batch_size: 64}
 """,
         ignore=True,
     ),
-    code("""
+    code(
+        """
 import ludwig_nb
 
 ludwig_nb.show(churn_bg)  # blocks in Colab until the run ends, live
-""", ignore=True),
+""",
+        ignore=True,
+    ),
     code("churn_bg.wait().status"),
     code("%gpu_watch --stop"),
     md("The notebook's check: the background run trained every planned step and completed."),
@@ -129,7 +132,11 @@ assert churn_bg.status == "completed" and churn_bg.step == churn_bg.total_steps 
 
 def main() -> None:
     nb = new_notebook(cells=CELLS)
-    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    nb.metadata["kernelspec"] = {
+        "name": "python3",
+        "display_name": "Python 3",
+        "language": "python",
+    }
     nb.metadata["accelerator"] = "GPU"  # Colab: open with a GPU runtime
     nb.metadata["colab"] = {"provenance": [], "gpuType": "T4"}
     nbformat.write(nb, PATH)

@@ -56,8 +56,10 @@ trainer: {epochs: 2, batch_sise: 64}
 """,
         raises=True,
     ),
-    md("The real run: 40 epochs of a small MLP, with early stopping after 10 evaluations "
-       "without improvement on the validation split."),
+    md(
+        "The real run: 40 epochs of a small MLP, with early stopping after 10 evaluations "
+        "without improvement on the validation split."
+    ),
     code(
         """
 %%ludwig_config --dataset churn_df --name churn
@@ -143,15 +145,23 @@ trainer: {epochs: 10, batch_size: 64, learning_rate: 0.005, eval_batch_size: 512
         ignore=True,
     ),
     code("cnn.status, bag.status"),
-    code("""
+    code(
+        """
 held_out = reviews.sample(500, random_state=1)
 {name: round(run.model.evaluate(held_out)["score"]["accuracy"], 3) for name, run in [("parallel_cnn", cnn), ("embed", bag)]}
-""", ignore=True),
-    code("""
+""",
+        ignore=True,
+    ),
+    code(
+        """
 cnn.model.predict(pd.DataFrame({"review": ["Delicious, I will buy it again!", "Stale and awful."]}))["score_predictions"].tolist()
-""", ignore=True),
-    md("The notebook's check: both runs completed, and each beats always predicting the most "
-       "frequent score on the test split at its best evaluation."),
+""",
+        ignore=True,
+    ),
+    md(
+        "The notebook's check: both runs completed, and each beats always predicting the most "
+        "frequent score on the test split at its best evaluation."
+    ),
     code("""
 for run in (cnn, bag):
     best = run.state.best_metrics["test"]["score"]["accuracy"]
@@ -172,7 +182,9 @@ Below, a **simulated GPU** (its temperature follows the load the run puts on it)
 pause a real training run when the card gets hot and resume it once it has cooled, on any machine.
 """),
     code("%load_ext ludwig_nb"),
-    code("watch = %gpu_watch --simulate --interval 0.5 --alarm slowdown-5 --action warn", ignore=True),
+    code(
+        "watch = %gpu_watch --simulate --interval 0.5 --alarm slowdown-5 --action warn", ignore=True
+    ),
     code("""
 import pandas as pd
 from ludwig_nb.data import demo_dataset
@@ -202,8 +214,10 @@ gpu_watch:
 """,
         ignore=True,
     ),
-    md("The run trains until the card crosses 82 °C (slowdown - 5); the alarm pauses it, the "
-       "card cools below 77 °C (slowdown - 10) and the run resumes. Wait for that, then stop it:"),
+    md(
+        "The run trains until the card crosses 82 °C (slowdown - 5); the alarm pauses it, the "
+        "card cools below 77 °C (slowdown - 10) and the run resumes. Wait for that, then stop it:"
+    ),
     code("""
 import time
 
@@ -216,8 +230,10 @@ kinds = [e.type for e in hot.wait().events]
 """),
     code("hot.status"),
     code("watch.close()", ignore=True),
-    md("The notebook's check: the alarm paused the run, the cooled card resumed it, in that "
-       "order, and the stop ended it."),
+    md(
+        "The notebook's check: the alarm paused the run, the cooled card resumed it, in that "
+        "order, and the stop ended it."
+    ),
     code("""
 order = [k for k in kinds if k in ("alarm_raised", "paused", "alarm_cleared", "resumed")][:4]
 assert order == ["alarm_raised", "paused", "alarm_cleared", "resumed"] and hot.status == "stopped", (order, hot.status)
@@ -252,21 +268,29 @@ combiner: {type: concat, num_fc_layers: 2, output_size: 64}
 trainer: {epochs: 30, batch_size: 32, early_stop: -1, eval_batch_size: 1024}
 '''
 """),
-    code("""
+    code(
+        """
 import ludwig_nb
 
 prediction = ludwig_nb.estimate(CONFIG, churn_df)
 prediction
-""", ignore=True),
-    code("""
+""",
+        ignore=True,
+    ),
+    code(
+        """
 run = ludwig_nb.train(CONFIG, churn_df, name="timed", wait=True)
 elapsed = run.state.finished_at - run.state.started_at
 error = abs(prediction.total_s - elapsed) / elapsed
 print(f"predicted {prediction.total_s:.1f} s, took {elapsed:.1f} s, error {error:.0%}")
-""", ignore=True),
+""",
+        ignore=True,
+    ),
     code("run.status"),
-    md("The notebook's check: the run trained every planned step, the pre-flight interval holds "
-       "its own prediction, and the model beats the trivial baseline."),
+    md(
+        "The notebook's check: the run trained every planned step, the pre-flight interval holds "
+        "its own prediction, and the model beats the trivial baseline."
+    ),
     code("""
 accuracy = run.state.best_metrics["test"]["churn"]["accuracy"]
 always_no = run.state.baseline["test"]["churn"]["accuracy"]
@@ -288,7 +312,11 @@ def main() -> None:
     ROOT.mkdir(exist_ok=True)
     for name, cells in NOTEBOOKS.items():
         nb = new_notebook(cells=cells)
-        nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+        nb.metadata["kernelspec"] = {
+            "name": "python3",
+            "display_name": "Python 3",
+            "language": "python",
+        }
         nb.metadata["language_info"] = {"name": "python"}
         nbformat.write(nb, ROOT / name)
         print("wrote", ROOT / name)

@@ -19,7 +19,10 @@ ROOT = Path(__file__).resolve().parents[1] / "notebooks"
 def execute(path: Path) -> None:
     nb = nbformat.read(path, as_version=4)
     NotebookClient(
-        nb, timeout=300, kernel_name="python3", record_timing=False,
+        nb,
+        timeout=300,
+        kernel_name="python3",
+        record_timing=False,
         resources={"metadata": {"path": str(path.parent)}},
     ).execute()
     nbformat.write(nb, path)

@@ -33,8 +33,18 @@ def shoot(html_text: str, out: Path, *, width: int, height: int) -> None:
     page.write_text(PAGE.format(html_text), encoding="utf-8")
     chromium = os.environ.get("CHROMIUM", "/usr/bin/chromium")
     subprocess.run(
-        [chromium, "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
-         f"--window-size={width},{height}", f"--screenshot={out}", page.as_uri()],
-        check=True, capture_output=True, timeout=120,
-    )  # fmt: skip
+        [
+            chromium,
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--hide-scrollbars",
+            f"--window-size={width},{height}",
+            f"--screenshot={out}",
+            page.as_uri(),
+        ],
+        check=True,
+        capture_output=True,
+        timeout=120,
+    )
     print(out)

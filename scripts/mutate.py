@@ -170,14 +170,21 @@ def _copy_tree(target: Path, rev: str | None) -> None:
     """The files git tracks plus the untracked ones it does not ignore, as they are now;
     or the tree of commit ``rev``."""
     if rev is not None:
-        archive = subprocess.run(["git", "archive", rev], cwd=ROOT, check=True,
-                                 capture_output=True).stdout  # fmt: skip
+        archive = subprocess.run(
+            ["git", "archive", rev], cwd=ROOT, check=True, capture_output=True
+        ).stdout
         subprocess.run(["tar", "-x", "-C", str(target)], input=archive, check=True)
         return
-    listed = subprocess.run(
-        ["git", "ls-files", "--cached", "--others", "--exclude-standard", "-z"],
-        cwd=ROOT, check=True, capture_output=True,
-    ).stdout.decode().split("\0")  # fmt: skip
+    listed = (
+        subprocess.run(
+            ["git", "ls-files", "--cached", "--others", "--exclude-standard", "-z"],
+            cwd=ROOT,
+            check=True,
+            capture_output=True,
+        )
+        .stdout.decode()
+        .split("\0")
+    )
     for name in filter(None, listed):
         source = ROOT / name
         if source.is_file():
@@ -241,10 +248,12 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{m.id} {verdict:<9} {seconds:5.0f} s  {m.what}", flush=True)
     killed = sum(r["verdict"] == "killed" for r in results)
     survived = [r["id"] for r in results if r["verdict"] == "survived"]
-    print(f"{killed} killed, {len(survived)} survived"
-          + (f" ({', '.join(survived)})" if survived else "")
-          + f", {len(results) - killed - len(survived)} timed out, of {len(results)}"
-          + (f"; {len(unfit)} do not fit the code" if unfit else ""))  # fmt: skip
+    print(
+        f"{killed} killed, {len(survived)} survived"
+        + (f" ({', '.join(survived)})" if survived else "")
+        + f", {len(results) - killed - len(survived)} timed out, of {len(results)}"
+        + (f"; {len(unfit)} do not fit the code" if unfit else "")
+    )
     if args.json:
         args.json.write_text(json.dumps(results, indent=1), encoding="utf-8")
     return 1 if survived or unfit else 0

@@ -40,8 +40,9 @@ def main() -> None:
         _shoot(comparison._repr_html_(), out / "compare_view.png", 1900)
     config["trainer"].update(learning_rate=0.001, batch_size=64)
     config.pop("gpu_watch")
-    sweep = ludwig_nb.estimate(yaml.safe_dump(config), data,
-                               vary={"trainer.batch_size": [16, 64, 256, 1024]})  # fmt: skip
+    sweep = ludwig_nb.estimate(
+        yaml.safe_dump(config), data, vary={"trainer.batch_size": [16, 64, 256, 1024]}
+    )
     _shoot(sweep._repr_html_(), out / "batch_size_sweep.png", 420)
 
 

@@ -75,8 +75,13 @@ def _start_ray(attempts: int = 8) -> Any:
     from ray.cluster_utils import Cluster
 
     os.environ.setdefault("RAY_agent_register_timeout_ms", "120000")
-    names = ("metrics_agent_port", "metrics_export_port", "runtime_env_agent_port",
-             "dashboard_agent_listen_port", "dashboard_port")  # fmt: skip
+    names = (
+        "metrics_agent_port",
+        "metrics_export_port",
+        "runtime_env_agent_port",
+        "dashboard_agent_listen_port",
+        "dashboard_port",
+    )
     for attempt in range(attempts):
         before = {child.pid for child in psutil.Process().children(recursive=True)}
         try:
@@ -84,8 +89,7 @@ def _start_ray(attempts: int = 8) -> Any:
             cluster = Cluster(initialize_head=True, head_node_args=head)
         except Exception as failure:  # Ray raises a bare Exception when its node times out
             ray.shutdown()
-            started = [c for c in psutil.Process().children(recursive=True)
-                       if c.pid not in before]  # fmt: skip
+            started = [c for c in psutil.Process().children(recursive=True) if c.pid not in before]
             for child in started:  # the failed head's GCS and raylet, by their ids
                 with contextlib.suppress(psutil.Error):
                     child.terminate()
@@ -106,8 +110,13 @@ def main() -> None:
     suffix = "_ray" if on_ray else ""
     cluster = _start_ray() if on_ray else None
     with tempfile.TemporaryDirectory() as tmp:
-        search = hyperopt(_config(on_ray), str(demo_dataset("cars")), name="cars",
-                          results_dir=tmp, registry_dir=Path(tmp) / "reg")  # fmt: skip
+        search = hyperopt(
+            _config(on_ray),
+            str(demo_dataset("cars")),
+            name="cars",
+            results_dir=tmp,
+            registry_dir=Path(tmp) / "reg",
+        )
         live = None
         while not search.wait(0.5).is_done:
             counts = search.counts()

@@ -19,10 +19,26 @@ from collections import Counter
 from typing import Any
 
 _KEEP = {
-    "type", "properties", "enum", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum",
-    "default", "items", "allOf", "anyOf", "oneOf", "if", "then", "additionalProperties",
-    "required", "const", "minItems", "maxItems",
-}  # fmt: skip
+    "type",
+    "properties",
+    "enum",
+    "minimum",
+    "maximum",
+    "exclusiveMinimum",
+    "exclusiveMaximum",
+    "default",
+    "items",
+    "allOf",
+    "anyOf",
+    "oneOf",
+    "if",
+    "then",
+    "additionalProperties",
+    "required",
+    "const",
+    "minItems",
+    "maxItems",
+}
 _NAMED = {"properties"}  # children are user keys, not schema words
 
 

@@ -42,8 +42,16 @@ def test_train_then_evaluate_then_predict(files, capsys):
     assert code == 0 and printed.startswith("completed: 56/56 steps")  # 210 train rows / 32 x 8
     assert "metrics (best, step " in printed
     header = next(line for line in printed.splitlines() if line.startswith("feature"))
-    assert header.split() == ["feature", "metric", "training", "validation", "test", "trivial",
-                              "baseline", "(test)"]  # fmt: skip
+    assert header.split() == [
+        "feature",
+        "metric",
+        "training",
+        "validation",
+        "test",
+        "trivial",
+        "baseline",
+        "(test)",
+    ]
     accuracy = next(line for line in printed.splitlines() if line.split()[:2] == ["y", "accuracy"])
     assert "always 'False': " in accuracy  # the majority of the training split
     (run_dir,) = out.iterdir()
@@ -153,8 +161,14 @@ def test_without_a_terminal_a_line_every_ten_seconds_and_no_carriage_returns():
 def test_a_paused_line_says_why_and_freezes_the_estimate():
     run = _Run()
     run.emit(started(run), *steps(0, 10, T0))
-    alarm = ev.AlarmRaised(time=T0 + 11, rule="temperature>=slowdown-5", device=0, value=88.0,
-                           threshold=88.0, action="pause")  # fmt: skip
+    alarm = ev.AlarmRaised(
+        time=T0 + 11,
+        rule="temperature>=slowdown-5",
+        device=0,
+        value=88.0,
+        threshold=88.0,
+        action="pause",
+    )
     run.emit(alarm, ev.Paused(time=T0 + 11, step=10, reason="alarm:temperature>=slowdown-5"))
     line = Follower(run, _Stream()).line()
     assert line.startswith(
@@ -169,8 +183,23 @@ def test_compare_two_runs_prints_the_diff_and_json(files, capsys):
     second = tmp / "c2.yaml"
     second.write_text(CONFIG.replace("learning_rate: 0.01", "learning_rate: 0.02"))
     for path in (config, second):
-        assert main(["train", "-c", str(path), "-d", str(data), "-o", str(tmp / "r"),
-                     "--no-progress", "--threads", "1"]) == 0  # fmt: skip
+        assert (
+            main(
+                [
+                    "train",
+                    "-c",
+                    str(path),
+                    "-d",
+                    str(data),
+                    "-o",
+                    str(tmp / "r"),
+                    "--no-progress",
+                    "--threads",
+                    "1",
+                ]
+            )
+            == 0
+        )
     runs = sorted(p for p in (tmp / "r").iterdir() if p.is_dir())
     capsys.readouterr()
     assert main(["compare", *map(str, runs)]) == 0
@@ -229,10 +258,28 @@ def test_the_console_script_exits_quickly_with_its_output_and_files_whole(files)
     tmp, config, data = files
     out = tmp / "results"
     root = str(Path(__file__).resolve().parents[1])
-    cmd = [sys.executable, "-m", "ludwig_nb.cli", "train", "-c", str(config), "-d", str(data),
-           "-o", str(out), "--no-progress", "--json"]  # fmt: skip
-    done = subprocess.run(cmd, capture_output=True, text=True, check=False, timeout=300,
-                          env={**os.environ, "PYTHONPATH": root})  # fmt: skip
+    cmd = [
+        sys.executable,
+        "-m",
+        "ludwig_nb.cli",
+        "train",
+        "-c",
+        str(config),
+        "-d",
+        str(data),
+        "-o",
+        str(out),
+        "--no-progress",
+        "--json",
+    ]
+    done = subprocess.run(
+        cmd,
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=300,
+        env={**os.environ, "PYTHONPATH": root},
+    )
     assert done.returncode == 0, done.stderr
     assert done.stdout.startswith("completed: 56/56 steps")  # flushed before os._exit
     assert json.loads(done.stdout[done.stdout.index("\n{") :])  # the metrics, whole
@@ -240,9 +287,14 @@ def test_the_console_script_exits_quickly_with_its_output_and_files_whole(files)
     events = (run_dir / "events.ndjson").read_text().splitlines()
     assert json.loads(events[-1])["type"] == "run_finished"  # the log is whole
     assert json.loads((run_dir / "training_statistics.json").read_text())["training"]
-    bad = subprocess.run([*cmd[:5], str(tmp / "missing.yaml"), *cmd[6:]], capture_output=True,
-                         text=True, check=False, timeout=300,
-                         env={**os.environ, "PYTHONPATH": root})  # fmt: skip
+    bad = subprocess.run(
+        [*cmd[:5], str(tmp / "missing.yaml"), *cmd[6:]],
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=300,
+        env={**os.environ, "PYTHONPATH": root},
+    )
     assert bad.returncode == 2 and "config file not found" in bad.stderr
 
 

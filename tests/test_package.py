@@ -31,8 +31,12 @@ def test_the_run_layer_loads_the_search_modules_only_when_a_search_is_asked_for(
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.split() == ["False", "ludwig_nb.runs.search", "ludwig_nb.runs.search"]
-    missing = subprocess.run([sys.executable, "-c", "import ludwig_nb.runs as r; r.nothing"],
-                             capture_output=True, text=True, check=False)  # fmt: skip
+    missing = subprocess.run(
+        [sys.executable, "-c", "import ludwig_nb.runs as r; r.nothing"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     assert missing.returncode == 1 and "has no attribute 'nothing'" in missing.stderr
 
 

@@ -38,8 +38,7 @@ DEFAULT_ALARM: dict[str, Any] = {
     "action": "warn",
     "power_limit": False,
 }
-_DEFAULT_THRESHOLD = {"temperature": "slowdown-5", "memory": 90.0, "throttle": None,
-                      "power": None}  # fmt: skip
+_DEFAULT_THRESHOLD = {"temperature": "slowdown-5", "memory": 90.0, "throttle": None, "power": None}
 _SLOWDOWN_RE = re.compile(r"^slowdown(?:\s*([+-])\s*(\d+(?:\.\d+)?))?$")
 
 
@@ -125,8 +124,17 @@ class _Threshold(Spec):
 
 
 #: ``ThermalProfile`` fields a ``simulate:`` mapping may set (°C, seconds, W)
-SIMULATE_FIELDS = ("ambient", "hot", "heat_tau", "cool_tau", "slowdown", "shutdown",
-                   "max_operating", "idle_power", "power_limit")  # fmt: skip
+SIMULATE_FIELDS = (
+    "ambient",
+    "hot",
+    "heat_tau",
+    "cool_tau",
+    "slowdown",
+    "shutdown",
+    "max_operating",
+    "idle_power",
+    "power_limit",
+)
 
 
 class _Simulate(Spec):
@@ -201,12 +209,17 @@ def check_gpu_watch(raw: object, path: KeyPath, ctx: Ctx) -> dict[str, object]:
 def _check_throttle(alarm: dict[str, object], path: KeyPath, ctx: Ctx) -> None:
     metric, action = alarm.get("metric"), alarm.get("action")
     if action == "throttle" and metric not in THROTTLE_METRICS:
-        ctx.problem((*path, "action"), f"action throttle holds a temperature or a power, not "
-                    f"{metric}", hint="use warn, pause or stop here")  # fmt: skip
+        ctx.problem(
+            (*path, "action"),
+            f"action throttle holds a temperature or a power, not {metric}",
+            hint="use warn, pause or stop here",
+        )
     if alarm.get("power_limit") and (metric, action) != ("power", "throttle"):
-        ctx.problem((*path, "power_limit"), "power_limit needs metric: power, action: throttle",
-                    hint="e.g. {metric: power, threshold: 250, action: throttle, "
-                    "power_limit: true}")  # fmt: skip
+        ctx.problem(
+            (*path, "power_limit"),
+            "power_limit needs metric: power, action: throttle",
+            hint="e.g. {metric: power, threshold: 250, action: throttle, power_limit: true}",
+        )
 
 
 def _check_alarm(alarm: dict[str, Any], path: KeyPath, ctx: Ctx) -> None:
@@ -215,13 +228,19 @@ def _check_alarm(alarm: dict[str, Any], path: KeyPath, ctx: Ctx) -> None:
         return
     _check_throttle(alarm, path, ctx)
     if threshold is None and metric == "power":
-        ctx.problem((*path, "threshold"), "a power alarm needs a threshold in watts",
-                    hint="e.g. threshold: 250")  # fmt: skip
+        ctx.problem(
+            (*path, "threshold"),
+            "a power alarm needs a threshold in watts",
+            hint="e.g. threshold: 250",
+        )
     elif threshold is None:
         alarm["threshold"] = _DEFAULT_THRESHOLD[metric]
     elif metric == "power" and (isinstance(threshold, str) or threshold <= 0):
-        ctx.problem((*path, "threshold"), "a power threshold is a positive number of watts",
-                    hint="e.g. threshold: 250")  # fmt: skip
+        ctx.problem(
+            (*path, "threshold"),
+            "a power threshold is a positive number of watts",
+            hint="e.g. threshold: 250",
+        )
     elif metric == "throttle":
         ctx.problem(
             (*path, "threshold"),

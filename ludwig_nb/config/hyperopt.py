@@ -397,8 +397,15 @@ def _check_goal_metric(cfg: dict[str, Any], section: dict[str, Any], ctx: Ctx) -
 #: what the ray executor's search algorithms are (Ray Tune's)
 RAY_SEARCH_ALGS = ("random", "variant_generator", "optuna")
 #: the schedulers the ray executor maps onto Ray Tune's
-RAY_SCHEDULERS = ("fifo", "asha", "async_hyperband", "hyperband", "hb_bohb",
-                  "median_stopping_rule", "median")  # fmt: skip
+RAY_SCHEDULERS = (
+    "fifo",
+    "asha",
+    "async_hyperband",
+    "hyperband",
+    "hb_bohb",
+    "median_stopping_rule",
+    "median",
+)
 
 
 def _check_search_alg(search: object, ctx: Ctx, on_ray: bool = False) -> None:

@@ -128,8 +128,9 @@ class AlarmRule:
             unit = "percentage" if self.metric == "memory" else "number of watts"
             raise ValueError(f"a {self.metric} threshold is a {unit}, not relative to slowdown")
         if self.action == "throttle" and self.metric not in THROTTLE_METRICS:
-            raise ValueError(f"action throttle holds {' or '.join(THROTTLE_METRICS)}, not "
-                             f"{self.metric}")  # fmt: skip
+            raise ValueError(
+                f"action throttle holds {' or '.join(THROTTLE_METRICS)}, not {self.metric}"
+            )
         if self.power_limit and (self.metric, self.action) != ("power", "throttle"):
             raise ValueError("power_limit applies to {metric: power, action: throttle} only")
         if self.threshold is not None and self.clear_below is None:
@@ -145,8 +146,15 @@ class AlarmRule:
         Keys: metric, threshold, clear_below, consecutive, action, name. Raises ``ValueError`` (one
         line).
         """
-        known = {"metric", "threshold", "clear_below", "consecutive", "action", "name",
-                 "power_limit"}  # fmt: skip
+        known = {
+            "metric",
+            "threshold",
+            "clear_below",
+            "consecutive",
+            "action",
+            "name",
+            "power_limit",
+        }
         unknown = sorted(set(data) - known)
         if unknown:
             raise ValueError(f"unknown alarm key {unknown[0]!r}: use {', '.join(sorted(known))}")

@@ -236,7 +236,12 @@ class EarlyStopWatch:
             return None
         evaluation_s = statistics.fmean(self._eval_seconds) if self._eval_seconds else 0.0
         return forecast_stop(
-            self.steps, self.values, patience=self.patience, total_steps=total_steps,
-            higher_is_better=self.metric not in _LOWER_IS_BETTER, steps_done=steps_done,
-            step_s=step_s, evaluation_s=evaluation_s,
-        )  # fmt: skip
+            self.steps,
+            self.values,
+            patience=self.patience,
+            total_steps=total_steps,
+            higher_is_better=self.metric not in _LOWER_IS_BETTER,
+            steps_done=steps_done,
+            step_s=step_s,
+            evaluation_s=evaluation_s,
+        )

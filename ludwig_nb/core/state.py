@@ -191,8 +191,11 @@ def _changes(state: RunState, event: ev.Event) -> dict[str, Any]:
         key = (event.rule, event.device)
         return {"alarms": tuple(a for a in state.alarms if _alarm_key(a) != key)}
     if isinstance(event, ev.Throttled):
-        return {"duty": event.duty, "throttle": describe_throttle(event),
-                "throttled_s": max(state.throttled_s, event.idle_s)}  # fmt: skip
+        return {
+            "duty": event.duty,
+            "throttle": describe_throttle(event),
+            "throttled_s": max(state.throttled_s, event.idle_s),
+        }
     if isinstance(event, ev.WorkersReported):
         return {"workers": event.workers}
     if isinstance(event, ev.OomRecovered):

@@ -64,8 +64,12 @@ def alarm_text(alarm: Mapping[str, object], clear_below: float | None = None) ->
 
 
 #: what an alarm does, in words
-ACTION_WORDS = {"warn": "warning only", "pause": "training paused", "stop": "training stopped",
-                "throttle": "training slowed"}  # fmt: skip
+ACTION_WORDS = {
+    "warn": "warning only",
+    "pause": "training paused",
+    "stop": "training stopped",
+    "throttle": "training slowed",
+}
 
 
 def _alarm_words(alarm: Mapping[str, object]) -> str:

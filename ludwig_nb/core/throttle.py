@@ -92,8 +92,7 @@ def gains_for(metric: str, target: float) -> Gains:
     Raises ``ValueError`` for another metric.
     """
     if metric == "temperature":
-        return Gains(kp=0.06, ki=0.006, engage_band=3.0, release_band=4.0, deadband=0.5,
-                     floor=35.0)  # fmt: skip
+        return Gains(kp=0.06, ki=0.006, engage_band=3.0, release_band=4.0, deadband=0.5, floor=35.0)
     if metric == "power":
         scale = max(1.0, target)  # power errors are relative: 1 % of the target ~ 1 % duty
         return Gains(

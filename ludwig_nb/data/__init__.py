@@ -51,14 +51,23 @@ __all__ = [
 ]
 
 _HOMES = {
-    "ludwig_nb.data.demo": ("DEMO_DATASETS", "DEMO_PREFIX", "demo_config", "demo_dataset",
-                            "demo_help"),
+    "ludwig_nb.data.demo": (
+        "DEMO_DATASETS",
+        "DEMO_PREFIX",
+        "demo_config",
+        "demo_dataset",
+        "demo_help",
+    ),
     "ludwig_nb.data.errors": ("DataError", "DataWarning"),
     "ludwig_nb.data.loading": ("Dataset", "check_dataset", "load_dataset", "load_table"),
-    "ludwig_nb.data.preprocessing": ("drop_missing_rows", "fit_preprocessing", "kept_rows",
-                                     "transform_frame"),
+    "ludwig_nb.data.preprocessing": (
+        "drop_missing_rows",
+        "fit_preprocessing",
+        "kept_rows",
+        "transform_frame",
+    ),
     "ludwig_nb.data.splits": ("SPLIT_NAMES", "sample_rows", "split_dataset", "split_rows"),
-}  # fmt: skip
+}
 _WHERE = {name: module for module, names in _HOMES.items() for name in names}
 
 

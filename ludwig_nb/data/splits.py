@@ -21,10 +21,16 @@ __all__ = ["SPLIT_NAMES", "sample_rows", "split_dataset", "split_rows"]
 
 _DEFAULT_PROBABILITIES = (0.7, 0.1, 0.2)
 _FIXED_VALUES = {
-    "0": "training", "train": "training", "training": "training",
-    "1": "validation", "val": "validation", "valid": "validation", "validation": "validation",
-    "2": "test", "test": "test",
-}  # fmt: skip
+    "0": "training",
+    "train": "training",
+    "training": "training",
+    "1": "validation",
+    "val": "validation",
+    "valid": "validation",
+    "validation": "validation",
+    "2": "test",
+    "test": "test",
+}
 
 
 def sample_rows(frame: pd.DataFrame, preprocessing: Mapping[str, Any], seed: int) -> pd.DataFrame:

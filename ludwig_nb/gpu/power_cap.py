@@ -68,8 +68,9 @@ class PowerCap:
             if not self._atexit:
                 atexit.register(self.restore)
                 self._atexit = True
-        log.info("GPU %d power limit set to %.0f W (was %.0f W)", index, wanted / 1000,
-                 original / 1000)  # fmt: skip
+        log.info(
+            "GPU %d power limit set to %.0f W (was %.0f W)", index, wanted / 1000, original / 1000
+        )
         return ""
 
     def restore(self) -> list[str]:
@@ -88,8 +89,10 @@ class PowerCap:
                         nvml.nvmlDeviceGetHandleByIndex(index), limit
                     )
                 except Exception as exc:
-                    problems.append(f"GPU {index}: could not restore {limit / 1000:.0f} W "
-                                    f"({_why(exc, self._nvml)})")  # fmt: skip
+                    problems.append(
+                        f"GPU {index}: could not restore {limit / 1000:.0f} W "
+                        f"({_why(exc, self._nvml)})"
+                    )
         for problem in problems:
             log.warning("ludwig_nb: %s", problem)
         return problems

@@ -57,8 +57,11 @@ def main() -> None:
 
 
 def _failed(what: str, exc: Exception) -> None:
-    print(f"ludwig_nb kernel: {what} failed ({type(exc).__name__}: {exc}); this kernel starts "
-          "without it", file=sys.stderr)  # fmt: skip
+    print(
+        f"ludwig_nb kernel: {what} failed ({type(exc).__name__}: {exc}); this kernel starts "
+        "without it",
+        file=sys.stderr,
+    )
 
 
 if __name__ == "__main__":

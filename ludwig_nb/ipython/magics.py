@@ -70,9 +70,11 @@ class LudwigMagics(Magics):
     @argument("--seed", type=int, help="Random seed (default 42, as in Ludwig).")
     @argument("--threads", type=int, help="CPU threads for training (default: cores - 1).")
     @argument(
-        "--profile-steps", type=int, default=0,
+        "--profile-steps",
+        type=int,
+        default=0,
         help="Record N steps with torch.profiler (trace + top ops in the run directory).",
-    )  # fmt: skip
+    )
     @cell_magic
     def ludwig_config(self, line: str, cell: str) -> None:
         """Validate the Ludwig config in this cell and train it in the background.
@@ -124,8 +126,9 @@ class LudwigMagics(Magics):
         from ludwig_nb.runs.monitoring import sampler_of
         from ludwig_nb.ui.show import show_view
 
-        return show_view(run, fps=self.frame_rate, block=block, sampler=sampler_of(run),
-                         charts=self.charts)  # fmt: skip
+        return show_view(
+            run, fps=self.frame_rate, block=block, sampler=sampler_of(run), charts=self.charts
+        )
 
     def _data_checked(self, pending: Any, view: Any) -> None:
         """Wait for the run's thread to read and check the dataset.

@@ -124,10 +124,19 @@ def train(
     for a negative ``profile_steps``, and leaves no run directory behind when it raises.
     """
     pending = prepare_run(
-        config, dataset, name, results_dir, resume_from, device, engine,
-        random_seed=random_seed, threads=threads, profile_steps=profile_steps, clock=clock,
+        config,
+        dataset,
+        name,
+        results_dir,
+        resume_from,
+        device,
+        engine,
+        random_seed=random_seed,
+        threads=threads,
+        profile_steps=profile_steps,
+        clock=clock,
         registry_dir=registry_dir,
-    )  # fmt: skip
+    )
     run = pending.start()
     pending.data_checked()
     if wait:
@@ -237,10 +246,15 @@ def prepare_run(
             profile_steps=profile_steps,
         )
         run = Run(
-            run_id=run_id, name=name, directory=directory, engine=engine_impl, job=job,
-            clock=clock, read_data=lambda: engine_impl.prepare_data(rendered, dataset),
+            run_id=run_id,
+            name=name,
+            directory=directory,
+            engine=engine_impl,
+            job=job,
+            clock=clock,
+            read_data=lambda: engine_impl.prepare_data(rendered, dataset),
             data_label=_data_label(dataset),
-        )  # fmt: skip
+        )
     except OSError as err:
         undo(created)
         raise explain(err, directory, "results") from err

@@ -20,9 +20,21 @@ if TYPE_CHECKING:
 
 __all__ = ["Comparison", "compare", "flatten_config", "metric_goal"]
 
-_MAXIMIZE = {"accuracy", "roc_auc", "r2", "precision", "recall", "f1", "specificity",
-             "jaccard", "hits_at_k", "token_accuracy", "sequence_accuracy", "steps_per_s",
-             "samples_per_s"}  # fmt: skip
+_MAXIMIZE = {
+    "accuracy",
+    "roc_auc",
+    "r2",
+    "precision",
+    "recall",
+    "f1",
+    "specificity",
+    "jaccard",
+    "hits_at_k",
+    "token_accuracy",
+    "sequence_accuracy",
+    "steps_per_s",
+    "samples_per_s",
+}
 _MISSING = object()
 
 #: (row label, path in the profile summary, goal); seconds, J, bytes, °C
@@ -98,13 +110,15 @@ class Comparison:
         run (vs the base), ``better``.
         """
         order = {"test": 0, "validation": 1, "training": 2}
-        keys = sorted({k for r in self.records for k in r.metrics},
-                      key=lambda k: (order.get(k[0], 9), k))  # fmt: skip
+        keys = sorted(
+            {k for r in self.records for k in r.metrics}, key=lambda k: (order.get(k[0], 9), k)
+        )
         out = []
         for split, feature, metric in keys:
             values = [r.metrics.get((split, feature, metric)) for r in self.records]
-            out.append(self._row(f"{split}.{feature}.{metric}", "metric", metric_goal(metric),
-                                 values))  # fmt: skip
+            out.append(
+                self._row(f"{split}.{feature}.{metric}", "metric", metric_goal(metric), values)
+            )
         for label, path, goal in RESOURCE_ROWS:
             values = [_dig(r.profile, path) for r in self.records]
             if any(v is not None for v in values):
@@ -120,9 +134,14 @@ class Comparison:
             suffix = "" if len(self.names) == 2 else f" {name}"
             row[f"delta{suffix}"] = delta
             row[f"delta_pct{suffix}"] = (
-                None if delta is None else (math.inf if base == 0 and delta else
-                                            (0.0 if base == 0 else 100.0 * delta / abs(base)))
-            )  # fmt: skip
+                None
+                if delta is None
+                else (
+                    math.inf
+                    if base == 0 and delta
+                    else (0.0 if base == 0 else 100.0 * delta / abs(base))
+                )
+            )
         row["better"] = _better(self.names, values, goal)
         return row
 
@@ -167,8 +186,10 @@ class Comparison:
         precision = [p for p in diff if "precision" in p]
         if precision:
             out.append("different precision: " + ", ".join(precision))
-        outputs = [tuple(sorted(f["name"] for f in r.config.get("output_features") or []))
-                   for r in self.records]  # fmt: skip
+        outputs = [
+            tuple(sorted(f["name"] for f in r.config.get("output_features") or []))
+            for r in self.records
+        ]
         if len(set(outputs)) > 1:
             out.append("different output features: metrics of one run are missing in another")
         return out
@@ -186,8 +207,11 @@ class Comparison:
             curve: Curve | None = record.curves.get((split, feature, metric))
             if curve is None:
                 continue
-            points = [(a, b) for a, b in zip(getattr(curve, x), curve.value, strict=True)
-                      if a is not None and b is not None]  # fmt: skip
+            points = [
+                (a, b)
+                for a, b in zip(getattr(curve, x), curve.value, strict=True)
+                if a is not None and b is not None
+            ]
             if points:
                 out[name] = ([p[0] for p in points], [p[1] for p in points])
         return out
@@ -221,8 +245,7 @@ def compare(*sources: object, names: Sequence[str] | None = None) -> Comparison:
         raise ValueError("compare needs at least two runs (handles or run directories)")
     if names is not None and len(names) != len(sources):
         raise ValueError(f"names has {len(names)} entries for {len(sources)} runs")
-    return Comparison([load_source(s, names[i] if names else None)
-                       for i, s in enumerate(sources)])  # fmt: skip
+    return Comparison([load_source(s, names[i] if names else None) for i, s in enumerate(sources)])
 
 
 def _dig(data: Mapping[str, object], path: tuple[str, ...]) -> Any:
@@ -235,8 +258,11 @@ def _dig(data: Mapping[str, object], path: tuple[str, ...]) -> Any:
 
 
 def _better(names: list[str], values: list[object], goal: str) -> str | None:
-    present = [(v, n) for n, v in zip(names, values, strict=True)
-               if isinstance(v, (int, float)) and not math.isnan(v)]  # fmt: skip
+    present = [
+        (v, n)
+        for n, v in zip(names, values, strict=True)
+        if isinstance(v, (int, float)) and not math.isnan(v)
+    ]
     if len(present) < 2 or len({v for v, _ in present}) == 1:
         return None
     return (min(present) if goal == "min" else max(present))[1]

@@ -133,8 +133,15 @@ def _from_directory(path: Path, name: str | None, events: list[ev.Event] | None)
     evaluations = [e for e in events if isinstance(e, ev.EvaluationFinished)]
     first = events[0].time if events else 0.0
     curves: dict[tuple[str, str, str], Curve] = {}
-    for key in sorted({(s, f, m) for e in evaluations for s, fs in e.metrics.items()
-                       for f, ms in fs.items() for m in ms}):  # fmt: skip
+    for key in sorted(
+        {
+            (s, f, m)
+            for e in evaluations
+            for s, fs in e.metrics.items()
+            for f, ms in fs.items()
+            for m in ms
+        }
+    ):
         split, feature, metric = key
         curves[key] = Curve(
             step=tuple(float(e.step + 1) for e in evaluations),
@@ -160,8 +167,16 @@ def _from_directory(path: Path, name: str | None, events: list[ev.Event] | None)
         if status.get("finished_at") and status.get("started_at")
         else None,
     }
-    return RunRecord(name or status.get("name") or path.name, path, "ludwig_nb", config, metrics,
-                     curves, profile, facts)  # fmt: skip
+    return RunRecord(
+        name or status.get("name") or path.name,
+        path,
+        "ludwig_nb",
+        config,
+        metrics,
+        curves,
+        profile,
+        facts,
+    )
 
 
 def _flatten_metrics(metrics: Mapping[str, object]) -> dict[tuple[str, str, str], float]:
@@ -215,5 +230,13 @@ def _from_ludwig(path: Path, name: str | None) -> RunRecord:
         "steps": None,
         "duration_s": None,
     }
-    return RunRecord(name or path.name, path, "ludwig", dict(config or {}), metrics, curves,
-                     _profile_summary(path), facts)  # fmt: skip
+    return RunRecord(
+        name or path.name,
+        path,
+        "ludwig",
+        dict(config or {}),
+        metrics,
+        curves,
+        _profile_summary(path),
+        facts,
+    )

@@ -53,8 +53,11 @@ def write_ludwig_files(run: Run, config: dict[str, Any], dataset: object, seed: 
     test = lr.test_statistics(events)
     if test is not None:
         write_json_atomic(run.directory / lr.TEST_STATISTICS_FILE, test)
-    versions = {"ludwig": _version("ludwig"), "ludwig_nb": _version("ludwig_nb"),
-                "torch": _version("torch")}  # fmt: skip
+    versions = {
+        "ludwig": _version("ludwig"),
+        "ludwig_nb": _version("ludwig_nb"),
+        "torch": _version("torch"),
+    }
     described = lr.description(
         config,
         versions=versions,

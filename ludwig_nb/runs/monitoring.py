@@ -198,6 +198,7 @@ def _attach_remote(run: Run, section: Mapping[str, Any], job: TrainJob) -> None:
     job.gpu_feed = sampler.feed
     _samplers[run] = sampler
     _profile_run(run, sampler)
-    watch = AlarmWatch(sampler, AlarmPolicy.from_config(section), targets=lambda: [run],
-                       power_capper=_NoRemoteCap).start()  # fmt: skip
+    watch = AlarmWatch(
+        sampler, AlarmPolicy.from_config(section), targets=lambda: [run], power_capper=_NoRemoteCap
+    ).start()
     run.add_finish_callback(lambda _: watch.close())

@@ -57,8 +57,11 @@ log = logging.getLogger(__name__)
 
 _STATUS_PHASE = {"evaluating": "evaluation", "stopping": "training"}
 _GPU_FIELDS = tuple(field.name for field in dataclasses.fields(GpuSample))
-_LUDWIG_TAGS = {"preprocessing": "preprocessing", "training": "training",
-                "evaluation": "evaluation"}  # fmt: skip
+_LUDWIG_TAGS = {
+    "preprocessing": "preprocessing",
+    "training": "training",
+    "evaluation": "evaluation",
+}
 
 
 class ProfiledRun(RunHandle, Protocol):

@@ -118,8 +118,14 @@ def _from_ludwig(tags: Mapping[str, Mapping[str, Any]]) -> dict[str, object]:
         "host": {"peak_rss": _max_of(phases, "max_cpu_memory_usage")},
         "gpus": {},
     }
-    return {"version": PROFILE_VERSION, "source": "ludwig_profiler", "units": rp.UNITS,
-            "summary": summary, "phases": phases, "samples": []}  # fmt: skip
+    return {
+        "version": PROFILE_VERSION,
+        "source": "ludwig_profiler",
+        "units": rp.UNITS,
+        "summary": summary,
+        "phases": phases,
+        "samples": [],
+    }
 
 
 def _max_of(phases: Mapping[str, Mapping[str, Any]], key: str) -> object:

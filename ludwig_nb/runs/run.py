@@ -199,8 +199,11 @@ class Run:
             raise
         self._job.dataset = data
         rows, columns = _table_shape(data)
-        self.emit(ev.DataProgress(time=self._clock(), stage="read", source=label, rows=rows,
-                                  columns=columns))  # fmt: skip
+        self.emit(
+            ev.DataProgress(
+                time=self._clock(), stage="read", source=label, rows=rows, columns=columns
+            )
+        )
         self._data_read.set()
 
     def wait_for_data(self, timeout: float | None = None) -> BaseException | None:

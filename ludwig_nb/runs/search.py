@@ -153,8 +153,11 @@ class Search:
         self.packer = _packer(share, gpu_count) if self.executor == "local" and share > 0 else None
         self._trial_memory_limit: float | None = None  # the ray executor's per-trial cap
         auto = executor["max_concurrent_trials"] == "auto"
-        self.concurrency = int(executor["max_concurrent_trials"]) if not auto else (
-            self.packer.capacity if self.packer is not None else 1)  # fmt: skip
+        self.concurrency = (
+            int(executor["max_concurrent_trials"])
+            if not auto
+            else (self.packer.capacity if self.packer is not None else 1)
+        )
         self.total = int(executor["num_samples"])
         if self._is_grid:  # as Ray Tune: the grid, num_samples times
             self.total = self.space.grid_size * int(executor["num_samples"])
@@ -464,8 +467,9 @@ class Search:
         """The next trial, queued, in the table and the journal."""
         with self._lock:
             number = max([*self._trials, -1]) + 1
-            record = TrialRecord(number=number, params=params, state="queued",
-                                 started=self._clock())  # fmt: skip
+            record = TrialRecord(
+                number=number, params=params, state="queued", started=self._clock()
+            )
             self._trials[number] = record
         self._journal({"event": "trial_started", "trial": number, "params": params})
         return record

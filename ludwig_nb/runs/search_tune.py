@@ -70,11 +70,20 @@ class _Hooks:
         self.live[tune_id] = record
         control = run.control  # paused or stopped already when the search is
         folder = tune.trial_folder(self.storage, run.directory, run.id)
-        return {"run_dir": str(run.directory), "folder": str(folder), "run_id": run.id,
-                "name": run.name, "config": run.config, "seed": seed,
-                "threads": max(1, int(self.cpus)), "device": "cuda" if self.gpus > 0 else "cpu",
-                "control": (control.stop_reason if control.stop_requested else None,
-                            "user" if control.paused else None)}  # fmt: skip
+        return {
+            "run_dir": str(run.directory),
+            "folder": str(folder),
+            "run_id": run.id,
+            "name": run.name,
+            "config": run.config,
+            "seed": seed,
+            "threads": max(1, int(self.cpus)),
+            "device": "cuda" if self.gpus > 0 else "cpu",
+            "control": (
+                control.stop_reason if control.stop_requested else None,
+                "user" if control.paused else None,
+            ),
+        }
 
     def trial_pruned(self, tune_id: str) -> None:
         record = self.live.get(tune_id)
@@ -109,8 +118,11 @@ class _Hooks:
 
     def _over_budget(self) -> bool:
         search = self.search
-        return (search.time_budget_s is not None and search.started is not None
-                and search._clock() - search.started >= float(search.time_budget_s))  # fmt: skip
+        return (
+            search.time_budget_s is not None
+            and search.started is not None
+            and search._clock() - search.started >= float(search.time_budget_s)
+        )
 
     def may_start(self) -> bool:
         search = self.search
@@ -183,17 +195,25 @@ def run_on_tune(search: Search) -> None:
     trainer = search._raw.get("trainer") or {}
     search_alg = search.section["search_alg"]
     spec = tune.TuneSpec(
-        name=search.name, directory=search.directory,
-        parameters=search.section["parameters"], search_alg=search_alg,
-        scheduler=executor["scheduler"], goal=search.goal, metric_path=search.metric_path,
-        num_samples=max(0, search.total - counted), points=points, evaluated=evaluated,
+        name=search.name,
+        directory=search.directory,
+        parameters=search.section["parameters"],
+        search_alg=search_alg,
+        scheduler=executor["scheduler"],
+        goal=search.goal,
+        metric_path=search.metric_path,
+        num_samples=max(0, search.total - counted),
+        points=points,
+        evaluated=evaluated,
         grid=_grid(search, evaluated),
         max_concurrent=None if concurrent == "auto" else int(concurrent),
-        cpus=cpus, gpus=gpus, dataset=check_dataset(search._rendered or {}, search._dataset),
+        cpus=cpus,
+        gpus=gpus,
+        dataset=check_dataset(search._rendered or {}, search._dataset),
         max_t=int(trainer.get("epochs") or 100),
         seed=search_alg.get("random_state_seed", search_alg.get("seed")),
         storage_path=_storage_path(executor),
-    )  # fmt: skip
+    )
     if (spec.grid is not None and not spec.grid) or (spec.grid is None and not spec.num_samples):
         return  # nothing left to run
     search._trial_memory_limit = trial_memory_limit(gpus) if 0 < gpus < 1 else None

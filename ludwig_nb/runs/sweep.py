@@ -79,8 +79,7 @@ class SweepEstimate:
         self.points = list(points)
         self.device = device
         fitting = [p for p in self.points if p.fits and p.total_s is not None]
-        self.fastest: SweepPoint | None = min(fitting, key=lambda p: p.total_s or 0.0,
-                                              default=None)  # fmt: skip
+        self.fastest: SweepPoint | None = min(fitting, key=lambda p: p.total_s or 0.0, default=None)
 
     def to_frame(self) -> pd.DataFrame:
         """The predictions as a DataFrame, one row per value of the swept parameter."""
@@ -105,8 +104,9 @@ def parse_vary(vary: object) -> tuple[str, list[object]]:
     Raises ``ValueError`` saying what is expected for anything else.
     """
     if not isinstance(vary, Mapping) or len(vary) != 1:
-        raise ValueError('vary takes one config path and its values, e.g. '
-                         '{"trainer.batch_size": [32, 64, 128]}')  # fmt: skip
+        raise ValueError(
+            'vary takes one config path and its values, e.g. {"trainer.batch_size": [32, 64, 128]}'
+        )
     ((path, values),) = vary.items()
     if not isinstance(path, str) or not path or isinstance(values, (str, bytes)):
         raise ValueError(f"vary: {path!r} must be a dotted config path with a list of values")
@@ -124,8 +124,9 @@ def _with_value(rendered: Mapping[str, object], path: str, value: object) -> dic
     keys = path.split(".")
     for key in keys[:-1]:
         if not isinstance(node.get(key), dict):
-            raise ValueError(f"vary: {path!r} is not a path of this config ({key!r} is not a "
-                             "section)")  # fmt: skip
+            raise ValueError(
+                f"vary: {path!r} is not a path of this config ({key!r} is not a section)"
+            )
         node = node[key]
     if keys[-1] not in node:
         raise ValueError(f"vary: {path!r} is not a key of this config")
@@ -141,8 +142,13 @@ def _cuda(device: str | None) -> Any:
     return torch if device is None or str(device).startswith("cuda") else None
 
 
-def _point(rendered: Mapping[str, object], dataset: object, path: str, value: object,
-           options: Mapping[str, Any]) -> SweepPoint:  # fmt: skip
+def _point(
+    rendered: Mapping[str, object],
+    dataset: object,
+    path: str,
+    value: object,
+    options: Mapping[str, Any],
+) -> SweepPoint:
     from ludwig_nb.config import load_config
     from ludwig_nb.runs.preflight import pilot_run, predict_from_pilot
 
@@ -151,8 +157,9 @@ def _point(rendered: Mapping[str, object], dataset: object, path: str, value: ob
     if torch is not None:
         torch.cuda.empty_cache()
         torch.cuda.reset_peak_memory_stats()
-    run = pilot_run(config, dataset, options["steps"], device=options["device"],
-                    engine=options["engine"])  # fmt: skip
+    run = pilot_run(
+        config, dataset, options["steps"], device=options["device"], engine=options["engine"]
+    )
     peak = total = None
     if torch is not None:
         peak = int(torch.cuda.max_memory_allocated())
@@ -165,14 +172,20 @@ def _point(rendered: Mapping[str, object], dataset: object, path: str, value: ob
     schedule = prediction.schedule
     fits = peak is None or total is None or peak <= options["memory_fraction"] * total
     return SweepPoint(
-        value, fits=fits, total_s=prediction.total_s,
-        epoch_s=_epoch_s(prediction), step_s=prediction.step_s,
+        value,
+        fits=fits,
+        total_s=prediction.total_s,
+        epoch_s=_epoch_s(prediction),
+        step_s=prediction.step_s,
         samples_per_s=schedule.batch_size / prediction.step_s if prediction.step_s else None,
-        steps_per_epoch=schedule.steps_per_epoch, epochs=schedule.epochs,
-        peak_memory=peak, memory_total=total,
-        error="" if fits else f"peak {peak} bytes is over {options['memory_fraction']:.0%} of "
-                              f"the device's {total}",
-    )  # fmt: skip
+        steps_per_epoch=schedule.steps_per_epoch,
+        epochs=schedule.epochs,
+        peak_memory=peak,
+        memory_total=total,
+        error=""
+        if fits
+        else f"peak {peak} bytes is over {options['memory_fraction']:.0%} of the device's {total}",
+    )
 
 
 def _epoch_s(prediction: Any) -> float:
@@ -217,8 +230,12 @@ def estimate_sweep(
     for value in values:  # every value is checked before the first pilot starts
         chosen.check(load_config(_with_value(rendered, path, value)))
     chosen.warm_up()  # the pilots' first steps must measure the run, not one-off imports
-    options = {"device": device, "engine": chosen, "memory_fraction": memory_fraction,
-               "steps": pilot_steps or _DEFAULT_PILOT_STEPS}  # fmt: skip
+    options = {
+        "device": device,
+        "engine": chosen,
+        "memory_fraction": memory_fraction,
+        "steps": pilot_steps or _DEFAULT_PILOT_STEPS,
+    }
     points = [_point(rendered, dataset, path, value, options) for value in values]
     torch = _cuda(device)
     return SweepEstimate(path, points, "cuda" if torch is not None else (device or "cpu"))
@@ -240,8 +257,10 @@ def _bar(seconds: float | None, longest: float, color: str) -> str:
     if seconds is None or longest <= 0:
         return ""
     width = max(1.0, 100.0 * seconds / longest)
-    return (f"<div style='background:{color};height:9px;margin:1px 0;width:{width:.1f}%' "
-            f"title='{seconds:.3g} s'></div>")  # fmt: skip
+    return (
+        f"<div style='background:{color};height:9px;margin:1px 0;width:{width:.1f}%' "
+        f"title='{seconds:.3g} s'></div>"
+    )
 
 
 def _seconds(value: float | None) -> str:
@@ -271,11 +290,18 @@ def sweep_html(sweep: SweepEstimate) -> str:
         bar = _bar(p.epoch_s, longest_epoch, "#1565c0") + _bar(p.total_s, longest, color)
         err = f"<br><small style='color:#c62828'>{html.escape(p.error)}</small>" if p.error else ""
         rows.append(f"<tr>{tds}<td style='width:40%'>{bar}{err}</td></tr>")
-    head = "".join(f"<th>{h}</th>" for h in (html.escape(sweep.path), "time/epoch",
-                   "total", "samples/s", "peak GPU memory",
-                   "predicted: time/epoch (blue), total"))  # fmt: skip
-    best = ("no value fits" if sweep.fastest is None
-            else f"fastest that fits: {sweep.fastest.value}")  # fmt: skip
+    head = "".join(
+        f"<th>{h}</th>"
+        for h in (
+            html.escape(sweep.path),
+            "time/epoch",
+            "total",
+            "samples/s",
+            "peak GPU memory",
+            "predicted: time/epoch (blue), total",
+        )
+    )
+    best = "no value fits" if sweep.fastest is None else f"fastest that fits: {sweep.fastest.value}"
     return (
         "<div class='ludwig-nb-sweep' style='border:1px solid #ddd;border-radius:4px;"
         f"padding:6px 10px'><b>pre-flight sweep of {html.escape(sweep.path)}</b> on "

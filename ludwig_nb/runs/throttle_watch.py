@@ -138,8 +138,13 @@ class ThrottleWatch:
         why = self._capper.apply(device, watts)
         if why:
             self._refused[rule.name] = why
-            log.warning("ludwig_nb: cannot cap GPU %d at %.0f W (%s); holding it by spacing "
-                        "the training steps instead", device, watts, why)  # fmt: skip
+            log.warning(
+                "ludwig_nb: cannot cap GPU %d at %.0f W (%s); holding it by spacing "
+                "the training steps instead",
+                device,
+                watts,
+                why,
+            )
             return False
         self._capped[key] = watts
         return True
@@ -181,9 +186,17 @@ class ThrottleWatch:
         reason = f"alarm:{limit.rule.name}"
         if limit.rule.name in self._refused:
             reason += f" (power cap refused: {self._refused[limit.rule.name]})"
-        return Throttled(time=now, duty=duty, reason=reason, device=limit.device,
-                         metric=limit.rule.metric, value=value, target=d.target, idle_s=idle,
-                         method=limit.method)  # fmt: skip
+        return Throttled(
+            time=now,
+            duty=duty,
+            reason=reason,
+            device=limit.device,
+            metric=limit.rule.metric,
+            value=value,
+            target=d.target,
+            idle_s=idle,
+            method=limit.method,
+        )
 
 
 def _default_capper() -> PowerCapper:

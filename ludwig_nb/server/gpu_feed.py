@@ -99,8 +99,13 @@ class GpuFeed:
         sampler = self._sampler
         latest = sampler.latest() if sampler is not None else None
         if latest is None:
-            return {"gpus": [], "host": None, "available": self._available,
-                    "reason": self._reason or None, "time": None}  # fmt: skip
+            return {
+                "gpus": [],
+                "host": None,
+                "available": self._available,
+                "reason": self._reason or None,
+                "time": None,
+            }
         return {
             "gpus": [g.to_dict() for g in latest.gpus],
             "host": latest.host.to_dict() if latest.host is not None else None,

@@ -102,5 +102,8 @@ def strip_live_widgets(model: dict[str, Any], **kwargs: object) -> None:
         return
     count = replace_live_widgets(model["content"])
     if count:
-        log.info("ludwig_nb: %d dashboard output(s) saved as snapshots in %s", count,
-                 kwargs.get("path", "?"))  # fmt: skip
+        log.info(
+            "ludwig_nb: %d dashboard output(s) saved as snapshots in %s",
+            count,
+            kwargs.get("path", "?"),
+        )

@@ -39,12 +39,26 @@ _NUMBER_FIELDS = (
     "written_at",
     "paused_seconds",
 )
-_TEXT_FIELDS = ("engine", "device", "pause_reason", "reason", "error", "write_error",
-                "pause_text", "end_reason", "phase_detail")  # fmt: skip
+_TEXT_FIELDS = (
+    "engine",
+    "device",
+    "pause_reason",
+    "reason",
+    "error",
+    "write_error",
+    "pause_text",
+    "end_reason",
+    "phase_detail",
+)
 _ALARM_FIELDS = {"rule": str, "device": int, "value": float, "threshold": float}
 _ETA_NUMBERS = ("remaining_s", "low_s", "high_s", "finish_time")
-_EARLY_STOP_NUMBERS = ("patience", "upper_bound", "likely_step", "earliest_step",
-                       "likely_remaining_s")  # fmt: skip
+_EARLY_STOP_NUMBERS = (
+    "patience",
+    "upper_bound",
+    "likely_step",
+    "earliest_step",
+    "likely_remaining_s",
+)
 
 
 def _status_name(status: Mapping[str, object], alive: bool, problems: list[str]) -> str:

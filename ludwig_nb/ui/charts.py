@@ -65,10 +65,15 @@ class _Marks:
 
     def __init__(self, x_scale: bq.Scale, y_scale: bq.Scale, y_label: str, visible: bool) -> None:
         self.x_scale, self.y_scale = x_scale, y_scale
-        self.axis = bq.Axis(scale=y_scale, label=y_label, side="left", visible=visible,
-                            label_offset="42px", grid_lines="dashed",
-                            tick_format=".3~g" if isinstance(y_scale, bq.LogScale)
-                            else TICK_FORMAT)  # fmt: skip
+        self.axis = bq.Axis(
+            scale=y_scale,
+            label=y_label,
+            side="left",
+            visible=visible,
+            label_offset="42px",
+            grid_lines="dashed",
+            tick_format=".3~g" if isinstance(y_scale, bq.LogScale) else TICK_FORMAT,
+        )
         self.lines: dict[str, bq.Lines] = {}
         self.shown: dict[str, tuple[int, float | None, float | None]] = {}
 
@@ -77,10 +82,15 @@ class _Marks:
         if line is not None:
             return line, False
         line = bq.Lines(
-            x=[], y=[], scales={"x": self.x_scale, "y": self.y_scale},
-            colors=[_color(name, len(self.lines))], labels=[name], display_legend=False,
-            visible=visible, **_style(name),
-        )  # fmt: skip
+            x=[],
+            y=[],
+            scales={"x": self.x_scale, "y": self.y_scale},
+            colors=[_color(name, len(self.lines))],
+            labels=[name],
+            display_legend=False,
+            visible=visible,
+            **_style(name),
+        )
         self.lines[name] = line
         return line, True
 
@@ -100,8 +110,13 @@ class CurveChart:
         self.log = bq.LogScale(min=0.1, max=1.0)
         self.is_log = False
         self.x_mode = "step"
-        self.x_axis = bq.Axis(scale=self.x_scale, label=x_label, tick_values=[0.0, 1.0],
-                              grid_lines="none", tick_format=TICK_FORMAT)  # fmt: skip
+        self.x_axis = bq.Axis(
+            scale=self.x_scale,
+            label=x_label,
+            tick_values=[0.0, 1.0],
+            grid_lines="none",
+            tick_format=TICK_FORMAT,
+        )
         self._lin = _Marks(self.x_scale, self.linear, y_label, visible=True)
         self._log = _Marks(self.x_scale, self.log, f"{y_label} (log)", visible=False)
         self.y_axis = self._lin.axis

@@ -68,8 +68,10 @@ def _summary(c: Comparison) -> str:
         f"</td><td><small>{_esc(r.directory or '')}</small></td></tr>"
         for n, r in zip(c.names, c.records, strict=True)
     )
-    return ("<table class='lnb-compare-runs'><tr><th>run</th><th>kind</th><th>status</th>"
-            f"<th>hardware</th><th>took</th><th>directory</th></tr>{rows}</table>")  # fmt: skip
+    return (
+        "<table class='lnb-compare-runs'><tr><th>run</th><th>kind</th><th>status</th>"
+        f"<th>hardware</th><th>took</th><th>directory</th></tr>{rows}</table>"
+    )
 
 
 def _config_table(paths: dict[str, tuple[object, ...]], names: list[str]) -> str:
@@ -113,11 +115,15 @@ def _table(c: Comparison, kind: str, title: str) -> str:
             text = _pct(row[d]) if "pct" in d else _delta(row[d], label)
             cells.append(f"<td>{_esc(text)}</td>")
         goal = "↑" if row["goal"] == "max" else "↓"
-        body.append(f"<tr><td>{_esc(label)} <small title='better is {row['goal']}'>{goal}</small>"
-                    f"</td>{''.join(cells)}</tr>")  # fmt: skip
-    return (f"<div><b>{_esc(title)}</b> <small>(bold: better; ↑ higher is better, ↓ lower)"
-            f"</small><table class='lnb-compare-{kind}'><tr><th></th>{head}</tr>"
-            f"{''.join(body)}</table></div>")  # fmt: skip
+        body.append(
+            f"<tr><td>{_esc(label)} <small title='better is {row['goal']}'>{goal}</small>"
+            f"</td>{''.join(cells)}</tr>"
+        )
+    return (
+        f"<div><b>{_esc(title)}</b> <small>(bold: better; ↑ higher is better, ↓ lower)"
+        f"</small><table class='lnb-compare-{kind}'><tr><th></th>{head}</tr>"
+        f"{''.join(body)}</table></div>"
+    )
 
 
 def _charts(c: Comparison, x: str) -> str:
@@ -125,8 +131,13 @@ def _charts(c: Comparison, x: str) -> str:
     for split, feature, metric in c.headline_curves()[:6]:
         curves = c.curves(split, feature, metric, x=x)
         if curves:
-            charts.append(svg_line_chart(curves, title=f"{split} {feature} {metric}",
-                                         x_label="elapsed s" if x == "elapsed" else x))  # fmt: skip
+            charts.append(
+                svg_line_chart(
+                    curves,
+                    title=f"{split} {feature} {metric}",
+                    x_label="elapsed s" if x == "elapsed" else x,
+                )
+            )
     return "<div style='display:flex;flex-wrap:wrap;gap:8px'>" + "".join(charts) + "</div>"
 
 

@@ -76,8 +76,9 @@ def bqplot_ready() -> bool:
         return True
     with _loader_lock:
         if not _loader:
-            _loader.append(threading.Thread(target=_load_charts, name="ludwig_nb-charts",
-                                            daemon=True))  # fmt: skip
+            _loader.append(
+                threading.Thread(target=_load_charts, name="ludwig_nb-charts", daemon=True)
+            )
             _loader[0].start()
     return _charts_loaded.is_set()
 

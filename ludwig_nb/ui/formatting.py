@@ -168,8 +168,10 @@ def pace_html(state: Any) -> str:
         idle = getattr(state, "throttled_s", 0.0)
         lines.append(f"{state.throttle} (idle {idle:.0f} s so far)")
     if getattr(state, "micro_batch_size", 0):
-        lines.append(f"out of GPU memory: batches of {state.batch_size} run as micro-batches "
-                     f"of {state.micro_batch_size} (same effective batch)")  # fmt: skip
+        lines.append(
+            f"out of GPU memory: batches of {state.batch_size} run as micro-batches "
+            f"of {state.micro_batch_size} (same effective batch)"
+        )
     return "".join(
         '<div class="lnb-pace" style="background:#1565c0;color:white;padding:2px 6px;'
         f'border-radius:3px;margin:2px 0">{html.escape(line)}</div>'

@@ -41,10 +41,12 @@ def resources_line(summary: Mapping[str, Any] | None) -> str:
     power, thermal = summary.get("throttled_power_s"), summary.get("throttled_thermal_s")
     if power is not None or thermal is not None:
         total = (power or 0.0) + (thermal or 0.0)
-        detail = [f"{k} {format_duration(v)}" for k, v in (("power", power), ("heat", thermal))
-                  if v]  # fmt: skip
-        parts.append(f"throttled {format_duration(total)}" + (f" ({', '.join(detail)})"
-                     if detail else ""))  # fmt: skip
+        detail = [
+            f"{k} {format_duration(v)}" for k, v in (("power", power), ("heat", thermal)) if v
+        ]
+        parts.append(
+            f"throttled {format_duration(total)}" + (f" ({', '.join(detail)})" if detail else "")
+        )
     if summary.get("steps_per_s"):
         parts.append(f"{summary['steps_per_s']:.3g} steps/s")
     return "resources: " + " · ".join(parts) if parts else ""

@@ -111,8 +111,9 @@ def svg_line_chart(
         f"{html.escape(x_label)}{' (log y)' if log else ''}</text>"
     )
     for i, (name, pts) in enumerate(series.items()):
-        color = CURVE_COLORS.get(name.removesuffix(" (smoothed)"),
-                                 _FALLBACK_COLORS[i % len(_FALLBACK_COLORS)])  # fmt: skip
+        color = CURVE_COLORS.get(
+            name.removesuffix(" (smoothed)"), _FALLBACK_COLORS[i % len(_FALLBACK_COLORS)]
+        )
         faint = ' stroke-opacity="0.3"' if name == "train" else ""
         if len(pts) == 1:
             x, y = pts[0]

@@ -21,8 +21,10 @@ __all__ = ["STALE_S", "WorkersRow", "workers_row_html"]
 #: seconds without a report after which a rank's cell is greyed
 STALE_S = 5.0
 
-_CELL = ("display:inline-block;margin:0 6px 2px 0;padding:1px 6px;border:1px solid #ddd;"
-         "border-radius:3px;font-size:90%;color:{color}")  # fmt: skip
+_CELL = (
+    "display:inline-block;margin:0 6px 2px 0;padding:1px 6px;border:1px solid #ddd;"
+    "border-radius:3px;font-size:90%;color:{color}"
+)
 
 
 def _rate(value: Any) -> str:

@@ -38,8 +38,13 @@ def test_the_benchmark_runs_and_prints_its_figures_against_their_goals(module, a
     }
     done = subprocess.run(
         [sys.executable, "-m", f"benchmarks.{module}", *args],
-        cwd=ROOT, env=env, capture_output=True, text=True, timeout=280, check=False,
-    )  # fmt: skip
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=280,
+        check=False,
+    )
     out = done.stdout + done.stderr
     assert done.returncode == 0, out[-3000:]
     assert "Traceback" not in out, out[-3000:]

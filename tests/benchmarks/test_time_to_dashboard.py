@@ -11,8 +11,13 @@ def test_each_figure_is_printed_against_its_goal():
 
 def test_first_and_later_runs_are_summarized_apart(capsys):
     def row(line, dashboard, first, ready=0.5):
-        return {"first output": line, "dashboard": dashboard, "first step": first,
-                "kernel ready": ready, "from launch": ready + 0.1 + first}  # fmt: skip
+        return {
+            "first output": line,
+            "dashboard": dashboard,
+            "first step": first,
+            "kernel ready": ready,
+            "from launch": ready + 0.1 + first,
+        }
 
     kernels = [
         [row(0.2, 0.9, 4.0, 0.4), row(0.01, 0.1, 0.5)],

@@ -177,13 +177,20 @@ def lab_server_factory(
             PYTHONUNBUFFERED="1",
         )
         cmd = [
-            sys.executable, "-m", "jupyterlab", "--no-browser", f"--port={port}",
-            "--ServerApp.ip=127.0.0.1", "--IdentityProvider.token=", "--ServerApp.password=",
-            "--allow-root", f"--ServerApp.root_dir={root_dir}",
+            sys.executable,
+            "-m",
+            "jupyterlab",
+            "--no-browser",
+            f"--port={port}",
+            "--ServerApp.ip=127.0.0.1",
+            "--IdentityProvider.token=",
+            "--ServerApp.password=",
+            "--allow-root",
+            f"--ServerApp.root_dir={root_dir}",
             "--LabApp.expose_app_in_browser=True",
             f"--LabApp.workspaces_dir={home / 'workspaces'}",
             f"--LabApp.user_settings_dir={settings_dir}",
-        ]  # fmt: skip
+        ]
         with open(log_path, "wb") as log:
             process = subprocess.Popen(
                 cmd, cwd=root_dir, env=full_env, stdout=log, stderr=subprocess.STDOUT

@@ -82,8 +82,11 @@ def _check_charts(page: Any) -> list[dict[str, Any]]:
 
 def _notebook(root: Path) -> str:
     nb = nbformat.v4.new_notebook()
-    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3",
-                                 "language": "python"}  # fmt: skip
+    nb.metadata["kernelspec"] = {
+        "name": "python3",
+        "display_name": "Python 3",
+        "language": "python",
+    }
     nb.cells = [nbformat.v4.new_code_cell(SETUP), nbformat.v4.new_code_cell(TRAIN)]
     nbformat.write(nb, root / "charts.ipynb")
     return "charts.ipynb"
@@ -94,8 +97,9 @@ def _time_to_dashboard(page: Any, count: int) -> float:
     page.evaluate("() => window.jupyterapp.commands.execute('notebook:run-cell')")
     page.wait_for_function(
         f"() => document.querySelectorAll('.lnb-dashboard').length >= {count}",
-        timeout=120_000, polling=20,
-    )  # fmt: skip
+        timeout=120_000,
+        polling=20,
+    )
     return time.monotonic() - began
 
 

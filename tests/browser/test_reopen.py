@@ -97,8 +97,11 @@ def test_reopened_notebook_shows_the_runs_final_state(
     root = tmp_path / "root"
     root.mkdir()
     nb = nbformat.v4.new_notebook()
-    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3",
-                                 "language": "python"}  # fmt: skip
+    nb.metadata["kernelspec"] = {
+        "name": "python3",
+        "display_name": "Python 3",
+        "language": "python",
+    }
     nb.cells = [nbformat.v4.new_code_cell(c) for c in (SETUP, ENDS, DIES)]
     path = root / "reopen.ipynb"
     nbformat.write(nb, path)
@@ -129,8 +132,9 @@ def test_reopened_notebook_shows_the_runs_final_state(
     assert _saved_runs(path)["ends-while-closed"]["status"] in LIVE  # the file is stale
 
     # reopened: each snapshot is the run's state now, from its run directory
-    page.evaluate("() => window.jupyterapp.commands.execute('docmanager:open', {path: "
-                  "'reopen.ipynb'})")  # fmt: skip
+    page.evaluate(
+        "() => window.jupyterapp.commands.execute('docmanager:open', {path: 'reopen.ipynb'})"
+    )
     page.wait_for_selector(".jp-Notebook", timeout=90_000)
     done = page.locator('.ludwig-nb-snapshot[data-status="completed"]')
     expect(done).to_have_count(1, timeout=60_000)

@@ -99,8 +99,11 @@ def words_lab(lab_server_factory: Any, fake_gpu_env: Any, tmp_path: Path) -> Any
     root = tmp_path / "root"
     root.mkdir()
     nb = nbformat.v4.new_notebook()
-    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3",
-                                 "language": "python"}  # fmt: skip
+    nb.metadata["kernelspec"] = {
+        "name": "python3",
+        "display_name": "Python 3",
+        "language": "python",
+    }
     nb.cells = [nbformat.v4.new_code_cell(c) for c in (SETUP, EARLY_CELL, HOT_CELL)]
     nbformat.write(nb, root / "words.ipynb")
     settings = {"ludwig-nb/plugin": {"refreshInterval": 0.5}}

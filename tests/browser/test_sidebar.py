@@ -87,10 +87,17 @@ class StandinRun:
         done = max(1, self.state.step)
         per_step = (now - self.started) / done
         remaining = per_step * (self.total_steps - self.state.step)
-        eta = None if self.state.is_final else {
-            "remaining_s": remaining, "low_s": remaining * 0.9, "high_s": remaining * 1.1,
-            "state": "stable", "finish_time": None,
-        }  # fmt: skip
+        eta = (
+            None
+            if self.state.is_final
+            else {
+                "remaining_s": remaining,
+                "low_s": remaining * 0.9,
+                "high_s": remaining * 1.1,
+                "state": "stable",
+                "finish_time": None,
+            }
+        )
         status = {
             **self.state.to_dict(),
             "eta": eta,

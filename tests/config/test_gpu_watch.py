@@ -93,12 +93,18 @@ def test_mistakes_are_located(
         ("  alarms:\n    - {metric: power, action: throttle}\n", "threshold", "watts"),
         ("  alarms:\n    - {metric: power, threshold: slowdown-5}\n", "threshold", "watts"),
         ("  alarms:\n    - {metric: power, threshold: -3}\n", "threshold", "positive"),
-        ("  alarms:\n    - {metric: memory, threshold: 90, action: throttle}\n", "action",
-         "temperature or a power"),
-        ("  alarms:\n    - {metric: temperature, action: pause, power_limit: true}\n",
-         "power_limit", "metric: power, action: throttle"),
+        (
+            "  alarms:\n    - {metric: memory, threshold: 90, action: throttle}\n",
+            "action",
+            "temperature or a power",
+        ),
+        (
+            "  alarms:\n    - {metric: temperature, action: pause, power_limit: true}\n",
+            "power_limit",
+            "metric: power, action: throttle",
+        ),
     ],
-)  # fmt: skip
+)
 def test_throttle_mistakes_are_located(
     fail: Callable[..., ConfigError], minimal: str, section: str, path: str, words: str
 ) -> None:

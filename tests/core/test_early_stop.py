@@ -60,8 +60,9 @@ def test_forecast_is_bounded_by_the_earliest_stop_and_the_total():
 def test_higher_is_better_metrics_and_time_as_a_parameter():
     steps = [100, 200, 300, 400, 500, 600]
     accuracy = [0.6, 0.7, 0.75, 0.76, 0.76, 0.755]
-    forecast = forecast_stop(steps, accuracy, patience=2, total_steps=5000, steps_done=600,
-                             step_s=0.01, evaluation_s=0.5)  # fmt: skip
+    forecast = forecast_stop(
+        steps, accuracy, patience=2, total_steps=5000, steps_done=600, step_s=0.01, evaluation_s=0.5
+    )
     assert forecast is not None and forecast.step >= 600
     evaluations = (forecast.step - 600) / 100
     assert forecast.remaining_s == pytest.approx((forecast.step - 600) * 0.01 + evaluations * 0.5)
@@ -84,8 +85,14 @@ def test_forecast_text_says_the_total_is_an_upper_bound():
 
 
 def _evaluation(step, improved):
-    return ev.EvaluationFinished(time=step, step=step - 1, epoch=0, start_time=step,
-                                 metrics={"validation": {}}, improved=improved)  # fmt: skip
+    return ev.EvaluationFinished(
+        time=step,
+        step=step - 1,
+        epoch=0,
+        start_time=step,
+        metrics={"validation": {}},
+        improved=improved,
+    )
 
 
 def test_end_reason_words_early_stopping_and_stops():
@@ -109,8 +116,16 @@ def test_a_still_improving_accuracy_cannot_stop_before_its_patience_runs_out():
     patience window after it, and the time left counts the evaluations still to run."""
     steps = [100, 200, 300, 400, 500, 600]
     accuracy = [0.5, 0.6, 0.66, 0.7, 0.72, 0.73]
-    forecast = forecast_stop(steps, accuracy, patience=2, total_steps=5000, steps_done=600,
-                             step_s=0.01, evaluation_s=0.5, higher_is_better=True)  # fmt: skip
+    forecast = forecast_stop(
+        steps,
+        accuracy,
+        patience=2,
+        total_steps=5000,
+        steps_done=600,
+        step_s=0.01,
+        evaluation_s=0.5,
+        higher_is_better=True,
+    )
     assert forecast is not None
     assert forecast.earliest == 800 and forecast.step >= 800
     steps_left = forecast.step - 600

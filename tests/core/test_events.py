@@ -145,8 +145,15 @@ def test_a_step_line_is_the_text_the_general_encoder_writes(fields):
     """StepFinished formats its line itself (it is written at every step); the text must be
     exactly what ``Event.to_json`` writes, non-finite losses included."""
     np = pytest.importorskip("numpy")
-    base = {"time": 1.7e9 + 0.123, "step": 41, "epoch": 2, "start_time": 1.7e9,
-            "batch_size": 128, "loss": 0.5, "learning_rate": None}  # fmt: skip
+    base = {
+        "time": 1.7e9 + 0.123,
+        "step": 41,
+        "epoch": 2,
+        "start_time": 1.7e9,
+        "batch_size": 128,
+        "loss": 0.5,
+        "learning_rate": None,
+    }
     for value in (fields, {**fields, "loss": np.float64(0.25)}):
         event = ev.StepFinished(**{**base, **value})
         line = event.to_json()

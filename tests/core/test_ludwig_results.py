@@ -16,11 +16,18 @@ def _evaluation(step: int, value: float, improved: bool, test: bool = True) -> e
         "validation": {"y": {"loss": value, "accuracy": 1 - value}, "combined": {"loss": value}},
     }
     if test:
-        metrics["test"] = {"y": {"loss": value + 0.1, "accuracy": 0.9 - value},
-                           "combined": {"loss": value + 0.1}}  # fmt: skip
-    return ev.EvaluationFinished(time=float(step), step=step, epoch=step // 10,
-                                 start_time=float(step), metrics=metrics,
-                                 improved=improved)  # fmt: skip
+        metrics["test"] = {
+            "y": {"loss": value + 0.1, "accuracy": 0.9 - value},
+            "combined": {"loss": value + 0.1},
+        }
+    return ev.EvaluationFinished(
+        time=float(step),
+        step=step,
+        epoch=step // 10,
+        start_time=float(step),
+        metrics=metrics,
+        improved=improved,
+    )
 
 
 def test_training_statistics_has_exactly_ludwigs_keys_and_one_value_per_evaluation() -> None:
@@ -28,8 +35,10 @@ def test_training_statistics_has_exactly_ludwigs_keys_and_one_value_per_evaluati
     stats = lr.training_statistics(events, {"epochs": 3})
     assert set(stats) == {"training", "validation", "test", "evaluation_frequency"}
     assert stats["evaluation_frequency"] == {"frequency": 1.0, "period": "epoch"}
-    assert stats["training"] == {"combined": {"loss": [0.5, 0.3, 0.4]},
-                                 "y": {"loss": [0.5, 0.3, 0.4]}}  # fmt: skip
+    assert stats["training"] == {
+        "combined": {"loss": [0.5, 0.3, 0.4]},
+        "y": {"loss": [0.5, 0.3, 0.4]},
+    }
     assert stats["validation"]["y"]["accuracy"] == [0.5, 0.7, 0.6]
     assert stats["test"]["combined"]["loss"] == [0.6, 0.4, 0.5]
 
@@ -67,10 +76,17 @@ def test_description_has_ludwigs_keys() -> None:
         dataset="data/train.parquet",
         compute={"num_nodes": 1},
     )
-    assert list(desc) == ["ludwig_version", "ludwig_nb_version", "command", "random_seed",
-                          "dataset", "data_format", "config", "torch_version",
-                          "compute"]  # fmt: skip
+    assert list(desc) == [
+        "ludwig_version",
+        "ludwig_nb_version",
+        "command",
+        "random_seed",
+        "dataset",
+        "data_format",
+        "config",
+        "torch_version",
+        "compute",
+    ]
     assert desc["data_format"] == "parquet" and desc["compute"] == {"num_nodes": 1}
-    frame = lr.description({}, versions={}, command="", random_seed=None, dataset=None,
-                           compute={})  # fmt: skip
+    frame = lr.description({}, versions={}, command="", random_seed=None, dataset=None, compute={})
     assert frame["data_format"] == "dataframe" and "dataset" not in frame

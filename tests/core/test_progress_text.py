@@ -34,8 +34,9 @@ def test_the_reducer_shows_the_latest_progress_until_training_starts():
         "preprocessing",
         "demo:churn · 5,000 rows × 21 columns",
     )
-    started = ev.RunStarted(time=2.0, run_id="r", name="r", engine="builtin", device="cpu",
-                            schedule=schedule)  # fmt: skip
+    started = ev.RunStarted(
+        time=2.0, run_id="r", name="r", engine="builtin", device="cpu", schedule=schedule
+    )
     late = reduce_all([*events, started, _progress(stage="building")])
     assert late.status == "training"  # a late progress event never turns training back
 

@@ -43,12 +43,23 @@ def test_the_timeline_cuts_evaluations_and_checkpoints_into_the_phases() -> None
 def test_summary_phase_seconds_and_rates() -> None:
     timeline = rp.phase_timeline(_events())
     steps = [(3.0 + i * 0.5, 3.5 + i * 0.5, 32) for i in range(24)]
-    host = {"cpu_percent": 50.0, "memory_used": 4, "memory_total": 10,
-            "process_cpu_percent": 20.0, "process_rss": 3}  # fmt: skip
+    host = {
+        "cpu_percent": 50.0,
+        "memory_used": 4,
+        "memory_total": 10,
+        "process_cpu_percent": 20.0,
+        "process_rss": 3,
+    }
     samples = [{"time": float(t), "host": host, "gpus": []} for t in range(20)]
     summary = rp.summarize(samples, timeline, steps, interval=1.0)
-    assert summary["phase_s"] == {"queued": 1.0, "preprocessing": 2.0, "training": 12.0,
-                                  "evaluation": 2.0, "checkpoint": 1.0, "paused": 2.0}  # fmt: skip
+    assert summary["phase_s"] == {
+        "queued": 1.0,
+        "preprocessing": 2.0,
+        "training": 12.0,
+        "evaluation": 2.0,
+        "checkpoint": 1.0,
+        "paused": 2.0,
+    }
     assert summary["total_s"] == 20.0
     assert summary["steps_per_s"] == pytest.approx(2.0)  # 24 steps in 12 s of training
     assert summary["samples_per_s"] == pytest.approx(64.0)
@@ -58,8 +69,13 @@ def test_summary_phase_seconds_and_rates() -> None:
 
 def test_ludwig_keys_keep_ludwigs_names_with_bytes_for_gpu_memory() -> None:
     gpu = {"index": 0, "memory_used": 2 << 30}
-    host = {"cpu_percent": 80.0, "memory_used": 6, "memory_total": 10,
-            "process_cpu_percent": 25.0, "process_rss": 1000}  # fmt: skip
+    host = {
+        "cpu_percent": 80.0,
+        "memory_used": 6,
+        "memory_total": 10,
+        "process_cpu_percent": 25.0,
+        "process_rss": 1000,
+    }
     samples = [{"time": 0.0, "host": host, "gpus": [gpu]}]
     keys = rp.ludwig_keys(samples, "training", 2.5, {"num_cpu": 2})
     assert keys["code_block_tag"] == "training" and keys["num_cpu"] == 2
@@ -68,10 +84,20 @@ def test_ludwig_keys_keep_ludwigs_names_with_bytes_for_gpu_memory() -> None:
     assert keys["min_global_cpu_memory_available"] == 4.0
     assert keys["cuda_0_max_memory_used"] == 2 << 30  # bytes, not MiB
     ludwig_names = {
-        "code_block_tag", "cpu_name", "cpu_architecture", "num_cpu", "total_cpu_memory_size",
-        "ludwig_version", "total_execution_time", "max_cpu_utilization",
-        "average_cpu_utilization", "max_cpu_memory_usage", "average_cpu_memory_usage",
-        "min_global_cpu_memory_available", "average_global_cpu_memory_available",
-        "max_global_cpu_utilization", "average_global_cpu_utilization",
-    }  # fmt: skip
+        "code_block_tag",
+        "cpu_name",
+        "cpu_architecture",
+        "num_cpu",
+        "total_cpu_memory_size",
+        "ludwig_version",
+        "total_execution_time",
+        "max_cpu_utilization",
+        "average_cpu_utilization",
+        "max_cpu_memory_usage",
+        "average_cpu_memory_usage",
+        "min_global_cpu_memory_available",
+        "average_global_cpu_memory_available",
+        "max_global_cpu_utilization",
+        "average_global_cpu_utilization",
+    }
     assert ludwig_names <= set(keys)

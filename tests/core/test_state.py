@@ -98,12 +98,15 @@ def test_reduce_state_makes_a_new_state_with_exactly_the_changed_fields():
     as it was and the new one equals what replace would build."""
     import dataclasses
 
-    before = reduce_state(RunState(run_id="r", status="training", samples_seen=8),
-                          ev.PhaseChanged(time=5.0, phase="training"))  # fmt: skip
+    before = reduce_state(
+        RunState(run_id="r", status="training", samples_seen=8),
+        ev.PhaseChanged(time=5.0, phase="training"),
+    )
     step = ev.StepFinished(time=6.0, step=3, epoch=1, start_time=5.9, batch_size=4, loss=0.5)
     after = reduce_state(before, step)
     assert after is not before and type(after) is RunState
     assert (before.step, before.samples_seen, before.updated_at) == (0, 8, 5.0)
-    expected = dataclasses.replace(before, step=4, epoch=1, last_loss=0.5, batch_size=4,
-                                   samples_seen=12, updated_at=6.0)  # fmt: skip
+    expected = dataclasses.replace(
+        before, step=4, epoch=1, last_loss=0.5, batch_size=4, samples_seen=12, updated_at=6.0
+    )
     assert after == expected and after.started_at == 5.0

@@ -7,10 +7,18 @@ from ludwig_nb.core.status_text import pause_text
 from ludwig_nb.core.status_words import compact_forecast, early_stop_block, status_words
 
 SCHEDULE = ev.ScheduleInfo(total_steps=11000, steps_per_epoch=1100, epochs=10, batch_size=8)
-STARTED = ev.RunStarted(time=1.0, run_id="r", name="churn", engine="builtin", device="cuda:0",
-                        schedule=SCHEDULE)  # fmt: skip
-ALARM = ev.AlarmRaised(time=3.0, rule="temperature>=slowdown-5", device=0, value=88.0,
-                       threshold=88.0, action="pause", message="GPU 0 at 88 °C: pause")  # fmt: skip
+STARTED = ev.RunStarted(
+    time=1.0, run_id="r", name="churn", engine="builtin", device="cuda:0", schedule=SCHEDULE
+)
+ALARM = ev.AlarmRaised(
+    time=3.0,
+    rule="temperature>=slowdown-5",
+    device=0,
+    value=88.0,
+    threshold=88.0,
+    action="pause",
+    message="GPU 0 at 88 °C: pause",
+)
 
 
 def test_compact_forecast_says_the_bound_and_the_likely_stop():
@@ -26,17 +34,22 @@ def test_a_live_run_carries_its_bound_and_forecast():
     forecast = StopForecast(step=2600, earliest=1500, latest=11000, remaining_s=42.0)
     block = early_stop_block(state, 5, "accuracy", forecast)
     assert block == {
-        "patience": 5, "metric": "accuracy", "upper_bound": 11000, "likely_step": 2600,
-        "earliest_step": 1500, "likely_remaining_s": 42.0,
+        "patience": 5,
+        "metric": "accuracy",
+        "upper_bound": 11000,
+        "likely_step": 2600,
+        "earliest_step": 1500,
+        "likely_remaining_s": 42.0,
         "text": "≤ 11,000 steps · likely stop ≈ step 2,600",
-    }  # fmt: skip
+    }
     assert early_stop_block(state, 0, "accuracy", forecast) is None  # early stopping off
     assert early_stop_block(state, 5, "loss", None)["text"] == "≤ 11,000 steps (early stopping)"
 
 
 def test_an_ended_run_says_why_with_the_patience_it_had():
-    evaluation = ev.EvaluationFinished(time=2.0, step=2599, epoch=2, start_time=1.9,
-                                       metrics={}, improved=True)  # fmt: skip
+    evaluation = ev.EvaluationFinished(
+        time=2.0, step=2599, epoch=2, start_time=1.9, metrics={}, improved=True
+    )
     finished = ev.RunFinished(time=9.0, status="completed", step=3100, reason="early stopping")
     state = reduce_all([STARTED, evaluation, finished])
     block = early_stop_block(state, 5, "accuracy", StopForecast(3100, 3100, 11000))
@@ -57,8 +70,15 @@ def test_a_paused_run_carries_the_dashboards_words():
     )
     assert words["end_reason"] == "" and words["early_stop"] is None
     assert words["alarm_texts"] == []  # the pause text already names the pausing alarm
-    other = ev.AlarmRaised(time=3.0, rule="memory>=90", device=0, value=93.0, threshold=90.0,
-                           action="warn", message="GPU 0 memory 93 % full: warn")  # fmt: skip
+    other = ev.AlarmRaised(
+        time=3.0,
+        rule="memory>=90",
+        device=0,
+        value=93.0,
+        threshold=90.0,
+        action="warn",
+        message="GPU 0 memory 93 % full: warn",
+    )
     words = status_words(reduce_all([other], state), None)
     assert words["alarm_texts"] == ["GPU 0 memory 93 % full · warning only"]
 

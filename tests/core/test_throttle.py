@@ -157,6 +157,7 @@ def test_describe_in_words() -> None:
     )
     assert describe_throttle(facts) == "throttled to 70 %: GPU 0 held at 82 °C, target 82 °C"
     assert describe_throttle(SimpleNamespace(**{**vars(facts), "duty": 1.0})) == ""
-    capped = SimpleNamespace(**{**vars(facts), "metric": "power", "method": "power_limit",
-                                "value": 248, "target": 250})  # fmt: skip
+    capped = SimpleNamespace(
+        **{**vars(facts), "metric": "power", "method": "power_limit", "value": 248, "target": 250}
+    )
     assert describe_throttle(capped) == "power capped at 250 W: GPU 0 draws 248 W"

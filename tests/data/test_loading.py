@@ -90,9 +90,9 @@ def test_check_columns_reads_a_files_header_only(tmp_path, config):
     path.write_text("x,y\n1.0,a\n" + 'this row is "broken, unterminated\n')  # never parsed
     check_columns({"input_features": [{"name": "x"}], "output_features": [{"name": "y"}]}, path)
     with pytest.raises(DataError, match="output column 'z' not found"):
-        check_columns({"input_features": [{"name": "x"}], "output_features": [{"name": "z"}]},
-                      path)  # fmt: skip
-    check_columns({"input_features": [{"name": "x"}], "output_features": [{"name": "z"}]},
-                  path, outputs=False)  # fmt: skip
+        check_columns({"input_features": [{"name": "x"}], "output_features": [{"name": "z"}]}, path)
+    check_columns(
+        {"input_features": [{"name": "x"}], "output_features": [{"name": "z"}]}, path, outputs=False
+    )
     with pytest.raises(DataError, match="no such file"):
         check_columns(config, tmp_path / "absent.csv")

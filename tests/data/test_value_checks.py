@@ -19,10 +19,13 @@ def test_a_column_name_used_twice_is_refused_with_its_count():
 
 def test_an_input_that_is_the_output_warns_of_a_leak_and_an_empty_input_warns_too():
     config = {
-        "input_features": [{"name": "x", "type": "number"}, {"name": "y", "type": "binary"},
-                           {"name": "blank", "type": "number"}],
+        "input_features": [
+            {"name": "x", "type": "number"},
+            {"name": "y", "type": "binary"},
+            {"name": "blank", "type": "number"},
+        ],
         "output_features": [{"name": "y", "type": "binary"}],
-    }  # fmt: skip
+    }
     frame = pd.DataFrame({"x": [1.0, 2.0], "y": [0, 1], "blank": [None, None]})
     with pytest.warns(DataWarning) as caught:
         messages = warn_surprises(config, frame, "df")
@@ -32,8 +35,10 @@ def test_an_input_that_is_the_output_warns_of_a_leak_and_an_empty_input_warns_to
 
 
 def test_a_clean_config_warns_of_nothing():
-    config = {"input_features": [{"name": "x", "type": "number"}],
-              "output_features": [{"name": "y", "type": "binary"}]}  # fmt: skip
+    config = {
+        "input_features": [{"name": "x", "type": "number"}],
+        "output_features": [{"name": "y", "type": "binary"}],
+    }
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         assert warn_surprises(config, pd.DataFrame({"x": [1.0], "y": [1]}), "df") == []

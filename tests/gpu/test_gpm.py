@@ -84,8 +84,11 @@ def test_a_driver_without_the_counters_leaves_them_absent(
     result = drive_nvml(_profiling(), {"ticks": [0, 1, 2]}, lib_dir=no_counters_dir)
     assert result["available"]
     gpus = _gpus(result)
-    assert all(g["energy_consumed"] is None and g["throttled_power_s"] is None
-               for tick in gpus for g in tick)  # fmt: skip
+    assert all(
+        g["energy_consumed"] is None and g["throttled_power_s"] is None
+        for tick in gpus
+        for g in tick
+    )
     assert gpus[2][0]["sm_activity"] == 80.0  # GPM is still there
     samples = [{"time": float(t), "gpus": g} for t, g in enumerate(gpus)]
     summary = rp.summarize(samples, [(0.0, 2.0, "training")], [], interval=1.0)

@@ -28,8 +28,12 @@ def drive(
     env["FAKE_NVML_NO_PERMISSION"] = "1" if denied else "0"
     done = subprocess.run(
         [sys.executable, str(NVML_FIXTURES / "power_cap_drive.py"), mode],
-        env=env, capture_output=True, text=True, timeout=120, check=False,
-    )  # fmt: skip
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
     lines = [json.loads(x) for x in done.stdout.splitlines() if x.startswith("{")]
     sets = []
     if log.exists():
@@ -83,8 +87,14 @@ def test_cap_is_clamped_to_the_card_range(nvml_build, fake_nvml_dir, tmp_path, w
         "from ludwig_nb.gpu.power_cap import PowerCap\n"
         f"cap = PowerCap(); print(repr(cap.apply(0, {watts}))); print(cap.restore())\n"
     )
-    done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
-                          text=True, timeout=60, check=False)  # fmt: skip
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
     assert done.returncode == 0, done.stderr
     assert done.stdout.splitlines() == ["''", "[]"]
     first = int(log.read_text().split()[1])

@@ -184,8 +184,11 @@ def _html(cell: Cell) -> list[str]:
 
 def _without_placeholder(outputs: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """The outputs less the placeholder line (ipython/placeholder.py) and its updates."""
-    ids = {o.get("transient", {}).get("display_id") for o in outputs
-           if "ludwig-nb-placeholder" in o.get("data", {}).get("text/html", "")}  # fmt: skip
+    ids = {
+        o.get("transient", {}).get("display_id")
+        for o in outputs
+        if "ludwig-nb-placeholder" in o.get("data", {}).get("text/html", "")
+    }
     return [o for o in outputs if o.get("transient", {}).get("display_id") not in ids]
 
 

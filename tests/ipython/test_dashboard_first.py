@@ -89,8 +89,11 @@ def test_progress_events_come_in_order_with_the_real_row_and_feature_counts(ip, 
     features = [e for e in progress if e.stage == "preprocessing"]
     assert [(e.index, e.total) for e in features] == [(1, 4), (2, 4), (3, 4), (4, 4)]
     assert [e.feature for e in features] == [
-        "international_plan", "total_day_minutes", "number_customer_service_calls", "churn"
-    ]  # fmt: skip
+        "international_plan",
+        "total_day_minutes",
+        "number_customer_service_calls",
+        "churn",
+    ]
     training_rows = {e.rows for e in features}
     assert len(training_rows) == 1 and 0 < training_rows.pop() < len(table)  # the training split
     times = [e.time for e in progress]

@@ -161,26 +161,34 @@ def _printed(cell: Any) -> str:
 def test_the_kernel_imports_torch_before_any_cell_and_then_trains_a_run(warm_kernel):
     # before any ludwig_nb cell: the warm-up thread was started by the kernel, and it loads
     # torch and the engine with no cell asking for them
-    seen = _printed(execute(warm_kernel, (
-        "import sys, threading\n"
-        "import ludwig_nb.ipython.warmup as w\n"
-        "print('started', w._started.is_set())\n"
-        # ipywidgets, imported by the warm-up, found the shell: the widget comm targets are
-        # there, as in a plain kernel
-        "print('targets', sorted(get_ipython().kernel.comm_manager.targets))\n"
-        "[t.join(120) for t in threading.enumerate() if t.name == 'ludwig_nb-warmup']\n"
-        "print('torch', 'torch' in sys.modules,\n"
-        "      'ludwig_nb.engines.builtin.trainer' in sys.modules)"
-    )))  # fmt: skip
+    seen = _printed(
+        execute(
+            warm_kernel,
+            (
+                "import sys, threading\n"
+                "import ludwig_nb.ipython.warmup as w\n"
+                "print('started', w._started.is_set())\n"
+                # ipywidgets, imported by the warm-up, found the shell: the widget comm targets are
+                # there, as in a plain kernel
+                "print('targets', sorted(get_ipython().kernel.comm_manager.targets))\n"
+                "[t.join(120) for t in threading.enumerate() if t.name == 'ludwig_nb-warmup']\n"
+                "print('torch', 'torch' in sys.modules,\n"
+                "      'ludwig_nb.engines.builtin.trainer' in sys.modules)"
+            ),
+        )
+    )
     assert "started True" in seen and "torch True True" in seen
     assert "targets ['jupyter.widget', 'jupyter.widget.control']" in seen
     # the notebook's own %load_ext loads the extension (no "already loaded" notice)
     assert _printed(execute(warm_kernel, "%load_ext ludwig_nb")).strip() == ""
-    execute(warm_kernel, (
-        "%%ludwig_config --dataset demo:churn --name churn\n"
-        "input_features: [{name: total_day_minutes, type: number}]\n"
-        "output_features: [{name: churn, type: binary}]\n"
-        "trainer: {epochs: 1, batch_size: 256}\n"
-    ))  # fmt: skip
+    execute(
+        warm_kernel,
+        (
+            "%%ludwig_config --dataset demo:churn --name churn\n"
+            "input_features: [{name: total_day_minutes, type: number}]\n"
+            "output_features: [{name: churn, type: binary}]\n"
+            "trainer: {epochs: 1, batch_size: 256}\n"
+        ),
+    )
     done = _printed(execute(warm_kernel, "print(churn.wait().status)"))
     assert done.strip().splitlines()[-1] == "completed"

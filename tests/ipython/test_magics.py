@@ -102,12 +102,18 @@ def test_a_config_the_engine_cannot_run_is_refused_at_the_cells_line(ip, monkeyp
 def test_ludwig_compare_takes_run_names_and_directories(ip, tmp_path):
     from ludwig_nb.runs import train
 
-    config = ("input_features: [{name: x, type: number}]\n"
-              "output_features: [{name: y, type: binary}]\n"
-              "trainer: {epochs: 2, batch_size: 8}\ngpu_watch: {enabled: false}\n")  # fmt: skip
+    config = (
+        "input_features: [{name: x, type: number}]\n"
+        "output_features: [{name: y, type: binary}]\n"
+        "trainer: {epochs: 2, batch_size: 8}\ngpu_watch: {enabled: false}\n"
+    )
     df = pd.DataFrame({"x": [float(i % 7) for i in range(60)], "y": [i % 2 for i in range(60)]})
-    common = {"results_dir": tmp_path / "r", "registry_dir": tmp_path / "reg", "wait": True,
-              "threads": 1}  # fmt: skip
+    common = {
+        "results_dir": tmp_path / "r",
+        "registry_dir": tmp_path / "reg",
+        "wait": True,
+        "threads": 1,
+    }
     first = train(config, df, name="cmp_a", **common)
     second = train(config.replace("batch_size: 8", "batch_size: 16"), df, name="cmp_b", **common)
     comparison = ip.run_line_magic("ludwig_compare", f"cmp_a {second.directory}")
@@ -121,13 +127,17 @@ def test_ludwig_compare_takes_run_names_and_directories(ip, tmp_path):
 def test_estimate_with_vary_shows_the_sweep(ip):
     from unittest import mock
 
-    cell = ("input_features: [{name: x, type: number}]\n"
-            "output_features: [{name: y, type: binary}]\ntrainer: {epochs: 1}\n")  # fmt: skip
-    ip.user_ns["sweep_df"] = pd.DataFrame({"x": [float(i % 5) for i in range(200)],
-                                           "y": [i % 2 for i in range(200)]})  # fmt: skip
+    cell = (
+        "input_features: [{name: x, type: number}]\n"
+        "output_features: [{name: y, type: binary}]\ntrainer: {epochs: 1}\n"
+    )
+    ip.user_ns["sweep_df"] = pd.DataFrame(
+        {"x": [float(i % 5) for i in range(200)], "y": [i % 2 for i in range(200)]}
+    )
     with mock.patch("IPython.display.display") as shown:
-        ip.run_cell_magic("ludwig_config", "--dataset sweep_df --estimate "
-                          "--vary trainer.batch_size=16,32", cell)  # fmt: skip
+        ip.run_cell_magic(
+            "ludwig_config", "--dataset sweep_df --estimate --vary trainer.batch_size=16,32", cell
+        )
     (sweep,), _ = shown.call_args
     assert [p.value for p in sweep.points] == [16, 32]
     with pytest.raises(UsageError, match="--vary needs --estimate"):

@@ -20,11 +20,13 @@ def dead_pid():
 def _register(registry, tmp_path, run_id, status, pid, notebook, started):
     directory = tmp_path / run_id
     directory.mkdir()
-    rundir.write_json_atomic(directory / rundir.STATUS_FILE,
-                             {"name": run_id.split("-")[0], "status": status, "step": 5,
-                              "total_steps": 10})  # fmt: skip
-    entry = rundir.registry_entry(run_id, run_id.split("-")[0], directory, pid, started,
-                                  notebook=notebook)  # fmt: skip
+    rundir.write_json_atomic(
+        directory / rundir.STATUS_FILE,
+        {"name": run_id.split("-")[0], "status": status, "step": 5, "total_steps": 10},
+    )
+    entry = rundir.registry_entry(
+        run_id, run_id.split("-")[0], directory, pid, started, notebook=notebook
+    )
     rundir.register_run(registry, entry)
 
 

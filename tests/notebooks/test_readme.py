@@ -36,7 +36,7 @@ def test_the_readme_walkthrough_runs_as_written(tmp_path, monkeypatch):
     cells = walkthrough_cells(README.read_text(encoding="utf-8"))
     nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(c) for c in cells])
     NotebookClient(nb, timeout=300, kernel_name="python3",
-                   resources={"metadata": {"path": str(tmp_path)}}).execute()  # fmt: skip
+                   resources={"metadata": {"path": str(tmp_path)}}).execute()
     printed = "".join(o.get("text", "") for c in nb.cells for o in c.outputs)
     accuracy, baseline = printed.split(maxsplit=1)
     assert float(accuracy) > 0.9 and "'accuracy': 0.86" in baseline

@@ -138,8 +138,14 @@ def test_prepare_run_checks_without_reading_and_the_runs_thread_reads(df, tmp_pa
         return read(self, config, dataset)
 
     monkeypatch.setattr(BuiltinEngine, "prepare_data", recording)
-    pending = prepare_run(CONFIG, str(path), name="split", results_dir=tmp_path / "results",
-                          registry_dir=tmp_path / "registry", threads=1)  # fmt: skip
+    pending = prepare_run(
+        CONFIG,
+        str(path),
+        name="split",
+        results_dir=tmp_path / "results",
+        registry_dir=tmp_path / "registry",
+        threads=1,
+    )
     assert readers == [] and not pending.run.started and pending.run.directory.is_dir()
     assert list(rundir.iter_registry(tmp_path / "registry"))  # listed before it reads
     pending.start()
@@ -154,8 +160,9 @@ def test_a_pending_run_discarded_before_it_starts_leaves_nothing(df, tmp_path):
     from ludwig_nb.runs import live
     from ludwig_nb.runs.api import prepare_run
 
-    pending = prepare_run(CONFIG, df, results_dir=tmp_path / "results",
-                          registry_dir=tmp_path / "registry")  # fmt: skip
+    pending = prepare_run(
+        CONFIG, df, results_dir=tmp_path / "results", registry_dir=tmp_path / "registry"
+    )
     pending.discard()
     assert not (tmp_path / "results").exists()
     assert not list(rundir.iter_registry(tmp_path / "registry"))

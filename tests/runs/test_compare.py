@@ -32,9 +32,14 @@ def runs(tmp_path_factory):
     df = pd.DataFrame({"a": a, "b": rng.choice(["p", "q"], 3000), "y": a > 0})
     common = {"results_dir": tmp / "r", "registry_dir": tmp / "reg", "threads": 1, "wait": True}
     base = train(BASE, df, name="base", **common)
-    faster = train(BASE.replace("learning_rate: 0.001", "learning_rate: 0.05")
-                   .replace("batch_size: 32", "batch_size: 64"), df, name="fast",
-                   **common)  # fmt: skip
+    faster = train(
+        BASE.replace("learning_rate: 0.001", "learning_rate: 0.05").replace(
+            "batch_size: 32", "batch_size: 64"
+        ),
+        df,
+        name="fast",
+        **common,
+    )
     assert base.status == faster.status == "completed"
     return base, faster
 
@@ -54,8 +59,12 @@ def test_metric_rows_have_values_deltas_and_the_better_run(runs):
     base, fast = runs
     frame = compare(base, fast.directory).to_frame()  # a handle and a directory
     loss = frame.loc["validation.combined.loss"]
-    expected = [json.loads((r.directory / "status.json").read_text())["best_metrics"]
-                ["validation"]["combined"]["loss"] for r in runs]  # fmt: skip
+    expected = [
+        json.loads((r.directory / "status.json").read_text())["best_metrics"]["validation"][
+            "combined"
+        ]["loss"]
+        for r in runs
+    ]
     assert (loss["base"], loss["fast"]) == pytest.approx(expected)
     assert loss["delta"] == pytest.approx(expected[1] - expected[0])
     assert loss["better"] == ("base" if expected[0] < expected[1] else "fast")
@@ -90,16 +99,31 @@ def test_the_html_is_static_and_marks_the_better_value(runs):
 def test_a_ludwig_output_directory_compares_with_a_run(runs, tmp_path):
     ludwig_dir = tmp_path / "experiment_run"
     ludwig_dir.mkdir()
-    (ludwig_dir / "description.json").write_text(json.dumps({
-        "config": {"input_features": [{"name": "a", "type": "number"}],
-                   "output_features": [{"name": "y", "type": "binary"}],
-                   "trainer": {"batch_size": 128}},
-        "dataset": "other.csv"}))  # fmt: skip
-    (ludwig_dir / "training_statistics.json").write_text(json.dumps({
-        "training": {"y": {"loss": [0.6, 0.5]}, "combined": {"loss": [0.6, 0.5]}},
-        "validation": {"y": {"loss": [0.7, 0.55], "roc_auc": [0.8, 0.85]},
-                       "combined": {"loss": [0.7, 0.55]}},
-        "test": {}, "evaluation_frequency": {"frequency": 1, "period": "epoch"}}))  # fmt: skip
+    (ludwig_dir / "description.json").write_text(
+        json.dumps(
+            {
+                "config": {
+                    "input_features": [{"name": "a", "type": "number"}],
+                    "output_features": [{"name": "y", "type": "binary"}],
+                    "trainer": {"batch_size": 128},
+                },
+                "dataset": "other.csv",
+            }
+        )
+    )
+    (ludwig_dir / "training_statistics.json").write_text(
+        json.dumps(
+            {
+                "training": {"y": {"loss": [0.6, 0.5]}, "combined": {"loss": [0.6, 0.5]}},
+                "validation": {
+                    "y": {"loss": [0.7, 0.55], "roc_auc": [0.8, 0.85]},
+                    "combined": {"loss": [0.7, 0.55]},
+                },
+                "test": {},
+                "evaluation_frequency": {"frequency": 1, "period": "epoch"},
+            }
+        )
+    )
     comparison = compare(runs[0], ludwig_dir)
     assert comparison.records[1].kind == "ludwig"
     assert comparison.to_frame().loc["validation.y.roc_auc", "experiment_run"] == 0.85
@@ -116,12 +140,20 @@ def test_warnings_name_what_makes_runs_incomparable(runs, tmp_path):
     assert comparison.warnings == []  # same data, split, hardware (the CPU)
     other = tmp_path / "ludwig"
     other.mkdir()
-    (other / "description.json").write_text(json.dumps({
-        "config": {"output_features": [{"name": "z", "type": "number"}],
-                   "preprocessing": {"split": {"type": "random",
-                                               "probabilities": [0.8, 0.1, 0.1]}}},
-        "dataset": "x.csv",
-        "compute": {"devices": {"0": {"gpu_type": "NVIDIA H200"}}}}))  # fmt: skip
+    (other / "description.json").write_text(
+        json.dumps(
+            {
+                "config": {
+                    "output_features": [{"name": "z", "type": "number"}],
+                    "preprocessing": {
+                        "split": {"type": "random", "probabilities": [0.8, 0.1, 0.1]}
+                    },
+                },
+                "dataset": "x.csv",
+                "compute": {"devices": {"0": {"gpu_type": "NVIDIA H200"}}},
+            }
+        )
+    )
     warnings = compare(runs[0], other).warnings
     assert any(w.startswith("different splits") for w in warnings)
     assert any(w.startswith("different hardware") for w in warnings)

@@ -10,8 +10,15 @@ SCHEDULE = ev.ScheduleInfo(total_steps=10, steps_per_epoch=10, epochs=1, batch_s
 
 
 def _started(device: str, index: int | None = None, t: float = 0.0) -> ev.RunStarted:
-    return ev.RunStarted(time=t, run_id="r-1", name="r", engine="scripted", device=device,
-                         schedule=SCHEDULE, device_index=index)  # fmt: skip
+    return ev.RunStarted(
+        time=t,
+        run_id="r-1",
+        name="r",
+        engine="scripted",
+        device=device,
+        schedule=SCHEDULE,
+        device_index=index,
+    )
 
 
 def test_the_gpu_index_is_the_engines_or_parsed_from_the_device() -> None:
@@ -40,12 +47,14 @@ def test_a_feed_sees_the_state_of_the_last_event_it_drained() -> None:
     feed = ledger.subscribe()
     assert feed.state.status == "queued"
     ledger.append(_started("cpu"))
-    ledger.append(ev.StepFinished(time=1.0, step=0, epoch=0, start_time=0.5, batch_size=4,
-                                  loss=1.0))  # fmt: skip
+    ledger.append(
+        ev.StepFinished(time=1.0, step=0, epoch=0, start_time=0.5, batch_size=4, loss=1.0)
+    )
     assert [type(e).__name__ for e in feed.drain()] == ["RunStarted", "StepFinished"]
     assert feed.state is ledger.state and feed.state.step == 1
-    ledger.append(ev.StepFinished(time=2.0, step=1, epoch=0, start_time=1.5, batch_size=4,
-                                  loss=0.5))  # fmt: skip
+    ledger.append(
+        ev.StepFinished(time=2.0, step=1, epoch=0, start_time=1.5, batch_size=4, loss=0.5)
+    )
     assert feed.state.step == 1  # not drained yet: the frame's state matches its events
     feed.drain()
     assert feed.state.step == 2

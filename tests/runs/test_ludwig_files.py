@@ -31,10 +31,22 @@ def run_dir(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("ludwig_files")
     rng = np.random.default_rng(1)
     a = rng.normal(size=300)
-    df = pd.DataFrame({"a": a, "b": rng.choice(["p", "q"], 300),
-                       "y": np.where(a > 0.3, "hi", np.where(a < -0.3, "lo", "mid"))})  # fmt: skip
-    run = train(CONFIG, df, results_dir=tmp / "r", registry_dir=tmp / "reg", threads=1,
-                wait=True, random_seed=7)  # fmt: skip
+    df = pd.DataFrame(
+        {
+            "a": a,
+            "b": rng.choice(["p", "q"], 300),
+            "y": np.where(a > 0.3, "hi", np.where(a < -0.3, "lo", "mid")),
+        }
+    )
+    run = train(
+        CONFIG,
+        df,
+        results_dir=tmp / "r",
+        registry_dir=tmp / "reg",
+        threads=1,
+        wait=True,
+        random_seed=7,
+    )
     assert run.status == "completed", run.error
     return run.directory
 
@@ -71,8 +83,9 @@ def _ludwig_python() -> str | None:
         return sys.executable
     # the venv scripts/setup_ludwig_env.sh builds for this checkout's requirements, if built
     script = Path(__file__).resolve().parents[2] / "scripts" / "setup_ludwig_env.sh"
-    where = subprocess.run(["bash", str(script), "--path"], capture_output=True, text=True,
-                           check=True).stdout.strip()  # fmt: skip
+    where = subprocess.run(
+        ["bash", str(script), "--path"], capture_output=True, text=True, check=True
+    ).stdout.strip()
     venv = Path(where)
     return str(venv / "bin" / "python") if (venv / ".complete").is_file() else None
 
@@ -96,9 +109,14 @@ def test_real_ludwig_visualize_reads_our_run(run_dir, tmp_path):
         pytest.skip("no Ludwig venv: run scripts/setup_ludwig_env.sh")
     env = {**os.environ, "MPLBACKEND": "Agg"}
     env.pop("PYTHONPATH", None)
-    done = subprocess.run([python, "-c", _VISUALIZE, str(run_dir), str(tmp_path)],
-                          capture_output=True, text=True, timeout=300, env=env,
-                          check=False)  # fmt: skip
+    done = subprocess.run(
+        [python, "-c", _VISUALIZE, str(run_dir), str(tmp_path)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env=env,
+        check=False,
+    )
     assert done.returncode == 0, done.stderr[-2000:]
     curves = {p.name for p in (tmp_path / "lc").glob("*.png")}
     # Ludwig plots accuracy only where the training split has it (evaluate_training_set)

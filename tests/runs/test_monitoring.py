@@ -21,8 +21,16 @@ gpu_watch:
 
 
 def remote(t: float, temperature: float, power: float = 100.0) -> Snapshot:
-    gpu = GpuSample(index=0, temperature=temperature, power_draw=power, power_limit=300.0,
-                    host="node-b", node_id="n2", host_index=3, time=t)  # fmt: skip
+    gpu = GpuSample(
+        index=0,
+        temperature=temperature,
+        power_draw=power,
+        power_limit=300.0,
+        host="node-b",
+        node_id="n2",
+        host_index=3,
+        time=t,
+    )
     return Snapshot(time=t, gpus=(gpu,))
 
 

@@ -30,8 +30,9 @@ def df():
 
 
 def test_a_run_writes_its_profile_with_phases_steps_and_the_simulated_gpu(df, tmp_path):
-    run = train(CONFIG, df, results_dir=tmp_path / "r", registry_dir=tmp_path / "reg",
-                threads=1, wait=True)  # fmt: skip
+    run = train(
+        CONFIG, df, results_dir=tmp_path / "r", registry_dir=tmp_path / "reg", threads=1, wait=True
+    )
     assert run.status == "completed"
     data = json.loads((run.directory / PROFILE_FILE).read_text())
     summary = data["summary"]
@@ -45,8 +46,14 @@ def test_a_run_writes_its_profile_with_phases_steps_and_the_simulated_gpu(df, tm
     assert data["code_block_tag"] == "run" and "training" in data["phases"]
     assert data["total_execution_time"] == pytest.approx(summary["total_s"] * 1e6)
     for sample in data["samples"]:
-        assert sample["phase"] in {"queued", "preprocessing", "training", "evaluation",
-                                   "checkpoint", "other"}  # fmt: skip
+        assert sample["phase"] in {
+            "queued",
+            "preprocessing",
+            "training",
+            "evaluation",
+            "checkpoint",
+            "other",
+        }
         assert sample["gpus"][0]["name"].startswith("Simulated")
     sampler = sampler_of(run)
     assert len(data["samples"]) >= 2, (sampler.ticks, sampler.running, summary["total_s"])
@@ -60,8 +67,9 @@ def test_a_run_writes_its_profile_with_phases_steps_and_the_simulated_gpu(df, tm
 
 def test_a_run_without_gpu_watch_still_has_phase_timing(df, tmp_path):
     config = CONFIG.replace("{simulate: true, interval: 0.25}", "{enabled: false}")
-    run = train(config, df, results_dir=tmp_path / "r", registry_dir=tmp_path / "reg",
-                threads=1, wait=True)  # fmt: skip
+    run = train(
+        config, df, results_dir=tmp_path / "r", registry_dir=tmp_path / "reg", threads=1, wait=True
+    )
     data = load_profile(run.directory)
     assert data["samples"] == [] and data["summary"]["steps"] == run.step
     assert data["summary"]["phase_s"]["training"] > 0
@@ -72,9 +80,14 @@ def test_ludwig_profiles_import_with_gpu_memory_in_bytes(tmp_path):
     tag = tmp_path / "exp" / "system_resource_usage" / "training"
     tag.mkdir(parents=True)
     for n, (used, secs) in enumerate([(40960, 1.0), (20480, 3.0)]):
-        record = {"code_block_tag": "training", "total_execution_time": secs * 1e6,
-                  "max_cpu_memory_usage": 1000 + n, "cuda_0_max_memory_used": used,
-                  "cuda_0_average_memory_used": used / 2, "num_cpu": 2}  # fmt: skip
+        record = {
+            "code_block_tag": "training",
+            "total_execution_time": secs * 1e6,
+            "max_cpu_memory_usage": 1000 + n,
+            "cuda_0_max_memory_used": used,
+            "cuda_0_average_memory_used": used / 2,
+            "num_cpu": 2,
+        }
         (tag / f"run_{n}.json").write_text(json.dumps(record))
     data = import_ludwig_profile(tmp_path / "exp")
     phase = data["phases"]["training"]
@@ -134,9 +147,14 @@ def test_a_run_on_the_fake_driver_profiles_energy_throttling_and_gpm(tmp_path):
     scenario_path = tmp_path / "scenario.json"
     scenario_path.write_text(json.dumps(scenario))
     env = build.scenario_env(lib.parent, scenario_path)
-    done = subprocess.run([sys.executable, "-c", _TRAIN_UNDER_FAKE_NVML, str(tmp_path)],
-                          env=env, capture_output=True, text=True, timeout=240,
-                          check=False)  # fmt: skip
+    done = subprocess.run(
+        [sys.executable, "-c", _TRAIN_UNDER_FAKE_NVML, str(tmp_path)],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=240,
+        check=False,
+    )
     assert done.returncode == 0, done.stderr[-3000:]
     result = json.loads(done.stdout.strip().splitlines()[-1])
     assert result["status"] == "completed"
@@ -159,11 +177,15 @@ def test_a_long_run_keeps_bounded_memory_and_exact_counters(tmp_path):
     from ludwig_nb.runs.profile import ResourceProfile
 
     run = SimpleNamespace(
-        id="long", directory=tmp_path, device_index=None,
+        id="long",
+        directory=tmp_path,
+        device_index=None,
         state=SimpleNamespace(is_final=False, status="training", step=0),
-        events=[ev.PhaseChanged(time=0.0, phase="training"),
-                ev.RunFinished(time=100.0, status="completed", step=0)],
-    )  # fmt: skip
+        events=[
+            ev.PhaseChanged(time=0.0, phase="training"),
+            ev.RunFinished(time=100.0, status="completed", step=0),
+        ],
+    )
     sampler = SimpleNamespace(interval=1.0, subscribe=lambda cb: lambda: None)
     profile = ResourceProfile(run, sampler, max_samples=8).start()
     for t in range(100):

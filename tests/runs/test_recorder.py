@@ -168,8 +168,9 @@ def test_steps_leave_status_json_to_the_timer(tmp_path):
     ticker = ManualTicker()
     now = [0.0]
     asked = []
-    rec = RunRecorder(tmp_path, ticker=ticker, clock=lambda: now[0], status_interval=1.0,
-                      eta=asked.append)  # fmt: skip
+    rec = RunRecorder(
+        tmp_path, ticker=ticker, clock=lambda: now[0], status_interval=1.0, eta=asked.append
+    )
     state = RunState(status="training")
     rec.record(ev.PhaseChanged(time=0.0, phase="training"), state)  # non-step: written at once
     asked.clear()

@@ -208,20 +208,33 @@ class _PlateauEngine:
     def fit(self, job, emit, control):
         from ludwig_nb.core import events as ev
 
-        schedule = ev.ScheduleInfo(total_steps=11000, steps_per_epoch=100, epochs=110,
-                                   batch_size=8)  # fmt: skip
-        emit(ev.RunStarted(time=1.0, run_id=job.run_id, name=job.name, engine=self.name,
-                           device="cpu", schedule=schedule))  # fmt: skip
+        schedule = ev.ScheduleInfo(total_steps=11000, steps_per_epoch=100, epochs=110, batch_size=8)
+        emit(
+            ev.RunStarted(
+                time=1.0,
+                run_id=job.run_id,
+                name=job.name,
+                engine=self.name,
+                device="cpu",
+                schedule=schedule,
+            )
+        )
         values = [0.8, 0.5, 0.4, 0.36, 0.35, 0.349, 0.3489, 0.35, 0.351, 0.35]
         for i, value in enumerate(values):
             step = 100 * (i + 1) - 1
             t = 2.0 + i
-            emit(ev.StepFinished(time=t, step=step, epoch=i, start_time=t - 0.01, batch_size=8,
-                                 loss=value))  # fmt: skip
+            emit(
+                ev.StepFinished(
+                    time=t, step=step, epoch=i, start_time=t - 0.01, batch_size=8, loss=value
+                )
+            )
             metrics = {"validation": {"y": {"mean_squared_error": value}}}
             best = value == min(values[: i + 1])
-            emit(ev.EvaluationFinished(time=t, step=step, epoch=i, start_time=t - 0.1,
-                                       metrics=metrics, improved=best))  # fmt: skip
+            emit(
+                ev.EvaluationFinished(
+                    time=t, step=step, epoch=i, start_time=t - 0.1, metrics=metrics, improved=best
+                )
+            )
         self.gate.wait(10)
         emit(ev.RunFinished(time=20.0, status="completed", step=1000, reason="early stopping"))
         return "model"

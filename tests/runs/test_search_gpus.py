@@ -100,9 +100,15 @@ print(json.dumps({
 def test_a_search_packs_half_gpu_trials_two_per_gpu_with_the_gpus_memory_cap(tmp_path):
     env = _fake_nvml(tmp_path)
     env["PYTHONPATH"] = str(ROOT)
-    done = subprocess.run([sys.executable, "-c", textwrap.dedent(SCRIPT), str(tmp_path)],
-                          env=env, cwd=ROOT, capture_output=True, text=True, timeout=600,
-                          check=False)  # fmt: skip
+    done = subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(SCRIPT), str(tmp_path)],
+        env=env,
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
     assert done.returncode == 0, done.stderr[-3000:]
     out = json.loads(done.stdout.strip().splitlines()[-1])
     assert out["error"] is None

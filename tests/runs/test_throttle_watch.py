@@ -116,8 +116,11 @@ def test_power_throttle_holds_target() -> None:
 def test_throttle_releases_when_the_card_cools() -> None:
     # a card whose full-load equilibrium is under the target: never throttled
     cool = ThermalProfile(hot=75.0, heat_tau=30.0, cool_tau=25.0)
-    out = train([{"metric": "temperature", "threshold": 80, "action": "throttle"}],
-                seconds=300, profile=cool)  # fmt: skip
+    out = train(
+        [{"metric": "temperature", "threshold": 80, "action": "throttle"}],
+        seconds=300,
+        profile=cool,
+    )
     assert not [e for e in out["target"].events if isinstance(e, Throttled)]
     assert out["target"].control.idle_seconds == 0.0
 

@@ -109,8 +109,13 @@ async def test_runs_lists_registered_runs(jp_fetch, make_run):
 
 async def test_snapshot_is_the_runs_readable_state(jp_fetch, make_run, dead_pid):
     run = make_run(RUN_ID)
-    run.write_status(status="completed", step=100, reason="early stopping", best_step=60,
-                     evaluations_since_best=5)  # fmt: skip
+    run.write_status(
+        status="completed",
+        step=100,
+        reason="early stopping",
+        best_step=60,
+        evaluations_since_best=5,
+    )
     body = _json(await jp_fetch("ludwig-nb", "runs", RUN_ID, "snapshot"))
     assert body["run_id"] == RUN_ID and body["status"] == "completed" and body["final"] is True
     text = body["bundle"]["text/plain"]
@@ -397,21 +402,36 @@ def _worded_status(kind: str) -> dict[str, Any]:
 
     schedule = ev.ScheduleInfo(total_steps=11000, steps_per_epoch=1100, epochs=10, batch_size=8)
     events: list[ev.Event] = [
-        ev.RunStarted(time=1.0, run_id="r", name="churn", engine="builtin", device="cuda:0",
-                      schedule=schedule),
+        ev.RunStarted(
+            time=1.0, run_id="r", name="churn", engine="builtin", device="cuda:0", schedule=schedule
+        ),
         ev.StepFinished(time=2.0, step=1199, epoch=1, start_time=1.9, batch_size=8, loss=0.3),
-        ev.EvaluationFinished(time=2.0, step=599, epoch=0, start_time=1.9, improved=True,
-                              metrics={"validation": {"combined": {"loss": 0.38}}}),
-    ]  # fmt: skip
+        ev.EvaluationFinished(
+            time=2.0,
+            step=599,
+            epoch=0,
+            start_time=1.9,
+            improved=True,
+            metrics={"validation": {"combined": {"loss": 0.38}}},
+        ),
+    ]
     if kind == "paused-by-alarm":
         events += [
-            ev.AlarmRaised(time=3.0, rule="temperature>=slowdown-5", device=0, value=88.0,
-                           threshold=87.0, action="pause", message="GPU 0 at 88 °C: pause"),
+            ev.AlarmRaised(
+                time=3.0,
+                rule="temperature>=slowdown-5",
+                device=0,
+                value=88.0,
+                threshold=87.0,
+                action="pause",
+                message="GPU 0 at 88 °C: pause",
+            ),
             ev.Paused(time=3.0, step=1200, reason="alarm:temperature>=slowdown-5"),
-        ]  # fmt: skip
+        ]
     else:
-        events.append(ev.RunFinished(time=4.0, status="completed", step=3100,
-                                     reason="early stopping"))  # fmt: skip
+        events.append(
+            ev.RunFinished(time=4.0, status="completed", step=3100, reason="early stopping")
+        )
     state = reduce_all(events)
     steps = [200, 400, 600, 800, 1000, 1200]
     values = [0.6, 0.45, 0.38, 0.35, 0.34, 0.338]

@@ -14,10 +14,13 @@ from ludwig_nb.server.notebook_fallback import WIDGET_MIMETYPE, strip_live_widge
 def _notebook(directory, other_widget=True):
     dashboard = nbformat.v4.new_output(
         "display_data",
-        data={WIDGET_MIMETYPE: {"model_id": "abc", "version_major": 2, "version_minor": 0},
-              "text/plain": "ludwig_nb dashboard: churn", "text/html": "<i>live</i>"},
+        data={
+            WIDGET_MIMETYPE: {"model_id": "abc", "version_major": 2, "version_minor": 0},
+            "text/plain": "ludwig_nb dashboard: churn",
+            "text/html": "<i>live</i>",
+        },
         metadata={"ludwig_nb": {"run_id": "churn-1", "directory": str(directory)}},
-    )  # fmt: skip
+    )
     other = nbformat.v4.new_output("display_data", data={WIDGET_MIMETYPE: {"model_id": "x"}})
     cell = nbformat.v4.new_code_cell("%%ludwig_config ...")
     cell.outputs = [dashboard, other] if other_widget else [dashboard]
@@ -26,12 +29,21 @@ def _notebook(directory, other_widget=True):
 
 def _write_status(directory):
     events = [
-        ev.BaselineComputed(time=1, metrics={"test": {"churn": {"accuracy": 0.865}}},
-                            predictors={"churn": "always 'no'"}),
-        ev.EvaluationFinished(time=2, step=2599, epoch=3, start_time=1.5, improved=True,
-                              metrics={"test": {"churn": {"accuracy": 0.945}}}),
+        ev.BaselineComputed(
+            time=1,
+            metrics={"test": {"churn": {"accuracy": 0.865}}},
+            predictors={"churn": "always 'no'"},
+        ),
+        ev.EvaluationFinished(
+            time=2,
+            step=2599,
+            epoch=3,
+            start_time=1.5,
+            improved=True,
+            metrics={"test": {"churn": {"accuracy": 0.945}}},
+        ),
         ev.RunFinished(time=3, status="completed", step=3100, reason="early stopping"),
-    ]  # fmt: skip
+    ]
     directory.mkdir()
     status = {**reduce_all(events).to_dict(), "name": "churn"}
     (directory / rundir.STATUS_FILE).write_text(json.dumps(status))
@@ -95,8 +107,14 @@ def test_a_live_status_whose_process_is_gone_reads_as_interrupted(tmp_path):
     run_dir = tmp_path / "churn-1"
     run_dir.mkdir()
     early = {"text": "≤ 100 steps · likely stop ≈ step 70"}
-    status = {"name": "churn", "status": "training", "step": 40, "total_steps": 100,
-              "pid": 4242, "early_stop": early}  # fmt: skip
+    status = {
+        "name": "churn",
+        "status": "training",
+        "step": 40,
+        "total_steps": 100,
+        "pid": 4242,
+        "early_stop": early,
+    }
     (run_dir / rundir.STATUS_FILE).write_text(json.dumps(status))
     alive = read_snapshot(str(run_dir), pid_alive=lambda pid: True)
     assert alive is not None and alive["status"] == "training" and alive["final"] is False

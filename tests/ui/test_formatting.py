@@ -68,18 +68,27 @@ def test_pace_html_says_the_throttle_and_the_split_in_words():
     from ludwig_nb.core.state import RunState
 
     assert fmt.pace_html(RunState()) == ""
-    state = RunState(throttle="throttled to 70 %: GPU 0 held at 82 °C, target 82 °C",
-                     throttled_s=12.4, batch_size=64, micro_batch_size=32)  # fmt: skip
+    state = RunState(
+        throttle="throttled to 70 %: GPU 0 held at 82 °C, target 82 °C",
+        throttled_s=12.4,
+        batch_size=64,
+        micro_batch_size=32,
+    )
     html = fmt.pace_html(state)
     assert "throttled to 70 %: GPU 0 held at 82 °C, target 82 °C (idle 12 s so far)" in html
     assert "batches of 64 run as micro-batches of 32" in html
 
 
 def test_an_alarm_pause_reads_as_words_not_rule_names() -> None:
-    alarm = {"rule": "temperature>=slowdown-5", "device": 0, "value": 88.0, "threshold": 88.0,
-             "action": "pause", "message": "GPU 0 at 88°C (alarm at 88°C): pause"}  # fmt: skip
-    state = RunState(status="paused", pause_reason="alarm:temperature>=slowdown-5",
-                     alarms=(alarm,))  # fmt: skip
+    alarm = {
+        "rule": "temperature>=slowdown-5",
+        "device": 0,
+        "value": 88.0,
+        "threshold": 88.0,
+        "action": "pause",
+        "message": "GPU 0 at 88°C (alarm at 88°C): pause",
+    }
+    state = RunState(status="paused", pause_reason="alarm:temperature>=slowdown-5", alarms=(alarm,))
     assert fmt.state_text(state) == (
         "paused: GPU 0 at 88 °C, 5 °C under its slowdown point; resumes below 83 °C"
     )

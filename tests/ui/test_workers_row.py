@@ -5,11 +5,27 @@ from __future__ import annotations
 from ludwig_nb.ui.workers_row import WorkersRow, workers_row_html
 
 WORKERS = (
-    {"rank": 1, "host": "beta", "device": "cpu", "gpu": None, "steps": 1200,
-     "steps_per_s": 41.25, "idle_s": 0.0, "age_s": 0.4},
-    {"rank": 0, "host": "alpha<1>", "device": "cuda:0", "gpu": 2, "steps": 1201,
-     "steps_per_s": None, "idle_s": 3.5, "age_s": 9.0},
-)  # fmt: skip
+    {
+        "rank": 1,
+        "host": "beta",
+        "device": "cpu",
+        "gpu": None,
+        "steps": 1200,
+        "steps_per_s": 41.25,
+        "idle_s": 0.0,
+        "age_s": 0.4,
+    },
+    {
+        "rank": 0,
+        "host": "alpha<1>",
+        "device": "cuda:0",
+        "gpu": 2,
+        "steps": 1201,
+        "steps_per_s": None,
+        "idle_s": 3.5,
+        "age_s": 9.0,
+    },
+)
 
 
 def test_each_rank_shows_its_host_device_steps_and_rate_in_rank_order():

@@ -19,9 +19,14 @@ from ludwig_nb.data.errors import DataError
 __all__ = ["MISSING_TOKENS", "STRATEGIES", "apply_fill", "fit_fill", "is_missing"]
 
 STRATEGIES = (
-    "fill_with_const", "fill_with_mode", "fill_with_mean", "fill_with_false",
-    "bfill", "ffill", "drop_row",
-)  # fmt: skip
+    "fill_with_const",
+    "fill_with_mode",
+    "fill_with_mean",
+    "fill_with_false",
+    "bfill",
+    "ffill",
+    "drop_row",
+)
 
 #: Text cells read as missing (besides NaN/None), as CSV writers spell them.
 MISSING_TOKENS = frozenset({"", "nan", "na", "n/a", "null", "none", "?"})

@@ -91,7 +91,14 @@ def transform_date(series: pd.Series, meta: Mapping[str, Any], column: str) -> n
     parsed = parsed.fillna(pd.Timestamp(meta["fill_value"]))
     dt = parsed.dt
     parts = [
-        dt.year, dt.month, dt.day, dt.day_of_week, dt.day_of_year,
-        dt.hour, dt.minute, dt.second, dt.hour * 3600 + dt.minute * 60 + dt.second,
-    ]  # fmt: skip
+        dt.year,
+        dt.month,
+        dt.day,
+        dt.day_of_week,
+        dt.day_of_year,
+        dt.hour,
+        dt.minute,
+        dt.second,
+        dt.hour * 3600 + dt.minute * 60 + dt.second,
+    ]
     return np.stack([p.to_numpy(dtype=np.int64) for p in parts], axis=1)

@@ -74,9 +74,12 @@ class StepCapture:
             wait=self._wait, warmup=self._warmup, active=self.steps, repeat=1
         )
         self._profiler = torch.profiler.profile(
-            activities=activities, schedule=schedule, on_trace_ready=self._ready,
-            record_shapes=False, profile_memory=True,
-        )  # fmt: skip
+            activities=activities,
+            schedule=schedule,
+            on_trace_ready=self._ready,
+            record_shapes=False,
+            profile_memory=True,
+        )
         self._profiler.__enter__()
 
     def step_finished(self) -> None:

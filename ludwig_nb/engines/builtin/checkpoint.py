@@ -40,8 +40,18 @@ def save_checkpoint(path: Path, state: dict[str, Any]) -> Path:
 
 
 #: what ``Training._state`` (trainer.py) writes and a resume reads
-REQUIRED_KEYS = ("step", "last_step", "batch_size", "model", "optimizer", "lr", "rng",
-                 "best", "statistics", "metadata")  # fmt: skip
+REQUIRED_KEYS = (
+    "step",
+    "last_step",
+    "batch_size",
+    "model",
+    "optimizer",
+    "lr",
+    "rng",
+    "best",
+    "statistics",
+    "metadata",
+)
 
 
 def load_checkpoint(path: Path, *, mmap: bool = False) -> dict[str, Any]:
@@ -143,9 +153,10 @@ def _same_shapes(path: Path, expected: Mapping[str, Any], saved: Any) -> None:
     missing = sorted(set(expected) - set(saved))
     extra = sorted(set(saved) - set(expected))
     shapes = sorted(
-        k for k in set(expected) & set(saved)
+        k
+        for k in set(expected) & set(saved)
         if tuple(expected[k].shape) != tuple(getattr(saved[k], "shape", ()))
-    )  # fmt: skip
+    )
     if missing or extra or shapes:
         first = (shapes or missing or extra)[0]
         raise CheckpointError(

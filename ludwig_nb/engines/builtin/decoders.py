@@ -16,8 +16,13 @@ from ludwig_nb.engines.builtin.layers import FCStack, activation, fc_layer_specs
 
 __all__ = ["build_decoder", "output_width"]
 
-_DECODER = {"binary": "regressor", "number": "regressor", "category": "classifier",
-            "set": "classifier", "vector": "projector"}  # fmt: skip
+_DECODER = {
+    "binary": "regressor",
+    "number": "regressor",
+    "category": "classifier",
+    "set": "classifier",
+    "vector": "projector",
+}
 
 
 def output_width(kind: str, meta: Mapping[str, Any]) -> int:

@@ -282,10 +282,16 @@ ENCODERS = {
     "date": ("embed",),
 }
 _DEFAULT = {
-    "number": "passthrough", "binary": "passthrough", "category": "dense",
-    "text": "parallel_cnn", "sequence": "embed", "set": "embed", "bag": "embed",
-    "vector": "dense", "date": "embed",
-}  # fmt: skip
+    "number": "passthrough",
+    "binary": "passthrough",
+    "category": "dense",
+    "text": "parallel_cnn",
+    "sequence": "embed",
+    "set": "embed",
+    "bag": "embed",
+    "vector": "dense",
+    "date": "embed",
+}
 
 
 def build_encoder(feature: Mapping[str, Any], meta: Mapping[str, Any]) -> nn.Module:

@@ -39,8 +39,9 @@ def forward_all(
         for start in range(0, data.rows, batch_size):
             batch = data.rows_slice(start, start + batch_size)
             if copy:
-                batch = {k: tuple(t.to(device, non_blocking=True) for t in v)
-                         for k, v in batch.items()}  # fmt: skip
+                batch = {
+                    k: tuple(t.to(device, non_blocking=True) for t in v) for k, v in batch.items()
+                }
             with precision.autocast():
                 outputs = module(batch)
             for name, raw in outputs.items():

@@ -23,9 +23,15 @@ __all__ = [
 ]
 
 _ACTIVATIONS: dict[str, type[nn.Module]] = {
-    "relu": nn.ReLU, "tanh": nn.Tanh, "sigmoid": nn.Sigmoid, "elu": nn.ELU,
-    "leakyRelu": nn.LeakyReLU, "gelu": nn.GELU, "selu": nn.SELU, "softplus": nn.Softplus,
-}  # fmt: skip
+    "relu": nn.ReLU,
+    "tanh": nn.Tanh,
+    "sigmoid": nn.Sigmoid,
+    "elu": nn.ELU,
+    "leakyRelu": nn.LeakyReLU,
+    "gelu": nn.GELU,
+    "selu": nn.SELU,
+    "softplus": nn.Softplus,
+}
 
 
 def activation(name: str | None) -> nn.Module:
@@ -194,16 +200,27 @@ class OwnedAttention(nn.MultiheadAttention):
         return owned
 
     def forward(
-        self, query: torch.Tensor, key: torch.Tensor, value: torch.Tensor,
-        key_padding_mask: torch.Tensor | None = None, need_weights: bool = True,
-        attn_mask: torch.Tensor | None = None, average_attn_weights: bool = True,
+        self,
+        query: torch.Tensor,
+        key: torch.Tensor,
+        value: torch.Tensor,
+        key_padding_mask: torch.Tensor | None = None,
+        need_weights: bool = True,
+        attn_mask: torch.Tensor | None = None,
+        average_attn_weights: bool = True,
         is_causal: bool = False,
-    ) -> tuple[torch.Tensor, torch.Tensor | None]:  # fmt: skip
+    ) -> tuple[torch.Tensor, torch.Tensor | None]:
         if not self.training or self.dropout == 0.0 or attn_mask is not None:
-            return super().forward(query, key, value, key_padding_mask=key_padding_mask,
-                                   need_weights=need_weights, attn_mask=attn_mask,
-                                   average_attn_weights=average_attn_weights,
-                                   is_causal=is_causal)  # fmt: skip
+            return super().forward(
+                query,
+                key,
+                value,
+                key_padding_mask=key_padding_mask,
+                need_weights=need_weights,
+                attn_mask=attn_mask,
+                average_attn_weights=average_attn_weights,
+                is_causal=is_causal,
+            )
         rows, length, size = query.shape
         heads = self.num_heads
         q, k, v = (
@@ -218,8 +235,9 @@ class OwnedAttention(nn.MultiheadAttention):
         scores = q @ k.transpose(-2, -1) / math.sqrt(size // heads)
         if key_padding_mask is not None:
             pad = key_padding_mask[:, None, None, :]
-            scores = (scores.masked_fill(pad, float("-inf")) if pad.dtype == torch.bool
-                      else scores + pad)  # fmt: skip
+            scores = (
+                scores.masked_fill(pad, float("-inf")) if pad.dtype == torch.bool else scores + pad
+            )
         weights = self.attn_dropout(torch.softmax(scores, dim=-1))
         out = (weights @ v).transpose(1, 2).reshape(rows, length, size)
         return self.out_proj(out), None

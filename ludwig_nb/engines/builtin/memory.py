@@ -84,8 +84,9 @@ def memory_fraction(limit: float, total_bytes: int) -> float:
         raise ValueError(f"gpu_memory_limit must be > 0, got {limit:g}")
     fraction = limit if limit <= 1.0 else limit * _MIB / total_bytes
     if fraction > 1.0:
-        raise ValueError(f"gpu_memory_limit {limit:g} MiB is more than the GPU's "
-                         f"{total_bytes / _MIB:.0f} MiB")  # fmt: skip
+        raise ValueError(
+            f"gpu_memory_limit {limit:g} MiB is more than the GPU's {total_bytes / _MIB:.0f} MiB"
+        )
     return fraction
 
 
@@ -155,8 +156,16 @@ class MicroBatcher:
         """
 
         def on_split(step: int, rows: int, micro: int, parts: int, message: str) -> None:
-            emit(OomRecovered(time=clock(), step=step, batch_size=rows, micro_batch_size=micro,
-                              accumulation=parts, message=message))  # fmt: skip
+            emit(
+                OomRecovered(
+                    time=clock(),
+                    step=step,
+                    batch_size=rows,
+                    micro_batch_size=micro,
+                    accumulation=parts,
+                    message=message,
+                )
+            )
 
         return cls(oom_recovery_enabled(config), on_split, zero_grad)
 
@@ -204,22 +213,30 @@ class MicroBatcher:
         self._release()
         self.parts *= 2
         micro = math.ceil(rows / self.parts)
-        message = (f"out of GPU memory at step {step}: batches of {rows} now run as "
-                   f"{self.parts} micro-batches of {micro}, same effective batch")  # fmt: skip
+        message = (
+            f"out of GPU memory at step {step}: batches of {rows} now run as "
+            f"{self.parts} micro-batches of {micro}, same effective batch"
+        )
         if accumulate > 1 and step % accumulate:
-            message += (f"; the gradients of the {step % accumulate} earlier step(s) of this "
-                        "accumulation cycle were dropped")  # fmt: skip
+            message += (
+                f"; the gradients of the {step % accumulate} earlier step(s) of this "
+                "accumulation cycle were dropped"
+            )
         log.warning("ludwig_nb: %s", message)
         self._on_split(step, rows, micro, self.parts, message)
 
 
 def _advice(step: int, rows: int, micro: int, enabled: bool) -> str:
     if enabled:
-        return (f"out of GPU memory at step {step} even with micro-batches of {micro} row: "
-                "use a smaller model or a GPU with more memory")  # fmt: skip
-    return (f"out of GPU memory at step {step} with batch size {rows}: lower "
-            "trainer.batch_size, use batch_size: auto, or set gpu_watch.oom_recovery: true "
-            "to split batches and carry on")  # fmt: skip
+        return (
+            f"out of GPU memory at step {step} even with micro-batches of {micro} row: "
+            "use a smaller model or a GPU with more memory"
+        )
+    return (
+        f"out of GPU memory at step {step} with batch size {rows}: lower "
+        "trainer.batch_size, use batch_size: auto, or set gpu_watch.oom_recovery: true "
+        "to split batches and carry on"
+    )
 
 
 def _empty_cache() -> None:

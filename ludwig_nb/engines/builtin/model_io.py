@@ -114,9 +114,14 @@ class BuiltinModel:
         _, tensors = self._prepare(data, outputs=True)
         objective = Objective(self.config, self.metadata)
         return evaluate_split(
-            self.module, objective, tensors, self.config, self.metadata,
-            self._batch_size(), Precision(self.device, False),
-        )  # fmt: skip
+            self.module,
+            objective,
+            tensors,
+            self.config,
+            self.metadata,
+            self._batch_size(),
+            Precision(self.device, False),
+        )
 
     def save(self, path: str | Path) -> Path:
         """Write the model directory (see the module docstring); returns its path."""
@@ -242,8 +247,11 @@ def _read_weights(path: Path, module: ECD) -> dict[str, Any]:
     if not isinstance(state, dict):
         raise ModelLoadError(f"{path}: holds a {type(state).__name__}, not model weights")
     expected = module.state_dict()
-    wrong = [k for k in expected if k not in state or tuple(getattr(state[k], "shape", ())) !=
-             tuple(expected[k].shape)]  # fmt: skip
+    wrong = [
+        k
+        for k in expected
+        if k not in state or tuple(getattr(state[k], "shape", ())) != tuple(expected[k].shape)
+    ]
     extra = [k for k in state if k not in expected]
     if wrong or extra:
         first = (wrong or extra)[0]

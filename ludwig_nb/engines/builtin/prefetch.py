@@ -279,12 +279,15 @@ def _prepare(request: Mapping[str, Any], send: Callable[[str, Any], None]) -> No
         warnings.simplefilter("always", DataWarning)
         loaded = check_dataset(config, request["dataset"])
     table = loaded if not isinstance(loaded, dict) else loaded["training"]  # (wanted(): a file)
-    send("checked", {
-        "rows": len(table),
-        "columns": len(table.columns),
-        "warnings": [str(w.message) for w in caught if issubclass(w.category, DataWarning)],
-        "logs": records.lines,
-    })  # fmt: skip
+    send(
+        "checked",
+        {
+            "rows": len(table),
+            "columns": len(table.columns),
+            "warnings": [str(w.message) for w in caught if issubclass(w.category, DataWarning)],
+            "logs": records.lines,
+        },
+    )
     logging.getLogger().removeHandler(records)
     try:  # as runs/baseline.py computes it in-process: a courtesy, never an error
         metrics, predictors = table_baseline(config, loaded, seed)
@@ -292,9 +295,10 @@ def _prepare(request: Mapping[str, Any], send: Callable[[str, Any], None]) -> No
     except Exception:
         baseline = None
     send("baseline", baseline)
-    send("arrays", prepare_arrays(
-        config, loaded, seed, None, lambda *feature: send("feature", feature)
-    ))  # fmt: skip
+    send(
+        "arrays",
+        prepare_arrays(config, loaded, seed, None, lambda *feature: send("feature", feature)),
+    )
 
 
 def child_main(stdin: IO[bytes] | None = None, stdout: IO[bytes] | None = None) -> None:

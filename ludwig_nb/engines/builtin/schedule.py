@@ -160,8 +160,12 @@ class LearningRate:
 
     def state_dict(self) -> dict[str, Any]:
         """The scheduler's mutable state, for a checkpoint."""
-        return {"factor": self.factor, "reductions": self.reductions, "best": self.best,
-                "stale": self.stale}  # fmt: skip
+        return {
+            "factor": self.factor,
+            "reductions": self.reductions,
+            "best": self.best,
+            "stale": self.stale,
+        }
 
     def load_state_dict(self, state: Mapping[str, Any]) -> None:
         """Restore :meth:`state_dict`'s state from a checkpoint.

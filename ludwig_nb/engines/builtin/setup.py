@@ -209,8 +209,16 @@ def build_setup(
         tell = progress
 
         def on_feature(index: int, total: int, name: str, rows: int) -> None:
-            tell(ev.DataProgress(time=clock(), stage="preprocessing", feature=name,
-                                 index=index, total=total, rows=rows))  # fmt: skip
+            tell(
+                ev.DataProgress(
+                    time=clock(),
+                    stage="preprocessing",
+                    feature=name,
+                    index=index,
+                    total=total,
+                    rows=rows,
+                )
+            )
 
     metadata, splits = prepare_splits(job.config, job.dataset, seed, saved_meta, on_feature)
     if progress is not None:
@@ -221,8 +229,12 @@ def build_setup(
         data.place(device)
     module = _build_module(job.config, metadata, seed).to(device)
     objective = Objective(job.config, metadata)
-    parts = {"module": module, "objective": objective, "train": splits["training"],
-             "device": device}  # fmt: skip
+    parts = {
+        "module": module,
+        "objective": objective,
+        "train": splits["training"],
+        "device": device,
+    }
     probing = [k for k in ("batch_size", "eval_batch_size") if trainer.get(k) == "auto"]
     if phase is not None and probing and not resume:
         phase("preprocessing", f"probing {' and '.join(probing)} on {device}")
@@ -244,13 +256,22 @@ def build_setup(
     if trainer.get("compile"):
         step_module = torch.compile(module)
     return Setup(
-        seed=seed, device=device,
+        seed=seed,
+        device=device,
         precision=Precision(device, bool(trainer.get("use_mixed_precision"))),
-        metadata=metadata, splits=splits, train=splits["training"], module=module,
-        step_module=step_module, objective=objective, optimizer=optimizer,
-        lr=LearningRate(base_lr, trainer.get("learning_rate_scheduler") or {}, plan), plan=plan,
+        metadata=metadata,
+        splits=splits,
+        train=splits["training"],
+        module=module,
+        step_module=step_module,
+        objective=objective,
+        optimizer=optimizer,
+        lr=LearningRate(base_lr, trainer.get("learning_rate_scheduler") or {}, plan),
+        plan=plan,
         eval_batch_size=eval_batch_size,
-        checkpoints=Path(job.run_dir) / CHECKPOINTS_DIR, resume=resume,
+        checkpoints=Path(job.run_dir) / CHECKPOINTS_DIR,
+        resume=resume,
         accumulate=_accumulation(trainer),
-        trainable=[p for p in module.parameters() if p.requires_grad], generator=generator,
-    )  # fmt: skip
+        trainable=[p for p in module.parameters() if p.requires_grad],
+        generator=generator,
+    )

@@ -106,8 +106,9 @@ def _transform_rows(
     Stacked features are written into their matrix as they come (no second copy).
     """
     arrays: dict[str, Any] = {}
-    matrices = {key: np.empty((len(rows), len(names)), dtype=np.float32)
-                for key, names in stacks.items()}  # fmt: skip
+    matrices = {
+        key: np.empty((len(rows), len(names)), dtype=np.float32) for key, names in stacks.items()
+    }
     where = {name: (key, i) for key, names in stacks.items() for i, name in enumerate(names)}
     for name, meta in metadata["features"].items():
         column = meta["column"]

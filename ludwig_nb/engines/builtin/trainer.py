@@ -106,16 +106,25 @@ class Training:
         self.distributed = distributed  # this process's rank of a data-parallel run
         self.clock = job.clock or time.time
         self.trainer: dict[str, Any] = dict(job.config.get("trainer") or {})
-        self.timings = {"setup": 0.0, "data_wait": 0.0, "steps": 0.0, "events": 0.0,
-                        "evaluation": 0.0, "checkpoint": 0.0}  # fmt: skip
+        self.timings = {
+            "setup": 0.0,
+            "data_wait": 0.0,
+            "steps": 0.0,
+            "events": 0.0,
+            "evaluation": 0.0,
+            "checkpoint": 0.0,
+        }
         self.completed = 0  # steps finished so far
         self.running_loss: list[float] = []
         self.best: dict[str, Any] = {"value": None, "step": None, "metrics": {}, "stale": 0}
         self.best_weights: dict[str, torch.Tensor] | None = None
         # Ludwig's TrainingStats shape exactly: its loader refuses any other top-level key
-        self.statistics: dict[str, Any] = {"training": {}, "validation": {}, "test": {},
-                                           "evaluation_frequency":
-                                           evaluation_frequency(self.trainer)}  # fmt: skip
+        self.statistics: dict[str, Any] = {
+            "training": {},
+            "validation": {},
+            "test": {},
+            "evaluation_frequency": evaluation_frequency(self.trainer),
+        }
         self.s: Setup
         self.last_checkpoint_step: int | None = None
         strength = float(self.trainer.get("regularization_lambda") or 0.0)
@@ -160,11 +169,17 @@ class Training:
         self.sync_interval = loss_sync_interval(self.s.device)
         self._emit(
             ev.RunStarted(
-                time=self.clock(), run_id=self.job.run_id, name=self.job.name, engine=self.engine,
-                device=str(self.s.device), schedule=self.s.plan.info(), start_step=self.completed,
-                host=socket.gethostname(), device_index=_gpu_index(self.s.device),
+                time=self.clock(),
+                run_id=self.job.run_id,
+                name=self.job.name,
+                engine=self.engine,
+                device=str(self.s.device),
+                schedule=self.s.plan.info(),
+                start_step=self.completed,
+                host=socket.gethostname(),
+                device_index=_gpu_index(self.s.device),
             )
-        )  # fmt: skip
+        )
         self._phase("training")
         status, reason = "completed", ""
         self.capture = StepCapture(self.job.run_dir, self.job.profile_steps, self.s.device)
@@ -192,21 +207,26 @@ class Training:
         """
         world_size = self.distributed.world_size
         if world_size > 1:
-            return build_setup(self.job, self.trainer, self._phase, world_size=world_size,
-                               progress=self._emit)  # fmt: skip
+            return build_setup(
+                self.job, self.trainer, self._phase, world_size=world_size, progress=self._emit
+            )
         out: dict[str, Any] = {}
 
         def work() -> None:
             try:
                 out["setup"] = build_setup(
-                    self.job, self.trainer, self._phase,
-                    world_size=self.distributed.world_size, progress=self._emit,
-                )  # fmt: skip
+                    self.job,
+                    self.trainer,
+                    self._phase,
+                    world_size=self.distributed.world_size,
+                    progress=self._emit,
+                )
             except BaseException as err:  # re-raised on the run's thread
                 out["error"] = err
 
-        helper = threading.Thread(target=work, name=f"ludwig_nb-setup-{self.job.run_id}",
-                                  daemon=True)  # fmt: skip
+        helper = threading.Thread(
+            target=work, name=f"ludwig_nb-setup-{self.job.run_id}", daemon=True
+        )
         helper.start()
         while helper.is_alive():
             helper.join(poll_s)
@@ -230,8 +250,9 @@ class Training:
                 batch_order(s.train.rows, s.seed, epoch, self.trainer.get("should_shuffle", True))
             ).to(s.train.device)  # one copy per epoch, not one per batch
             size = plan.batch_size
-            batches = prefetched(self._batch_maker(order, size), count, s.device,
-                                 start=self.completed - first)  # fmt: skip
+            batches = prefetched(
+                self._batch_maker(order, size), count, s.device, start=self.completed - first
+            )
             for _ in range(self.completed - first, count):
                 step = self.completed
                 self._boundary()
@@ -240,8 +261,11 @@ class Training:
                     self.capture.step_finished()
                 if step in evaluations and self._evaluate(step, step in checkpoints):
                     self.s.plan = plan.ending_after(step)
-                    self._emit(ev.ScheduleChanged(time=self.clock(), schedule=self.s.plan.info(),
-                                                  reason="early stopping"))  # fmt: skip
+                    self._emit(
+                        ev.ScheduleChanged(
+                            time=self.clock(), schedule=self.s.plan.info(), reason="early stopping"
+                        )
+                    )
                     return "early stopping"
                 if step in checkpoints and step not in evaluations:
                     self._checkpoint(step, best=False)
@@ -268,8 +292,11 @@ class Training:
             self._emit(ev.Paused(time=paused_at, step=self.completed, reason=reason))
 
         def on_resume(reason: str) -> None:
-            self._emit(ev.Resumed(time=self.clock(), step=self.completed, paused_at=paused_at,
-                                  reason=reason))  # fmt: skip
+            self._emit(
+                ev.Resumed(
+                    time=self.clock(), step=self.completed, paused_at=paused_at, reason=reason
+                )
+            )
 
         self.control.wait_while_paused(on_pause=on_pause, on_resume=on_resume)
         self.control.checkpoint()
@@ -315,9 +342,17 @@ class Training:
                 self.completed = entry.step
                 raise TrainingDiverged(self._diverged_message(loss, entry.step))
             self.running_loss.append(loss)
-            self._emit(ev.StepFinished(time=entry.time, step=entry.step, epoch=entry.epoch,
-                                       start_time=entry.start_time, batch_size=entry.rows,
-                                       loss=loss, learning_rate=entry.learning_rate))  # fmt: skip
+            self._emit(
+                ev.StepFinished(
+                    time=entry.time,
+                    step=entry.step,
+                    epoch=entry.epoch,
+                    start_time=entry.start_time,
+                    batch_size=entry.rows,
+                    loss=loss,
+                    learning_rate=entry.learning_rate,
+                )
+            )
 
     def _forward_backward(self, batch: Batch, accumulate: float, sync: bool) -> torch.Tensor:
         s = self.s
@@ -364,27 +399,48 @@ class Training:
         metrics: dict[str, dict[str, dict[str, float]]] = {"training": self._training_metrics()}
         for split in ("validation", "test"):
             if split in s.splits:
-                metrics[split] = evaluate_split(s.module, s.objective, s.splits[split],
-                                                self.job.config, s.metadata, s.eval_batch_size,
-                                                s.precision)  # fmt: skip
+                metrics[split] = evaluate_split(
+                    s.module,
+                    s.objective,
+                    s.splits[split],
+                    self.job.config,
+                    s.metadata,
+                    s.eval_batch_size,
+                    s.precision,
+                )
         self._record(metrics)
         improved = self._track_best(step, metrics)
         self.timings["evaluation"] += time.perf_counter() - began
-        self._emit(ev.EvaluationFinished(time=self.clock(), step=step, epoch=s.plan.epoch_of(step),
-                                         start_time=start_time, metrics=finite_only(metrics),
-                                         improved=improved))  # fmt: skip
+        self._emit(
+            ev.EvaluationFinished(
+                time=self.clock(),
+                step=step,
+                epoch=s.plan.epoch_of(step),
+                start_time=start_time,
+                metrics=finite_only(metrics),
+                improved=improved,
+            )
+        )
         if checkpoint:
             self._checkpoint(step, best=improved)
         self._phase("training")
-        patience = int(self.trainer.get("early_stop", 5) if self.trainer.get("early_stop")
-                       is not None else 5)  # fmt: skip
+        patience = int(
+            self.trainer.get("early_stop", 5) if self.trainer.get("early_stop") is not None else 5
+        )
         return "validation" in s.splits and patience > 0 and self.best["stale"] >= patience
 
     def _training_metrics(self) -> dict[str, dict[str, float]]:
         s = self.s
         if self.trainer.get("evaluate_training_set"):
-            return evaluate_split(s.module, s.objective, s.train, self.job.config, s.metadata,
-                                  s.eval_batch_size, s.precision)  # fmt: skip
+            return evaluate_split(
+                s.module,
+                s.objective,
+                s.train,
+                self.job.config,
+                s.metadata,
+                s.eval_batch_size,
+                s.precision,
+            )
         mean = sum(self.running_loss) / max(1, len(self.running_loss))
         self.running_loss = []
         out = {"combined": {"loss": mean}}
@@ -462,8 +518,11 @@ class Training:
         if best:
             save_checkpoint(self.s.checkpoints / BEST, state)
         self.timings["checkpoint"] += time.perf_counter() - began
-        self._emit(ev.CheckpointSaved(time=self.clock(), step=step, start_time=start_time,
-                                      path=str(path), best=best))  # fmt: skip
+        self._emit(
+            ev.CheckpointSaved(
+                time=self.clock(), step=step, start_time=start_time, path=str(path), best=best
+            )
+        )
 
     def _restore(self, state: dict[str, Any]) -> None:
         """Continue from ``state``: weights, optimizer, scaler, learning rate, RNG, counters."""
@@ -505,6 +564,13 @@ class Training:
         model = BuiltinModel(self.job.config, s.metadata, s.module, self.timings)
         model.save(self.job.run_dir / "model")
         write_json_atomic(self.job.run_dir / "training_statistics.json", self.statistics)
-        self._emit(ev.RunFinished(time=self.clock(), status=status, step=self.completed,
-                                  reason=reason, best_metrics=self.best["metrics"]))  # fmt: skip
+        self._emit(
+            ev.RunFinished(
+                time=self.clock(),
+                status=status,
+                step=self.completed,
+                reason=reason,
+                best_metrics=self.best["metrics"],
+            )
+        )
         return model

@@ -118,12 +118,17 @@ class EventCallback(Callback):  # type: ignore[misc]  # Ludwig is untyped
             self.schedule = schedule
             self.emit(
                 ev.RunStarted(
-                    time=self.clock(), run_id=self.run_id, name=self.name, engine="ludwig",
-                    device=str(getattr(trainer, "device", "cpu")), schedule=schedule,
-                    start_step=int(progress_tracker.steps), host=socket.gethostname(),
+                    time=self.clock(),
+                    run_id=self.run_id,
+                    name=self.name,
+                    engine="ludwig",
+                    device=str(getattr(trainer, "device", "cpu")),
+                    schedule=schedule,
+                    start_step=int(progress_tracker.steps),
+                    host=socket.gethostname(),
                     device_index=_gpu_index(getattr(trainer, "device", None)),
                 )
-            )  # fmt: skip
+            )
             self._phase("training")
         elif schedule.total_steps != self.schedule.total_steps and self.stopped is None:
             self.schedule = schedule
@@ -141,10 +146,13 @@ class EventCallback(Callback):  # type: ignore[misc]  # Ludwig is untyped
         eval_size = int(getattr(trainer, "eval_batch_size", 0) or 0)
         batches = -(-self.evaluation_rows // eval_size) if eval_size > 0 else 0
         return ludwig_schedule(
-            total_steps=total, steps_per_epoch=per_epoch, every=every,
-            batch_size=int(trainer.batch_size), evaluation_batches=batches,
+            total_steps=total,
+            steps_per_epoch=per_epoch,
+            every=every,
+            batch_size=int(trainer.batch_size),
+            evaluation_batches=batches,
             evaluate=not getattr(trainer, "skip_all_evaluation", False),
-        )  # fmt: skip
+        )
 
     # -- steps ---------------------------------------------------------------------------
     def on_batch_start(self, trainer: Any, progress_tracker: Any, save_path: str) -> None:
@@ -189,11 +197,15 @@ class EventCallback(Callback):  # type: ignore[misc]  # Ludwig is untyped
         self._last_end = self.clock()
         self.emit(
             ev.StepFinished(
-                time=self._last_end, step=steps - 1, epoch=(steps - 1) // per_epoch,
-                start_time=self._step_start, batch_size=int(progress_tracker.batch_size),
-                loss=self._loss, learning_rate=_number(progress_tracker.learning_rate),
+                time=self._last_end,
+                step=steps - 1,
+                epoch=(steps - 1) // per_epoch,
+                start_time=self._step_start,
+                batch_size=int(progress_tracker.batch_size),
+                loss=self._loss,
+                learning_rate=_number(progress_tracker.learning_rate),
             )
-        )  # fmt: skip
+        )
         self._loss = None
         if self.control.stop_requested:  # end here, not after one more batch
             self._stop(trainer, steps, self.control.stop_reason)
@@ -218,11 +230,14 @@ class EventCallback(Callback):  # type: ignore[misc]  # Ludwig is untyped
         self._last_end = self.clock()
         self.emit(
             ev.EvaluationFinished(
-                time=self._last_end, step=steps - 1, epoch=(steps - 1) // per_epoch,
-                start_time=self._eval_start, metrics=metrics_at(progress_tracker, steps),
+                time=self._last_end,
+                step=steps - 1,
+                epoch=(steps - 1) // per_epoch,
+                start_time=self._eval_start,
+                metrics=metrics_at(progress_tracker, steps),
                 improved=self._improved,
             )
-        )  # fmt: skip
+        )
         self._evaluating = True  # back to "training" at the next batch, after the checkpoint
 
     def on_checkpoint(self, trainer: Any, progress_tracker: Any) -> None:
@@ -235,10 +250,13 @@ class EventCallback(Callback):  # type: ignore[misc]  # Ludwig is untyped
         now = self.clock()
         self.emit(
             ev.CheckpointSaved(
-                time=now, step=steps - 1, start_time=min(self._last_end or now, now),
-                path=str(path), best=self._improved and self.best_step == steps,
+                time=now,
+                step=steps - 1,
+                start_time=min(self._last_end or now, now),
+                path=str(path),
+                best=self._improved and self.best_step == steps,
             )
-        )  # fmt: skip
+        )
 
     def _phase(self, phase: str, detail: str = "") -> None:
         self.emit(ev.PhaseChanged(time=self.clock(), phase=phase, detail=detail))

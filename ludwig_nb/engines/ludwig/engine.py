@@ -119,17 +119,23 @@ def _check_local_training(config: Config) -> None:
     ctx = Ctx(config.positions)
     backend = (rendered.get("backend") or {}).get("type")
     if backend not in (None, "local"):
-        ctx.problem(("backend", "type"),
-                    f"backend '{backend}' is not run by engine: ludwig (it trains locally, in "
-                    "the kernel's thread)", kind=UnsupportedByEngine,
-                    hint="drop the backend section, or run `ludwig train` for Ludwig's "
-                    f"{backend} backend")  # fmt: skip
+        ctx.problem(
+            ("backend", "type"),
+            f"backend '{backend}' is not run by engine: ludwig (it trains locally, in "
+            "the kernel's thread)",
+            kind=UnsupportedByEngine,
+            hint=f"drop the backend section, or run `ludwig train` for Ludwig's {backend} backend",
+        )
     if rendered.get("hyperopt") is not None:
-        ctx.problem(("hyperopt",), "a config with a hyperopt section is a search, not one "
-                    "training run (engine: ludwig trains one model)", kind=UnsupportedByEngine,
-                    hint="search it with %%ludwig_hyperopt, ludwig_nb.hyperopt(config, dataset) "
-                    "or `ludwig-nb hyperopt`, or drop the hyperopt section to train one "
-                    "model")  # fmt: skip
+        ctx.problem(
+            ("hyperopt",),
+            "a config with a hyperopt section is a search, not one "
+            "training run (engine: ludwig trains one model)",
+            kind=UnsupportedByEngine,
+            hint="search it with %%ludwig_hyperopt, ludwig_nb.hyperopt(config, dataset) "
+            "or `ludwig-nb hyperopt`, or drop the hyperopt section to train one "
+            "model",
+        )
     if ctx.problems:
         raise ConfigError.collect(ctx.problems)
 

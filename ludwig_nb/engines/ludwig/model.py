@@ -49,9 +49,12 @@ class LudwigTrainedModel:
         """
         frame = self._frame(data, outputs=True)
         stats, _, _ = self.ludwig_model.evaluate(
-            dataset=frame, skip_save_predictions=True, skip_save_eval_stats=True,
-            skip_save_unprocessed_output=True, collect_predictions=False,
-        )  # fmt: skip
+            dataset=frame,
+            skip_save_predictions=True,
+            skip_save_eval_stats=True,
+            skip_save_unprocessed_output=True,
+            collect_predictions=False,
+        )
         return scalar_metrics(stats)
 
     def save(self, path: str | Path) -> Path:

@@ -52,13 +52,18 @@ class LudwigTraining:
     def run(self) -> LudwigTrainedModel:
         """Train with ``LudwigModel`` in this thread, emitting our events; returns the model."""
         config = {k: v for k, v in self.job.config.items() if k != "gpu_watch"}
-        self.emit(ev.PhaseChanged(time=self.clock(), phase="preprocessing",
-                                  detail="loading the data"))  # fmt: skip
+        self.emit(
+            ev.PhaseChanged(time=self.clock(), phase="preprocessing", detail="loading the data")
+        )
         data = _loaded(self.job.dataset)
         callback = EventCallback(
-            self.emit, self.control, self.clock, run_id=self.job.run_id, name=self.job.name,
+            self.emit,
+            self.control,
+            self.clock,
+            run_id=self.job.run_id,
+            name=self.job.name,
             evaluation_rows=_evaluation_rows(data, config),
-        )  # fmt: skip
+        )
         # the local backend, its cache (and preprocessing lock file) inside the run directory,
         # never in the kernel's working directory or beside the user's data
         backend = {"type": "local", "cache_dir": str(self.output / "cache")}
@@ -100,8 +105,11 @@ class LudwigTraining:
         else:
             status, reason = "completed", ""
         best = _best_metrics(callback)
-        self.emit(ev.RunFinished(time=self.clock(), status=status, step=done, reason=reason,
-                                 best_metrics=best))  # fmt: skip
+        self.emit(
+            ev.RunFinished(
+                time=self.clock(), status=status, step=done, reason=reason, best_metrics=best
+            )
+        )
         return LudwigTrainedModel(model, model_dir)
 
 

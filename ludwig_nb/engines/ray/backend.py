@@ -37,8 +37,14 @@ PLACEMENT_STRATEGIES = ("PACK", "SPREAD", "STRICT_PACK", "STRICT_SPREAD")
 #: probe of the built-in engine is replaced by Ludwig's CPU default, per worker.
 DEFAULT_WORKER_BATCH_SIZE = 128
 _TOP_KEYS = ("type", "address", "storage_path", "trainer", "cache_dir", "processor", "loader")
-_TRAINER_KEYS = ("strategy", "num_workers", "use_gpu", "resources_per_worker",
-                 "placement_strategy", "max_failures")  # fmt: skip
+_TRAINER_KEYS = (
+    "strategy",
+    "num_workers",
+    "use_gpu",
+    "resources_per_worker",
+    "placement_strategy",
+    "max_failures",
+)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -71,13 +77,14 @@ class RayBackend:
         return cls(
             num_workers=int(trainer.get("num_workers", 1)),
             use_gpu=bool(trainer.get("use_gpu", False)),
-            resources_per_worker={str(k): float(v) for k, v in
-                                  (trainer.get("resources_per_worker") or {}).items()},
+            resources_per_worker={
+                str(k): float(v) for k, v in (trainer.get("resources_per_worker") or {}).items()
+            },
             placement_strategy=str(trainer.get("placement_strategy") or "PACK"),
             max_failures=int(trainer.get("max_failures") or 0),
             address=backend.get("address"),
             storage_path=backend.get("storage_path"),
-        )  # fmt: skip
+        )
 
 
 def _problem(ctx: Ctx, path: KeyPath, message: str, **extra: Any) -> None:
@@ -92,9 +99,13 @@ def _unknown(section: Mapping[str, Any], allowed: tuple[str, ...], path: KeyPath
     for key in section:
         if key not in allowed:
             near = suggest(str(key), allowed)
-            _problem(ctx, (*path, key), f"unknown key '{key}' in {'.'.join(map(str, path))}",
-                        key=True, hint=f"did you mean '{near}'?" if near else
-                        f"allowed: {', '.join(allowed)}")  # fmt: skip
+            _problem(
+                ctx,
+                (*path, key),
+                f"unknown key '{key}' in {'.'.join(map(str, path))}",
+                key=True,
+                hint=f"did you mean '{near}'?" if near else f"allowed: {', '.join(allowed)}",
+            )
 
 
 def check_backend(config: Mapping[str, Any], ctx: Ctx) -> None:
@@ -102,24 +113,34 @@ def check_backend(config: Mapping[str, Any], ctx: Ctx) -> None:
     backend = config.get("backend")
     if not isinstance(backend, Mapping) or backend.get("type") != "ray":
         found = backend.get("type") if isinstance(backend, Mapping) else None
-        _problem(ctx, ("backend", "type") if found else ("backend",),
-                    f"engine: ray runs configs with `backend: {{type: ray}}`, this one has "
-                    f"{'backend type ' + repr(found) if found else 'no backend section'}",
-                    hint="add `backend: {type: ray, trainer: {num_workers: 2}}`, or use "
-                    "engine: builtin")  # fmt: skip
+        _problem(
+            ctx,
+            ("backend", "type") if found else ("backend",),
+            f"engine: ray runs configs with `backend: {{type: ray}}`, this one has "
+            f"{'backend type ' + repr(found) if found else 'no backend section'}",
+            hint="add `backend: {type: ray, trainer: {num_workers: 2}}`, or use engine: builtin",
+        )
         return
     _unknown(backend, _TOP_KEYS, ("backend",), ctx)
     for key in ("address", "storage_path"):
         value = backend.get(key)
         if value is not None and not (isinstance(value, str) and value):
-            _problem(ctx, ("backend", key), f"backend.{key} must be a string or null, not "
-                        f"{value!r}", hint='e.g. "auto" or "10.0.0.1:6379"' if key == "address"
-                        else "a directory every node can write (NFS, or a local path "
-                        "on one machine)")  # fmt: skip
+            _problem(
+                ctx,
+                ("backend", key),
+                f"backend.{key} must be a string or null, not {value!r}",
+                hint='e.g. "auto" or "10.0.0.1:6379"'
+                if key == "address"
+                else "a directory every node can write (NFS, or a local path on one machine)",
+            )
     trainer = backend.get("trainer") or {}
     if not isinstance(trainer, Mapping):
-        _problem(ctx, ("backend", "trainer"), "backend.trainer must be a mapping",
-                    hint="e.g. `trainer: {num_workers: 2, use_gpu: false}`")  # fmt: skip
+        _problem(
+            ctx,
+            ("backend", "trainer"),
+            "backend.trainer must be a mapping",
+            hint="e.g. `trainer: {num_workers: 2, use_gpu: false}`",
+        )
         return
     _check_trainer(trainer, ctx)
 
@@ -129,35 +150,60 @@ def _check_trainer(trainer: Mapping[str, Any], ctx: Ctx) -> None:
     _unknown(trainer, _TRAINER_KEYS, path, ctx)
     strategy = trainer.get("strategy", "ddp")
     if strategy != "ddp":
-        _problem(ctx, (*path, "strategy"), f"strategy {strategy!r} is not run by engine: ray",
-                    hint="engine: ray trains with strategy: ddp (DistributedDataParallel); "
-                    "Ludwig's horovod/deepspeed/fsdp strategies are not supported")  # fmt: skip
+        _problem(
+            ctx,
+            (*path, "strategy"),
+            f"strategy {strategy!r} is not run by engine: ray",
+            hint="engine: ray trains with strategy: ddp (DistributedDataParallel); "
+            "Ludwig's horovod/deepspeed/fsdp strategies are not supported",
+        )
     workers = trainer.get("num_workers", 1)
     if not _is_int(workers) or workers < 0:
-        _problem(ctx, (*path, "num_workers"), f"num_workers must be an integer >= 0, not "
-                    f"{workers!r}", hint="0 runs the workers' code in-process (debugging); "
-                    "N >= 1 starts N Ray Train workers")  # fmt: skip
+        _problem(
+            ctx,
+            (*path, "num_workers"),
+            f"num_workers must be an integer >= 0, not {workers!r}",
+            hint="0 runs the workers' code in-process (debugging); "
+            "N >= 1 starts N Ray Train workers",
+        )
     if not isinstance(trainer.get("use_gpu", False), bool):
-        _problem(ctx, (*path, "use_gpu"), f"use_gpu must be true or false, not "
-                    f"{trainer.get('use_gpu')!r}")  # fmt: skip
+        _problem(
+            ctx,
+            (*path, "use_gpu"),
+            f"use_gpu must be true or false, not {trainer.get('use_gpu')!r}",
+        )
     failures = trainer.get("max_failures", 0)
     if not _is_int(failures) or failures < 0:
-        _problem(ctx, (*path, "max_failures"), f"max_failures must be an integer >= 0, not "
-                    f"{failures!r}", hint="how often Ray Train restarts the workers from the "
-                    "last checkpoint after a worker dies (0: fail the run)")  # fmt: skip
+        _problem(
+            ctx,
+            (*path, "max_failures"),
+            f"max_failures must be an integer >= 0, not {failures!r}",
+            hint="how often Ray Train restarts the workers from the "
+            "last checkpoint after a worker dies (0: fail the run)",
+        )
     placement = trainer.get("placement_strategy", "PACK")
     if placement not in PLACEMENT_STRATEGIES:
-        _problem(ctx, (*path, "placement_strategy"), f"placement_strategy {placement!r} is not "
-                    f"one of {', '.join(PLACEMENT_STRATEGIES)}")  # fmt: skip
+        _problem(
+            ctx,
+            (*path, "placement_strategy"),
+            f"placement_strategy {placement!r} is not one of {', '.join(PLACEMENT_STRATEGIES)}",
+        )
     resources = trainer.get("resources_per_worker") or {}
     if not isinstance(resources, Mapping):
-        _problem(ctx, (*path, "resources_per_worker"), "resources_per_worker must be a mapping "
-                    "of resource name to amount", hint="e.g. {CPU: 1, GPU: 1}")  # fmt: skip
+        _problem(
+            ctx,
+            (*path, "resources_per_worker"),
+            "resources_per_worker must be a mapping of resource name to amount",
+            hint="e.g. {CPU: 1, GPU: 1}",
+        )
         return
     for name, amount in resources.items():
         if isinstance(amount, bool) or not isinstance(amount, int | float) or amount < 0:
-            _problem(ctx, (*path, "resources_per_worker", name), f"resources_per_worker.{name} "
-                        f"must be a number >= 0, not {amount!r}")  # fmt: skip
+            _problem(
+                ctx,
+                (*path, "resources_per_worker", name),
+                f"resources_per_worker.{name} must be a number >= 0, not {amount!r}",
+            )
 
 
 def worker_config(config: Mapping[str, Any]) -> dict[str, Any]:

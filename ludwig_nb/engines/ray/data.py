@@ -99,8 +99,9 @@ def read_on_worker(dataset: Any, config: Mapping[str, Any]) -> Any:
     if isinstance(dataset, PathsOnWorkers):
         from ludwig_nb.data import check_dataset
 
-        return check_dataset(config, dict(dataset.source) if isinstance(dataset.source, Mapping)
-                             else dataset.source)  # fmt: skip
+        return check_dataset(
+            config, dict(dataset.source) if isinstance(dataset.source, Mapping) else dataset.source
+        )
     if isinstance(dataset, list) and dataset:
         import ray
 

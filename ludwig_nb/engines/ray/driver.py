@@ -77,8 +77,13 @@ def ensure_ray(address: str | None) -> bool:
     for attempt in range(2):  # a loaded machine can miss the raylet's fixed agent wait once
         local = {} if target is not None else {"dashboard_port": dashboard_port()}
         try:
-            ray.init(address=target, ignore_reinit_error=True, log_to_driver=False,
-                     logging_level=logging.WARNING, **local)  # fmt: skip
+            ray.init(
+                address=target,
+                ignore_reinit_error=True,
+                log_to_driver=False,
+                logging_level=logging.WARNING,
+                **local,
+            )
             return True
         except Exception as failure:  # Ray raises a bare Exception when its node times out
             if target is not None or attempt == 1 or "timed out during startup" not in str(failure):
@@ -132,8 +137,10 @@ def _watch_settings(config: dict[str, Any]) -> dict[str, Any]:
     enabled = section.get("enabled", "auto") if isinstance(section, dict) else "auto"
     interval = section.get("interval", 1.0) if isinstance(section, dict) else 1.0
     simulated = isinstance(section, dict) and bool(section.get("simulate"))  # the kernel's
-    return {"enabled": enabled is not False and not simulated,
-            "interval": max(0.25, float(interval or 1.0))}  # fmt: skip
+    return {
+        "enabled": enabled is not False and not simulated,
+        "interval": max(0.25, float(interval or 1.0)),
+    }
 
 
 def _fit(loop: dict[str, Any], scaling: dict[str, Any], run: dict[str, Any]) -> None:
@@ -165,8 +172,9 @@ class RayDriver:
         self.channel_name = f"run-{job.run_id}"
         storage = self.backend.storage_path
         #: where rank 0 writes checkpoints/ and model/ (shared storage on a cluster)
-        self.storage_dir = (Path(storage).expanduser().resolve() / job.run_id if storage
-                            else Path(job.run_dir))  # fmt: skip
+        self.storage_dir = (
+            Path(storage).expanduser().resolve() / job.run_id if storage else Path(job.run_dir)
+        )
         self.last_step = -1
         self.last_checkpoint: str | None = None
         self._sent: tuple[str | None, str | None, float] = (None, None, 1.0)
@@ -177,12 +185,18 @@ class RayDriver:
     # -- the loop configs ----------------------------------------------------------------
     def _loop_config(self, dataset: Any) -> dict[str, Any]:
         return {
-            "channel": self.channel_name, "config": worker_config(self.job.config),
-            "dataset": dataset, "run_dir": str(self.storage_dir), "run_id": self.job.run_id,
-            "name": self.job.name, "seed": self.job.seed, "use_gpu": self.backend.use_gpu,
-            "resume_from": self._resume_dir(), "in_process": self.backend.local_mode,
+            "channel": self.channel_name,
+            "config": worker_config(self.job.config),
+            "dataset": dataset,
+            "run_dir": str(self.storage_dir),
+            "run_id": self.job.run_id,
+            "name": self.job.name,
+            "seed": self.job.seed,
+            "use_gpu": self.backend.use_gpu,
+            "resume_from": self._resume_dir(),
+            "in_process": self.backend.local_mode,
             "gpu_watch": _watch_settings(self.job.config),
-        }  # fmt: skip
+        }
 
     def _resume_dir(self) -> str | None:
         """The run directory to resume from: where its checkpoints are.
@@ -214,20 +228,30 @@ class RayDriver:
         run_dir = Path(self.job.run_dir)
         if self.storage_dir.resolve() == run_dir.resolve():
             return
-        write_json_atomic(run_dir / "checkpoints" / STORED_AT,
-                          {"run_dir": str(self.storage_dir),
-                           "checkpoints": str(self.storage_dir / "checkpoints")})  # fmt: skip
+        write_json_atomic(
+            run_dir / "checkpoints" / STORED_AT,
+            {
+                "run_dir": str(self.storage_dir),
+                "checkpoints": str(self.storage_dir / "checkpoints"),
+            },
+        )
 
     def _scaling(self) -> dict[str, Any]:
         b = self.backend
-        return {"num_workers": b.num_workers, "use_gpu": b.use_gpu,
-                "resources_per_worker": dict(b.resources_per_worker) or None,
-                "placement_strategy": b.placement_strategy}  # fmt: skip
+        return {
+            "num_workers": b.num_workers,
+            "use_gpu": b.use_gpu,
+            "resources_per_worker": dict(b.resources_per_worker) or None,
+            "placement_strategy": b.placement_strategy,
+        }
 
     def _run_config(self) -> dict[str, Any]:
         ray_dir = self.storage_dir / "ray"  # Ray Train's own run state
-        return {"name": f"ludwig_nb-{self.job.run_id}", "storage_path": str(ray_dir),
-                "max_failures": self.backend.max_failures}  # fmt: skip
+        return {
+            "name": f"ludwig_nb-{self.job.run_id}",
+            "storage_path": str(ray_dir),
+            "max_failures": self.backend.max_failures,
+        }
 
     # -- the run -------------------------------------------------------------------------
     def run(self) -> Any:
@@ -255,12 +279,18 @@ class RayDriver:
             except BaseException as exc:
                 failure.append(exc)
 
-        thread = threading.Thread(target=target, name=f"ludwig_nb-ray-local-{self.job.run_id}",
-                                  daemon=True)  # fmt: skip
+        thread = threading.Thread(
+            target=target, name=f"ludwig_nb-ray-local-{self.job.run_id}", daemon=True
+        )
         try:
             thread.start()
-            self._pump(channel.poll, lambda: not thread.is_alive(), channel.set_control, None,
-                       channel.heartbeats)  # fmt: skip
+            self._pump(
+                channel.poll,
+                lambda: not thread.is_alive(),
+                channel.set_control,
+                None,
+                channel.heartbeats,
+            )
             thread.join()
             self._write_workers(channel.workers())
             if failure:
@@ -278,18 +308,29 @@ class RayDriver:
         # the channel and the task that owns the controller live on the driver's node: losing
         # another node then loses workers (a failed run), never the run's plumbing
         here = NodeAffinitySchedulingStrategy(ray.get_runtime_context().get_node_id(), soft=False)
-        actor = (ray.remote(num_cpus=0)(ProgressChannel)
-                 .options(name=self.channel_name, namespace=NAMESPACE, max_concurrency=64,
-                          runtime_env=worker_runtime_env(), scheduling_strategy=here)
-                 .remote())  # fmt: skip
+        actor = (
+            ray.remote(num_cpus=0)(ProgressChannel)
+            .options(
+                name=self.channel_name,
+                namespace=NAMESPACE,
+                max_concurrency=64,
+                runtime_env=worker_runtime_env(),
+                scheduling_strategy=here,
+            )
+            .remote()
+        )
         try:
             self._emit_phase(f"starting {self.backend.num_workers} Ray Train workers")
             dataset = self.job.dataset
             if not isinstance(dataset, PathsOnWorkers):  # a path is read by the workers
                 dataset = [ray.put(dataset)]  # nested: the workers get the ref
                 self.job.dataset = dataset  # the store holds the table; the kernel lets go
-            task = ray.remote(num_cpus=0, max_retries=0, runtime_env=worker_runtime_env(),
-                              scheduling_strategy=here)(_fit)  # fmt: skip
+            task = ray.remote(
+                num_cpus=0,
+                max_retries=0,
+                runtime_env=worker_runtime_env(),
+                scheduling_strategy=here,
+            )(_fit)
             ref = task.remote(self._loop_config(dataset), self._scaling(), self._run_config())
 
             def poll(cursor: int, timeout: float) -> tuple[list[Any], int]:
@@ -352,8 +393,9 @@ class RayDriver:
         if not isinstance(event, ev.RunStarted):
             return event
         kind = event.device.partition(":")[0] or "cpu"
-        return dataclasses.replace(event, device=f"{self.backend.world_size} × {kind} (Ray)",
-                                   device_index=None)  # fmt: skip
+        return dataclasses.replace(
+            event, device=f"{self.backend.world_size} × {kind} (Ray)", device_index=None
+        )
 
     def _read_beats(self, beats: Any, force: bool = False) -> None:
         """Heartbeats -> the run's GPU snapshot (``job.gpu_feed``) and ``WorkersReported``."""
@@ -387,8 +429,11 @@ class RayDriver:
             self.control.checkpoint()  # reads the sidebar's control file
         stop = self.control.stop_reason if self.control.stop_requested else None
         reasons = getattr(self.control, "pause_reasons", None)
-        pause = (",".join(sorted(reasons)) if reasons else None) if reasons is not None else (
-            "user" if self.control.paused else None)  # fmt: skip
+        pause = (
+            (",".join(sorted(reasons)) if reasons else None)
+            if reasons is not None
+            else ("user" if self.control.paused else None)
+        )
         duty = float(getattr(self.control, "duty", 1.0))
         if (stop, pause, duty) != self._sent:
             set_control(stop, pause, duty)
@@ -410,25 +455,32 @@ class RayDriver:
 
     # -- the end -------------------------------------------------------------------------
     def _kill_error(self) -> RunKilled:
-        where = (f"the last checkpoint is {self.last_checkpoint}; continue with "
-                 f"resume_from={str(self.job.run_dir)!r}" if self.last_checkpoint
-                 else "no checkpoint was saved")  # fmt: skip
-        return RunKilled(f"the Ray job was cancelled by a second Stop after step "
-                         f"{self.last_step}; {where}")  # fmt: skip
+        where = (
+            f"the last checkpoint is {self.last_checkpoint}; continue with "
+            f"resume_from={str(self.job.run_dir)!r}"
+            if self.last_checkpoint
+            else "no checkpoint was saved"
+        )
+        return RunKilled(
+            f"the Ray job was cancelled by a second Stop after step {self.last_step}; {where}"
+        )
 
     def _raise_failure(self, exc: BaseException, errors: list[dict[str, Any]]) -> None:
         logs = self.storage_dir / WORKER_LOGS  # rank 0 writes the run folder there
         if errors:
             first = errors[0]
-            failed = WorkerFailed(f"Ray worker rank {first['rank']} on {first['host']} failed: "
-                                  f"{first['error_type']}: {first['message']} (worker logs: "
-                                  f"{logs})")  # fmt: skip
+            failed = WorkerFailed(
+                f"Ray worker rank {first['rank']} on {first['host']} failed: "
+                f"{first['error_type']}: {first['message']} (worker logs: "
+                f"{logs})"
+            )
             failed.add_note(f"the worker's traceback:\n{first['traceback']}")
             raise failed from None
         text = str(exc).strip().splitlines()
         summary = next((line for line in reversed(text) if line.strip()), type(exc).__name__)
-        failed = WorkerFailed(f"the Ray job failed ({type(exc).__name__}): {summary} "
-                              f"(worker logs: {logs})")  # fmt: skip
+        failed = WorkerFailed(
+            f"the Ray job failed ({type(exc).__name__}): {summary} (worker logs: {logs})"
+        )
         failed.add_note(str(exc))
         raise failed from None
 

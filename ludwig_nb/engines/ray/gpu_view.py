@@ -73,8 +73,9 @@ class WorkersView:
     def _tag(self, sample: GpuSample, node: str, host: str) -> GpuSample:
         key = (node, sample.index)
         number = self._numbers.setdefault(key, len(self._numbers))
-        return dataclasses.replace(sample, index=number, host=host, node_id=node,
-                                   host_index=sample.index)  # fmt: skip
+        return dataclasses.replace(
+            sample, index=number, host=host, node_id=node, host_index=sample.index
+        )
 
     # -- the workers row -----------------------------------------------------------------
     def workers(
@@ -100,11 +101,17 @@ class WorkersView:
     def _worker(
         self, beat: Mapping[str, Any], hosts: Mapping[str, str], now: float
     ) -> dict[str, Any]:
-        return {"rank": int(beat["rank"]), "host": hosts.get(beat["node_id"], beat["host"]),
-                "node_id": beat["node_id"], "device": beat["device"],
-                "gpu": self._gpu_number(beat), "steps": int(beat["steps"]),
-                "steps_per_s": beat.get("steps_per_s"), "idle_s": float(beat.get("idle_s") or 0.0),
-                "age_s": round(max(0.0, now - float(beat["time"])), 1)}  # fmt: skip
+        return {
+            "rank": int(beat["rank"]),
+            "host": hosts.get(beat["node_id"], beat["host"]),
+            "node_id": beat["node_id"],
+            "device": beat["device"],
+            "gpu": self._gpu_number(beat),
+            "steps": int(beat["steps"]),
+            "steps_per_s": beat.get("steps_per_s"),
+            "idle_s": float(beat.get("idle_s") or 0.0),
+            "age_s": round(max(0.0, now - float(beat["time"])), 1),
+        }
 
     def _gpu_number(self, beat: Mapping[str, Any]) -> int | None:
         """The run-wide number of the GPU a rank trains on (None: CPU or not read yet)."""
@@ -126,8 +133,9 @@ def _host_names(beats: Iterable[Mapping[str, Any]]) -> dict[str, str]:
     counts: dict[str, int] = {}
     for name in by_node.values():
         counts[name] = counts.get(name, 0) + 1
-    return {node: name if counts[name] == 1 else f"{name}#{node[:6]}"
-            for node, name in by_node.items()}  # fmt: skip
+    return {
+        node: name if counts[name] == 1 else f"{name}#{node[:6]}" for node, name in by_node.items()
+    }
 
 
 def _used(snapshot: Snapshot, beats: list[Mapping[str, Any]]) -> set[int]:

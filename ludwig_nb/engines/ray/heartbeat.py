@@ -133,9 +133,13 @@ class Heartbeat:
     def report(self) -> dict[str, Any]:
         """This rank's report now (the node's snapshot included on the node's reader)."""
         now = self._clock()
-        report = {**self._identity, "steps": self._steps.steps, "time": now,
-                  "steps_per_s": self._steps.rate(now),
-                  "idle_s": round(self._idle(), 3)}  # fmt: skip
+        report = {
+            **self._identity,
+            "steps": self._steps.steps,
+            "time": now,
+            "steps_per_s": self._steps.rate(now),
+            "idle_s": round(self._idle(), 3),
+        }
         if self._read_node is not None:
             report["snapshot"] = self._read_node().to_dict()
         return report
@@ -150,8 +154,7 @@ class Heartbeat:
 
     def start(self) -> Heartbeat:
         """Start the reporting thread; returns self."""
-        self._thread = threading.Thread(target=self._loop, name="ludwig_nb-heartbeat",
-                                        daemon=True)  # fmt: skip
+        self._thread = threading.Thread(target=self._loop, name="ludwig_nb-heartbeat", daemon=True)
         self._thread.start()
         return self
 
@@ -193,7 +196,13 @@ def identity(rank: int, local_rank: int, device: Any) -> dict[str, Any]:
     except Exception:  # local mode: no Ray
         node_id = "local"
     gpu = physical_gpu(device, os.environ.get("CUDA_VISIBLE_DEVICES"))
-    return {"rank": rank, "local_rank": local_rank, "host": socket.gethostname(),
-            "node_id": node_id, "device": str(device), "pid": os.getpid(),
-            "gpu": gpu if isinstance(gpu, int) else None,
-            "gpu_uuid": gpu if isinstance(gpu, str) else None}  # fmt: skip
+    return {
+        "rank": rank,
+        "local_rank": local_rank,
+        "host": socket.gethostname(),
+        "node_id": node_id,
+        "device": str(device),
+        "pid": os.getpid(),
+        "gpu": gpu if isinstance(gpu, int) else None,
+        "gpu_uuid": gpu if isinstance(gpu, str) else None,
+    }

@@ -89,11 +89,15 @@ def train_loop_per_worker(loop: dict[str, Any]) -> None:
             _train(loop, (rank, local_rank, world), client, scratch or run_dir, Training)
     except BaseException as exc:
         with contextlib.suppress(Exception):  # the run layer still gets Ray's own error
-            client.report_error({
-                "rank": rank, "host": socket.gethostname(), "error_type": type(exc).__name__,
-                "message": str(exc) or type(exc).__name__,
-                "traceback": "".join(traceback.format_exception(exc)),
-            })  # fmt: skip
+            client.report_error(
+                {
+                    "rank": rank,
+                    "host": socket.gethostname(),
+                    "error_type": type(exc).__name__,
+                    "message": str(exc) or type(exc).__name__,
+                    "traceback": "".join(traceback.format_exception(exc)),
+                }
+            )
         raise
     finally:
         if scratch is not None:
@@ -115,9 +119,15 @@ def _train(
     if client.started(rank) > 1 and (primary_dir / "checkpoints" / "latest.ckpt").is_file():
         resume = primary_dir  # Ray Train restarted the workers (max_failures): continue
     job = TrainJob(
-        config=loop["config"], dataset=dataset, run_dir=run_dir, run_id=loop["run_id"],
-        name=loop["name"], device=str(device), seed=loop["seed"], resume_from=resume,
-    )  # fmt: skip
+        config=loop["config"],
+        dataset=dataset,
+        run_dir=run_dir,
+        run_id=loop["run_id"],
+        name=loop["name"],
+        device=str(device),
+        seed=loop["seed"],
+        resume_from=resume,
+    )
     agree = torch_agree(device) if world > 1 else None
     if rank == 0:
         emit = StepCounter(EventBatcher(client.push))
@@ -125,14 +135,20 @@ def _train(
     else:
         emit = StepCounter(_discard)
         control = WorkerControl(_nothing, _nothing_after, agree)
-    distributed = Distributed(rank=rank, world_size=world,
-                              wrap_module=_wrap_ddp(device) if world > 1 else None)  # fmt: skip
+    distributed = Distributed(
+        rank=rank, world_size=world, wrap_module=_wrap_ddp(device) if world > 1 else None
+    )
     watch = loop.get("gpu_watch") or {}
     me = identity(rank, local_rank, device)
     reads_gpus = watch.get("enabled", True) is not False and client.claim_node(me["node_id"], rank)
-    heartbeat = Heartbeat(client.heartbeat, me, emit,
-                          node_reader() if reads_gpus else None, lambda: control.idle_seconds,
-                          interval=float(watch.get("interval", 1.0))).start()  # fmt: skip
+    heartbeat = Heartbeat(
+        client.heartbeat,
+        me,
+        emit,
+        node_reader() if reads_gpus else None,
+        lambda: control.idle_seconds,
+        interval=float(watch.get("interval", 1.0)),
+    ).start()
     began = time.monotonic()
     loop_state = training(job, emit, control, engine="ray", distributed=distributed)
     try:
@@ -141,14 +157,19 @@ def _train(
         heartbeat.stop()
         if rank == 0:
             emit.flush()
-    client.report_worker({
-        "rank": rank, "host": socket.gethostname(), "device": str(device),
-        "pid": os.getpid(), "steps": loop_state.completed,
-        "seconds": round(time.monotonic() - began, 3),
-        "steps_per_s": round(loop_state.completed / max(1e-9, loop_state.timings["steps"]), 2),
-        "idle_s": round(control.idle_seconds, 3),
-        "parameters_sha256": parameters_digest(model.module),
-    })  # fmt: skip
+    client.report_worker(
+        {
+            "rank": rank,
+            "host": socket.gethostname(),
+            "device": str(device),
+            "pid": os.getpid(),
+            "steps": loop_state.completed,
+            "seconds": round(time.monotonic() - began, 3),
+            "steps_per_s": round(loop_state.completed / max(1e-9, loop_state.timings["steps"]), 2),
+            "idle_s": round(control.idle_seconds, 3),
+            "parameters_sha256": parameters_digest(model.module),
+        }
+    )
 
 
 def parameters_digest(module: Any) -> str:

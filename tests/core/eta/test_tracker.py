@@ -142,8 +142,11 @@ def test_throttle_starts_a_regime_scaled_by_the_duty():
     now = events[-1].time
     before = tracker.estimate(now)
     assert before is not None and before.step_s == pytest.approx(0.5, rel=0.05)
-    tracker.observe(ev.Throttled(now, duty=0.5, reason="alarm:t", device=0,
-                                 metric="temperature", value=82, target=82))  # fmt: skip
+    tracker.observe(
+        ev.Throttled(
+            now, duty=0.5, reason="alarm:t", device=0, metric="temperature", value=82, target=82
+        )
+    )
     after = tracker.estimate(now)
     assert after is not None and after.step_s == pytest.approx(1.0, rel=0.05)
     assert after.remaining_s > 1.5 * before.remaining_s

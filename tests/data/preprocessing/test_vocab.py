@@ -58,13 +58,15 @@ def test_set_and_bag_encodings():
     ids, counts = transform_token_bag(pd.Series(["b b a", "q"]), meta)
     index = {t: i for i, t in enumerate(meta["idx2str"])}
     assert dict(zip(ids[0].tolist(), counts[0].tolist(), strict=True)) == {
-        index["a"]: 1.0, index["b"]: 2.0,
-    }  # fmt: skip
+        index["a"]: 1.0,
+        index["b"]: 2.0,
+    }
     assert ids[1].tolist()[0] == index[UNK]
     out = fit_tokens(pd.Series(["a b", "c"]), {}, "space", output=True)
     assert transform_multi_hot(pd.Series(["b", "a c z"]), out).tolist() == [
-        [0.0, 1.0, 0.0], [1.0, 0.0, 1.0],
-    ]  # fmt: skip
+        [0.0, 1.0, 0.0],
+        [1.0, 0.0, 1.0],
+    ]
 
 
 def test_unknown_tokenizer_is_refused():

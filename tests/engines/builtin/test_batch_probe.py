@@ -44,9 +44,12 @@ def test_eval_candidates_capped_by_rows_and_device():
 
 def test_auto_sizes_show_a_probing_phase(run_engine):
     config = make_config(
-        [{"name": "x", "type": "number"}], [{"name": "label", "type": "binary"}],
-        batch_size="auto", eval_batch_size="auto", epochs=1,
-    )  # fmt: skip
+        [{"name": "x", "type": "number"}],
+        [{"name": "label", "type": "binary"}],
+        batch_size="auto",
+        eval_batch_size="auto",
+        epochs=1,
+    )
     result = run_engine(config, table(rows=120))
     details = [e.detail for e in result.of("phase_changed") if e.phase == "preprocessing"]
     assert "probing batch_size and eval_batch_size on cpu" in details

@@ -165,8 +165,12 @@ def test_schema_errors_are_the_config_layers_and_never_engine_errors() -> None:
 
 
 def test_a_dict_source_is_refused_without_lines() -> None:
-    cfg = load_config({"input_features": [{"name": "x", "type": "image"}],
-                       "output_features": [{"name": "y", "type": "binary"}]})  # fmt: skip
+    cfg = load_config(
+        {
+            "input_features": [{"name": "x", "type": "image"}],
+            "output_features": [{"name": "y", "type": "binary"}],
+        }
+    )
     with pytest.raises(UnsupportedByEngine) as info:
         check_builtin(cfg)
     assert (info.value.line, info.value.path) == (None, "input_features[0].type")

@@ -29,8 +29,15 @@ def df():
 
 
 def _train(df, tmp_path, **kwargs):
-    return train(CONFIG, df, results_dir=tmp_path / "r", registry_dir=tmp_path / "reg",
-                 threads=1, wait=True, **kwargs)  # fmt: skip
+    return train(
+        CONFIG,
+        df,
+        results_dir=tmp_path / "r",
+        registry_dir=tmp_path / "reg",
+        threads=1,
+        wait=True,
+        **kwargs,
+    )
 
 
 def test_profile_steps_writes_a_chrome_trace_and_the_top_ops(df, tmp_path):

@@ -32,8 +32,7 @@ def _free_port() -> int:
         return int(probe.getsockname()[1])
 
 
-def _rank(rank: int, world: int, port: int, out: str, stop_after: int | None,
-          duty: float) -> None:  # fmt: skip
+def _rank(rank: int, world: int, port: int, out: str, stop_after: int | None, duty: float) -> None:
     import faulthandler
     import gc
     import os
@@ -52,8 +51,9 @@ def _rank(rank: int, world: int, port: int, out: str, stop_after: int | None,
 
     faulthandler.enable()  # a C++ abort in a rank prints its Python stacks
     torch.set_num_threads(1)
-    dist.init_process_group("gloo", init_method=f"tcp://127.0.0.1:{port}", rank=rank,
-                            world_size=world)  # fmt: skip
+    dist.init_process_group(
+        "gloo", init_method=f"tcp://127.0.0.1:{port}", rank=rank, world_size=world
+    )
     steps: list[int] = []
     asked = {"stop": None}
 
@@ -64,21 +64,41 @@ def _rank(rank: int, world: int, port: int, out: str, stop_after: int | None,
                 asked["stop"] = "user"  # only rank 0 hears the Stop, as on Ray
 
     heard = duty if rank == 0 else 1.0  # only rank 0 reads the throttle's duty, as on Ray
-    control = WorkerControl(lambda: (asked["stop"], None, heard),
-                            lambda t: (asked["stop"], None, heard),
-                            torch_agree(torch.device("cpu")))  # fmt: skip
-    config = make_config([{"name": "x", "type": "number"}, {"name": "colour", "type": "category"}],
-                         [{"name": "label", "type": "binary"}], epochs=3)  # fmt: skip
-    job = TrainJob(config=config, dataset=table(rows=160), run_dir=Path(out) / f"rank{rank}",
-                   run_id="r", name="t")  # fmt: skip
-    training = Training(job, emit, control, distributed=Distributed(
-        rank=rank, world_size=world, wrap_module=DistributedDataParallel))  # fmt: skip
+    control = WorkerControl(
+        lambda: (asked["stop"], None, heard),
+        lambda t: (asked["stop"], None, heard),
+        torch_agree(torch.device("cpu")),
+    )
+    config = make_config(
+        [{"name": "x", "type": "number"}, {"name": "colour", "type": "category"}],
+        [{"name": "label", "type": "binary"}],
+        epochs=3,
+    )
+    job = TrainJob(
+        config=config,
+        dataset=table(rows=160),
+        run_dir=Path(out) / f"rank{rank}",
+        run_id="r",
+        name="t",
+    )
+    training = Training(
+        job,
+        emit,
+        control,
+        distributed=Distributed(rank=rank, world_size=world, wrap_module=DistributedDataParallel),
+    )
     model = training.run()
-    (Path(out) / f"rank{rank}.json").write_text(json.dumps({
-        "steps": steps, "total": training.s.plan.total_steps,
-        "digest": parameters_digest(model.module), "idle": control.idle_seconds,
-        "duty": control.duty,
-    }))  # fmt: skip
+    (Path(out) / f"rank{rank}.json").write_text(
+        json.dumps(
+            {
+                "steps": steps,
+                "total": training.s.plan.total_steps,
+                "digest": parameters_digest(model.module),
+                "idle": control.idle_seconds,
+                "duty": control.duty,
+            }
+        )
+    )
     # DDP's reducer holds gloo work (tensors) until it is freed: freed at interpreter exit, a
     # gloo thread then takes the GIL of a finalizing interpreter and the rank dies of SIGABRT
     # ("terminate called without an active exception", once in CI). Free it while alive.
@@ -94,8 +114,7 @@ def _rank(rank: int, world: int, port: int, out: str, stop_after: int | None,
 def _spawn(tmp_path: Path, stop_after: int | None, duty: float = 1.0) -> list[dict]:
     import torch.multiprocessing as mp
 
-    mp.spawn(_rank, args=(2, _free_port(), str(tmp_path), stop_after, duty), nprocs=2,
-             join=True)  # fmt: skip
+    mp.spawn(_rank, args=(2, _free_port(), str(tmp_path), stop_after, duty), nprocs=2, join=True)
     return [json.loads((tmp_path / f"rank{r}.json").read_text()) for r in range(2)]
 
 

@@ -13,10 +13,14 @@ ENCODER_PARAMS = {
     "embed": {"embedding_size": 8},
     "parallel_cnn": {"embedding_size": 8, "num_filters": 4, "fc_layers": [{"output_size": 8}]},
     "rnn": {"embedding_size": 8, "state_size": 8, "cell_type": "gru"},
-    "transformer": {"embedding_size": 8, "hidden_size": 8, "num_heads": 2,
-                    "transformer_output_size": 8},
+    "transformer": {
+        "embedding_size": 8,
+        "hidden_size": 8,
+        "num_heads": 2,
+        "transformer_output_size": 8,
+    },
     "dense": {"output_size": 8},
-}  # fmt: skip
+}
 
 ENCODER_CASES = [
     ("x", "number", "passthrough"),
@@ -100,11 +104,17 @@ def test_every_output_type_in_one_model(run_engine):
     assert "mean_squared_error" in metrics["vec_out"]
     predicted = result.model.predict(table(rows=4, seed=5))
     expected = {
-        "label_predictions", "label_probabilities", "label_probability",
-        "label_probabilities_pos", "flag_predictions", "flag_probability",
-        "flag_probabilities_yes", "target_predictions", "tags_predictions",
+        "label_predictions",
+        "label_probabilities",
+        "label_probability",
+        "label_probabilities_pos",
+        "flag_predictions",
+        "flag_probability",
+        "flag_probabilities_yes",
+        "target_predictions",
+        "tags_predictions",
         "vec_out_predictions",
-    }  # fmt: skip
+    }
     assert expected <= set(predicted.columns)
     assert set(predicted["flag_predictions"]) <= {"yes", "no"}
     assert all(len(v) == 2 for v in predicted["vec_out_predictions"])
@@ -121,8 +131,10 @@ def test_logistic_regression_config_reaches_sklearn_quality(run_engine):
     config = make_config(
         [{"name": "x", "type": "number"}, {"name": "z", "type": "number"}],
         [{"name": "label", "type": "binary"}],
-        epochs=15, batch_size=32, learning_rate=0.05,
-    )  # fmt: skip
+        epochs=15,
+        batch_size=32,
+        learning_rate=0.05,
+    )
     result = run_engine(config, frame)
     train = frame.iloc[:420]
     test = frame.iloc[420:]

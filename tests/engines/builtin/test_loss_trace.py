@@ -46,30 +46,43 @@ CASES: dict[str, tuple[list[dict[str, Any]], list[dict[str, Any]], dict[str, Any
         {"learning_rate": 0.003},
     ),
     "fc_combiner_regression": (
-        [{"name": "x", "type": "number"}, {"name": "flag", "type": "binary"},
-         {"name": "colour", "type": "category", "encoder": {"type": "onehot"}}],
+        [
+            {"name": "x", "type": "number"},
+            {"name": "flag", "type": "binary"},
+            {"name": "colour", "type": "category", "encoder": {"type": "onehot"}},
+        ],
         [{"name": "target", "type": "number"}],
         {"regularization_type": "l2", "regularization_lambda": 0.01},
     ),
     "dense_number_and_text": (
-        [{"name": "x", "type": "number", "encoder": {"type": "dense", "output_size": 8}},
-         {"name": "text", "type": "text", "encoder": {"type": "embed", "embedding_size": 8}}],
+        [
+            {"name": "x", "type": "number", "encoder": {"type": "dense", "output_size": 8}},
+            {"name": "text", "type": "text", "encoder": {"type": "embed", "embedding_size": 8}},
+        ],
         [{"name": "colour", "type": "category"}],
         {},
     ),
     "tabtransformer_combiner": (
-        [{"name": "colour", "type": "category"}, {"name": "x", "type": "number"},
-         {"name": "flag", "type": "binary"}],
+        [
+            {"name": "colour", "type": "category"},
+            {"name": "x", "type": "number"},
+            {"name": "flag", "type": "binary"},
+        ],
         [{"name": "label", "type": "binary"}],
         {},
     ),
-}  # fmt: skip
+}
 #: combiner settings per case (the rest use Ludwig's default concat)
 COMBINERS = {
     "fc_combiner_regression": {"type": "concat", "num_fc_layers": 2, "output_size": 16},
-    "tabtransformer_combiner": {"type": "tabtransformer", "hidden_size": 16, "num_heads": 2,
-                                "transformer_output_size": 16, "output_size": 16},
-}  # fmt: skip
+    "tabtransformer_combiner": {
+        "type": "tabtransformer",
+        "hidden_size": 16,
+        "num_heads": 2,
+        "transformer_output_size": 16,
+        "output_size": 16,
+    },
+}
 
 
 def trace(name: str) -> dict[str, Any]:
@@ -78,12 +91,19 @@ def trace(name: str) -> dict[str, Any]:
 
     inputs, outputs, trainer = CASES[name]
     combiner = {"combiner": COMBINERS[name]} if name in COMBINERS else {}  # Ludwig's default
-    config = render({"input_features": inputs, "output_features": outputs, **combiner,
-                     "trainer": {**FAST, "epochs": 5, **trainer}})  # fmt: skip
+    config = render(
+        {
+            "input_features": inputs,
+            "output_features": outputs,
+            **combiner,
+            "trainer": {**FAST, "epochs": 5, **trainer},
+        }
+    )
     events: list[Any] = []
     with tempfile.TemporaryDirectory() as tmp:
-        job = TrainJob(config=config, dataset=table(rows=120), run_dir=Path(tmp), run_id="r",
-                       name="t")  # fmt: skip
+        job = TrainJob(
+            config=config, dataset=table(rows=120), run_dir=Path(tmp), run_id="r", name="t"
+        )
         BuiltinEngine().fit(job, events.append, RunControl())
     losses = [e.loss for e in events if e.type == "step_finished"]
     last = [e for e in events if e.type == "evaluation_finished"][-1]

@@ -54,8 +54,11 @@ def test_oom_mid_run_splits_the_batch_and_completes(run_engine, monkeypatch):
     assert recovered.of("run_finished")[0].status == "completed"
     event = recovered.of("oom_recovered")[0]
     assert (event.step, event.batch_size, event.micro_batch_size, event.accumulation) == (
-        4, 32, 16, 2,
-    )  # fmt: skip
+        4,
+        32,
+        16,
+        2,
+    )
     assert "same effective batch" in event.message
     # step 4 was tried whole once, then redone as two halves; later steps run in halves
     assert calls.count((4, 32)) == 1 and calls.count((4, 16)) == 2
@@ -145,8 +148,7 @@ def test_paced_run_is_identical_to_an_unpaced_one(run_engine):
 
 
 def test_split_survives_a_resume(run_engine, monkeypatch):
-    config = make_config(*FEATURES, batch_size=32, epochs=4, checkpoints_per_epoch=2,
-                         early_stop=-1)  # fmt: skip
+    config = make_config(*FEATURES, batch_size=32, epochs=4, checkpoints_per_epoch=2, early_stop=-1)
     config["gpu_watch"]["oom_recovery"] = True
     data = table(rows=128)
     hook, _ = oom_at(step=1, above_rows=16)

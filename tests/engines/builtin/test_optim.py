@@ -136,6 +136,11 @@ def test_training_with_the_optimizers_never_imports_torch_dynamo():
         "    opt.load_state_dict(opt.state_dict())\n"
         "print('torch._dynamo' in sys.modules)\n"
     )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
-                         env={**os.environ, "PYTHONPATH": root})  # fmt: skip
+    out = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        check=True,
+        env={**os.environ, "PYTHONPATH": root},
+    )
     assert out.stdout.strip() == "False"

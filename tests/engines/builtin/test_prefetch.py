@@ -149,18 +149,31 @@ print(json.dumps({"rc": rc, "pandas": "pandas" in sys.modules}))
 def test_a_fresh_cli_run_trains_the_same_and_never_loads_pandas_itself(tmp_path):
     """The point of the child: the training process imports torch while it reads."""
     table(rows=300).to_csv(tmp_path / "data.csv", index=False)
-    config = {"input_features": INPUTS, "output_features": OUTPUTS,
-              "trainer": {"epochs": 2, "batch_size": 32}}  # fmt: skip
+    config = {
+        "input_features": INPUTS,
+        "output_features": OUTPUTS,
+        "trainer": {"epochs": 2, "batch_size": 32},
+    }
     (tmp_path / "config.yaml").write_text(json.dumps(config))
     runs = {}
     for setting in ("1", "0"):
         env = {**os.environ, "PYTHONPATH": str(ROOT), prefetch.ENV_VAR: setting}
-        out = subprocess.run([sys.executable, "-c", CLI_RUN], cwd=tmp_path, env=env,
-                             capture_output=True, text=True, timeout=300, check=True)  # fmt: skip
+        out = subprocess.run(
+            [sys.executable, "-c", CLI_RUN],
+            cwd=tmp_path,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=300,
+            check=True,
+        )
         *metrics, verdict = out.stdout.strip().splitlines()
         events = next((tmp_path / "out").glob("*/events.ndjson"))
-        losses = [e["loss"] for e in map(json.loads, events.read_text().splitlines())
-                  if e["type"] == "step_finished"]  # fmt: skip
+        losses = [
+            e["loss"]
+            for e in map(json.loads, events.read_text().splitlines())
+            if e["type"] == "step_finished"
+        ]
         runs[setting] = (json.loads(verdict), "\n".join(metrics).split("\n", 1)[1], losses)
         for run_dir in (tmp_path / "out").iterdir():
             run_dir.rename(tmp_path / f"{setting}-{run_dir.name}")

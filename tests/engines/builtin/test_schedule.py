@@ -45,8 +45,11 @@ def test_warmup_then_decay():
 
 def test_reduce_on_plateau_after_patience_and_state_round_trip():
     plan = plan_training({"epochs": 1}, 10, 10)
-    params = {"reduce_on_plateau": 1, "reduce_on_plateau_patience": 2,
-              "reduce_on_plateau_rate": 0.1}  # fmt: skip
+    params = {
+        "reduce_on_plateau": 1,
+        "reduce_on_plateau_patience": 2,
+        "reduce_on_plateau_rate": 0.1,
+    }
     lr = LearningRate(1.0, params, plan)
     assert [lr.observe(v, minimize=True) for v in (1.0, 1.1, 1.2)] == [False, False, True]
     assert lr.at(0) == pytest.approx(0.1)

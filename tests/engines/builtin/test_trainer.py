@@ -200,13 +200,16 @@ def test_losses_read_once_per_frame_give_the_same_step_events(run_engine, monkey
     batched = run_engine(config, table(rows=80))
 
     def fields(result):
-        return [(s.step, s.epoch, s.batch_size, s.loss, s.learning_rate)
-                for s in result.of("step_finished")]  # fmt: skip
+        return [
+            (s.step, s.epoch, s.batch_size, s.loss, s.learning_rate)
+            for s in result.of("step_finished")
+        ]
 
     assert fields(batched) == fields(every_step)
     kinds = [e.type for e in batched.events if e.type in ("step_finished", "evaluation_finished")]
-    assert kinds == [e.type for e in every_step.events
-                     if e.type in ("step_finished", "evaluation_finished")]  # fmt: skip
+    assert kinds == [
+        e.type for e in every_step.events if e.type in ("step_finished", "evaluation_finished")
+    ]
     assert [s.time >= s.start_time for s in batched.of("step_finished")] == [True] * 12
 
 
@@ -249,7 +252,11 @@ def test_a_stop_flushes_the_steps_not_yet_shown(run_engine, monkeypatch):
             training.append(True)
 
     control = RunControl(poll=poll)
-    result = run_engine(make_config(*NUMBER_TO_BINARY, epochs=50), table(rows=80),
-                        control=control, on_event=on_event)  # fmt: skip
+    result = run_engine(
+        make_config(*NUMBER_TO_BINARY, epochs=50),
+        table(rows=80),
+        control=control,
+        on_event=on_event,
+    )
     assert [s.step for s in result.of("step_finished")] == [0, 1, 2]
     assert result.of("run_finished")[0].step == 3

@@ -64,8 +64,15 @@ def _fit(engine: str, config: dict[str, Any], data: Any, run_dir: Path, on_event
             on_event(event, control)
 
     impl = get_engine(engine)
-    job = TrainJob(config=config, dataset=impl.prepare_data(config, data), run_dir=run_dir,
-                   run_id=f"{engine}-1", name=engine, seed=42, threads=1)  # fmt: skip
+    job = TrainJob(
+        config=config,
+        dataset=impl.prepare_data(config, data),
+        run_dir=run_dir,
+        run_id=f"{engine}-1",
+        name=engine,
+        seed=42,
+        threads=1,
+    )
     model = impl.fit(job, emit, control)
     return model, events
 
@@ -124,10 +131,19 @@ def trained(churn, tmp_path_factory):
     root = tmp_path_factory.mktemp("churn")
     config = demo_config("churn").read_text().replace("epochs: 200", "epochs: 8")
     return {
-        engine: train(config, churn, name=engine, engine=engine, results_dir=root / "results",
-                      registry_dir=root / "registry", random_seed=42, threads=1, wait=True)
+        engine: train(
+            config,
+            churn,
+            name=engine,
+            engine=engine,
+            results_dir=root / "results",
+            registry_dir=root / "registry",
+            random_seed=42,
+            threads=1,
+            wait=True,
+        )
         for engine in ("builtin", "ludwig")
-    }  # fmt: skip
+    }
 
 
 def test_churn_test_accuracy_of_both_engines_is_within_two_points(trained, churn):
@@ -170,12 +186,17 @@ def test_a_saved_ludwig_model_reloads_in_a_fresh_process_and_predicts_the_same(
     env = {**os.environ, "PYTHONPATH": str(REPO)}
     for source in (saved, run.directory):
         out = tmp_path / f"{source.name}.json"
-        subprocess.run([sys.executable, "-c", script, str(source), str(tmp_path / "rows.csv"),
-                        str(out)], check=True, env=env, timeout=240)  # fmt: skip
+        subprocess.run(
+            [sys.executable, "-c", script, str(source), str(tmp_path / "rows.csv"), str(out)],
+            check=True,
+            env=env,
+            timeout=240,
+        )
         got = pd.read_json(out)
         assert list(got["churn_predictions"]) == list(expected["churn_predictions"])
-        np.testing.assert_allclose(got["churn_probability"], expected["churn_probability"],
-                                   rtol=1e-5)  # fmt: skip
+        np.testing.assert_allclose(
+            got["churn_probability"], expected["churn_probability"], rtol=1e-5
+        )
     assert type(load_model(saved)).__name__ == "LudwigTrainedModel"
 
 
@@ -243,8 +264,14 @@ def test_an_image_config_trains_through_ludwig_with_the_dashboard_pumping(digits
 
     assert select_engine("auto", load_config(IMAGE_CONFIG)).name == "ludwig"
     frames: list[dict[str, str]] = []
-    run = train(IMAGE_CONFIG, digits, name="digits", results_dir=tmp_path / "results",
-                registry_dir=tmp_path / "registry", threads=1)  # fmt: skip
+    run = train(
+        IMAGE_CONFIG,
+        digits,
+        name="digits",
+        results_dir=tmp_path / "results",
+        registry_dir=tmp_path / "registry",
+        threads=1,
+    )
     view = TextView(run, frames.append, min_interval=0.0)
     pump = Pump(fps=20)
     pump.add(view)
@@ -280,8 +307,13 @@ def test_an_llm_whose_weights_cannot_be_fetched_fails_fast_and_says_so(tmp_path,
     monkeypatch.setenv("HF_ENDPOINT", f"http://127.0.0.1:{port}")
     monkeypatch.delenv("HF_HUB_OFFLINE", raising=False)
     data = pd.DataFrame({"question": ["a?", "b?"], "answer": ["a", "b"]})
-    run = train(LLM_CONFIG, data, name="llm", results_dir=tmp_path / "results",
-                registry_dir=tmp_path / "registry")  # fmt: skip
+    run = train(
+        LLM_CONFIG,
+        data,
+        name="llm",
+        results_dir=tmp_path / "results",
+        registry_dir=tmp_path / "registry",
+    )
     assert run.wait(60).is_done, "the run hangs"
     assert run.status == "failed" and run.engine_name == "ludwig"
     assert "'ludwig-nb-tests/no-such-model' cannot be fetched" in run.state.error
@@ -298,12 +330,29 @@ def test_cli_trains_with_the_ludwig_engine(tmp_path, churn, capsys, monkeypatch)
     config.write_text(demo_config("churn").read_text().replace("epochs: 200", "train_steps: 30"))
     data = tmp_path / "churn.csv"
     churn["training"].to_csv(data, index=False)
-    code = main(["train", "--config", str(config), "--dataset", str(data), "--engine", "ludwig",
-                 "--output-directory", str(tmp_path / "out"), "--no-progress"])  # fmt: skip
+    code = main(
+        [
+            "train",
+            "--config",
+            str(config),
+            "--dataset",
+            str(data),
+            "--engine",
+            "ludwig",
+            "--output-directory",
+            str(tmp_path / "out"),
+            "--no-progress",
+        ]
+    )
     out = capsys.readouterr().out
     assert code == 0 and out.startswith("completed: 30/30 steps"), out
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["churn.csv", "churn.yaml", "cwd",
-                                                          "out", "runtime"]  # fmt: skip
+    assert sorted(p.name for p in tmp_path.iterdir()) == [
+        "churn.csv",
+        "churn.yaml",
+        "cwd",
+        "out",
+        "runtime",
+    ]
     assert list((tmp_path / "cwd").iterdir()) == []  # nothing in the working directory either
 
 

@@ -13,12 +13,15 @@ TrainerMetric = collections.namedtuple("TrainerMetric", ["epoch", "step", "value
 
 def _tracker():
     return types.SimpleNamespace(
-        train_metrics={"y": {"loss": [TrainerMetric(1, 10, 0.5), TrainerMetric(2, 20, 0.4)]},
-                       "combined": {"loss": [TrainerMetric(1, 10, 0.5)]}},
-        validation_metrics={"y": {"accuracy": [TrainerMetric(1, 10, 0.8),
-                                               TrainerMetric(2, 20, math.nan)]}},
+        train_metrics={
+            "y": {"loss": [TrainerMetric(1, 10, 0.5), TrainerMetric(2, 20, 0.4)]},
+            "combined": {"loss": [TrainerMetric(1, 10, 0.5)]},
+        },
+        validation_metrics={
+            "y": {"accuracy": [TrainerMetric(1, 10, 0.8), TrainerMetric(2, 20, math.nan)]}
+        },
         test_metrics={},
-    )  # fmt: skip
+    )
 
 
 def test_latest_values_per_split_with_our_split_names():
@@ -35,6 +38,9 @@ def test_values_at_a_step():
 
 
 def test_scalar_metrics_drop_matrices_and_flags():
-    stats = {"y": {"accuracy": 0.9, "confusion_matrix": [[1, 2], [3, 4]], "flag": True},
-             "combined": {"loss": 0.3}, "note": "text"}  # fmt: skip
+    stats = {
+        "y": {"accuracy": 0.9, "confusion_matrix": [[1, 2], [3, 4]], "flag": True},
+        "combined": {"loss": 0.3},
+        "note": "text",
+    }
     assert scalar_metrics(stats) == {"y": {"accuracy": 0.9}, "combined": {"loss": 0.3}}

@@ -18,8 +18,9 @@ def test_final_steps_per_checkpoint_follows_ludwig():
 
 
 def test_evaluations_every_n_steps_and_checkpoints_at_epoch_ends_too():
-    s = ludwig_schedule(total_steps=110, steps_per_epoch=55, every=20, batch_size=64,
-                        evaluation_batches=3)  # fmt: skip
+    s = ludwig_schedule(
+        total_steps=110, steps_per_epoch=55, every=20, batch_size=64, evaluation_batches=3
+    )
     assert s.evaluations_after == (19, 39, 59, 79, 99)
     assert s.checkpoints_after == (19, 39, 54, 59, 79, 99, 109)
     assert (s.epochs, s.epoch_starts, s.evaluation_batches) == (2, (0, 55), 3)

@@ -46,8 +46,15 @@ def _free_port() -> int:
 
 def agent_ports() -> dict[str, int]:
     """Free ports for a node's agents, chosen up front (see :func:`ray_cluster`)."""
-    return {name: _free_port() for name in ("metrics_agent_port", "metrics_export_port",
-            "runtime_env_agent_port", "dashboard_agent_listen_port")}  # fmt: skip
+    return {
+        name: _free_port()
+        for name in (
+            "metrics_agent_port",
+            "metrics_export_port",
+            "runtime_env_agent_port",
+            "dashboard_agent_listen_port",
+        )
+    }
 
 
 def head_ports() -> dict[str, int]:
@@ -56,10 +63,17 @@ def head_ports() -> dict[str, int]:
     return {**agent_ports(), "dashboard_port": _free_port()}
 
 
-FAKE_GPU = {"name": "Fake A100 (Ray node)", "uuid": "GPU-fake-ray-0", "temperature": 45,
-            "utilization_gpu": 60, "memory_total": 42949672960, "memory_used": 4294967296,
-            "power_mw": 120000, "power_limit_mw": 300000,
-            "thresholds": {"shutdown": 95, "slowdown": 90}}  # fmt: skip
+FAKE_GPU = {
+    "name": "Fake A100 (Ray node)",
+    "uuid": "GPU-fake-ray-0",
+    "temperature": 45,
+    "utilization_gpu": 60,
+    "memory_total": 42949672960,
+    "memory_used": 4294967296,
+    "power_mw": 120000,
+    "power_limit_mw": 300000,
+    "thresholds": {"shutdown": 95, "slowdown": 90},
+}
 _SCENARIO: dict[str, Path] = {}
 
 
@@ -165,8 +179,7 @@ def table(rows: int = 400, seed: int = 0) -> pd.DataFrame:
     rng = np.random.default_rng(seed)
     x = rng.normal(size=rows)
     colour = rng.choice(["red", "green", "blue"], size=rows)
-    return pd.DataFrame({"x": x, "colour": colour,
-                         "y": (x + (colour == "red") > 0.3).astype(int)})  # fmt: skip
+    return pd.DataFrame({"x": x, "colour": colour, "y": (x + (colour == "red") > 0.3).astype(int)})
 
 
 def ray_config(workers: int, epochs: int = 2, batch_size: int = 16, **backend):

@@ -38,10 +38,15 @@ def test_a_full_backend_section_reads_into_the_backend(ray_installed):
     )
     RayEngine().check(cfg)
     backend = RayBackend.from_config(cfg.to_dict())
-    assert backend == RayBackend(num_workers=3, use_gpu=True,
-                                 resources_per_worker={"CPU": 2.0, "GPU": 1.0},
-                                 placement_strategy="SPREAD", max_failures=1, address="auto",
-                                 storage_path="/shared/ckpt")  # fmt: skip
+    assert backend == RayBackend(
+        num_workers=3,
+        use_gpu=True,
+        resources_per_worker={"CPU": 2.0, "GPU": 1.0},
+        placement_strategy="SPREAD",
+        max_failures=1,
+        address="auto",
+        storage_path="/shared/ckpt",
+    )
     assert (backend.world_size, backend.local_mode) == (3, False)
 
 
@@ -85,8 +90,9 @@ def test_a_config_without_a_ray_backend_is_not_ray_s(ray_installed):
 
 
 def test_model_parts_the_builtin_loop_lacks_are_refused_too(ray_installed):
-    cfg = load_config(BASE.replace("binary}", "binary}\ncombiner: {type: tabnet}")
-                      + "backend: {type: ray}\n")  # fmt: skip
+    cfg = load_config(
+        BASE.replace("binary}", "binary}\ncombiner: {type: tabnet}") + "backend: {type: ray}\n"
+    )
     with pytest.raises(ConfigError, match="tabnet combiner is not run"):
         RayEngine().check(cfg)
 

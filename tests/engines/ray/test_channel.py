@@ -14,8 +14,15 @@ from ludwig_nb.engines.ray.channel import (
 
 
 def step(n: int) -> ev.StepFinished:
-    return ev.StepFinished(time=float(n), step=n, epoch=0, start_time=float(n), batch_size=4,
-                           loss=1.0, learning_rate=0.1)  # fmt: skip
+    return ev.StepFinished(
+        time=float(n),
+        step=n,
+        epoch=0,
+        start_time=float(n),
+        batch_size=4,
+        loss=1.0,
+        learning_rate=0.1,
+    )
 
 
 def test_steps_are_batched_until_the_interval_and_other_events_push_at_once():

@@ -12,10 +12,17 @@ from ludwig_nb.engines.ray.driver import STORED_AT, RayDriver
 
 
 def job(tmp_path, run_id, storage, resume_from=None):
-    config = {"backend": {"type": "ray", "storage_path": str(storage),
-                          "trainer": {"num_workers": 2}}}  # fmt: skip
-    return TrainJob(config=config, dataset=None, run_dir=tmp_path / "runs" / run_id,
-                    run_id=run_id, name="r", resume_from=resume_from)  # fmt: skip
+    config = {
+        "backend": {"type": "ray", "storage_path": str(storage), "trainer": {"num_workers": 2}}
+    }
+    return TrainJob(
+        config=config,
+        dataset=None,
+        run_dir=tmp_path / "runs" / run_id,
+        run_id=run_id,
+        name="r",
+        resume_from=resume_from,
+    )
 
 
 def test_a_stored_run_points_home_and_resume_from_its_directory_finds_the_storage(tmp_path):
@@ -23,8 +30,11 @@ def test_a_stored_run_points_home_and_resume_from_its_directory_finds_the_storag
     first._point_home()
     pointer = tmp_path / "runs" / "run-a" / "checkpoints" / STORED_AT
     assert json.loads(pointer.read_text())["run_dir"] == str(tmp_path / "shared" / "run-a")
-    again = RayDriver(job(tmp_path, "run-b", tmp_path / "shared", tmp_path / "runs" / "run-a"),
-                      lambda e: None, RunControl())  # fmt: skip
+    again = RayDriver(
+        job(tmp_path, "run-b", tmp_path / "shared", tmp_path / "runs" / "run-a"),
+        lambda e: None,
+        RunControl(),
+    )
     assert again._resume_dir() == str(tmp_path / "shared" / "run-a")
     assert again.storage_dir == tmp_path / "shared" / "run-b"  # the new run's own folder
 
@@ -32,8 +42,15 @@ def test_a_stored_run_points_home_and_resume_from_its_directory_finds_the_storag
 def test_rank_0_s_run_started_names_every_worker_and_no_single_gpu(tmp_path):
     driver = RayDriver(job(tmp_path, "run-c", tmp_path / "s"), lambda e: None, RunControl())
     schedule = ev.ScheduleInfo(total_steps=4, steps_per_epoch=2, epochs=2, batch_size=8)
-    started = ev.RunStarted(time=1.0, run_id="run-c", name="r", engine="ray", device="cuda:0",
-                            schedule=schedule, device_index=0)  # fmt: skip
+    started = ev.RunStarted(
+        time=1.0,
+        run_id="run-c",
+        name="r",
+        engine="ray",
+        device="cuda:0",
+        schedule=schedule,
+        device_index=0,
+    )
     shown = driver._as_run_wide(started)
     assert (shown.device, shown.device_index) == ("2 × cuda (Ray)", None)
     step = ev.StepFinished(time=2.0, step=0, epoch=0, start_time=1.5, batch_size=8, loss=1.0)

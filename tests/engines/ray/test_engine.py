@@ -60,7 +60,8 @@ def test_local_mode_runs_the_worker_code_in_process(tmp_path):
     assert len(load_model(run.directory / "model").predict(data.head(5))) == 5
     row = [e for e in run.events if isinstance(e, ev.WorkersReported)][-1].workers
     assert [(w["rank"], w["host"], w["steps"]) for w in row] == [
-        (0, socket.gethostname(), run.total_steps)]  # fmt: skip
+        (0, socket.gethostname(), run.total_steps)
+    ]
     if not ray.is_initialized():  # local mode does not start Ray
         assert ray_children() == []
 
@@ -70,22 +71,34 @@ def test_two_workers_stream_steps_in_order_and_keep_the_ranks_identical(ray_sess
     run's sampler tagged with the host and the Ray node; the workers row has both ranks."""
     data = table(rows=400)
     data.to_csv(tmp_path / "table.csv", index=False)
-    run = ludwig_nb.train(ray_config(2), tmp_path / "table.csv", results_dir=tmp_path,
-                          registry_dir=tmp_path / "reg", wait=True)  # fmt: skip
+    run = ludwig_nb.train(
+        ray_config(2),
+        tmp_path / "table.csv",
+        results_dir=tmp_path,
+        registry_dir=tmp_path / "reg",
+        wait=True,
+    )
     assert run.error is None, run.traceback_text
     assert run.status == "completed"
     started = next(e for e in run.events if isinstance(e, ev.RunStarted))
     assert (started.device, started.device_index) == ("2 × cpu (Ray)", None)
     reported = [e.workers for e in run.events if isinstance(e, ev.WorkersReported)]
     assert [(w["rank"], w["host"], w["device"], w["steps"]) for w in reported[-1]] == [
-        (0, socket.gethostname(), "cpu", 18), (1, socket.gethostname(), "cpu", 18)]  # fmt: skip
-    assert all(w["node_id"] == ray_session.get_runtime_context().get_node_id()
-               for w in reported[-1])  # fmt: skip
+        (0, socket.gethostname(), "cpu", 18),
+        (1, socket.gethostname(), "cpu", 18),
+    ]
+    assert all(
+        w["node_id"] == ray_session.get_runtime_context().get_node_id() for w in reported[-1]
+    )
     snapshot = sampler_of(run).latest()  # what the gauges and the alarms read
     assert snapshot is not None and len(snapshot.gpus) == 1  # one node: read once, not per rank
     gpu = snapshot.gpus[0]
     assert (gpu.uuid, gpu.host, gpu.host_index, gpu.temperature) == (
-        "GPU-fake-ray-0", socket.gethostname(), 0, 45)  # fmt: skip
+        "GPU-fake-ray-0",
+        socket.gethostname(),
+        0,
+        45,
+    )
     assert gpu.node_id == ray_session.get_runtime_context().get_node_id()
     from ludwig_nb.server.runs_view import list_runs  # what the sidebar's route sends
 
@@ -121,10 +134,12 @@ def test_stop_ends_every_rank_at_a_step_boundary_and_resume_continues_there(ray_
     the checkpoints go to the storage path; the stopped run resumes from its step."""
     fake_gpus(temperature=88)
     config = ray_config(2, epochs=400, storage_path=str(tmp_path / "shared"))
-    config["gpu_watch"] = {"alarms": [{"metric": "temperature", "threshold": 80,
-                                       "action": "throttle"}]}  # fmt: skip
-    run = ludwig_nb.train(config, table(rows=400), results_dir=tmp_path / "runs",
-                          registry_dir=tmp_path / "reg")  # fmt: skip
+    config["gpu_watch"] = {
+        "alarms": [{"metric": "temperature", "threshold": 80, "action": "throttle"}]
+    }
+    run = ludwig_nb.train(
+        config, table(rows=400), results_dir=tmp_path / "runs", registry_dir=tmp_path / "reg"
+    )
     wait_for(lambda: any(isinstance(e, ev.Throttled) and e.duty < 1.0 for e in run.events))
     wait_for(lambda: idle_on_every_rank(run))
     run.stop()
@@ -146,8 +161,13 @@ def test_stop_ends_every_rank_at_a_step_boundary_and_resume_continues_there(ray_
     wait_for(lambda: cpus_free(ray_session), timeout=60)
 
     fake_gpus(temperature=45)
-    again = ludwig_nb.train(config, table(rows=400), results_dir=tmp_path / "runs",
-                            registry_dir=tmp_path / "reg", resume_from=run.directory)  # fmt: skip
+    again = ludwig_nb.train(
+        config,
+        table(rows=400),
+        results_dir=tmp_path / "runs",
+        registry_dir=tmp_path / "reg",
+        resume_from=run.directory,
+    )
     wait_for(lambda: steps_of(again))
     again.stop()
     again.wait(240)
@@ -159,14 +179,19 @@ def test_stop_ends_every_rank_at_a_step_boundary_and_resume_continues_there(ray_
 
 
 def test_pause_holds_every_step_until_resume(ray_session, tmp_path):
-    run = ludwig_nb.train(ray_config(2, epochs=400), table(rows=400), results_dir=tmp_path,
-                          registry_dir=tmp_path / "reg")  # fmt: skip
+    run = ludwig_nb.train(
+        ray_config(2, epochs=400),
+        table(rows=400),
+        results_dir=tmp_path,
+        registry_dir=tmp_path / "reg",
+    )
     wait_for(lambda: steps_of(run))
     run.pause()
     paused = wait_for(lambda: next((e for e in run.events if isinstance(e, ev.Paused)), None))
     run.resume()
-    wait_for(lambda: any(isinstance(e, ev.StepFinished) and e.step > paused.step
-                         for e in run.events))  # fmt: skip
+    wait_for(
+        lambda: any(isinstance(e, ev.StepFinished) and e.step > paused.step for e in run.events)
+    )
     run.stop()
     run.wait(240)
     assert run.is_done
@@ -186,10 +211,12 @@ def test_a_second_stop_cancels_the_job_and_frees_the_cpus(ray_session, tmp_path)
     pause``: the pause goes through the channel to every rank, so the first Stop cannot land."""
     fake_gpus(temperature=[45] * 3 + [92])
     config = ray_config(2, epochs=400)
-    config["gpu_watch"] = {"alarms": [{"metric": "temperature", "threshold": 85,
-                                       "consecutive": 1, "action": "pause"}]}  # fmt: skip
-    run = ludwig_nb.train(config, table(rows=400), results_dir=tmp_path,
-                          registry_dir=tmp_path / "reg")  # fmt: skip
+    config["gpu_watch"] = {
+        "alarms": [{"metric": "temperature", "threshold": 85, "consecutive": 1, "action": "pause"}]
+    }
+    run = ludwig_nb.train(
+        config, table(rows=400), results_dir=tmp_path, registry_dir=tmp_path / "reg"
+    )
     paused = wait_for(lambda: next((e for e in run.events if isinstance(e, ev.Paused)), None))
     assert paused.reason.startswith("alarm:")
     raised = next(e for e in run.events if isinstance(e, ev.AlarmRaised))
@@ -209,10 +236,12 @@ def test_a_second_stop_cancels_the_job_and_frees_the_cpus(ray_session, tmp_path)
 
 def test_a_killed_worker_fails_the_run_with_the_error_shown_and_it_resumes(ray_session, tmp_path):
     config = ray_config(2, epochs=400, storage_path=str(tmp_path / "shared"))
-    run = ludwig_nb.train(config, table(rows=400), results_dir=tmp_path / "runs",
-                          registry_dir=tmp_path / "reg")  # fmt: skip
-    saved = wait_for(lambda: next((e for e in run.events if isinstance(e, ev.CheckpointSaved)),
-                                  None))  # fmt: skip
+    run = ludwig_nb.train(
+        config, table(rows=400), results_dir=tmp_path / "runs", registry_dir=tmp_path / "reg"
+    )
+    saved = wait_for(
+        lambda: next((e for e in run.events if isinstance(e, ev.CheckpointSaved)), None)
+    )
     workers = [p for p in ray_children() if "RayTrainWorker" in " ".join(p.cmdline())]
     assert len(workers) == 2
     os.kill(workers[-1].pid, signal.SIGKILL)  # a worker this test's Ray started
@@ -224,8 +253,13 @@ def test_a_killed_worker_fails_the_run_with_the_error_shown_and_it_resumes(ray_s
     assert "Ray" in failed.message and "worker logs" in failed.message
     wait_for(lambda: cpus_free(ray_session), timeout=120)
 
-    again = ludwig_nb.train(config, table(rows=400), results_dir=tmp_path / "runs",
-                            registry_dir=tmp_path / "reg", resume_from=run.directory)  # fmt: skip
+    again = ludwig_nb.train(
+        config,
+        table(rows=400),
+        results_dir=tmp_path / "runs",
+        registry_dir=tmp_path / "reg",
+        resume_from=run.directory,
+    )
     wait_for(lambda: steps_of(again))
     again.stop()
     again.wait(240)
@@ -244,18 +278,19 @@ def test_losing_a_node_mid_run_fails_the_run_with_the_error_shown(ray_cluster, t
     from tests.engines.ray.conftest import agent_ports
 
     try:  # the second node loads the fake NVML too: a GPU per node
-        node = ray_cluster.add_node(num_cpus=1, env_vars=ray_cluster.fake_nvml_env,
-                                    **agent_ports())  # fmt: skip
+        node = ray_cluster.add_node(num_cpus=1, env_vars=ray_cluster.fake_nvml_env, **agent_ports())
     except Exception as failure:  # Ray raises a bare Exception when a node does not start
         if "timed out during startup" in str(failure):
             pytest.skip(f"the fake second node did not start on this machine: {failure}")
         raise
     ray_cluster.wait_for_nodes()
     config = ray_config(2, epochs=400)
-    config["backend"]["trainer"].update(placement_strategy="STRICT_SPREAD",
-                                        resources_per_worker={"CPU": 1})  # fmt: skip
-    run = ludwig_nb.train(config, table(rows=400), results_dir=tmp_path,
-                          registry_dir=tmp_path / "reg")  # fmt: skip
+    config["backend"]["trainer"].update(
+        placement_strategy="STRICT_SPREAD", resources_per_worker={"CPU": 1}
+    )
+    run = ludwig_nb.train(
+        config, table(rows=400), results_dir=tmp_path, registry_dir=tmp_path / "reg"
+    )
     wait_for(lambda: steps_of(run))
     # each node's GPU, read on that node, one run-wide number each, the node's name shown
     two = wait_for(lambda: (s := sampler_of(run).latest()) is not None and len(s.gpus) == 2 and s)
@@ -274,8 +309,9 @@ def test_with_max_failures_a_killed_worker_restarts_from_the_last_checkpoint(ray
     config = ray_config(2, epochs=30)
     config["backend"]["trainer"]["max_failures"] = 1
     config["trainer"]["checkpoints_per_epoch"] = 2
-    run = ludwig_nb.train(config, table(rows=400), results_dir=tmp_path,
-                          registry_dir=tmp_path / "reg")  # fmt: skip
+    run = ludwig_nb.train(
+        config, table(rows=400), results_dir=tmp_path, registry_dir=tmp_path / "reg"
+    )
     wait_for(lambda: any(isinstance(e, ev.CheckpointSaved) for e in run.events))
     workers = [p for p in ray_children() if "RayTrainWorker" in " ".join(p.cmdline())]
     os.kill(workers[-1].pid, signal.SIGKILL)

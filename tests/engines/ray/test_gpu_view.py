@@ -8,15 +8,25 @@ from ludwig_nb.engines.ray.gpu_view import WorkersView
 
 
 def node(t: float, *temps: float, uuid: str = "GPU-a") -> dict:
-    gpus = tuple(GpuSample(index=i, uuid=f"{uuid}{i}", temperature=c, time=t)
-                 for i, c in enumerate(temps))  # fmt: skip
+    gpus = tuple(
+        GpuSample(index=i, uuid=f"{uuid}{i}", temperature=c, time=t) for i, c in enumerate(temps)
+    )
     return Snapshot(time=t, gpus=gpus, host=HostSample(time=t, cpu_percent=5.0)).to_dict()
 
 
 def beat(rank, node_id, host="box", gpu=None, snapshot=None, steps=0, t=10.0, uuid=None, **more):
-    return {"rank": rank, "node_id": node_id, "host": host, "device": "cuda:0" if gpu is not None
-            or uuid else "cpu", "gpu": gpu, "gpu_uuid": uuid, "steps": steps, "time": t,
-            "snapshot": snapshot, **more}  # fmt: skip
+    return {
+        "rank": rank,
+        "node_id": node_id,
+        "host": host,
+        "device": "cuda:0" if gpu is not None or uuid else "cpu",
+        "gpu": gpu,
+        "gpu_uuid": uuid,
+        "steps": steps,
+        "time": t,
+        "snapshot": snapshot,
+        **more,
+    }
 
 
 def test_each_gpu_a_rank_uses_is_tagged_with_its_host_and_numbered_run_wide():
@@ -41,11 +51,19 @@ def test_each_gpu_a_rank_uses_is_tagged_with_its_host_and_numbered_run_wide():
 
 def test_a_node_whose_ranks_train_on_cpu_counts_all_its_gpus_and_names_share_a_host():
     view = WorkersView()
-    snap = view.snapshot([beat(0, "aaaaaaaa11", snapshot=node(1.0, 50, 60)),
-                          beat(1, "bbbbbbbb22", snapshot=node(1.0, 90))], now=5.0)  # fmt: skip
+    snap = view.snapshot(
+        [
+            beat(0, "aaaaaaaa11", snapshot=node(1.0, 50, 60)),
+            beat(1, "bbbbbbbb22", snapshot=node(1.0, 90)),
+        ],
+        now=5.0,
+    )
     assert snap is not None
     assert [(g.host, g.host_index) for g in snap.gpus] == [
-        ("box#aaaaaa", 0), ("box#aaaaaa", 1), ("box#bbbbbb", 0)]  # fmt: skip
+        ("box#aaaaaa", 0),
+        ("box#aaaaaa", 1),
+        ("box#bbbbbb", 0),
+    ]
 
 
 def test_without_gpus_the_reason_names_the_node():
@@ -59,12 +77,16 @@ def test_without_gpus_the_reason_names_the_node():
 def test_the_workers_row_changes_only_when_a_rank_does():
     view = WorkersView()
     view.snapshot([beat(0, "n1", "alpha", gpu=0, snapshot=node(1.0, 40))], now=1.0)
-    beats = [beat(0, "n1", "alpha", gpu=0, steps=5, steps_per_s=2.5, t=9.0),
-             beat(1, "n2", "beta", steps=4, t=8.0, idle_s=1.25)]  # fmt: skip
+    beats = [
+        beat(0, "n1", "alpha", gpu=0, steps=5, steps_per_s=2.5, t=9.0),
+        beat(1, "n2", "beta", steps=4, t=8.0, idle_s=1.25),
+    ]
     row = view.workers(beats, now=10.0)
     assert row is not None
     assert [(w["rank"], w["host"], w["gpu"], w["steps"], w["age_s"]) for w in row] == [
-        (0, "alpha", 0, 5, 1.0), (1, "beta", None, 4, 2.0)]  # fmt: skip
+        (0, "alpha", 0, 5, 1.0),
+        (1, "beta", None, 4, 2.0),
+    ]
     assert row[1]["idle_s"] == 1.25 and row[0]["steps_per_s"] == 2.5
     assert view.workers(beats, now=11.0) is None  # only the age moved
     beats[1] = {**beats[1], "steps": 5}

@@ -11,8 +11,9 @@ from ludwig_nb.engines.ray.heartbeat import Heartbeat, StepCounter, physical_gpu
 
 
 def step(n: int, t: float) -> ev.StepFinished:
-    return ev.StepFinished(time=t, step=n, epoch=0, start_time=t, batch_size=4, loss=1.0,
-                           learning_rate=0.1)  # fmt: skip
+    return ev.StepFinished(
+        time=t, step=n, epoch=0, start_time=t, batch_size=4, loss=1.0, learning_rate=0.1
+    )
 
 
 def test_the_counter_forwards_every_event_and_measures_the_recent_rate():
@@ -41,12 +42,22 @@ def test_a_report_carries_the_rank_the_steps_and_the_node_s_snapshot():
     counter(step(0, 1.0))
     counter(step(1, 2.0))
     snapshot = Snapshot(time=2.0, gpus=(GpuSample(index=0, temperature=55.0),))
-    beat = Heartbeat(pushed.append, {"rank": 1, "host": "h"}, counter, lambda: snapshot,
-                     idle=lambda: 0.5, clock=lambda: 2.5)  # fmt: skip
+    beat = Heartbeat(
+        pushed.append,
+        {"rank": 1, "host": "h"},
+        counter,
+        lambda: snapshot,
+        idle=lambda: 0.5,
+        clock=lambda: 2.5,
+    )
     beat.beat()
     report = pushed[-1]
     assert (report["rank"], report["steps"], report["steps_per_s"], report["idle_s"]) == (
-        1, 2, 1.0, 0.5)  # fmt: skip
+        1,
+        2,
+        1.0,
+        0.5,
+    )
     assert Snapshot.from_dict(report["snapshot"]) == snapshot
     silent = Heartbeat(pushed.append, {"rank": 2}, counter, None, idle=lambda: 0.0)
     silent.beat()

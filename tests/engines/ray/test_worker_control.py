@@ -20,8 +20,9 @@ def test_a_stop_read_by_rank_0_raises_at_the_boundary():
 
 def test_another_rank_stops_because_the_all_reduce_says_so():
     agreed = [[0.0, 0.0, 0.0]]
-    control = WorkerControl(lambda: (None, None, 1.0), lambda t: (None, None, 1.0),
-                            agree=lambda values: agreed[0])  # fmt: skip
+    control = WorkerControl(
+        lambda: (None, None, 1.0), lambda t: (None, None, 1.0), agree=lambda values: agreed[0]
+    )
     control.checkpoint()
     agreed[0] = [1.0, 0.0, 0.0]  # rank 0 contributed the stop
     with pytest.raises(StopRequested):
@@ -40,8 +41,9 @@ def test_pause_waits_in_agreement_until_every_rank_sees_the_resume():
     control.checkpoint()
     assert control.paused
     log: list[str] = []
-    control.wait_while_paused(on_pause=lambda r: log.append(f"pause {r}"),
-                              on_resume=lambda r: log.append(f"resume {r}"))  # fmt: skip
+    control.wait_while_paused(
+        on_pause=lambda r: log.append(f"pause {r}"), on_resume=lambda r: log.append(f"resume {r}")
+    )
     assert log == ["pause user", "resume user"]
     assert len(sent) == 4  # one agreement per poll while paused: the ranks stay in step
     assert not control.paused
@@ -70,8 +72,13 @@ def test_every_rank_idles_the_duty_the_ranks_agreed_on():
         contributions.append(values)
         return [max(v, w) for v, w in zip(values, [0.0, 0.0, 0.5], strict=True)]
 
-    control = WorkerControl(lambda: (None, None, 1.0), lambda t: (None, None, 1.0),
-                            agree=agree, clock=time.clock, sleep=time.sleep)  # fmt: skip
+    control = WorkerControl(
+        lambda: (None, None, 1.0),
+        lambda t: (None, None, 1.0),
+        agree=agree,
+        clock=time.clock,
+        sleep=time.sleep,
+    )
     assert control.pace() == 0.0  # the first boundary: no work measured yet
     control.checkpoint()
     assert control.duty == 0.5 and contributions[-1] == [0.0, 0.0, 0.0]
@@ -91,8 +98,9 @@ def test_rank_0_contributes_its_duty_and_a_release_ends_the_idling():
         sent.append(values)
         return values
 
-    control = WorkerControl(lambda: state[0], lambda t: state[0], agree=agree,
-                            clock=time.clock, sleep=time.sleep)  # fmt: skip
+    control = WorkerControl(
+        lambda: state[0], lambda t: state[0], agree=agree, clock=time.clock, sleep=time.sleep
+    )
     control.pace()
     control.checkpoint()
     assert sent[-1] == [0.0, 0.0, 0.75]

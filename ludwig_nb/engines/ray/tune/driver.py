@@ -106,8 +106,7 @@ def slots(spec: TuneSpec, resources: dict[str, float]) -> int:
     The channel actor and the driver ask for no CPU, so every CPU goes to trials; capped
     by ``max_concurrent_trials`` when that is a number, and by the trials to run.
     """
-    fits = [int(float(resources.get("CPU", 1)) // spec.cpus) if spec.cpus > 0
-            else spec.num_samples]  # fmt: skip
+    fits = [int(float(resources.get("CPU", 1)) // spec.cpus) if spec.cpus > 0 else spec.num_samples]
     if spec.gpus > 0:
         fits.append(int(float(resources.get("GPU", 0)) // spec.gpus))
     found = max(1, min(fits))
@@ -132,16 +131,18 @@ def run_tune(spec: TuneSpec, hooks: TuneHooks) -> None:
     hooks.set_slots(at_once)
     channel = f"tune-{spec.name}-{uuid.uuid4().hex[:8]}"
     ref: Any = register_hooks(channel, hooks)
-    actor = (ray.remote(num_cpus=0)(TuneChannel)
-             .options(name=channel, namespace=NAMESPACE, max_concurrency=64,
-                      runtime_env=worker_runtime_env())
-             .remote())  # fmt: skip
+    actor = (
+        ray.remote(num_cpus=0)(TuneChannel)
+        .options(
+            name=channel, namespace=NAMESPACE, max_concurrency=64, runtime_env=worker_runtime_env()
+        )
+        .remote()
+    )
     root = str(Path(ludwig_nb.__file__).resolve().parent.parent)
     trainable = tune.with_resources(
-        tune.with_parameters(make_trainable(root, channel, spec.metric_path),
-                             dataset=spec.dataset),
+        tune.with_parameters(make_trainable(root, channel, spec.metric_path), dataset=spec.dataset),
         {"cpu": spec.cpus, "gpu": spec.gpus},
-    )  # fmt: skip
+    )
     space = {name: domain(p) for name, p in spec.parameters.items()}
     callback, stopper = _callbacks(ref, actor, channel)
     num_samples = len(spec.grid) if spec.grid is not None else spec.num_samples
@@ -149,18 +150,22 @@ def run_tune(spec: TuneSpec, hooks: TuneHooks) -> None:
         trainable,
         param_space=space,
         tune_config=tune.TuneConfig(
-            metric="metric", mode="min" if spec.goal == "minimize" else "max",
+            metric="metric",
+            mode="min" if spec.goal == "minimize" else "max",
             search_alg=search_algorithm(spec, spec.max_concurrent or at_once),
             num_samples=num_samples,
             scheduler=graceful(scheduler(spec), ref, actor, budget(spec)),
         ),
         run_config=tune.RunConfig(
             name=f"{spec.name}-{time.strftime('%Y%m%d-%H%M%S')}",
-            storage_path=str((spec.directory / "ray").resolve()), verbose=0,
-            callbacks=[callback], stop=stopper, log_to_file=True,
+            storage_path=str((spec.directory / "ray").resolve()),
+            verbose=0,
+            callbacks=[callback],
+            stop=stopper,
+            log_to_file=True,
             failure_config=tune.FailureConfig(max_failures=0),
         ),
-    )  # fmt: skip
+    )
     try:
         with _quiet():
             tuner.fit()

@@ -104,8 +104,10 @@ class TuneTrialEngine:
         while True:
             with contextlib.suppress(StopRequested):
                 control.checkpoint()  # reads the run's control file (the sidebar)
-            wanted = (control.stop_reason if control.stop_requested else None,
-                      "user" if control.paused else None)  # fmt: skip
+            wanted = (
+                control.stop_reason if control.stop_requested else None,
+                "user" if control.paused else None,
+            )
             if wanted != sent:
                 actor.set_control.remote(self.tune_id, *wanted)
                 sent = wanted

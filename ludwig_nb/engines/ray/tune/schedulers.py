@@ -53,16 +53,21 @@ def scheduler(spec: TuneSpec) -> Any:
     max_t = last_rung(spec)
     if kind in _HYPERBAND:
         brackets = int(config.get("brackets") or (1 if kind.startswith("a") else 3))
-        return AsyncHyperBandScheduler(time_attr="training_iteration", max_t=max_t,
-                                       grace_period=min(grace, max_t),
-                                       reduction_factor=float(config.get("reduction_factor")
-                                                              or (4 if kind.startswith("a")
-                                                                  else 3)),
-                                       brackets=brackets)  # fmt: skip
+        return AsyncHyperBandScheduler(
+            time_attr="training_iteration",
+            max_t=max_t,
+            grace_period=min(grace, max_t),
+            reduction_factor=float(
+                config.get("reduction_factor") or (4 if kind.startswith("a") else 3)
+            ),
+            brackets=brackets,
+        )
     if kind in ("median_stopping_rule", "median"):
-        return MedianStoppingRule(time_attr="training_iteration", grace_period=grace,
-                                  min_samples_required=int(config.get("min_samples_required")
-                                                           or 3))  # fmt: skip
+        return MedianStoppingRule(
+            time_attr="training_iteration",
+            grace_period=grace,
+            min_samples_required=int(config.get("min_samples_required") or 3),
+        )
     return FIFOScheduler()
 
 

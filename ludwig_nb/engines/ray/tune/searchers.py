@@ -22,16 +22,18 @@ __all__ = ["search_algorithm"]
 def search_algorithm(spec: TuneSpec, limit: int) -> Any:
     """The experiment's search algorithm, running at most ``limit`` trials at once."""
     kind = spec.search_alg.get("type", "random")
-    points = [encode(spec.parameters, p) for p in (spec.grid if spec.grid is not None
-                                                  else spec.points)]  # fmt: skip
+    points = [
+        encode(spec.parameters, p) for p in (spec.grid if spec.grid is not None else spec.points)
+    ]
     if kind == "optuna":
         from ray.tune.search import ConcurrencyLimiter
 
         return ConcurrencyLimiter(_optuna_search(spec, points), max_concurrent=limit)
     from ray.tune.search.basic_variant import BasicVariantGenerator
 
-    return BasicVariantGenerator(points_to_evaluate=points or None, random_state=spec.seed,
-                                 max_concurrent=limit)  # fmt: skip
+    return BasicVariantGenerator(
+        points_to_evaluate=points or None, random_state=spec.seed, max_concurrent=limit
+    )
 
 
 def _optuna_search(spec: TuneSpec, points: list[dict[str, Any]]) -> Any:
@@ -47,13 +49,17 @@ def _optuna_search(spec: TuneSpec, points: list[dict[str, Any]]) -> Any:
             ok: bool = super().set_search_properties(metric, mode, config, **more)
             for params, value, state in finished:
                 with contextlib.suppress(Exception):  # a point outside today's space
-                    self.add_evaluated_point(params, value if value is not None else 0.0,
-                                             error=state == "failed",
-                                             pruned=state == "pruned")  # fmt: skip
+                    self.add_evaluated_point(
+                        params,
+                        value if value is not None else 0.0,
+                        error=state == "failed",
+                        pruned=state == "pruned",
+                    )
             finished.clear()
             return ok
 
     optuna.logging.set_verbosity(optuna.logging.WARNING)
-    return _Told(points_to_evaluate=points or None,
-                 sampler=optuna.samplers.TPESampler(seed=spec.seed,
-                                                    n_startup_trials=startup))  # fmt: skip
+    return _Told(
+        points_to_evaluate=points or None,
+        sampler=optuna.samplers.TPESampler(seed=spec.seed, n_startup_trials=startup),
+    )

@@ -29,8 +29,11 @@ __all__ = [
 #: the Ray namespace of the search's channel actor
 NAMESPACE = "ludwig_nb"
 #: Ludwig ``search_alg.type`` -> what the ray executor runs
-TUNE_SEARCH_ALGS = {"random": "BasicVariantGenerator", "variant_generator":
-                    "BasicVariantGenerator", "optuna": "OptunaSearch (TPE)"}  # fmt: skip
+TUNE_SEARCH_ALGS = {
+    "random": "BasicVariantGenerator",
+    "variant_generator": "BasicVariantGenerator",
+    "optuna": "OptunaSearch (TPE)",
+}
 #: Ludwig ``scheduler.type`` -> the Tune scheduler
 TUNE_SCHEDULERS = {
     "fifo": "FIFOScheduler",
@@ -57,8 +60,10 @@ def tune_missing() -> str | None:
 def optuna_missing() -> str | None:
     """Why ``search_alg: optuna`` cannot run on Ray Tune here, or None. No import."""
     if importlib.util.find_spec("optuna") is None:
-        return ("search_alg optuna on executor type ray uses Ray Tune's OptunaSearch, which "
-                'needs optuna beside Ray: pip install "ludwig_nb[ray,hyperopt]"')  # fmt: skip
+        return (
+            "search_alg optuna on executor type ray uses Ray Tune's OptunaSearch, which "
+            'needs optuna beside Ray: pip install "ludwig_nb[ray,hyperopt]"'
+        )
     return None
 
 

@@ -101,16 +101,24 @@ class _Reporter:
             value = metric_value(event, self.path)
             if value is not None:
                 self.evaluations += 1
-                tune.report({"metric": value, "evaluation": self.evaluations,
-                             "planned": self.planned})  # fmt: skip
+                tune.report(
+                    {"metric": value, "evaluation": self.evaluations, "planned": self.planned}
+                )
                 self.client.refresh()
 
 
 def _job(info: dict[str, Any], dataset: Any) -> TrainJob:
     folder = Path(info.get("folder") or info["run_dir"])  # the storage's, else the run dir
-    return TrainJob(config=info["config"], dataset=dataset, run_dir=folder,
-                    run_id=info["run_id"], name=info["name"], device=info.get("device"),
-                    seed=info.get("seed"), threads=info.get("threads"))  # fmt: skip
+    return TrainJob(
+        config=info["config"],
+        dataset=dataset,
+        run_dir=folder,
+        run_id=info["run_id"],
+        name=info["name"],
+        device=info.get("device"),
+        seed=info.get("seed"),
+        threads=info.get("threads"),
+    )
 
 
 def trial_main(params: dict[str, Any], channel: str, dataset: Any, metric_path: Any) -> None:
@@ -144,8 +152,9 @@ def trial_main(params: dict[str, Any], channel: str, dataset: Any, metric_path: 
             torch.set_num_threads(max(1, int(job.threads or 1)))
             client.refresh()  # a pause or stop asked for before the trial started holds now
             control = WorkerControl(client.control_nowait, client.control_wait)
-            Training(job, _Reporter(client, batcher, tuple(metric_path)), control,
-                     engine="ray").run()  # fmt: skip
+            Training(
+                job, _Reporter(client, batcher, tuple(metric_path)), control, engine="ray"
+            ).run()
     except BaseException as exc:
         error = f"{type(exc).__name__}: {exc} (on {socket.gethostname()})"
         with contextlib.suppress(Exception), open(Path(job.run_dir) / TRIAL_LOG, "a") as out:

@@ -45,11 +45,24 @@ hyperopt:
 
 
 def _spec(**kw) -> TuneSpec:
-    base = {"name": "s", "directory": Path("."), "parameters": {}, "search_alg": {},
-            "scheduler": {}, "goal": "minimize", "num_samples": 8, "points": [],
-            "metric_path": ("validation", "combined", "loss"), "evaluated": [], "grid": None,
-            "max_concurrent": None, "cpus": 1.0, "gpus": 0.0, "dataset": None,
-            "max_t": 3}  # fmt: skip
+    base = {
+        "name": "s",
+        "directory": Path("."),
+        "parameters": {},
+        "search_alg": {},
+        "scheduler": {},
+        "goal": "minimize",
+        "num_samples": 8,
+        "points": [],
+        "metric_path": ("validation", "combined", "loss"),
+        "evaluated": [],
+        "grid": None,
+        "max_concurrent": None,
+        "cpus": 1.0,
+        "gpus": 0.0,
+        "dataset": None,
+        "max_t": 3,
+    }
     return TuneSpec(**{**base, **kw})
 
 
@@ -85,8 +98,13 @@ def test_two_trials_train_at_once_asha_prunes_one_and_cuts_two_at_max_t_on_the_s
 
     storage = tmp_path / "shared"
     config = CONFIG.replace("STORAGE", str(storage))
-    search = hyperopt(config, table(400), name="tune", results_dir=tmp_path / "results",
-                      registry_dir=tmp_path / "registry")  # fmt: skip
+    search = hyperopt(
+        config,
+        table(400),
+        name="tune",
+        results_dir=tmp_path / "results",
+        registry_dir=tmp_path / "registry",
+    )
     # A trial that starts while the search is paused holds before its first step: Tune must
     # have both trials in their training loops at once (each in its own actor, one CPU each
     # of the Ray's two) before anything trains. One at a time, the second would never come.

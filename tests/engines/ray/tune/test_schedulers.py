@@ -39,8 +39,9 @@ def _wrapped(decision, max_t, monkeypatch):
 
     sent = []
     monkeypatch.setattr(schedulers, "ray_get", lambda ref: ref)
-    actor = types.SimpleNamespace(set_control=types.SimpleNamespace(
-        remote=lambda *args: sent.append(args)))  # fmt: skip
+    actor = types.SimpleNamespace(
+        set_control=types.SimpleNamespace(remote=lambda *args: sent.append(args))
+    )
     hooks = _Hooks()
     return schedulers.graceful(_Inner(decision), hooks, actor, max_t), hooks, sent
 

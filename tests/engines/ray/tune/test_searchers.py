@@ -16,11 +16,24 @@ PARAMETERS = {"trainer.learning_rate": {"space": "loguniform", "lower": 0.001, "
 
 
 def _spec(kind: str) -> TuneSpec:
-    return TuneSpec(name="s", directory=Path("."), parameters=PARAMETERS,
-                    search_alg={"type": kind}, scheduler={}, goal="minimize",
-                    metric_path=("validation", "combined", "loss"), num_samples=4,
-                    points=[{"trainer.learning_rate": 0.01}], evaluated=[], grid=None,
-                    max_concurrent=None, cpus=1.0, gpus=0.0, dataset=None, max_t=3)  # fmt: skip
+    return TuneSpec(
+        name="s",
+        directory=Path("."),
+        parameters=PARAMETERS,
+        search_alg={"type": kind},
+        scheduler={},
+        goal="minimize",
+        metric_path=("validation", "combined", "loss"),
+        num_samples=4,
+        points=[{"trainer.learning_rate": 0.01}],
+        evaluated=[],
+        grid=None,
+        max_concurrent=None,
+        cpus=1.0,
+        gpus=0.0,
+        dataset=None,
+        max_t=3,
+    )
 
 
 def test_random_search_is_a_variant_generator_limited_to_the_slots():

@@ -12,8 +12,11 @@ PARAMETERS = {
 
 
 def test_choices_of_mappings_travel_as_indices_and_come_back_as_values():
-    values = {"trainer.learning_rate": 0.01, "combiner": {"type": "tabnet"},
-              "trainer.batch_size": 32}  # fmt: skip
+    values = {
+        "trainer.learning_rate": 0.01,
+        "combiner": {"type": "tabnet"},
+        "trainer.batch_size": 32,
+    }
     encoded = encode(PARAMETERS, values)
     assert encoded == {"trainer.learning_rate": 0.01, "combiner": 1, "trainer.batch_size": 32}
     assert decode(PARAMETERS, encoded) == values
