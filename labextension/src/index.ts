@@ -26,7 +26,9 @@ function openNotebooks(app: JupyterFrontEnd): NotebookLike[] {
   const found: NotebookLike[] = [];
   for (const widget of app.shell.widgets('main')) {
     const context = (widget as { context?: { isReady?: boolean; model?: unknown } }).context;
-    const model = context?.isReady ? (context.model as Partial<NotebookLike> | undefined) : undefined;
+    const model = context?.isReady
+      ? (context.model as Partial<NotebookLike> | undefined)
+      : undefined;
     if (model?.cells && typeof model.cells.get === 'function') {
       found.push(model as NotebookLike);
     }
@@ -46,9 +48,9 @@ function startSnapshotRefresh(app: JupyterFrontEnd): Poll {
     standby: 'when-hidden',
     name: 'ludwig-nb:snapshots'
   });
-  (app.shell as unknown as { currentChanged?: { connect: (f: () => void) => void } }).currentChanged?.connect(
-    () => void poll.refresh()
-  );
+  (
+    app.shell as unknown as { currentChanged?: { connect: (f: () => void) => void } }
+  ).currentChanged?.connect(() => void poll.refresh());
   return poll;
 }
 
@@ -81,8 +83,7 @@ const plugin: JupyterFrontEndPlugin<void> = {
     startSnapshotRefresh(app);
 
     let interval = 2000;
-    const start = () =>
-      model.startPolling({ interval, isHidden: () => !panel.isVisible });
+    const start = () => model.startPolling({ interval, isHidden: () => !panel.isVisible });
     start();
 
     if (settingRegistry) {
