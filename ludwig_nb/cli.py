@@ -27,7 +27,8 @@ if TYPE_CHECKING:  # the CLI imports the heavy layers lazily, inside its command
     from tqdm import tqdm
 
     from ludwig_nb.core.state import RunState
-    from ludwig_nb.runs import Run, Search
+    from ludwig_nb.runs import Run
+    from ludwig_nb.search import Search
 
 __all__ = ["Follower", "main", "progress_line"]
 
@@ -224,7 +225,7 @@ def _hyperopt(args: argparse.Namespace) -> int:
 
     Ctrl-C stops it gracefully (re-running the same command resumes it).
     """
-    from ludwig_nb.runs import hyperopt
+    from ludwig_nb.search import hyperopt
 
     text = Path(args.config).read_text(encoding="utf-8")
     search = hyperopt(

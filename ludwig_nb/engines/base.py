@@ -25,6 +25,7 @@ from ludwig_nb.core.events import Event, ScheduleInfo
 if TYPE_CHECKING:
     from ludwig_nb.config import Config
     from ludwig_nb.core.gpu_sample import Snapshot
+    from ludwig_nb.engines.search_backend import TuneHooks, TuneSpec
 
 __all__ = [
     "DEFAULT_SEED",
@@ -32,6 +33,7 @@ __all__ = [
     "Engine",
     "EngineUnavailable",
     "PreparedDataset",
+    "SearchBackend",
     "TrainJob",
     "TrainedModel",
     "config_seed",
@@ -182,4 +184,59 @@ class Engine(Protocol):
 
     def load(self, folder: Path, manifest: Mapping[str, Any]) -> TrainedModel:
         """Load a model this engine saved in ``folder`` (``manifest``: its manifest file)."""
+        ...
+
+    def search_backend(self) -> SearchBackend | None:
+        """What schedules a search's trials on this engine (``executor: {type: <name>}``).
+
+        None (the default): a search runs on it through the local executor only.
+        """
+        return None
+
+
+class SearchBackend(Protocol):
+    """An engine's scheduler of a search's trials (Ray Tune for the ``ray`` engine)."""
+
+    def missing(self, search_alg: str) -> str | None:
+        """Why it cannot run ``search_alg`` (its type) here, naming the extra; None when it can.
+
+        Cheap: no import of the scheduler's framework.
+        """
+        ...
+
+    def check(self, config: Config) -> None:
+        """Reject what its trials cannot train of a valid ``config`` (``UnsupportedByEngine``).
+
+        The search's ``hyperopt`` section itself is the search's to check: its refusal (path
+        ``hyperopt``) is ignored by the caller.
+        """
+        ...
+
+    def trial_engine(self, channel: str, tune_id: str, storage: Path | None) -> Engine:
+        """The engine of a trial's run in the notebook, which mirrors the trial.
+
+        Args:
+            channel: the experiment's channel (the ``channel`` of ``TuneHooks.start_trial``).
+            tune_id: the trial's id in the experiment.
+            storage: the experiment's ``storage_path`` (None: the run directories).
+        """
+        ...
+
+    def decode(
+        self, parameters: dict[str, dict[str, Any]], values: dict[str, Any]
+    ) -> dict[str, Any]:
+        """The scheduler's sampled ``values`` -> the values written into the trial's config."""
+        ...
+
+    def trial_folder(self, storage: Path | None, run_dir: Path, run_id: str) -> Path:
+        """Where a trial writes its run folder: on ``storage``, else its run directory."""
+        ...
+
+    def run(self, spec: TuneSpec, hooks: TuneHooks) -> None:
+        """Run the experiment until its trials are done or the search stops (blocks).
+
+        Raises:
+            RuntimeError: the scheduler failed to run the experiment (a trial's failure ends
+                that trial as failed, and the experiment goes on).
+        """
         ...

@@ -22,6 +22,7 @@ from ludwig_nb.engines.ray.backend import worker_config
 if TYPE_CHECKING:
     from ludwig_nb.config import Config
     from ludwig_nb.engines.builtin.model_io import BuiltinModel
+    from ludwig_nb.engines.ray.tune.backend import TuneBackend
 
 __all__ = ["RAY_INSTALL_HINT", "RayEngine", "ray_missing"]
 
@@ -96,6 +97,12 @@ class RayEngine:
         from ludwig_nb.engines.builtin.engine import BuiltinEngine
 
         BuiltinEngine().warm_up()
+
+    def search_backend(self) -> TuneBackend:
+        """Ray Tune: a search's ``executor: {type: ray}`` runs its trials as Tune trials."""
+        from ludwig_nb.engines.ray.tune.backend import TuneBackend
+
+        return TuneBackend()
 
     def fit(self, job: TrainJob, emit: Emit, control: Control) -> BuiltinModel:
         """Train on Ray Train; returns the model rank 0 saved.

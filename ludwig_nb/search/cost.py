@@ -15,7 +15,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from ludwig_nb.core.events import ScheduleInfo
-from ludwig_nb.core.search_eta import TrialShape
+from ludwig_nb.search.eta import TrialShape
 
 __all__ = ["QueuedDraws", "rows_from_schedules", "shape_of"]
 

@@ -10,9 +10,9 @@ import pandas as pd
 import pytest
 
 from ludwig_nb.config import ConfigError
-from ludwig_nb.runs import Run, Search, hyperopt
+from ludwig_nb.runs import Run
 from ludwig_nb.runs.monitoring import sampler_of
-from ludwig_nb.runs.search import JOURNAL_FILE, STATISTICS_FILE
+from ludwig_nb.search import JOURNAL_FILE, STATISTICS_FILE, Search, hyperopt
 from tests.runs.conftest import ab_frame, until
 
 BASE = """\
@@ -229,7 +229,7 @@ def test_an_unfinished_trial_from_the_journal_reruns_first_with_its_parameters(d
 RESUME_SCRIPT = """
 import sys, pandas as pd
 from pathlib import Path
-from ludwig_nb.runs import hyperopt
+from ludwig_nb.search import hyperopt
 from tests.runs.conftest import until
 df = pd.read_csv(sys.argv[1])
 search = hyperopt(open(sys.argv[2]).read(), df, name="resume", results_dir=sys.argv[3],

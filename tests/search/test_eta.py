@@ -4,7 +4,7 @@ import math
 
 import pytest
 
-from ludwig_nb.core.search_eta import (
+from ludwig_nb.search.eta import (
     FinishedTrial,
     RunningTrial,
     TrialCostModel,

@@ -22,7 +22,7 @@ import math
 import os
 from collections.abc import Callable
 
-__all__ = ["GpuPacker", "device_name", "trial_memory_limit", "visible_gpus"]
+__all__ = ["GpuPacker", "device_name", "packer_for", "trial_memory_limit", "visible_gpus"]
 
 #: test seam: the torch device of GPU ``index`` (a machine without CUDA maps it to "cpu")
 device_name: Callable[[int], str] = lambda index: f"cuda:{index}"  # noqa: E731
@@ -106,3 +106,26 @@ class GpuPacker:
     def load(self, index: int) -> float:
         """The share of GPU ``index`` held now (the process's memory cap on it)."""
         return self.used[index]
+
+
+def packer_for(share: float, gpu_count: int | None = None) -> GpuPacker:
+    """The GPUs trials asking for ``share`` of one are packed onto.
+
+    Args:
+        share: ``gpu_resources_per_trial`` (> 0; more than 1 packs one trial per GPU).
+        gpu_count: GPUs to pack onto (None: :func:`visible_gpus`).
+
+    Raises:
+        ConfigError: at ``gpu_resources_per_trial``, when this machine shows no GPU.
+    """
+    from ludwig_nb.config import ConfigError
+
+    count, reason = (gpu_count, "") if gpu_count is not None else visible_gpus()
+    if count < 1:
+        raise ConfigError(
+            f"gpu_resources_per_trial is {share:g}, but this machine shows no GPU"
+            + (f" ({reason})" if reason else ""),
+            path="hyperopt.executor.gpu_resources_per_trial",
+            hint="set it to 0 to train the trials on the CPU",
+        )
+    return GpuPacker(count, min(1.0, share))

@@ -3,7 +3,7 @@
 import optuna
 import pytest
 
-from ludwig_nb.runs.search_space import SearchSpace, make_pruner, make_sampler
+from ludwig_nb.search.space import SearchSpace, make_pruner, make_sampler
 
 
 def _space(**params):

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from ludwig_nb.runs.search_gpus import GpuPacker, trial_memory_limit, visible_gpus
+from ludwig_nb.search.gpus import GpuPacker, trial_memory_limit, visible_gpus
 
 ROOT = Path(__file__).resolve().parents[2]
 NVML = ROOT / "tests" / "fixtures" / "nvml"
@@ -66,7 +66,7 @@ def _fake_nvml(tmp_path: Path) -> dict[str, str]:
 SCRIPT = """
 import json, sys
 import numpy as np, pandas as pd
-from ludwig_nb.runs import hyperopt, search_gpus
+from ludwig_nb.search import gpus as search_gpus, hyperopt
 
 search_gpus.device_name = lambda index: "cpu"  # the seam: this machine has no CUDA
 devices = []
