@@ -76,3 +76,15 @@ def test_unknown_attribute_is_an_attribute_error():
 
     with pytest.raises(AttributeError, match="no attribute 'nope'"):
         ludwig_nb.nope
+
+
+def test_core_touches_no_file_and_starts_no_thread():
+    io_modules = {"os", "pathlib", "tempfile", "shutil", "io", "subprocess", "socket", "glob"}
+    offenders = {}
+    for path in PACKAGE.joinpath("core").rglob("*.py"):
+        text = path.read_text()
+        found = sorted(_imports(path) & io_modules)
+        found += [call for call in ("open(", "Thread(", "Timer(") if call in text]
+        if found:
+            offenders[str(path.relative_to(PACKAGE))] = found
+    assert offenders == {}

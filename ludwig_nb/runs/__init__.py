@@ -7,9 +7,9 @@ from typing import TYPE_CHECKING, Any
 
 from ludwig_nb.engines.errors import CheckpointError, ModelLoadError
 from ludwig_nb.runs.api import load_model, train
-from ludwig_nb.runs.directories import RunDirectoryError
 from ludwig_nb.runs.ledger import EventSubscription
 from ludwig_nb.runs.run import Run
+from ludwig_nb.store.directories import RunDirectoryError
 
 if TYPE_CHECKING:
     from ludwig_nb.config import ConfigSource

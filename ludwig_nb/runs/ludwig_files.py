@@ -12,7 +12,7 @@ from importlib import metadata
 from typing import TYPE_CHECKING, Any
 
 from ludwig_nb.core import ludwig_results as lr
-from ludwig_nb.core.rundir import write_json_atomic
+from ludwig_nb.store.rundir import write_json_atomic
 
 if TYPE_CHECKING:
     from ludwig_nb.runs.run import Run

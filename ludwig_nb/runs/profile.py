@@ -29,7 +29,6 @@ from typing import TYPE_CHECKING, Any, Protocol
 from ludwig_nb.core import events as ev
 from ludwig_nb.core import resource_profile as rp
 from ludwig_nb.core.gpu_sample import GpuSample
-from ludwig_nb.core.rundir import write_atomic
 from ludwig_nb.runs.handle import RunHandle
 from ludwig_nb.runs.profile_files import (
     PROFILE_FILE,
@@ -38,6 +37,7 @@ from ludwig_nb.runs.profile_files import (
     load_profile,
     profile_frame,
 )
+from ludwig_nb.store.rundir import write_atomic
 
 if TYPE_CHECKING:
     from ludwig_nb.core.gpu_sample import Snapshot

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from ludwig_nb.search.trial import TrialRecord
+from ludwig_nb.store import rundir
 
 __all__ = ["STATISTICS_FILE", "run_statistics", "write_statistics"]
 
@@ -61,21 +62,16 @@ def run_statistics(run_dir: str | None) -> tuple[dict[str, object], dict[str, ob
     last: dict[str, object] = {}
     if run_dir is None:
         return training, last
-    path = Path(run_dir) / "events.ndjson"
-    if not path.exists():
-        return training, last
-    for line in path.read_text(encoding="utf-8").splitlines():
-        try:
-            entry = json.loads(line)
-        except json.JSONDecodeError:
-            continue
+    events, _, _ = rundir.read_events(Path(run_dir) / rundir.EVENTS_FILE)
+    for entry in events:
         if entry.get("type") != "evaluation_finished":
             continue
-        for split, features in (entry.get("metrics") or {}).items():
+        metrics_by_split: dict[str, Any] = entry.get("metrics") or {}  # type: ignore[assignment]
+        for split, features in metrics_by_split.items():
             for feature, metrics in features.items():
                 for metric, value in metrics.items():
                     training.setdefault(split, {}).setdefault(feature, {}).setdefault(
                         metric, []
                     ).append(value)
-        last = (entry.get("metrics") or {}).get("test", {})
+        last = metrics_by_split.get("test", {})
     return training, last

@@ -8,9 +8,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from ludwig_nb.core import rundir
 from ludwig_nb.data import DataError, DataWarning
 from ludwig_nb.runs import train
+from ludwig_nb.store import rundir
 from tests.runs.conftest import ab_config, ab_frame
 
 CONFIG = ab_config("{epochs: 2, batch_size: 16, eval_batch_size: 256}")
@@ -397,7 +397,7 @@ class _DiskFullUnder:
         import errno
         import tempfile
 
-        from ludwig_nb.runs import recorder
+        from ludwig_nb.store import recorder
 
         self.full = False
         enospc = lambda where: OSError(errno.ENOSPC, "No space left on device", str(where))  # noqa: E731

@@ -5,7 +5,7 @@ import os
 
 import pytest
 
-from ludwig_nb.runs.directories import RunDirectoryError, explain, make_run_directory, undo
+from ludwig_nb.store.directories import RunDirectoryError, explain, make_run_directory, undo
 
 
 @pytest.mark.parametrize(

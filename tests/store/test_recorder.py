@@ -6,10 +6,10 @@ import json
 import pytest
 
 from ludwig_nb.core import events as ev
-from ludwig_nb.core import rundir
 from ludwig_nb.core.state import RunState, reduce_state
-from ludwig_nb.runs import recorder as recorder_module
-from ludwig_nb.runs.recorder import RunRecorder
+from ludwig_nb.store import recorder as recorder_module
+from ludwig_nb.store import rundir
+from ludwig_nb.store.recorder import RunRecorder
 
 
 class ManualTicker:

@@ -25,8 +25,9 @@ from pathlib import Path
 from typing import Any
 
 from ludwig_nb.core import events as ev
-from ludwig_nb.core import rundir, strict_json
+from ludwig_nb.core import strict_json
 from ludwig_nb.core.state import RunState
+from ludwig_nb.store import rundir
 
 __all__ = ["RunRecorder", "Ticker", "thread_ticker"]
 

@@ -1,8 +1,6 @@
-import os
-
 import pytest
 
-from ludwig_nb.core import rundir
+from ludwig_nb.store import rundir
 
 
 @pytest.mark.parametrize("bad", ["", "../x", "a/b", "..", "a..b", ".hidden", "x" * 200, "a b"])
@@ -67,34 +65,3 @@ def test_control_request_is_consumed_once(tmp_path):
     assert rundir.consume_control(tmp_path) is None
     with pytest.raises(ValueError, match="action must be one of"):
         rundir.request_control(tmp_path, "explode")
-
-
-def test_registry_lists_newest_first_and_rejects_bad_ids(tmp_path):
-    for i, rid in enumerate(["a-1", "b-2"]):
-        rundir.register_run(tmp_path, rundir.registry_entry(rid, rid, tmp_path / rid, 1, float(i)))
-    (tmp_path / "evil.json").write_text('{"run_id": "../../etc"}')
-    assert [e["run_id"] for e in rundir.iter_registry(tmp_path)] == ["b-2", "a-1"]
-    with pytest.raises(ValueError):
-        rundir.register_run(tmp_path, {"run_id": "../x"})
-    rundir.unregister_run(tmp_path, "a-1")
-    assert [e["run_id"] for e in rundir.iter_registry(tmp_path)] == ["b-2"]
-
-
-def test_pid_alive():
-    assert rundir.pid_alive(os.getpid())
-    assert not rundir.pid_alive(0)
-    assert not rundir.pid_alive(2**22 + 12345)
-
-
-def test_prune_forgets_old_and_surplus_finished_runs_but_never_live_ones(tmp_path):
-    live, dead = os.getpid(), 2**22 + 12345
-    day = 86400.0
-    entries = [("live-old", live, 0.0), ("dead-old", dead, 0.0)]
-    entries += [(f"dead-{i}", dead, 10 * day + i) for i in range(5)]
-    for rid, pid, started in entries:
-        rundir.register_run(tmp_path, rundir.registry_entry(rid, rid, tmp_path, pid, started))
-    removed = rundir.prune_registry(tmp_path, now=10 * day + 10, max_age_s=7 * day, keep=4)
-    left = [e["run_id"] for e in rundir.iter_registry(tmp_path)]
-    assert "dead-old" in removed and "live-old" in left
-    assert left == ["dead-4", "dead-3", "dead-2", "live-old"]  # newest dead ones kept
-    assert (tmp_path).is_dir()  # run directories are not touched
