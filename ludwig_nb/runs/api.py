@@ -269,7 +269,7 @@ def prepare_run(
         undo(created)
         raise explain(err, registry_path, "registry") from err
     live.add_run(run)
-    _attach_monitoring(run, cfg, job if getattr(engine_impl, "gpus_on_workers", False) else None)
+    _attach_monitoring(run, cfg, job if engine_impl.gpus_on_workers else None)
     _write_ludwig_files_at_end(run, rendered, dataset, random_seed)
     return PendingRun(run, created, registry_path)
 
@@ -287,7 +287,7 @@ def _checked(engine: Engine, cfg: Config) -> Engine:
 
 
 def _check_resume(
-    resume_from: str | os.PathLike[str] | None, engine: Any, config: dict[str, Any]
+    resume_from: str | os.PathLike[str] | None, engine: Engine, config: dict[str, Any]
 ) -> Path | None:
     """Return the checked run directory to resume from, or None.
 
@@ -303,9 +303,7 @@ def _check_resume(
             f"cannot resume from {str(path)!r}: it has no checkpoints/ folder "
             "(pass the run directory of a stopped or crashed run)"
         )
-    check = getattr(engine, "check_resume", None)  # engines without one check in fit()
-    if check is not None:
-        check(path, config)
+    engine.check_resume(path, config)  # engines that check in fit() inherit a no-op
     return path
 
 

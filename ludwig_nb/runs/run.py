@@ -107,6 +107,8 @@ class Run:
         self.id = run_id
         self.name = name
         self.directory = Path(directory)
+        #: what trains it, asked through the engine protocol only (engines/base.py)
+        self.engine = engine
         self.engine_name = engine.name
         self._control_path = str(self.directory / rundir.CONTROL_FILE)
         self.control = RunControl(poll=self._poll_control)  # reads the sidebar's control file

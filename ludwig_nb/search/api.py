@@ -48,6 +48,7 @@ def hyperopt(
     directory holds a different search.
     """
     from ludwig_nb.config import ConfigError
+    from ludwig_nb.config.hyperopt import trial_base
     from ludwig_nb.config.yaml_positions import parse_yaml
     from ludwig_nb.data import check_dataset
 
@@ -62,7 +63,7 @@ def hyperopt(
         )
     section = rendered["hyperopt"]
     executor = make_executor(section)
-    executor.check(cfg, engine)
+    planner = executor.check(trial_base(cfg), engine)
     check_dataset(rendered, dataset)
     name = name or "search"
     directory = _directory(Path(results_dir).resolve() / name, raw)
@@ -77,6 +78,7 @@ def hyperopt(
         registry_dir=registry_dir,
         engine=engine,
         executor=executor,
+        planner=planner,
     )
     search.start()
     if wait:

@@ -1,17 +1,17 @@
 """What the search ETA needs to cost a trial: the shape its parameters imply.
 
 A trial that ran says its shape in its ``RunStarted`` schedule (batch size, planned steps,
-evaluations). A queued trial's shape is planned the way the built-in engine plans it
-(``plan_training``) from a draw of the search space and the training rows, which the
-finished trials' schedules bracket: ``steps_per_epoch = ceil(rows / batch_size)`` puts the
-rows in ``((steps_per_epoch - 1) * batch_size, steps_per_epoch * batch_size]`` for each.
+evaluations). A queued trial's shape is planned by the trials' engine (``Engine.plan``)
+from a draw of the search space and the training rows, which the finished trials' schedules
+bracket: ``steps_per_epoch = ceil(rows / batch_size)`` puts the rows in
+``((steps_per_epoch - 1) * batch_size, steps_per_epoch * batch_size]`` for each.
 """
 
 from __future__ import annotations
 
 import random
 import statistics
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from ludwig_nb.core.events import ScheduleInfo
@@ -21,6 +21,8 @@ __all__ = ["QueuedDraws", "rows_from_schedules", "shape_of"]
 
 #: draws of the search space a queued trial is costed over
 DRAWS = 48
+#: ``Engine.plan``: (a config, training rows) -> the schedule a run of it follows
+Plan = Callable[[Mapping[str, Any], int], ScheduleInfo]
 
 
 def shape_of(schedule: ScheduleInfo) -> TrialShape:
@@ -61,10 +63,14 @@ class QueuedDraws:
 
     Args:
         draws: the trainer section of each drawn trial (the config with the draw applied).
+        base: the rendered config the trainers go into for planning (no ``hyperopt``).
     """
 
-    def __init__(self, draws: Sequence[Mapping[str, object]]) -> None:
+    def __init__(
+        self, draws: Sequence[Mapping[str, object]], base: Mapping[str, Any] | None = None
+    ) -> None:
         self.trainers = [dict(d) for d in draws]
+        self.base = {k: v for k, v in (base or {}).items() if k != "hyperopt"}
 
     @classmethod
     def from_space(
@@ -82,16 +88,14 @@ class QueuedDraws:
         for _ in range(DRAWS):
             config = apply_parameters(raw, space.sample(rng), rendered)
             trainers.append({**defaults, **(config.get("trainer") or {})})
-        return cls(trainers)
+        return cls(trainers, rendered)
 
-    def shapes(self, rows: int, seen_batch_sizes: Sequence[int]) -> list[TrialShape]:
-        """Each draw's shape over ``rows`` training rows.
+    def shapes(self, rows: int, seen_batch_sizes: Sequence[int], plan: Plan) -> list[TrialShape]:
+        """Each draw's shape over ``rows`` training rows, as ``plan`` (``Engine.plan``) plans it.
 
         A draw with ``batch_size: auto`` gets the median batch size the trials so far chose
         (none yet: no shape).
         """
-        from ludwig_nb.engines.builtin.schedule import plan_training
-
         auto = int(statistics.median(seen_batch_sizes)) if seen_batch_sizes else None
         out = []
         for trainer in self.trainers:
@@ -99,6 +103,6 @@ class QueuedDraws:
             batch = int(size) if isinstance(size, int) and size > 0 else auto
             if batch is None:
                 continue
-            plan = plan_training(trainer, rows, batch)
-            out.append(TrialShape(batch, plan.total_steps, len(plan.evaluations_after)))
+            schedule = plan({**self.base, "trainer": {**trainer, "batch_size": batch}}, rows)
+            out.append(TrialShape(batch, schedule.total_steps, len(schedule.evaluations_after)))
         return out

@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     from ludwig_nb.runs.run import Run
     from ludwig_nb.search.space import SearchSpace
 
-__all__ = ["DrivenSearch", "Executor", "OnEvaluation", "without_search_refusal"]
+__all__ = ["DrivenSearch", "Executor", "OnEvaluation"]
 
 #: what an executor hears at each evaluation of a running trial: (record, number, value)
 OnEvaluation = Callable[[TrialRecord, int, float], None]
@@ -145,15 +145,16 @@ class Executor(Protocol):
         """Trials at once for ``max_concurrent_trials: auto`` (before the executor finds more)."""
         ...
 
-    def check(self, config: Config, engine: str) -> None:
+    def check(self, config: Config, engine: str) -> Engine:
         """Refuse, on the caller's thread, what the trials cannot train here.
 
-        The "a hyperopt section is a search, not one training run" refusal that an engine's
-        check makes is not one of them (:func:`without_search_refusal`).
-
         Args:
-            config: the search's config.
+            config: a trial's config less its parameters: the search's without its ``hyperopt``
+                section (``config.hyperopt.trial_base``), positions kept.
             engine: the engine the trials train on (a name, as ``train()`` takes).
+
+        Returns:
+            The engine whose plan the trials follow (the search's cost model plans with it).
 
         Raises:
             ConfigError: what the trials cannot train of ``config`` (located).
@@ -164,19 +165,3 @@ class Executor(Protocol):
     def run(self, search: DrivenSearch) -> None:
         """Run the search's remaining trials; blocks until they are done or the search stops."""
         ...
-
-
-def without_search_refusal(check: Callable[[], object]) -> None:
-    """Run an engine's ``check`` of a search's config, less its refusal of the search itself.
-
-    An engine refuses a config with a ``hyperopt`` section (``train()`` trains one config);
-    the trials' configs have none. Raises ``ConfigError`` with the other problems, located.
-    """
-    from ludwig_nb.config import ConfigError
-
-    try:
-        check()
-    except ConfigError as err:
-        rest = [p for p in err.errors if p.path != "hyperopt"]
-        if rest:
-            raise ConfigError.collect(rest) from None

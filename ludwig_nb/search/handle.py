@@ -58,6 +58,8 @@ class Search:
         engine: The engine the trials train on (a name, as ``train()`` takes; "auto": the
             config's).
         executor: What schedules and runs the trials (``api.make_executor``).
+        planner: The engine whose plan the trials follow (``Executor.check``): the search
+            ETA costs queued trials by its plan; None: by the finished trials' mean.
     """
 
     def __init__(
@@ -74,6 +76,7 @@ class Search:
         clock: Callable[[], float] = time.time,
         engine: str = "auto",
         executor: Executor,
+        planner: Engine | None = None,
     ) -> None:
         from ludwig_nb.search.space import SearchSpace
 
@@ -98,6 +101,7 @@ class Search:
         self.metric_path = (_split(section["split"]), section["output_feature"], section["metric"])
         #: how the trials are scheduled and run (``executor.type``: local or ray)
         self.executor = executor
+        self._planner = planner
         limit = section["executor"]["max_concurrent_trials"]
         self.concurrency = self.executor.auto_concurrency if limit == "auto" else int(limit)
         self.total = int(section["executor"]["num_samples"])
@@ -454,7 +458,7 @@ class Search:
 
         schedules = [t.schedule for t in records if t.schedule is not None]
         rows = rows_from_schedules(schedules)
-        if rows is None:
+        if rows is None or self._planner is None:
             return []
         if self._draws is None:
             try:
@@ -462,7 +466,7 @@ class Search:
             except Exception:  # a space the planner cannot draw from: the mean stands in
                 self._draws = QueuedDraws([])
         shapes: list[TrialShape] = self._draws.shapes(
-            rows, [s.batch_size for s in schedules if s.batch_size]
+            rows, [s.batch_size for s in schedules if s.batch_size], self._planner.plan
         )
         return shapes
 

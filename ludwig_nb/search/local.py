@@ -14,12 +14,13 @@ import os
 import time
 from typing import TYPE_CHECKING, Any
 
-from ludwig_nb.search.executor import DrivenSearch, without_search_refusal
+from ludwig_nb.search.executor import DrivenSearch
 from ludwig_nb.search.gpus import GpuPacker, trial_memory_limit
 from ludwig_nb.search.trial import TrialRecord, trial_end_state
 
 if TYPE_CHECKING:
     from ludwig_nb.config import Config
+    from ludwig_nb.engines.base import Engine
 
 __all__ = ["LocalExecutor"]
 
@@ -43,15 +44,14 @@ class LocalExecutor:
         """Trials at once for ``max_concurrent_trials: auto``: what fits on the GPUs, else 1."""
         return self.packer.capacity if self.packer is not None else 1
 
-    def check(self, config: Config, engine: str) -> None:
-        """The trials' engine's check (``engine``: a name; "auto": the config's engine).
+    def check(self, config: Config, engine: str) -> Engine:
+        """The trials' engine, checked (``engine``: a name; "auto": the config's engine).
 
-        Raises ``ConfigError`` (located) or ``EngineUnavailable``, as ``train()`` would, the
-        refusal of the ``hyperopt`` section aside.
+        Raises ``ConfigError`` (located) or ``EngineUnavailable``, as ``train()`` would.
         """
         from ludwig_nb.engines.registry import select_engine
 
-        without_search_refusal(lambda: select_engine(engine, config))
+        return select_engine(engine, config)
 
     def run(self, search: DrivenSearch) -> None:
         """Run the search's remaining trials (blocks until they are done or it stops)."""

@@ -15,9 +15,9 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ludwig_nb.engines.base import SearchBackend
+from ludwig_nb.engines.base import Engine, SearchBackend
 from ludwig_nb.engines.search_backend import TuneSpec
-from ludwig_nb.search.executor import DrivenSearch, without_search_refusal
+from ludwig_nb.search.executor import DrivenSearch
 from ludwig_nb.search.gpus import trial_memory_limit
 from ludwig_nb.search.trial import TrialRecord, trial_end_state
 
@@ -57,24 +57,25 @@ class TuneExecutor:
     def __init__(self, section: dict[str, Any]) -> None:
         self.section = section
 
-    def check(self, config: Config, engine: str) -> None:
+    def check(self, config: Config, engine: str) -> Engine:
         """Refuse what the trials cannot train, or the search when Ray Tune is missing here.
 
-        The trials train the ``ray`` engine's loop in Tune's actors, whatever ``engine`` says.
+        The trials train the search backend's loop in Tune's actors, whatever ``engine`` says;
+        returns the engine of that loop (the trials' plan).
 
         Raises:
-            ConfigError: what the trials cannot train of ``config`` (located; the refusal of its
-                ``hyperopt`` section aside).
+            ConfigError: what the trials cannot train of ``config`` (located).
             EngineUnavailable: what to install (Ray Tune, or optuna for ``search_alg: optuna``).
         """
         from ludwig_nb.engines.base import EngineUnavailable
 
         del engine
         backend = search_backend(self.section)
-        without_search_refusal(lambda: backend.check(config))
+        planner = backend.check(config)
         missing = backend.missing(str(self.section["search_alg"].get("type")))
         if missing is not None:
             raise EngineUnavailable(missing)
+        return planner
 
     def run(self, search: DrivenSearch) -> None:
         """Run ``search``'s remaining trials as one Tune experiment (blocks until it ends).

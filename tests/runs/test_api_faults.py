@@ -9,6 +9,7 @@ import pandas as pd
 import pytest
 
 from ludwig_nb.data import DataError, DataWarning
+from ludwig_nb.engines.base import Engine
 from ludwig_nb.runs import train
 from ludwig_nb.store import rundir
 from tests.runs.conftest import ab_config, ab_frame
@@ -65,7 +66,7 @@ def test_an_infinite_number_in_a_csv_is_refused(df, tmp_path):
     _refused(CONFIG, str(path), tmp_path, r"number column 'a' has 1 infinite value \(row 5")
 
 
-class _OverflowingEngine:
+class _OverflowingEngine(Engine):
     """Evaluates to an infinite loss, as a diverging validation metric does."""
 
     name = "overflowing"

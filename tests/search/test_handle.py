@@ -405,3 +405,25 @@ def test_a_spent_time_budget_stops_the_search_and_its_running_trial(df, tmp_path
     states = [r.state for r in search.records()]
     assert states == ["stopped"]  # budget spent during the first trial: no second one
     assert any(e["event"] == "time_budget_spent" for e in _journal(search))
+
+
+def test_the_trials_train_on_the_engine_asked_for_checked_before_anything_is_written(
+    df, tmp_path, monkeypatch
+):
+    from ludwig_nb.engines.base import EngineUnavailable
+    from ludwig_nb.engines.ludwig import engine as ludwig_engine
+
+    config = _config(
+        """\
+        parameters:
+          trainer.learning_rate: {space: choice, categories: [0.01]}
+        executor: {num_samples: 1}
+        """,
+        epochs=1,
+    )
+    monkeypatch.setattr(ludwig_engine, "ludwig_missing", lambda: "engine: ludwig needs Ludwig")
+    with pytest.raises(EngineUnavailable, match="needs Ludwig"):
+        _search(config, df, tmp_path, name="on-ludwig", engine="ludwig")
+    assert not (tmp_path / "results").exists()
+    search = _search(config, df, tmp_path, name="on-auto", wait=True)  # auto: the built-in one
+    assert [r.run.engine_name for r in search.records()] == ["builtin"]

@@ -14,6 +14,7 @@ import pytest
 from ludwig_nb.config import ConfigError
 from ludwig_nb.core import events as ev
 from ludwig_nb.core.control import StopRequested
+from ludwig_nb.engines.base import Engine
 from ludwig_nb.search import JOURNAL_FILE, STATISTICS_FILE, hyperopt
 from ludwig_nb.search import tune as tune_executor
 from tests.runs.conftest import ab_config, ab_frame, until
@@ -31,7 +32,7 @@ def _config(num_samples=2):
     return ab_config("{epochs: 3, batch_size: 16}") + SECTION.replace("NUM", str(num_samples))
 
 
-class TrialEngine:
+class TrialEngine(Engine):
     """A Tune trial as its mirror run sees it: one evaluation per value, then the end.
 
     ``hold``: an event the trial waits on after its first evaluation (the scheduler's turn).
@@ -278,3 +279,10 @@ def test_the_search_backend_comes_from_the_engine_the_executor_names():
 
     backend = tune_executor.search_backend({"executor": {"type": "ray"}})
     assert isinstance(backend, TuneBackend)
+
+
+def test_an_engine_without_a_search_backend_cannot_be_an_executor():
+    from ludwig_nb.engines.base import EngineUnavailable
+
+    with pytest.raises(EngineUnavailable, match="engine builtin cannot run a search's trials"):
+        tune_executor.search_backend({"executor": {"type": "builtin"}})

@@ -16,7 +16,8 @@ from typing import TYPE_CHECKING, Any
 
 from ludwig_nb.core.control import Control
 from ludwig_nb.core.events import ScheduleInfo
-from ludwig_nb.engines.base import Emit, EngineUnavailable, TrainJob
+from ludwig_nb.engines.base import Emit, Engine, EngineUnavailable, TrainJob
+from ludwig_nb.engines.devices import DeviceFacts, TorchDeviceFacts
 from ludwig_nb.engines.ray.backend import worker_config
 
 if TYPE_CHECKING:
@@ -36,7 +37,7 @@ def ray_missing() -> str | None:
     return None
 
 
-class RayEngine:
+class RayEngine(Engine):
     """Trains built-in ECD configs data-parallel on Ray Train (``backend: {type: ray}``)."""
 
     name = "ray"
@@ -97,6 +98,10 @@ class RayEngine:
         from ludwig_nb.engines.builtin.engine import BuiltinEngine
 
         BuiltinEngine().warm_up()
+
+    def devices(self) -> DeviceFacts:
+        """Torch's facts in this process (the workers' own GPUs come through ``gpu_feed``)."""
+        return TorchDeviceFacts()
 
     def search_backend(self) -> TuneBackend:
         """Ray Tune: a search's ``executor: {type: ray}`` runs its trials as Tune trials."""

@@ -17,6 +17,7 @@ from ludwig_nb.engines.search_backend import TuneHooks, TuneSpec
 
 if TYPE_CHECKING:
     from ludwig_nb.config import Config
+    from ludwig_nb.engines.builtin.engine import BuiltinEngine
 
 __all__ = ["TuneBackend"]
 
@@ -28,9 +29,13 @@ class TuneBackend:
         """Why Ray Tune (and optuna for ``search_alg: optuna``) cannot run here, or None."""
         return tune_missing() or (optuna_missing() if search_alg == "optuna" else None)
 
-    def check(self, config: Config) -> None:
-        """The built-in engine's check: each trial trains the built-in loop."""
-        TuneTrialEngine("", "").check(config)
+    def check(self, config: Config) -> BuiltinEngine:
+        """The built-in engine's check; returns that engine: each trial trains its loop."""
+        from ludwig_nb.engines.builtin.engine import BuiltinEngine
+
+        engine = BuiltinEngine()
+        engine.check(config)
+        return engine
 
     def trial_engine(self, channel: str, tune_id: str, storage: Path | None) -> TuneTrialEngine:
         """The engine of the trial's mirror run in the notebook."""

@@ -6,7 +6,7 @@ import pandas as pd
 import pytest
 
 from ludwig_nb.data import DataError
-from ludwig_nb.data.preprocessing.missing import apply_fill, fit_fill, is_missing
+from ludwig_nb.data.missing import apply_fill, fit_fill, is_missing
 
 
 def test_missing_tokens_and_nan():

@@ -6,7 +6,7 @@ import pandas as pd
 import pytest
 
 from ludwig_nb.data import DataError
-from ludwig_nb.data.preprocessing.structured import (
+from ludwig_nb.engines.builtin.preprocessing.structured import (
     fit_date,
     fit_vector,
     transform_date,

@@ -7,9 +7,9 @@ import pandas as pd
 import pytest
 
 from ludwig_nb.data import DataError
-from ludwig_nb.data.preprocessing.numeric import (
-    denormalize,
-    fit_binary,
+from ludwig_nb.data.values import fit_binary
+from ludwig_nb.engines.builtin.preprocessing.number_scale import denormalize
+from ludwig_nb.engines.builtin.preprocessing.numeric import (
     fit_number,
     transform_binary,
     transform_number,

@@ -6,7 +6,7 @@ import pandas as pd
 import pytest
 
 from ludwig_nb.data import DataError
-from ludwig_nb.data.preprocessing.vocab import (
+from ludwig_nb.engines.builtin.preprocessing.vocab import (
     TOKENIZERS,
     UNK,
     fit_category,

@@ -7,7 +7,12 @@ import json
 import numpy as np
 import pytest
 
-from ludwig_nb.data import DataError, drop_missing_rows, fit_preprocessing, transform_frame
+from ludwig_nb.data import DataError
+from ludwig_nb.engines.builtin.preprocessing.pipeline import (
+    drop_missing_rows,
+    fit_preprocessing,
+    transform_frame,
+)
 
 
 def test_metadata_is_json_and_applies_the_same_transforms(frame, config):

@@ -1,7 +1,7 @@
 """The feature types the built-in preprocessing handles (no pandas: a cell's cheap checks read it).
 
 The built-in engine's capabilities (engines/builtin/capabilities.py) take them from here and
-refuse the rest by name; ``preprocessing/pipeline.py`` implements them.
+refuse the rest by name; ``pipeline.py`` implements them.
 """
 
 from __future__ import annotations

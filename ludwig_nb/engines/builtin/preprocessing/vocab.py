@@ -18,7 +18,7 @@ import numpy as np
 import pandas as pd
 
 from ludwig_nb.data.errors import DataError
-from ludwig_nb.data.preprocessing.missing import apply_fill, fit_fill
+from ludwig_nb.data.missing import apply_fill, fit_fill
 
 __all__ = [
     "PAD",

@@ -17,9 +17,10 @@ import numpy as np
 import pandas as pd
 
 from ludwig_nb.data.errors import DataError
-from ludwig_nb.data.feature_types import INPUT_TYPES, OUTPUT_TYPES
-from ludwig_nb.data.preprocessing import numeric, structured, vocab
-from ludwig_nb.data.preprocessing.missing import is_missing
+from ludwig_nb.data.missing import is_missing
+from ludwig_nb.data.values import fit_binary
+from ludwig_nb.engines.builtin.preprocessing import numeric, structured, vocab
+from ludwig_nb.engines.builtin.preprocessing.feature_types import INPUT_TYPES, OUTPUT_TYPES
 
 __all__ = [
     "INPUT_TYPES",
@@ -27,7 +28,6 @@ __all__ = [
     "OUTPUT_TYPES",
     "Arrays",
     "FeatureProgress",
-    "check_values",
     "drop_missing_rows",
     "fit_preprocessing",
     "transform_frame",
@@ -56,7 +56,7 @@ def _fit_one(kind: str, series: pd.Series, prep: Mapping[str, Any], role: str) -
     if kind == "number":
         return numeric.fit_number(series, prep, column)
     if kind == "binary":
-        return numeric.fit_binary(series, prep, column)
+        return fit_binary(series, prep, column)
     if kind == "category":
         return vocab.fit_category(series, prep, output=output)
     if kind in _DEFAULT_TOKENIZER:
@@ -153,16 +153,3 @@ def transform_frame(
             raise DataError(f"column {meta['column']!r} (feature {name!r}) not in the data")
         arrays[name] = _transform_one(meta, frame[meta["column"]].reset_index(drop=True))
     return arrays
-
-
-def check_values(config: Mapping[str, Any], frame: pd.DataFrame) -> None:
-    """Cheap value checks before training.
-
-    Number columns parse and are finite, binary columns hold two values (raises :class:`DataError`).
-    """
-    for _, feature in _features(config):
-        if feature["type"] == "number":
-            numeric.parse_numbers(frame[_column(feature)], _column(feature))
-        elif feature["type"] == "binary":
-            prep = feature.get("preprocessing") or {}
-            numeric.fit_binary(frame[_column(feature)], prep, _column(feature))

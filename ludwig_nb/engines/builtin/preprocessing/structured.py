@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 
 from ludwig_nb.data.errors import DataError
-from ludwig_nb.data.preprocessing.missing import is_missing
+from ludwig_nb.data.missing import is_missing
 
 __all__ = ["DATE_PARTS", "fit_date", "fit_vector", "transform_date", "transform_vector"]
 
