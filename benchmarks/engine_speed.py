@@ -145,7 +145,8 @@ def engine_steps(config: dict[str, Any], frame: pd.DataFrame) -> tuple[list[floa
 def _hand_inputs(config: dict[str, Any], frame: pd.DataFrame) -> tuple[Any, dict[str, int]]:
     """The training split as the data layer makes it (the engine's own split and seed)."""
     from benchmarks.hand_torch import HandData
-    from ludwig_nb.data import fit_preprocessing, split_dataset, transform_frame
+    from ludwig_nb.data import split_dataset
+    from ludwig_nb.engines.builtin.preprocessing.pipeline import fit_preprocessing, transform_frame
 
     train = split_dataset(frame, config.get("preprocessing") or {}, 42)["training"]
     metadata = fit_preprocessing(config, train)

@@ -27,7 +27,8 @@ if TYPE_CHECKING:  # the CLI imports the heavy layers lazily, inside its command
     from tqdm import tqdm
 
     from ludwig_nb.core.state import RunState
-    from ludwig_nb.runs import Run, Search
+    from ludwig_nb.runs import Run
+    from ludwig_nb.search import Search
 
 __all__ = ["Follower", "main", "progress_line"]
 
@@ -86,6 +87,12 @@ def _parser() -> argparse.ArgumentParser:
     search.add_argument("--name", default="search", help="search name (same name: resume)")
     search.add_argument("--device", help='"cpu", "cuda", "cuda:1"')
     search.add_argument("--seed", type=int, help="training seed of every trial (default 42)")
+    search.add_argument(
+        "--engine",
+        default="auto",
+        choices=ENGINE_NAMES,
+        help="what trains the trials, as for train (executor type ray: Ray Tune's trials)",
+    )
     kernel = sub.add_parser(
         "kernel",
         help="install a Jupyter kernel that loads torch and ludwig_nb as it starts",
@@ -149,12 +156,12 @@ def _kernel(args: argparse.Namespace) -> int:
 
 
 def _start_engine_warm_up(argv: Sequence[str]) -> None:
-    """Start importing torch and the engine in the background for ``train``.
+    """Start the engine's warm-up in the background for ``train`` (``Engine.start_warm_up``).
 
-    Only on the built-in engine (``--engine`` auto or builtin): the import runs while this
-    thread parses the arguments, loads the config and reads the dataset (torch is ~2 s of a
-    short run's whole process; the run's thread would otherwise import it only after all of
-    that). Other commands and engines start nothing.
+    The engine ``--engine`` names (auto: the default engine). The built-in engine imports
+    torch then, while this thread parses the arguments, loads the config and reads the dataset
+    (torch is ~2 s of a short run's whole process; the run's thread would otherwise import it
+    only after all of that); the others start nothing. Other commands start nothing.
 
     Args:
         argv: The arguments after the program name.
@@ -168,11 +175,12 @@ def _start_engine_warm_up(argv: Sequence[str]) -> None:
             engine = words[i + 1]
         elif word.startswith("--engine="):
             engine = word.partition("=")[2]
-    if engine not in ("auto", "builtin"):
-        return
-    from ludwig_nb.engines.builtin import warmup
+    from ludwig_nb.engines.registry import AUTO, ENGINES, default_engine, get_engine
 
-    warmup.start()
+    if engine == AUTO:
+        default_engine().start_warm_up()
+    elif engine in ENGINES:
+        get_engine(engine).start_warm_up()
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -224,7 +232,7 @@ def _hyperopt(args: argparse.Namespace) -> int:
 
     Ctrl-C stops it gracefully (re-running the same command resumes it).
     """
-    from ludwig_nb.runs import hyperopt
+    from ludwig_nb.search import hyperopt
 
     text = Path(args.config).read_text(encoding="utf-8")
     search = hyperopt(
@@ -234,6 +242,7 @@ def _hyperopt(args: argparse.Namespace) -> int:
         results_dir=args.output_directory,
         device=args.device,
         random_seed=args.seed,
+        engine=args.engine,
     )
     told: set[int] = set()
     try:

@@ -56,13 +56,13 @@ def _m(key: str, what: str, path: str, old: str, new: str, *tests: str) -> Mutat
 # fmt: off
 MUTATIONS = [
     # -- the recorder: what survives a crash ----------------------------------------------
-    _m("M01", "recorder: no urgent flush of non-step events", "runs/recorder.py",
+    _m("M01", "recorder: no urgent flush of non-step events", "store/recorder.py",
        "urgent = not isinstance(event, ev.StepFinished)", "urgent = False",
-       "tests/runs/test_recorder.py"),
-    _m("M02", "recorder: status.json not refreshed on an urgent event", "runs/recorder.py",
+       "tests/store/test_recorder.py"),
+    _m("M02", "recorder: status.json not refreshed on an urgent event", "store/recorder.py",
        "if urgent or event.time - self._last_status >= self._status_interval:",
        "if event.time - self._last_status >= self._status_interval:",
-       "tests/runs/test_recorder.py"),
+       "tests/store/test_recorder.py"),
     # -- the run's GPU identity, from RunStarted ------------------------------------------
     _m("M03", "ledger: RunStarted does not set the GPU index", "runs/ledger.py",
        "                self.device_index = device_index_of(event)", "                pass",
@@ -117,10 +117,10 @@ MUTATIONS = [
     # -- strict JSON ------------------------------------------------------------------------
     _m("M19", "strict JSON: non-finite paths not listed", "core/strict_json.py",
        '        found.append(path or ".")', "        pass", "tests/core/test_strict_json.py",
-       "tests/core/test_rundir.py"),
+       "tests/store/test_rundir.py"),
     _m("M20", "strict JSON: earlier flagged paths forgotten on rewrite", "core/strict_json.py",
        "found = [str(p) for p in earlier if str(p) not in found] + found", "found = found",
-       "tests/core/test_strict_json.py", "tests/runs/test_recorder.py"),
+       "tests/core/test_strict_json.py", "tests/store/test_recorder.py"),
     _m("M21", "strict JSON: numpy scalars left as they are", "core/strict_json.py",
        "    if hasattr(value, \"item\") and callable(value.item):  # numpy / torch scalars",
        "    if False:", "tests/core/test_strict_json.py", "tests/core/test_events.py"),

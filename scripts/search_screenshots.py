@@ -28,7 +28,7 @@ from html_shot import shoot
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from ludwig_nb.data import demo_config, demo_dataset
-from ludwig_nb.runs import hyperopt
+from ludwig_nb.search import hyperopt
 from ludwig_nb.ui.search_panel import search_html
 
 

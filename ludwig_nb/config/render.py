@@ -19,7 +19,7 @@ from ludwig_nb.config.yaml_positions import KeyPath
 
 __all__ = ["LUDWIG_VERSION", "SEARCH_ALG_KEYS_READ", "TOP_LEVEL_KEYS", "render"]
 
-#: ``search_alg`` keys the local executor reads (runs/search.py, runs/search_space.py) that
+#: ``search_alg`` keys the local executor reads (search/local.py, search/space.py) that
 #: Ludwig's schema lacks for some search types (``random`` has no seed field, ``optuna`` no
 #: ``n_startup_trials``): load_config must not call them ignored
 SEARCH_ALG_KEYS_READ = ("random_state_seed", "seed", "points_to_evaluate", "n_startup_trials")

@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ludwig_nb.data.preprocessing.missing import is_missing
+from ludwig_nb.data.missing import is_missing
 
 __all__ = ["Baseline", "table_baseline", "trivial_baseline"]
 

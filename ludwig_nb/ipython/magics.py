@@ -313,7 +313,7 @@ class LudwigMagics(Magics):
         """
         from ludwig_nb.config import ConfigError
         from ludwig_nb.data import DataError
-        from ludwig_nb.runs import hyperopt
+        from ludwig_nb.search import hyperopt
         from ludwig_nb.ui.search_panel import show_search
 
         args = parse_argstring(self.ludwig_hyperopt, line)

@@ -233,7 +233,7 @@ def search_html(search: Any, now: float | None = None) -> str:
     records = search.records()
     # one reading of each trial's state for the headline and the table: the records are live,
     # and a trial that starts between two readings showed "1 queued" above two running rows
-    states = [search._state_of(record) for record in records]
+    states = [search.state_of(record) for record in records]
     counts = {s: states.count(s) for s in search.counts()}
     finished = sum(counts[s] for s in ("completed", "pruned", "failed", "stopped"))
     best_row = search.best

@@ -26,8 +26,8 @@ import nbformat
 import pytest
 
 from ludwig_nb.core import events as ev
-from ludwig_nb.core import rundir
 from ludwig_nb.core.state import RunState, reduce_state
+from ludwig_nb.store import registry, rundir
 
 XSS_NAME = "<img src=x onerror=alert(1)>"
 SIDEBAR = "#ludwig-nb-sidebar"
@@ -50,7 +50,7 @@ class StandinRun:
         self.step_seconds = step_seconds
         self.state = RunState()
         self.started = now
-        entry = rundir.registry_entry(
+        entry = registry.registry_entry(
             self.run_id,
             name,
             self.directory,
@@ -58,7 +58,7 @@ class StandinRun:
             now,
             notebook=os.environ.get("JPY_SESSION_NAME"),
         )
-        rundir.register_run(rundir.registry_dir(Path(jupyter_runtime_dir())), entry)
+        registry.register_run(registry.registry_dir(Path(jupyter_runtime_dir())), entry)
         schedule = ev.ScheduleInfo(
             total_steps=total_steps, steps_per_epoch=total_steps // 4, epochs=4, batch_size=32
         )
@@ -311,8 +311,8 @@ def test_sidebar_shows_gpu_and_run_and_stops_it(sidebar_lab, lab_page, artifacts
     assert page.dialogs == [], page.dialogs  # the onerror handler never ran
     errors = [m for m in page.console_messages if "ludwig-nb" in m.lower() and "error" in m.lower()]
     assert errors == []
-    registry = rundir.registry_dir(server.runtime_dir)
-    [entry] = list(rundir.iter_registry(registry))
+    folder = registry.registry_dir(server.runtime_dir)
+    [entry] = list(registry.iter_registry(folder))
     status = rundir.read_json(Path(entry["directory"]) / rundir.STATUS_FILE)
     assert status is not None and status["status"] == "stopped"
 

@@ -10,7 +10,7 @@ import pytest
 
 from ludwig_nb.core import events as ev
 from ludwig_nb.core.control import StopRequested
-from ludwig_nb.engines.base import TrainJob
+from ludwig_nb.engines.base import Engine, TrainJob
 from ludwig_nb.runs.run import Run
 
 #: the small binary task most run-layer tests train: ``a`` decides ``y``, ``b`` is noise
@@ -43,7 +43,7 @@ def until(predicate, timeout=60.0):
         time.sleep(0.001)
 
 
-class ScriptedEngine:
+class ScriptedEngine(Engine):
     """Runs ``steps`` steps; each waits for the test to ``release()`` it (no sleeps)."""
 
     name = "scripted"

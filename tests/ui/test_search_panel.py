@@ -137,7 +137,7 @@ class FakeSearch:
     def remaining_s(self, now=None):
         return 0.0 if self.is_done else 30.0 + 2 * 40.0
 
-    def _state_of(self, record):
+    def state_of(self, record):
         return record.state
 
     def stop(self, reason="user"):
@@ -253,7 +253,7 @@ def test_the_headline_counts_the_states_the_table_shows_while_trials_start():
             self._records.append(Record(4, {"trainer.learning_rate": 0.03}, "queued"))
             self.reads = 0
 
-        def _state_of(self, record):
+        def state_of(self, record):
             self.reads += 1
             if self.reads > len(self._records):  # a later reading: trial 4 has started
                 self._records[4].state = "running"

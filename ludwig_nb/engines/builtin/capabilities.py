@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 from ludwig_nb.config.errors import ConfigError, UnsupportedByEngine
 from ludwig_nb.config.schema.fields import Ctx
 from ludwig_nb.config.yaml_positions import KeyPath, format_path
-from ludwig_nb.data.feature_types import INPUT_TYPES, OUTPUT_TYPES
+from ludwig_nb.engines.builtin.preprocessing.feature_types import INPUT_TYPES, OUTPUT_TYPES
 
 if TYPE_CHECKING:
     from ludwig_nb.config import Config

@@ -15,8 +15,8 @@ from typing import Any
 
 import torch
 
-from ludwig_nb.core.rundir import write_atomic
 from ludwig_nb.engines.errors import CheckpointError
+from ludwig_nb.store.rundir import write_atomic
 
 __all__ = [
     "BEST",

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import os
+import threading
 import time
 from collections.abc import Mapping
 from pathlib import Path
@@ -11,7 +12,8 @@ from typing import TYPE_CHECKING, Any
 
 from ludwig_nb.core.control import Control
 from ludwig_nb.core.events import DataProgress, ScheduleInfo
-from ludwig_nb.engines.base import Emit, TrainJob
+from ludwig_nb.engines.base import Emit, Engine, TrainJob
+from ludwig_nb.engines.devices import DeviceFacts, TorchDeviceFacts
 
 if TYPE_CHECKING:
     from ludwig_nb.config import Config
@@ -22,10 +24,12 @@ __all__ = ["BuiltinEngine", "default_threads"]
 log = logging.getLogger(__name__)
 
 
-class BuiltinEngine:
+class BuiltinEngine(Engine):
     """Trains Ludwig ECD configs with torch in the calling thread."""
 
     name = "builtin"
+    check_modules = ("ludwig_nb.engines.builtin.capabilities",)
+    data_modules = ("ludwig_nb.engines.builtin.preprocessing.pipeline",)
 
     def check(self, config: Config) -> None:
         """Raise ``UnsupportedByEngine`` for what this engine cannot run (capabilities.py)."""
@@ -77,6 +81,26 @@ class BuiltinEngine:
         from ludwig_nb.engines.builtin.warmup import warm_up
 
         warm_up()
+
+    def start_warm_up(self) -> threading.Thread:
+        """The warm-up in its one background thread (warmup.py), started once per process."""
+        from ludwig_nb.engines.builtin import warmup
+
+        return warmup.start()
+
+    def use_in_kernel(self) -> None:
+        """A kernel's runs read their data in the kernel, not in a prefetch process.
+
+        Its warm-up loads pandas for the charts anyway, and a prefetch process only added its
+        start-up to a first cell's data check (prefetch.py).
+        """
+        from ludwig_nb.engines.builtin import prefetch
+
+        prefetch.read_in_this_process()
+
+    def devices(self) -> DeviceFacts:
+        """Torch's facts (its CUDA allocator, its version), once torch is imported."""
+        return TorchDeviceFacts()
 
     def fit(self, job: TrainJob, emit: Emit, control: Control) -> BuiltinModel | None:
         """Train ``job``; see trainer.py for the events and the stop/pause contract.

@@ -77,8 +77,8 @@ class BuiltinModel:
 
     def _prepare(self, data: Any, *, outputs: bool) -> tuple[pd.DataFrame, TensorData]:
         from ludwig_nb.data.loading import load_table
-        from ludwig_nb.data.preprocessing import transform_frame
         from ludwig_nb.data.value_checks import check_column_names
+        from ludwig_nb.engines.builtin.preprocessing.pipeline import transform_frame
 
         frame = check_column_names(load_table(data), "the data")
         if frame.empty:

@@ -177,7 +177,7 @@ def test_a_dict_source_is_refused_without_lines() -> None:
 
 
 def test_data_layer_types_are_the_engines() -> None:
-    from ludwig_nb.data.preprocessing.pipeline import INPUT_TYPES, OUTPUT_TYPES
+    from ludwig_nb.engines.builtin.preprocessing.pipeline import INPUT_TYPES, OUTPUT_TYPES
 
     assert set(BUILTIN_ENCODERS) == set(BUILTIN_INPUT_TYPES) == set(INPUT_TYPES)
     assert BUILTIN_OUTPUT_TYPES == OUTPUT_TYPES
