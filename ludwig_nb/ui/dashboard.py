@@ -311,7 +311,11 @@ class Dashboard:
             self.throughput_label: {
                 "value": ""
                 if state.status == "paused" or final
-                else format_throughput(self.throughput.samples_per_s)
+                else format_throughput(
+                    self.throughput.samples_per_s,
+                    self.throughput.unit,
+                    self.throughput.data_wait_share,
+                )
             },
             self.pause_button: {
                 "disabled": state.status not in _ACTIVE or state.status == "paused"

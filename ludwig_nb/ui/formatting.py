@@ -16,6 +16,7 @@ from ludwig_nb.core.state import RunState
 from ludwig_nb.core.status_text import alarm_line, pause_text
 
 __all__ = [
+    "STARVED_SHARE",
     "STATUS_COLORS",
     "alarm_banner_html",
     "error_html",
@@ -57,13 +58,29 @@ _PREFERRED_METRICS = (
 )
 
 
-def format_throughput(samples_per_s: float | None) -> str:
-    """``"1,234 samples/s"``, ``"12.5 samples/s"``; ``"–"`` when unknown."""
+#: data-wait share (0-1) from which the throughput says the device waits for its data
+STARVED_SHARE = 0.25
+
+
+def format_throughput(
+    samples_per_s: float | None, unit: str = "samples", data_wait: float | None = None
+) -> str:
+    """``"1,234 samples/s"``, ``"12.5 images/s · data wait 3 %"``; ``"–"`` when unknown.
+
+    ``data_wait``: the share (0-1) of step time spent waiting for batches; from
+    :data:`STARVED_SHARE` up the text says the device is starved and what to change.
+    """
     if samples_per_s is None or not math.isfinite(samples_per_s) or samples_per_s < 0:
         return "–"
-    if samples_per_s >= 100:
-        return f"{samples_per_s:,.0f} samples/s"
-    return f"{samples_per_s:.1f} samples/s"
+    rate = f"{samples_per_s:,.0f}" if samples_per_s >= 100 else f"{samples_per_s:.1f}"
+    text = f"{rate} {unit}/s"
+    if data_wait is None or not math.isfinite(data_wait):
+        return text
+    text += f" · data wait {100 * data_wait:.0f} %"
+    if data_wait >= STARVED_SHARE:
+        hint = ": in_memory: true keeps the decoded images in memory" if unit == "images" else ""
+        text += f" (the device waits for its data{hint})"
+    return text
 
 
 def format_metric(value: object) -> str:

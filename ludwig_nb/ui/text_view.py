@@ -35,13 +35,22 @@ from ludwig_nb.ui.throughput import ThroughputMeter
 __all__ = ["TextView", "render_html", "render_text"]
 
 
-def render_text(state: RunState, eta: str, samples_per_s: float | None) -> str:
-    """One line: ``"name [training] step 12 / 100 · epoch 1 / 2 · ETA … · 512 samples/s"``."""
+def render_text(
+    state: RunState,
+    eta: str,
+    samples_per_s: float | None,
+    unit: str = "samples",
+    data_wait: float | None = None,
+) -> str:
+    """One line: ``"name [training] step 12 / 100 · epoch 1 / 2 · ETA … · 512 samples/s"``.
+
+    ``unit`` and ``data_wait`` (share of step time waiting for data): as ``format_throughput``.
+    """
     text = f"{state.name or state.run_id} [{state_text(state)}] {progress_text(state)}"
     if not state.is_final:
         text += f" · {eta_line(state, eta)}"
         if state.status != "paused":
-            text += f" · {format_throughput(samples_per_s)}"
+            text += f" · {format_throughput(samples_per_s, unit, data_wait)}"
     if state.last_loss is not None:
         text += f" · loss {state.last_loss:.4g}"
     if state.status == "failed":
@@ -51,7 +60,13 @@ def render_text(state: RunState, eta: str, samples_per_s: float | None) -> str:
     return text
 
 
-def render_html(state: RunState, eta: str, samples_per_s: float | None) -> str:
+def render_html(
+    state: RunState,
+    eta: str,
+    samples_per_s: float | None,
+    unit: str = "samples",
+    data_wait: float | None = None,
+) -> str:
     """The live state as HTML with an HTML ``<progress>`` bar (no widgets needed)."""
     color = STATUS_COLORS.get(state.status, "#757575")
     body = (
@@ -61,7 +76,11 @@ def render_html(state: RunState, eta: str, samples_per_s: float | None) -> str:
         f"{html.escape(progress_text(state))}"
     )
     if not state.is_final:
-        rate = "" if state.status == "paused" else f" · {format_throughput(samples_per_s)}"
+        rate = (
+            ""
+            if state.status == "paused"
+            else f" · {format_throughput(samples_per_s, unit, data_wait)}"
+        )
         body += f"<div>{html.escape(eta_line(state, eta) + rate)}</div>"
     body += alarm_banner_html(state.alarms) + pace_html(state)
     if state.status == "failed":
@@ -131,16 +150,16 @@ class TextView:
         if final:
             self._finish()
             return
-        text = render_text(self.state, self.eta.text, self.throughput.samples_per_s)
+        meter = self.throughput
+        rate = (meter.samples_per_s, meter.unit, meter.data_wait_share)
+        text = render_text(self.state, self.eta.text, *rate)
         due = self._last_time is None or now - self._last_time >= self.min_interval
         if text != self._last_text and due:
             self._last_text, self._last_time = text, now
             self._update(
                 {
                     "text/plain": text,
-                    "text/html": render_html(
-                        self.state, self.eta.text, self.throughput.samples_per_s
-                    ),
+                    "text/html": render_html(self.state, self.eta.text, *rate),
                 }
             )
             self.updates += 1
