@@ -15,6 +15,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from ludwig_nb.data.errors import DataError
@@ -50,7 +51,7 @@ def check_cell(cell: Any) -> str | None:
         opened = open_image(cell)
     except UnreadableImage as err:
         return str(err)
-    if kind == "array":
+    if isinstance(opened, np.ndarray):  # an array, or a .npy file's
         return None
     try:
         return _check_opened(opened, cell, kind)

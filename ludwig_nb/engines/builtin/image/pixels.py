@@ -67,7 +67,7 @@ def open_image(cell: Any) -> Any:
     """
     kind = cell_kind(cell)
     if kind == "array":
-        return cell
+        return _check_array(cell)
     if kind == "pil":
         return cell
     if kind == "path":
@@ -144,7 +144,8 @@ def _array_channels(array: np.ndarray, channels: int) -> np.ndarray:
         return array
     if channels == 1 and have >= 3:
         gray: np.ndarray = array[:, :, :3].astype(np.float32) @ _GRAY
-        return np.clip(gray.round(), 0, 255).astype(np.uint8)[:, :, None]
+        single: np.ndarray = np.clip(gray.round(), 0, 255).astype(np.uint8)[:, :, None]
+        return single
     if have > channels:
         kept: np.ndarray = np.ascontiguousarray(array[:, :, :channels])
         return kept
