@@ -19,7 +19,14 @@ from torch import nn
 
 from ludwig_nb.engines.builtin.image.augment import Augmentation
 
-__all__ = ["DEFAULT_ENCODER", "OWN_ENCODERS", "ImageInput", "build_image_encoder"]
+__all__ = [
+    "DEFAULT_ENCODER",
+    "OWN_ENCODERS",
+    "ImageInput",
+    "build_image_encoder",
+    "own_augmentation",
+    "weights_in_checkpoint",
+]
 
 DEFAULT_ENCODER = "stacked_cnn"
 Builder = Callable[[Mapping[str, Any], tuple[int, int, int]], nn.Module]
@@ -139,3 +146,28 @@ def _torchvision(
             f"image feature {feature['name']!r}: the {name} encoder needs torchvision ({problem})"
         )
     return TorchvisionEncoder(params, shape)
+
+
+def weights_in_checkpoint(config: Mapping[str, Any]) -> dict[str, Any]:
+    """``config`` as a saved model's: pretrained image encoders marked as saved with the model.
+
+    Ludwig's ``saved_weights_in_checkpoint``: loading the model then builds the encoder without
+    fetching its pretrained weights (the model's own replace them). Other configs are unchanged.
+    """
+    out = dict(config)
+    inputs = []
+    for feature in config.get("input_features") or []:
+        encoder = feature.get("encoder") or {}
+        if feature.get("type") == "image" and encoder.get("use_pretrained"):
+            feature = {**feature, "encoder": {**encoder, "saved_weights_in_checkpoint": True}}
+        inputs.append(feature)
+    out["input_features"] = inputs
+    return out
+
+
+def own_augmentation(module: nn.Module, generator: torch.Generator) -> int:
+    """Make every image input under ``module`` augment with ``generator``; returns how many."""
+    inputs = [m for m in module.modules() if isinstance(m, ImageInput)]
+    for image_input in inputs:
+        image_input.use_generator(generator)
+    return len(inputs)
