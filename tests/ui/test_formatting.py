@@ -97,3 +97,14 @@ def test_an_alarm_pause_reads_as_words_not_rule_names() -> None:
     warn = {**alarm, "action": "warn", "message": "GPU 0 at 88°C (alarm at 88°C): warn"}
     assert "GPU 0 at 88°C (alarm at 88°C) · warning only" in fmt.alarm_banner_html([warn])
     assert fmt.state_text(RunState(status="paused", pause_reason="user")) == "paused by you"
+
+
+def test_throughput_with_its_unit_and_the_data_wait() -> None:
+    from ludwig_nb.ui.formatting import format_throughput
+
+    assert format_throughput(1234.0, "images", 0.03) == "1,234 images/s · data wait 3 %"
+    starved = format_throughput(50.0, "images", 0.4)
+    assert starved.startswith("50.0 images/s · data wait 40 % (the device waits for its data")
+    assert "in_memory: true" in starved
+    assert format_throughput(50.0, "samples", 0.4).endswith("(the device waits for its data)")
+    assert format_throughput(50.0) == "50.0 samples/s"

@@ -159,8 +159,10 @@ def weights_in_checkpoint(config: Mapping[str, Any]) -> dict[str, Any]:
     for feature in config.get("input_features") or []:
         encoder = feature.get("encoder") or {}
         if feature.get("type") == "image" and encoder.get("use_pretrained"):
-            feature = {**feature, "encoder": {**encoder, "saved_weights_in_checkpoint": True}}
-        inputs.append(feature)
+            marked = {**encoder, "saved_weights_in_checkpoint": True}
+            inputs.append({**feature, "encoder": marked})
+        else:
+            inputs.append(feature)
     out["input_features"] = inputs
     return out
 

@@ -61,7 +61,7 @@ def test_a_failing_image_names_its_row_and_file(paths, tmp_path):
 def test_a_failing_image_in_a_worker_names_its_row(paths, tmp_path, monkeypatch):
     monkeypatch.setattr(decoding, "_BLOCK_BYTES", 36 * 8)
     cells = [*paths, str(tmp_path / "gone.png")]
-    with pytest.raises(DataError, match="row 40: .*gone.png"):
+    with pytest.raises(DataError, match=r"row 40: .*gone\.png"):
         decode_cells(cells, list(range(41)), GEOMETRY, column="img", processes=2)
 
 

@@ -53,7 +53,9 @@ def test_stacked_cnn_says_when_the_layers_eat_the_image():
 
 @pytest.mark.parametrize(("size", "blocks", "bottleneck"), [(8, 5, False), (50, 16, True)])
 def test_resnet_legacy_block_counts(size, blocks, bottleneck):
-    model = LegacyResNet(_params(type="_resnet_legacy", resnet_size=size, out_channels=4), (3, 8, 8))
+    model = LegacyResNet(
+        _params(type="_resnet_legacy", resnet_size=size, out_channels=4), (3, 8, 8)
+    )
     found = [m for m in model.modules() if type(m).__name__ == "_Block"]
     assert len(found) == blocks
     assert (len(found[0].body) == 8) is bottleneck  # 3 convs, 3 norms, 2 ReLUs
@@ -97,8 +99,14 @@ def test_vit_legacy_pretrained_is_refused_by_name():
 
 def test_vit_legacy_trainable_false_freezes_it():
     vit = _feature(
-        type="_vit_legacy", use_pretrained=False, trainable=False, patch_size=8, hidden_size=16,
-        num_hidden_layers=1, num_attention_heads=2, intermediate_size=16,
+        type="_vit_legacy",
+        use_pretrained=False,
+        trainable=False,
+        patch_size=8,
+        hidden_size=16,
+        num_hidden_layers=1,
+        num_attention_heads=2,
+        intermediate_size=16,
     )
     module = build_image_encoder(vit, META)
     assert not any(p.requires_grad for p in module.encoder.parameters())

@@ -79,7 +79,9 @@ def test_crop_or_pad_pads_edges_then_crops_the_centre():
     pixels = np.arange(9, dtype=np.uint8).reshape(3, 3, 1)
     padded = reshape(pixels, Geometry(5, 5, 1, "crop_or_pad"))[0]
     assert padded[0].tolist() == [0, 0, 1, 2, 2]  # edge replication, Ludwig's padding_mode
-    cropped = reshape(np.arange(36, dtype=np.uint8).reshape(6, 6, 1), Geometry(2, 4, 1, "crop_or_pad"))
+    cropped = reshape(
+        np.arange(36, dtype=np.uint8).reshape(6, 6, 1), Geometry(2, 4, 1, "crop_or_pad")
+    )
     assert cropped[0].tolist() == [[13, 14, 15, 16], [19, 20, 21, 22]]
 
 

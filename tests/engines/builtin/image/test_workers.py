@@ -26,6 +26,5 @@ def test_a_pool_runs_every_task_once():
 
 
 def test_a_dead_worker_is_reported():
-    with WorkerPool(1) as pool:
-        with pytest.raises(WorkerLost):
-            list(pool.map("os:_exit", [(3,)]))
+    with WorkerPool(1) as pool, pytest.raises(WorkerLost):
+        list(pool.map("os:_exit", [(3,)]))
