@@ -56,7 +56,7 @@ def _base(source: Any) -> Path:
 
 
 def _prepare_frame(
-    features: list[Mapping[str, Any]], frame: pd.DataFrame, source: Any, where: str
+    features: list[Mapping[str, Any]], frame: pd.DataFrame, source: Any, where: str, check: bool
 ) -> pd.DataFrame:
     base = _base(source)
     copied = frame.copy(deep=False)
@@ -65,15 +65,19 @@ def _prepare_frame(
         if column not in copied.columns:
             continue  # the column check names it
         copied[column] = resolve_column(copied[column], base)
-        check_image_column(copied[column], column, where)
+        if check:
+            check_image_column(copied[column], column, where)
     return copied
 
 
-def prepare_image_columns(config: Mapping[str, Any], loaded: Any, source: Any) -> Any:
+def prepare_image_columns(
+    config: Mapping[str, Any], loaded: Any, source: Any, *, check: bool = True
+) -> Any:
     """``loaded`` (a frame or frames per split) with image paths resolved and every image checked.
 
-    ``source``: the dataset as given (a path, a DataFrame, or a dict of them per split). Raises
-    :class:`DataError` naming the column, rows and files of unreadable images.
+    ``source``: the dataset as given (a path, a DataFrame, or a dict of them per split).
+    ``check=False`` only resolves the paths (where the images are read on other machines).
+    Raises :class:`DataError` naming the column, rows and files of unreadable images.
     """
     features = image_inputs(config)
     if not features:
@@ -81,11 +85,11 @@ def prepare_image_columns(config: Mapping[str, Any], loaded: Any, source: Any) -
     if isinstance(loaded, dict):
         sources = source if isinstance(source, Mapping) else {}
         return {
-            name: _prepare_frame(features, frame, sources.get(name), f"{name} split")
+            name: _prepare_frame(features, frame, sources.get(name), f"{name} split", check)
             for name, frame in loaded.items()
         }
     where = str(source) if isinstance(source, str | os.PathLike) else "the dataset"
-    return _prepare_frame(features, loaded, source, where)
+    return _prepare_frame(features, loaded, source, where, check)
 
 
 def fit_image_feature(series: pd.Series, feature: Mapping[str, Any]) -> dict[str, Any]:
