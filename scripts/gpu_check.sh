@@ -5,7 +5,8 @@
 # threshold, a mixed-precision CUDA training run seen by the sampler), the fake-driver
 # suite, the two benchmarks against the real driver, and the engine's GPU speed (ms per
 # step against a hand-written CUDA loop, resident and pinned data, fp32 / AMP / compile,
-# share of step time waiting for data). Prints a summary; exits non-zero when a check
+# share of step time waiting for data), and the image pipeline's images/s and data-wait share
+# on the GPU (benchmarks/image_speed.py). Prints a summary; exits non-zero when a check
 # failed. Without a GPU every GPU part skips cleanly.
 set -u
 cd "$(dirname "$0")/.."
@@ -37,8 +38,12 @@ if command -v nvidia-smi >/dev/null; then
   run "benchmark: sample cost (real)" 120 "$PY" benchmarks/gpu_sampling.py --real
   run "benchmark: training overhead (real)" 120 "$PY" benchmarks/sampler_overhead.py --real --rounds 6
   run "benchmark: engine speed on the GPU" 300 env PYTHONPATH="$PWD" "$PY" -m benchmarks.engine_gpu
+  run "benchmark: image pipeline on the GPU" 300 env PYTHONPATH="$PWD" "$PY" -m benchmarks.image_speed \
+    --part step --device cuda --repeats 2
 else
   run "benchmark: engine speed on the GPU (skips)" 60 env PYTHONPATH="$PWD" "$PY" -m benchmarks.engine_gpu
+  run "benchmark: image pipeline on the GPU (skips)" 60 env PYTHONPATH="$PWD" "$PY" -m benchmarks.image_speed \
+    --part step --device cuda --repeats 1
   echo "(no nvidia-smi: benchmarks against the real driver skipped)"
 fi
 

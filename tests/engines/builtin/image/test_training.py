@@ -219,3 +219,12 @@ def test_a_stopped_run_resumes_with_its_image_metadata(run_engine, digits, tmp_p
     assert (
         resumed.model.metadata["features"]["image"] == stopped.model.metadata["features"]["image"]
     )
+
+
+def test_automatic_batch_sizes_probe_images_read_from_the_disk_cache(run_engine, digits):
+    image = {**IMAGE, "preprocessing": {"in_memory": False}, "augmentation": True}
+    config = _config(image, epochs=1, batch_size="auto", eval_batch_size="auto")
+    result = run_engine(config, _prepared(config, str(digits.parent / "digits200.csv")))
+    started = result.of("run_started")[0]
+    assert result.of("run_finished")[-1].status == "completed"
+    assert started.schedule.batch_size >= 1
