@@ -85,10 +85,12 @@ def infer_size(sample: Sequence[tuple[int, int, int]], prep: Mapping[str, Any]) 
         width = int(prep.get("width") or prep["height"])
     elif prep.get("infer_image_dimensions", True):
         height = min(
-            round(float(np.mean([s[0] for s in sample]))), int(prep["infer_image_max_height"])
+            round(float(np.mean([s[0] for s in sample]))),
+            int(prep.get("infer_image_max_height") or 256),
         )
         width = min(
-            round(float(np.mean([s[1] for s in sample]))), int(prep["infer_image_max_width"])
+            round(float(np.mean([s[1] for s in sample]))),
+            int(prep.get("infer_image_max_width") or 256),
         )
     else:
         height, width = sample[0][0], sample[0][1]
