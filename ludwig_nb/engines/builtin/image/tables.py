@@ -14,8 +14,8 @@ from typing import Any
 import pandas as pd
 
 from ludwig_nb.data.errors import DataError
-from ludwig_nb.engines.builtin.preprocessing.pipeline import fit_preprocessing, transform_frame
 from ludwig_nb.engines.builtin.image.feature import fit_image_feature, transform_image_feature
+from ludwig_nb.engines.builtin.preprocessing.pipeline import fit_preprocessing, transform_frame
 
 __all__ = ["fit_features", "transform_features"]
 
