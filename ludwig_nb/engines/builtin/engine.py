@@ -47,7 +47,7 @@ class BuiltinEngine(Engine):
         here if the CLI did not): the result is then its ``Prefetch`` handle, checked.
         """
         from ludwig_nb.engines.builtin import prefetch
-        from ludwig_nb.engines.builtin.image.feature import image_inputs, prepare_image_columns
+        from ludwig_nb.engines.builtin.image.capabilities import image_inputs
 
         images = bool(image_inputs(config))  # read here: the image checks need the table
         if prefetch.wanted(dataset) and not images:
@@ -62,8 +62,12 @@ class BuiltinEngine(Engine):
         from ludwig_nb.data import check_dataset
 
         loaded = check_dataset(config, dataset)
+        if not images:
+            return loaded
+        from ludwig_nb.engines.builtin.image.feature import prepare_image_columns
+
         # image paths made absolute (relative to the dataset file) and every image checked
-        return prepare_image_columns(config, loaded, dataset) if images else loaded
+        return prepare_image_columns(config, loaded, dataset)
 
     def plan(self, config: Mapping[str, Any], rows: int) -> ScheduleInfo:
         """The schedule over ``rows`` training rows at the config's batch size.

@@ -11,7 +11,7 @@ fetch them either).
 from __future__ import annotations
 
 import importlib.util
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from ludwig_nb.config.yaml_positions import KeyPath
@@ -23,6 +23,7 @@ __all__ = [
     "OWN_IMAGE_ENCODERS",
     "TORCHVISION_FAMILIES",
     "check_image_input",
+    "image_inputs",
 ]
 
 #: Ludwig's own image encoders, in plain torch here
@@ -48,6 +49,11 @@ _TORCHVISION_HINT = (
 
 #: the capabilities' reporter: ``report(path, message, *, also, engine_hint, unsupported)``
 Report = Callable[..., None]
+
+
+def image_inputs(config: Mapping[str, Any]) -> list[Mapping[str, Any]]:
+    """The config's image input features (cheap: a look at the config)."""
+    return [f for f in config.get("input_features") or [] if f.get("type") == "image"]
 
 
 def check_image_input(feature: dict[str, Any], path: KeyPath, report: Report) -> None:

@@ -20,6 +20,7 @@ import numpy as np
 import pandas as pd
 
 from ludwig_nb.data.errors import DataError
+from ludwig_nb.engines.builtin.image.capabilities import image_inputs
 from ludwig_nb.engines.builtin.image.cells import Constant, missing_mask
 from ludwig_nb.engines.builtin.image.checks import check_image_column, resolve_column
 from ludwig_nb.engines.builtin.image.decoding import Decoded, decode_cells
@@ -37,11 +38,6 @@ __all__ = [
 
 #: the missing-value strategies an image input can use
 FILL_STRATEGIES = ("bfill", "ffill", "fill_with_mode", "fill_with_const", "drop_row")
-
-
-def image_inputs(config: Mapping[str, Any]) -> list[Mapping[str, Any]]:
-    """The config's image input features."""
-    return [f for f in config.get("input_features") or [] if f.get("type") == "image"]
 
 
 def _column(feature: Mapping[str, Any]) -> str:
