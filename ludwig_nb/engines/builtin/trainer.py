@@ -255,9 +255,12 @@ class Training:
             epoch = plan.epoch_of(self.completed)
             first = epoch * plan.steps_per_epoch
             count = min(plan.steps_per_epoch, plan.total_steps - first)
+            # one copy per epoch, not one per batch; on the host for columns read from disk
+            # (their reads need the rows there: no device-to-host copy per batch)
+            where = "cpu" if s.train.lazy else s.train.device
             order = self.distributed.shard(
                 batch_order(s.train.rows, s.seed, epoch, self.trainer.get("should_shuffle", True))
-            ).to(s.train.device)  # one copy per epoch, not one per batch
+            ).to(where)
             size, begin = plan.batch_size, self.completed - first
             maker = self._batch_maker(order, size)
             # columns read at each batch (images on disk): made ahead by a bounded queue
