@@ -23,6 +23,7 @@ __all__ = [
     "conv_layer_specs",
     "conv_output_size",
     "fc_specs",
+    "image_fc_stack",
     "pair",
 ]
 
@@ -186,6 +187,33 @@ def fc_specs(params: Mapping[str, Any], prefix: str) -> list[dict[str, Any]]:
     return fc_layer_specs(plain, default_layers=1, default_size=128)
 
 
+def image_fc_stack(input_size: int, params: Mapping[str, Any], prefix: str) -> FCStack:
+    """An image encoder's FC layers, initialised as Ludwig's.
+
+    ``{prefix}weights_initializer`` (default xavier uniform), ``{prefix}bias_initializer``
+    (default zeros).
+    """
+    stack = FCStack(input_size, fc_specs(params, prefix))
+    weights = params.get(f"{prefix}weights_initializer") or "xavier_uniform"
+    bias = params.get(f"{prefix}bias_initializer") or "zeros"
+    for layer in stack.modules():
+        if isinstance(layer, nn.Linear):
+            _initialise(layer.weight, weights)
+            if layer.bias is not None:
+                _initialise(layer.bias, bias)
+    return stack
+
+
+def _initialise(tensor: torch.Tensor, name: Any) -> None:
+    kind = name.get("type") if isinstance(name, Mapping) else name
+    if kind == "zeros":
+        nn.init.zeros_(tensor)
+    elif kind == "ones":
+        nn.init.ones_(tensor)
+    elif tensor.dim() >= 2 and callable(getattr(nn.init, f"{kind}_", None)):
+        getattr(nn.init, f"{kind}_")(tensor)
+
+
 class Stacked2DCNN(nn.Module):
     """``stacked_cnn``: conv layers, flattened, FC layers; ``[batch, output_size]``.
 
@@ -211,7 +239,7 @@ class Stacked2DCNN(nn.Module):
             layers.append(layer)
         self.conv = nn.Sequential(*layers)
         flat = channels * size[0] * size[1]
-        self.fc = FCStack(flat, fc_specs(params, "fc_"))
+        self.fc = image_fc_stack(flat, params, "fc_")
         self.output_size = self.fc.output_size
 
     def forward(self, images: torch.Tensor) -> torch.Tensor:

@@ -17,8 +17,7 @@ from typing import Any
 import torch
 from torch import nn
 
-from ludwig_nb.engines.builtin.image.cnn import conv_output_size, fc_specs
-from ludwig_nb.engines.builtin.layers import FCStack
+from ludwig_nb.engines.builtin.image.cnn import conv_output_size, image_fc_stack
 
 __all__ = ["BLOCK_SIZES", "LegacyResNet"]
 
@@ -136,7 +135,7 @@ class LegacyResNet(nn.Module):
             layers.append(layer)
             out *= 2
         self.body = nn.Sequential(*layers)
-        self.fc = FCStack(current[0], fc_specs(params, ""))
+        self.fc = image_fc_stack(current[0], params, "")
         self.output_size = self.fc.output_size
 
     def forward(self, images: torch.Tensor) -> torch.Tensor:

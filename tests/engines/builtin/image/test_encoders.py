@@ -143,3 +143,13 @@ def test_the_torchvision_families_need_torchvision():
             build_image_encoder(_feature(type="resnet", use_pretrained=False), META)
     else:
         pytest.skip("torchvision loads here: tests/engines/builtin/image/test_torchvision.py")
+
+
+def test_the_fc_layers_start_as_ludwigs_zero_biases_unless_named():
+    model = Stacked2DCNN(_params(type="stacked_cnn"), (1, 16, 16))
+    linear = model.fc.blocks[0][0]
+    assert torch.count_nonzero(linear.bias) == 0
+    ones = Stacked2DCNN(_params(type="stacked_cnn", fc_bias_initializer="ones"), (1, 16, 16))
+    assert torch.all(ones.fc.blocks[0][0].bias == 1.0)
+    resnet = LegacyResNet(_params(type="_resnet_legacy", resnet_size=8), (1, 8, 8))
+    assert torch.count_nonzero(resnet.fc.blocks[0][0].bias) == 0
