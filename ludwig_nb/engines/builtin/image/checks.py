@@ -1,9 +1,10 @@
 """Every image of a column checked cheaply before any thread starts.
 
 A cell that is a path is resolved (relative to the dataset file's folder, or the working
-directory for a DataFrame) and its file is opened for its header only, plus its last bytes: a
-PNG must end with its end chunk, a JPEG with its end marker, a GIF with its trailer, so that a
-truncated download fails here and not mid-epoch. Bytes are checked the same way; arrays by shape
+directory for a DataFrame) and only its first and last bytes are read: a PNG, JPEG or GIF is told
+by its signature and must end with its end chunk, end marker or trailer, so that a truncated
+download fails here and not mid-epoch; another format is opened by Pillow for its header (and
+the same ending checks where they apply). Bytes are checked the same way; arrays by shape
 and type. Missing cells are the missing-value strategy's. The first problems are raised as one
 located :class:`DataError` (column, row, file, what to do).
 """
@@ -25,7 +26,15 @@ from ludwig_nb.engines.builtin.image.pixels import UnreadableImage, open_image
 __all__ = ["check_cell", "check_image_column", "resolve_column"]
 
 _SHOWN = 5  # problems named in the message
+_HEAD = 32  # bytes read from a file's start
 _TAIL = 64  # bytes read from a file's end
+#: the common formats, told by their first bytes (the rest: Pillow reads the header)
+_MAGIC = (
+    (b"\x89PNG\r\n\x1a\n", "PNG"),
+    (b"\xff\xd8\xff", "JPEG"),
+    (b"GIF87a", "GIF"),
+    (b"GIF89a", "GIF"),
+)
 _ENDINGS: dict[str, Callable[[bytes], bool]] = {
     "PNG": lambda tail: b"IEND" in tail[-12:],
     "JPEG": lambda tail: tail.rstrip(b"\x00\r\n\t ").endswith(b"\xff\xd9"),
@@ -47,6 +56,51 @@ def check_cell(cell: Any) -> str | None:
     kind = cell_kind(cell)
     if kind in ("missing", "pil", "constant"):
         return None
+    known, problem = False, None
+    if kind == "path":
+        known, problem = _check_file(Path(cell))
+    elif kind == "bytes":
+        data = bytes(cell)
+        known, problem = _check_known(data[:_HEAD], data[-_TAIL:], len(data))
+    return problem if known else _check_with_pillow(cell, kind)
+
+
+def _check_file(path: Path) -> tuple[bool, str | None]:
+    """``(known, problem)`` of a file from its first and last bytes.
+
+    ``known`` is False when its format is not one of the common ones (Pillow then reads its
+    header); ``problem`` None when it is fine.
+    """
+    try:
+        with open(path, "rb") as handle:
+            size = os.fstat(handle.fileno()).st_size
+            head = handle.read(_HEAD)
+            handle.seek(max(0, size - _TAIL))
+            tail = handle.read()
+    except FileNotFoundError:
+        return True, "no such file"
+    except IsADirectoryError:
+        return True, "a directory, not an image file"
+    except OSError as err:
+        return True, f"unreadable ({err.strerror or err})"
+    return _check_known(head, tail, size)
+
+
+def _check_known(head: bytes, tail: bytes, size: int) -> tuple[bool, str | None]:
+    if size == 0:
+        return True, "an empty file"
+    kind = next((name for magic, name in _MAGIC if head.startswith(magic)), None)
+    if kind is None:
+        return False, None
+    if kind == "PNG" and (len(head) < 24 or head[16:24] == bytes(8)):
+        return True, "a PNG without its size (a damaged header)"
+    ending = _ENDINGS.get(kind)
+    if ending is not None and not ending(tail):
+        return True, f"truncated (no {_END_WORDS[kind]}): re-create or re-download it"
+    return True, None
+
+
+def _check_with_pillow(cell: Any, kind: str) -> str | None:
     try:
         opened = open_image(cell)
     except UnreadableImage as err:

@@ -88,3 +88,14 @@ def test_resolve_column_leaves_other_cells_alone(tmp_path):
     assert resolved.iloc[1] == "/abs/b.png"
     assert resolved.iloc[2] is None
     assert resolved.iloc[3] is array
+
+
+def test_empty_files_and_damaged_png_headers(tmp_path, png):
+    empty = tmp_path / "empty.png"
+    empty.write_bytes(b"")
+    assert check_cell(str(empty)) == "an empty file"
+    path = png(_pixels())
+    data = bytearray(path.read_bytes())
+    data[16:24] = bytes(8)  # IHDR width and height zeroed
+    path.write_bytes(bytes(data))
+    assert "damaged header" in check_cell(str(path))
