@@ -14,7 +14,8 @@ from ludwig_nb.core.baseline import compare_to_baseline, format_comparison, head
 from ludwig_nb.core.early_stop import end_reason
 from ludwig_nb.core.formatting import format_duration
 from ludwig_nb.core.state import RunState
-from ludwig_nb.ui.curves import CurveData
+from ludwig_nb.ui.charts.curves import CurveData
+from ludwig_nb.ui.charts.svg import svg_line_chart
 from ludwig_nb.ui.formatting import (
     error_html,
     format_metric,
@@ -23,7 +24,6 @@ from ludwig_nb.ui.formatting import (
     progress_text,
 )
 from ludwig_nb.ui.resources import resources_line
-from ludwig_nb.ui.svg import svg_line_chart
 
 __all__ = [
     "baseline_lines",

@@ -9,14 +9,13 @@ its display handle with a ``text/plain`` + ``text/html`` bundle. The renderers a
 from __future__ import annotations
 
 import html
-import threading
 import time
 from collections.abc import Callable
 
 from ludwig_nb.core.state import RunState
 from ludwig_nb.core.status_text import alarm_line
 from ludwig_nb.runs.handle import RunHandle
-from ludwig_nb.ui.curves import CurveData
+from ludwig_nb.ui.charts.curves import CurveData
 from ludwig_nb.ui.eta_text import EtaText
 from ludwig_nb.ui.formatting import (
     STATUS_COLORS,
@@ -29,6 +28,7 @@ from ludwig_nb.ui.formatting import (
     progress_text,
     state_text,
 )
+from ludwig_nb.ui.run_view import RunView
 from ludwig_nb.ui.summary import summary_html, summary_text
 from ludwig_nb.ui.throughput import ThroughputMeter
 
@@ -69,7 +69,7 @@ def render_html(state: RunState, eta: str, samples_per_s: float | None) -> str:
     return body + "</div>"
 
 
-class TextView:
+class TextView(RunView):
     """Pump view that renders a run through ``update(bundle)`` (an IPython display handle).
 
     It reads the run's one state and ETA (:class:`~ludwig_nb.runs.handle.RunHandle`) and
@@ -88,33 +88,17 @@ class TextView:
         min_interval: float = 1.0,
         final: Callable[[dict[str, str]], None] | None = None,
     ) -> None:
-        self.run = run
+        super().__init__(run)
         self._update = update
         self._final = final or update
         self._clock = clock
         self.min_interval = min_interval
-        self._subscription = run.subscribe()
         self.curves = CurveData()
         self.eta = EtaText(run, min_interval)
         self.throughput = ThroughputMeter()
-        self._closed = threading.Event()
         self._last_text = ""
         self._last_time: float | None = None
         self.updates = 0
-
-    @property
-    def state(self) -> RunState:
-        """The run's state as of the last event this view drew (the run's own object)."""
-        return self._subscription.state
-
-    @property
-    def closed(self) -> bool:
-        """Whether the view froze (its run ended) and needs no more frames."""
-        return self._closed.is_set()
-
-    def wait_closed(self, timeout: float | None = None) -> bool:
-        """Wait up to ``timeout`` s (None: forever) for the view to close; True when it did."""
-        return self._closed.wait(timeout)
 
     def refresh(self, now: float) -> None:
         """Reduce the new events; show the new text once ``min_interval`` s passed.
@@ -123,7 +107,7 @@ class TextView:
         """
         if self._closed.is_set():
             return
-        for event in self._subscription.drain():
+        for event in self._drain():
             self.curves.observe(event)
             self.throughput.observe(event)
         final = self.state.is_final
@@ -146,7 +130,6 @@ class TextView:
             self.updates += 1
 
     def _finish(self) -> None:
-        self._subscription.close()
         self._final(
             {
                 "text/plain": summary_text(self.state),
@@ -161,4 +144,4 @@ class TextView:
             }
         )
         self.updates += 1
-        self._closed.set()
+        self._close()

@@ -77,8 +77,8 @@ def test_ludwig_config_in_colab_blocks_pumps_and_interrupt_stops(
     colab_shell: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from ludwig_nb.ui import show
+    from ludwig_nb.ui.charts.svg_widgets import SvgCurveChart
     from ludwig_nb.ui.pump import Pump
-    from ludwig_nb.ui.svg_charts import SvgCurveChart
 
     probes: list[InterruptAfterFrames] = []
 

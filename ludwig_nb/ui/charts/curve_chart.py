@@ -29,8 +29,8 @@ import bqplot as bq
 import ipywidgets as widgets
 
 from ludwig_nb.core.ticks import log_ticks, nice_ticks
-from ludwig_nb.ui.curves import SMOOTHED, Curve
-from ludwig_nb.ui.svg import CURVE_COLORS
+from ludwig_nb.ui.charts.curves import SMOOTHED, Curve
+from ludwig_nb.ui.charts.svg import CURVE_COLORS
 
 __all__ = ["TICK_FORMAT", "X_LABELS", "CurveChart", "Writes"]
 

@@ -1,9 +1,10 @@
 """Live charts drawn server-side: SVG inside a core ``ipywidgets.HTML`` (no custom widget).
 
 Drop-in replacements for the bqplot charts where custom widgets do not render (Colab
-without its CDN widget manager): :class:`SvgCurveChart` has :class:`~ludwig_nb.ui.charts.
-CurveChart`'s interface (``figure``, ``writes``, ``scale_writes``) and :class:`SvgTimeline`
-has the ``%gpu_watch`` timeline's (``figure``, ``writes``). Like them, they never write a
+without its CDN widget manager): :class:`SvgCurveChart` has
+:class:`~ludwig_nb.ui.charts.curve_chart.CurveChart`'s interface (``figure``, ``writes``,
+``scale_writes``) and :class:`SvgTimeline` has the ``%gpu_watch`` timeline's (``figure``,
+``writes``). Like them, they never write a
 trait themselves: they return the writes the view applies in its one batch per frame.
 
 A redraw sends the whole SVG (a few kilobytes: curves are already downsampled), so each
@@ -19,8 +20,8 @@ from typing import Any
 
 import ipywidgets as widgets
 
-from ludwig_nb.ui.curves import Curve
-from ludwig_nb.ui.svg import svg_line_chart
+from ludwig_nb.ui.charts.curves import Curve
+from ludwig_nb.ui.charts.svg import svg_line_chart
 
 __all__ = ["SvgCurveChart", "SvgTimeline"]
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import ipywidgets as widgets
 
-from ludwig_nb.ui.svg_charts import SvgCurveChart, SvgTimeline
+from ludwig_nb.ui.charts.svg_widgets import SvgCurveChart, SvgTimeline
 from tests.ui.conftest import FakeClock, gpu_sample
 
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ludwig_nb.core import events as ev
-from ludwig_nb.ui.curves import CurveData
+from ludwig_nb.ui.charts.curves import CurveData
 from tests.ui.conftest import T0, evaluation, steps
 
 
