@@ -1,0 +1,141 @@
+"""Pre-flight: a short pilot's events costed over the full run's plan; a real pilot too."""
+
+from __future__ import annotations
+
+import pytest
+
+from ludwig_nb.core import events as ev
+from ludwig_nb.engines.base import Engine
+from ludwig_nb.runs import preflight
+from ludwig_nb.runs.preflight import Prediction, estimate, predict_from_pilot
+from tests.runs.conftest import ab_config, ab_frame
+
+PILOT = ev.ScheduleInfo(total_steps=40, steps_per_epoch=40, epochs=1, batch_size=16)
+FULL = ev.ScheduleInfo(
+    total_steps=400,
+    steps_per_epoch=40,
+    epochs=10,
+    epoch_starts=tuple(range(0, 400, 40)),
+    evaluations_after=tuple(range(39, 400, 40)),
+    checkpoints_after=tuple(range(39, 400, 40)),
+    batch_size=16,
+)
+
+
+class Planner(Engine):
+    """An engine whose plan the test sets; it records what it was asked to plan."""
+
+    name = "planner"
+
+    def __init__(self):
+        self.asked = []
+
+    def plan(self, config, rows):
+        self.asked.append((config["trainer"]["batch_size"], rows))
+        return FULL
+
+    def check(self, config):
+        pass
+
+    def prepare_data(self, config, dataset):
+        return dataset
+
+    def warm_up(self):
+        pass
+
+    def fit(self, job, emit, control):
+        return None
+
+    def load(self, folder, manifest):
+        raise NotImplementedError
+
+
+def _pilot_events():
+    """Preprocessing 2 s, 40 steps of 0.1 s, an evaluation of 0.5 s, a checkpoint of 0.2 s."""
+    events = [
+        ev.PhaseChanged(time=8.0, phase="preprocessing"),
+        ev.RunStarted(
+            time=10.0, run_id="p", name="pilot", engine="planner", device="cpu", schedule=PILOT
+        ),
+    ]
+    events += [
+        ev.StepFinished(
+            time=10.1 + 0.1 * k, step=k, epoch=0, start_time=10.0 + 0.1 * k, batch_size=16, loss=1.0
+        )
+        for k in range(40)
+    ]
+    events += [
+        ev.EvaluationFinished(time=14.5, step=39, epoch=0, start_time=14.0, metrics={}),
+        ev.CheckpointSaved(time=14.7, step=39, start_time=14.5, path="c"),
+        ev.RunFinished(time=15.0, status="completed", step=40),
+    ]
+    return events
+
+
+class _PilotRun:
+    status = "completed"
+
+    def __init__(self, events):
+        self.events = events
+
+
+def test_the_pilot_is_costed_over_the_engines_plan_of_the_full_run():
+    engine = Planner()
+    rendered = {"trainer": {"batch_size": "auto", "early_stop": 5}}
+    prediction = predict_from_pilot(_PilotRun(_pilot_events()), rendered, engine)
+    # the engine planned the full run at the pilot's batch size, over the pilot's epoch of rows
+    assert engine.asked == [(16, 40 * 16)]
+    assert prediction.schedule is FULL
+    assert prediction.step_s == pytest.approx(0.1)
+    assert prediction.breakdown["preprocessing"] == pytest.approx(2.0)
+    assert prediction.breakdown["final_save"] == pytest.approx(0.3)
+    # 400 steps of 0.1 s, 10 evaluations of 0.5 s, 10 checkpoints of 0.2 s, 2 s + 0.3 s once
+    assert prediction.total_s == pytest.approx(400 * 0.1 + 10 * 0.5 + 10 * 0.2 + 2.3, rel=0.05)
+    assert prediction.low_s <= prediction.total_s <= prediction.high_s
+    assert (prediction.pilot_steps, prediction.pilot_s) == (40, pytest.approx(7.0))
+    assert prediction.early_stopping  # early_stop 5: the total is an upper bound
+    assert "an upper bound" in str(prediction) and "400 steps (10 epochs)" in str(prediction)
+    assert "<table>" in prediction._repr_html_()
+
+
+def test_without_early_stopping_the_total_is_not_a_bound():
+    rendered = {"trainer": {"batch_size": 16, "early_stop": -1}}
+    prediction = predict_from_pilot(_PilotRun(_pilot_events()), rendered, Planner())
+    assert not prediction.early_stopping and "upper bound" not in str(prediction)
+
+
+def test_the_pilot_config_trains_a_few_steps_checkpoints_once_and_watches_no_gpu():
+    rendered = {"trainer": {"epochs": 100, "early_stop": 5}, "gpu_watch": {"enabled": True}}
+    pilot = preflight._pilot_config(rendered, 12)
+    assert pilot["trainer"] == {
+        "epochs": 100,
+        "train_steps": 12,
+        "steps_per_checkpoint": 12,
+        "checkpoints_per_epoch": 0,
+        "early_stop": -1,
+    }
+    assert pilot["gpu_watch"] == {"enabled": False}
+    assert rendered["trainer"] == {"epochs": 100, "early_stop": 5}  # the caller's is unchanged
+
+
+def test_a_pilot_that_does_not_complete_is_an_error_naming_why(monkeypatch):
+    class Failed:
+        status = "failed"
+
+        class state:
+            error = "boom at step 3"
+
+    monkeypatch.setattr(preflight, "pilot_run", lambda *a, **k: Failed())
+    with pytest.raises(RuntimeError, match="the pilot run did not complete: boom at step 3"):
+        estimate(ab_config("{epochs: 2, batch_size: 16}"), ab_frame(100), engine="builtin")
+
+
+def test_a_real_pilot_predicts_the_run_from_its_own_steps():
+    config = ab_config("{epochs: 3, batch_size: 16, early_stop: -1}")
+    prediction = estimate(config, ab_frame(200), pilot_steps=15)
+    assert isinstance(prediction, Prediction)
+    assert prediction.pilot_steps == 15
+    assert prediction.schedule.epochs == 3 and prediction.schedule.batch_size == 16
+    assert prediction.schedule.total_steps == 3 * prediction.schedule.steps_per_epoch
+    assert 0 < prediction.low_s <= prediction.total_s <= prediction.high_s
+    assert set(prediction.breakdown) >= {"preprocessing", "final_save"}
