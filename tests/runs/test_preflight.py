@@ -5,10 +5,9 @@ from __future__ import annotations
 import pytest
 
 from ludwig_nb.core import events as ev
-from ludwig_nb.engines.base import Engine
 from ludwig_nb.runs import preflight
 from ludwig_nb.runs.preflight import Prediction, estimate, predict_from_pilot
-from tests.runs.conftest import ab_config, ab_frame
+from tests.runs.conftest import BareEngine, ab_config, ab_frame
 
 PILOT = ev.ScheduleInfo(total_steps=40, steps_per_epoch=40, epochs=1, batch_size=16)
 FULL = ev.ScheduleInfo(
@@ -22,7 +21,7 @@ FULL = ev.ScheduleInfo(
 )
 
 
-class Planner(Engine):
+class Planner(BareEngine):
     """An engine whose plan the test sets; it records what it was asked to plan."""
 
     name = "planner"
@@ -33,21 +32,6 @@ class Planner(Engine):
     def plan(self, config, rows):
         self.asked.append((config["trainer"]["batch_size"], rows))
         return FULL
-
-    def check(self, config):
-        pass
-
-    def prepare_data(self, config, dataset):
-        return dataset
-
-    def warm_up(self):
-        pass
-
-    def fit(self, job, emit, control):
-        return None
-
-    def load(self, folder, manifest):
-        raise NotImplementedError
 
 
 def _pilot_events():
