@@ -47,6 +47,14 @@ class Loaded:
     path: Path
 
 
+def quiet_transformers() -> None:
+    """Turn off transformers' progress bars (loading, saving): a run's thread never prints,
+    its dashboard says what it does."""
+    from transformers.utils import logging as hf_logging
+
+    hf_logging.disable_progress_bar()
+
+
 def load_tokenizer(path: Path, trust_remote_code: bool = False) -> Any:
     """The tokenizer in ``path``; a pad token is set to end-of-sequence when it has none.
 
@@ -54,6 +62,7 @@ def load_tokenizer(path: Path, trust_remote_code: bool = False) -> Any:
     """
     from transformers import AutoTokenizer
 
+    quiet_transformers()
     tokenizer = AutoTokenizer.from_pretrained(
         str(path), local_files_only=True, trust_remote_code=trust_remote_code
     )
