@@ -142,7 +142,11 @@ def enable_gradient_checkpointing(model: Any) -> None:
     Inputs require grad so that a frozen embedding (an adapter run) still lets gradients reach
     the checkpointed blocks.
     """
-    model.gradient_checkpointing_enable(gradient_checkpointing_kwargs={"use_reentrant": False})
+    options = {"use_reentrant": False}
+    if hasattr(model, "activation_checkpointing_enable"):  # its name since transformers 5.x
+        model.activation_checkpointing_enable(activation_checkpointing_kwargs=options)
+    else:
+        model.gradient_checkpointing_enable(gradient_checkpointing_kwargs=options)
     model.config.use_cache = False
     if hasattr(model, "enable_input_require_grads"):
         model.enable_input_require_grads()
@@ -168,6 +172,7 @@ def adapter_config(section: Mapping[str, Any], model: Any, total_steps: int) -> 
             "bias": str(section.get("bias_type") or "none"),
             "target_modules": _targets(section, model, "lora"),
         }
+        lora["fan_in_fan_out"] = _transposed(model, lora["target_modules"])
         if kind == "lora":
             lora.update(
                 use_rslora=bool(section.get("use_rslora")), use_dora=bool(section.get("use_dora"))
@@ -179,7 +184,8 @@ def adapter_config(section: Mapping[str, Any], model: Any, total_steps: int) -> 
             **common,
             target_modules=_targets(section, model, "ia3"),
             feedforward_modules=section.get("feedforward_modules"),
-            fan_in_fan_out=bool(section.get("fan_in_fan_out")),
+            fan_in_fan_out=bool(section.get("fan_in_fan_out"))
+            or _transposed(model, _targets(section, model, "ia3")),
             modules_to_save=section.get("modules_to_save"),
             init_ia3_weights=bool(section.get("init_ia3_weights", True)),
         )
@@ -219,6 +225,19 @@ def _targets(section: Mapping[str, Any], model: Any, kind: str) -> Any:
     }[kind]
     found = table.get(getattr(model.config, "model_type", ""))
     return list(found) if found else "all-linear"
+
+
+def _transposed(model: Any, targets: Any) -> bool:
+    """Whether the targeted layers store their weight transposed (transformers' ``Conv1D``,
+    GPT-2's family): PEFT must then be told ``fan_in_fan_out``."""
+    from transformers.pytorch_utils import Conv1D
+
+    def targeted(name: str) -> bool:
+        if targets == "all-linear":
+            return True
+        return any(name == t or name.endswith(f".{t}") for t in targets)
+
+    return any(isinstance(m, Conv1D) and targeted(n) for n, m in model.named_modules())
 
 
 def wrap_adapter(model: Any, section: Mapping[str, Any] | None, total_steps: int) -> Any:

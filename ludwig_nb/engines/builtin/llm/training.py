@@ -189,7 +189,8 @@ class LlmTraining:
             )
             _neftune(self.model, self.config)
             self.trainable = [p for p in self.model.parameters() if p.requires_grad]
-            rate = float(self.trainer.get("learning_rate") or 0.0002)
+            given = self.trainer.get("learning_rate")
+            rate = 0.0002 if given is None else float(given)  # Ludwig's LLM default
             self.optimizer = build_optimizer(
                 self.trainable, self.trainer.get("optimizer") or {}, rate
             )
@@ -362,7 +363,11 @@ class LlmTraining:
     ) -> torch.Tensor:
         on_device = {k: v.to(self.device) for k, v in batch.items()}
         with self.precision.autocast():
-            loss = self.model(**on_device).loss
+            out = self.model(**on_device)
+        # rows whose target a length limit cut away have nothing to learn (the loss would be
+        # 0/0): a zero loss keeps the step (and its optimizer step) in place
+        targets = bool((on_device["labels"][:, 1:] != -100).any())
+        loss = out.loss if targets else out.logits.sum() * 0.0
         strength = float(self.trainer.get("regularization_lambda") or 0.0)
         extra = penalty(self.model, self.trainer.get("regularization_type"), strength)
         total = loss if extra is None else loss + extra
