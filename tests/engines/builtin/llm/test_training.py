@@ -193,3 +193,23 @@ def test_truncation_is_counted_not_silent(tiny_llm, run_engine):
     assert counted.splits["training"]["longest"] == 8
     assert counted.splits["training"]["truncated"] > 0
     assert counted.splits["training"]["longest_before"] > 8
+
+
+def test_a_local_base_model_never_opens_a_connection(tiny_llm, run_engine, monkeypatch):
+    import socket
+
+    tried = []
+
+    def refuse(self, address):
+        tried.append(address)
+        raise ConnectionRefusedError("no network in this test")
+
+    monkeypatch.delenv("HF_HUB_OFFLINE", raising=False)
+    monkeypatch.delenv("TRANSFORMERS_OFFLINE", raising=False)
+    monkeypatch.setattr(socket.socket, "connect", refuse)
+    monkeypatch.setattr(socket.socket, "connect_ex", refuse)
+    config = llm_config(tiny_llm("qwen2"), adapter={"type": "lora", "r": 4})
+    result = run_engine(config, sentiment_frame(32))
+    result.model.predict(sentiment_frame(2))
+    assert result.of("run_finished")[0].status == "completed"
+    assert tried == []
