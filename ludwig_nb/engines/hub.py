@@ -97,14 +97,14 @@ def _progress_class(progress: Callable[[int, int], None] | None) -> Any:
     """A tqdm class that reports to ``progress`` and prints nothing (None: no reports)."""
     from tqdm.auto import tqdm
 
-    class Reporting(tqdm):  # type: ignore[misc,type-arg]  # tqdm is untyped
+    class Reporting(tqdm):  # type: ignore[misc]  # tqdm is untyped
         def __init__(self, *args: Any, **kwargs: Any) -> None:
             kwargs["disable"] = False
             kwargs["file"] = open(os.devnull, "w")  # noqa: SIM115  # closed in close()
             super().__init__(*args, **kwargs)
 
         def update(self, n: float | None = 1) -> bool | None:
-            out = super().update(n)
+            out: bool | None = super().update(n)
             if progress is not None and self.total:
                 progress(int(self.n), int(self.total))
             return out

@@ -93,7 +93,7 @@ def texts(
     targets = None
     if with_targets:
         column = frame[output_name(config)]
-        targets = ["" if v is None or v != v else str(v) for v in column]
+        targets = ["" if pd.isna(v) else str(v) for v in column]
     return SplitText(
         prompts, targets, encode_rows(tokenizer, prompts, targets, length_limits(config))
     )

@@ -37,10 +37,10 @@ class Answers:
 
 
 def generation_config(section: Mapping[str, Any] | None, tokenizer: Any) -> Any:
-    """transformers' ``GenerationConfig`` for Ludwig's ``generation`` section."""
+    """Transformers' ``GenerationConfig`` for Ludwig's ``generation`` section."""
     from transformers import GenerationConfig
 
-    known = set(GenerationConfig().to_dict())
+    known = set(GenerationConfig().to_dict())  # type: ignore[no-untyped-call]
     kwargs = {k: v for k, v in dict(section or {}).items() if k in known and v is not None}
     if kwargs.get("max_new_tokens"):
         kwargs.pop("max_length", None)  # max_new_tokens wins, as in transformers
@@ -50,7 +50,7 @@ def generation_config(section: Mapping[str, Any] | None, tokenizer: Any) -> Any:
     if not kwargs.get("do_sample"):  # greedy or beams: sampling knobs would only warn
         for key in ("temperature", "top_k", "top_p", "typical_p"):
             kwargs.pop(key, None)
-    return GenerationConfig(**kwargs)
+    return GenerationConfig(**kwargs)  # type: ignore[no-untyped-call]
 
 
 def generate(
@@ -73,7 +73,8 @@ def generate(
     try:
         for start in range(0, len(order), batch_size):
             rows = order[start : start + batch_size]
-            for r, answer in zip(rows, _batch(model, tokenizer, prompts, rows, config, device)):
+            answers = _batch(model, tokenizer, prompts, rows, config, device)
+            for r, answer in zip(rows, answers, strict=True):
                 found[r] = answer
     finally:
         model.train(was_training)

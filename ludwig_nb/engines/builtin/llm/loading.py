@@ -48,11 +48,13 @@ class Loaded:
 
 
 def quiet_transformers() -> None:
-    """Turn off transformers' progress bars (loading, saving): a run's thread never prints,
-    its dashboard says what it does."""
+    """Turn off transformers' progress bars (loading, saving).
+
+    A run's thread never prints; its dashboard says what it does.
+    """
     from transformers.utils import logging as hf_logging
 
-    hf_logging.disable_progress_bar()
+    hf_logging.disable_progress_bar()  # type: ignore[no-untyped-call]
 
 
 def load_tokenizer(path: Path, trust_remote_code: bool = False) -> Any:
@@ -72,11 +74,11 @@ def load_tokenizer(path: Path, trust_remote_code: bool = False) -> Any:
 
 
 def quantization_config(section: Mapping[str, Any]) -> Any:
-    """bitsandbytes' config for Ludwig's ``quantization`` section (bits 4 or 8)."""
+    """Bitsandbytes' config for Ludwig's ``quantization`` section (bits 4 or 8)."""
     from transformers import BitsAndBytesConfig
 
     bits = int(section.get("bits") or 4)
-    return BitsAndBytesConfig(
+    return BitsAndBytesConfig(  # type: ignore[no-untyped-call]
         load_in_4bit=bits == 4,
         load_in_8bit=bits == 8,
         llm_int8_threshold=float(section.get("llm_int8_threshold", 6.0)),
@@ -121,11 +123,11 @@ def load_base(
     if quantization:
         from peft import prepare_model_for_kbit_training
 
-        model = prepare_model_for_kbit_training(
+        model = prepare_model_for_kbit_training(  # type: ignore[no-untyped-call]
             model, use_gradient_checkpointing=gradient_checkpointing
         )
     else:
-        model = model.to(device)
+        model = model.to(device)  # type: ignore[arg-type]  # a torch device is what it takes
     if gradient_checkpointing:
         enable_gradient_checkpointing(model)
     return model
@@ -219,17 +221,20 @@ def _targets(section: Mapping[str, Any], model: Any, kind: str) -> Any:
         return list(given)
     from peft.utils import constants
 
-    table = {
+    tables: dict[str, Any] = {
         "lora": constants.TRANSFORMERS_MODELS_TO_LORA_TARGET_MODULES_MAPPING,
         "ia3": constants.TRANSFORMERS_MODELS_TO_IA3_TARGET_MODULES_MAPPING,
-    }[kind]
+    }
+    table = tables[kind]
     found = table.get(getattr(model.config, "model_type", ""))
     return list(found) if found else "all-linear"
 
 
 def _transposed(model: Any, targets: Any) -> bool:
-    """Whether the targeted layers store their weight transposed (transformers' ``Conv1D``,
-    GPT-2's family): PEFT must then be told ``fan_in_fan_out``."""
+    """Whether the targeted layers store their weight transposed.
+
+    transformers' ``Conv1D`` (GPT-2's family): PEFT must then be told ``fan_in_fan_out``.
+    """
     from transformers.pytorch_utils import Conv1D
 
     def targeted(name: str) -> bool:

@@ -9,9 +9,10 @@ A saved model folder follows Ludwig's layout where it can::
       base_model.json               the base model: the config's name, the folder it loaded
                                     from, and a fingerprint of its files
       model_weights/                the adapter (PEFT's adapter_config.json and
-                                    adapter_model.safetensors, as Ludwig saves it), or the whole
-                                    model and tokenizer (full fine-tuning, or an adapter merged
-                                    into its base: ``adapter.postprocessor.merge_adapter_into_base_model``)
+                                    adapter_model.safetensors, as Ludwig saves it), or the
+                                    whole model and tokenizer (full fine-tuning, or an
+                                    adapter merged into its base when
+                                    adapter.postprocessor.merge_adapter_into_base_model)
 
 The base model is referenced, not copied: loading finds it again (the same folder, or the
 hub id in the cache) and refuses a base whose fingerprint changed.
@@ -172,9 +173,11 @@ def _metadata(config: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def base_fingerprint(folder: Path) -> str:
-    """A fingerprint of a model folder: sha256 over its config and each weight file's size,
-    first and last MiB (cheap for a many-gigabyte model; any re-save or re-download of other
-    weights changes it)."""
+    """A fingerprint of a model folder (a hex sha256).
+
+    Over its config and each weight file's name, size, first and last MiB: cheap for a
+    many-gigabyte model, and other weights in the same place change it.
+    """
     digest = hashlib.sha256()
     config = folder / "config.json"
     if config.is_file():

@@ -9,6 +9,7 @@ template, Ludwig's zero-shot template is used; with neither, the input text is t
 from __future__ import annotations
 
 import json
+import math
 import string
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -118,6 +119,6 @@ def build_prompts(frame: pd.DataFrame, prompt: Mapping[str, Any], input_name: st
 
 def _text(value: Any) -> str:
     """A cell as text; a missing cell is the empty string (Ludwig's ``fill_value: ""``)."""
-    if value is None or (isinstance(value, float) and value != value):
+    if value is None or (isinstance(value, float) and math.isnan(value)):
         return ""
     return str(value)

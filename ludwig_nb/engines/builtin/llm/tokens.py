@@ -92,10 +92,10 @@ def encode_rows(
     )
     eos = [tokenizer.eos_token_id] if targets is not None else []
     rows, prompt_lengths, full, cut = [], [], [], 0
-    for p, t in zip(prompt_ids, target_ids, strict=True):
-        whole = len(p) + len(t) + len(eos)
-        p = p[:prompt_limit] if prompt_limit else p
-        t = t[:target_limit] if target_limit else t
+    for prompt, target in zip(prompt_ids, target_ids, strict=True):
+        whole = len(prompt) + len(target) + len(eos)
+        p = prompt[:prompt_limit] if prompt_limit else prompt
+        t = target[:target_limit] if target_limit else target
         row = p + t + eos
         if whole_limit and len(row) > whole_limit:
             row = row[:whole_limit]

@@ -40,7 +40,7 @@ from ludwig_nb.engines.builtin.memory import oom_recovery_enabled
 from ludwig_nb.engines.builtin.optim import build_optimizer, clip_gradients, penalty
 from ludwig_nb.engines.builtin.schedule import LearningRate, Plan, plan_training
 
-__all__ = ["LlmTraining", "SAMPLES_SHOWN"]
+__all__ = ["SAMPLES_SHOWN", "LlmTraining"]
 
 log = logging.getLogger(__name__)
 
@@ -376,7 +376,8 @@ class LlmTraining:
         (scaler.scale(scaled) if scaler is not None else scaled).backward()
         if sync:
             self._optimizer_step()
-        return loss.detach()
+        detached: torch.Tensor = loss.detach()
+        return detached
 
     def _optimizer_step(self) -> None:
         scaler = self.precision.scaler
@@ -605,7 +606,7 @@ def _neftune(model: Any, config: dict[str, Any]) -> None:
     alpha = float((config.get("model_parameters") or {}).get("neftune_noise_alpha") or 0)
     if alpha <= 0:
         return
-    from transformers.trainer_utils import neftune_post_forward_hook
+    from transformers.integrations.neftune import neftune_post_forward_hook
 
     embeddings = model.get_input_embeddings()
     embeddings.neftune_noise_alpha = alpha
