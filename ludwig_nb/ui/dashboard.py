@@ -361,7 +361,10 @@ class Dashboard:
         sample = latest.gpu(index) if latest is not None and index is not None else None
         if sample is None:
             return None
-        return sample.process_memory if sample.process_memory is not None else sample.memory_used
+        used: int | None = (
+            sample.process_memory if sample.process_memory is not None else sample.memory_used
+        )
+        return used
 
     def _eta_html(self, state: RunState) -> str:
         return html.escape(eta_line(state, self.eta.text))
