@@ -52,9 +52,15 @@ def quiet_transformers() -> None:
 
     A run's thread never prints; its dashboard says what it does.
     """
+    import warnings
+
     from transformers.utils import logging as hf_logging
 
     hf_logging.disable_progress_bar()  # type: ignore[no-untyped-call]
+    # PEFT 0.21 reads transformers 5's deprecated alias on every adapter it wraps: noise
+    warnings.filterwarnings(
+        "ignore", message="`is_gradient_checkpointing` is deprecated", category=FutureWarning
+    )
 
 
 def load_tokenizer(path: Path, trust_remote_code: bool = False) -> Any:
