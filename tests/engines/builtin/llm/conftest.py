@@ -36,3 +36,14 @@ def llm_config(base: Path, **sections: Any) -> dict[str, Any]:
         **sections,
     }
     return render(config)
+
+
+@pytest.fixture
+def run_engine(run_engine):
+    """The engine runner, on ``LUDWIG_NB_LLM_DEVICE`` when set (scripts/gpu_check.sh: cuda)."""
+    import os
+
+    device = os.environ.get("LUDWIG_NB_LLM_DEVICE")
+    if not device:
+        return run_engine
+    return lambda *args, **job: run_engine(*args, **{"device": device, **job})
