@@ -84,3 +84,12 @@ def test_a_run_that_is_not_an_llm_shows_nothing():
     assert llm_panel_html(RunState()) == ""
     plain = ev.StepFinished(time=1.0, step=0, epoch=0, start_time=0.5, batch_size=4, loss=1.0)
     assert reduce_all([plain]).tokens_seen == 0
+
+
+def test_the_text_view_leads_with_tokens_per_second():
+    from ludwig_nb.ui.text_view import render_html, render_text
+
+    state = reduce_all(EVENTS[:4])
+    line = render_text(state, "1 min", 16.0, (200.0, 300.0))
+    assert "200 tokens/s (300 padded) · 16.0 samples/s" in line
+    assert "922k of 135M parameters train" in render_html(state, "1 min", 16.0, (200.0, 300.0))
