@@ -64,6 +64,9 @@ def render(data: Mapping[str, object], ctx: Ctx) -> dict[str, object]:
         if key == "defaults":
             out["defaults"] = rendered_defaults
         spec = top.field(key)
+        if key == "defaults" and model_type == "llm" and spec is not None:
+            # an LLM's defaults are its own section (text: passthrough), not ECD's
+            out["defaults"] = spec.check(config.get("defaults") or {}, ("defaults",), ctx)
         if key in ("model_type", "input_features", "output_features", "defaults") or spec is None:
             continue
         if key == "ludwig_version":
