@@ -74,8 +74,8 @@ def render(data: Mapping[str, object], ctx: Ctx) -> dict[str, object]:
         elif key in config:
             with ctx.muted(_read_by_search(config[key]) if key == "hyperopt" else []):
                 out[key] = spec.check(config[key], (key,), ctx)
-        elif key in ("hyperopt", "quantization"):
-            # Ludwig renders neither unless written (its schema's "disabled" choice: null)
+        elif key in ("hyperopt", "quantization", "model_parameters"):
+            # Ludwig renders none of them unless written (its schema's "disabled" choice: null)
             out[key] = None
         elif getattr(spec, "has_default", False):
             out[key] = spec.default()
