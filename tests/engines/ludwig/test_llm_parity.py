@@ -38,9 +38,8 @@ def _config(base: Path, **extra: Any) -> dict[str, Any]:
             ],
             "output_features": [{"name": "label", "type": "text"}],
             "prompt": {"template": "Review: {review}\nSentiment:"},
-            # Ludwig's generation defaults (sampling at temperature 0.1): with do_sample false,
-            # Ludwig 0.11 under transformers 5 cannot save its model (temperature set)
-            "generation": {"max_new_tokens": 4},
+            # greedy: the Ludwig engine clears the sampling-only settings for Ludwig 0.11
+            "generation": {"max_new_tokens": 4, "do_sample": False},
             "trainer": {
                 "type": "finetune",
                 "epochs": 1,
