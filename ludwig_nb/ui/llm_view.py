@@ -35,7 +35,8 @@ def _parameters(llm: Mapping[str, Any]) -> str:
     if not isinstance(trainable, int) or not isinstance(total, int) or total <= 0:
         return ""
     share = 100.0 * trainable / total
-    return f"{_count(trainable)} of {_count(total)} parameters train ({share:.2g} %)"
+    shown = f"{share:.0f}" if share >= 10 else f"{share:.2g}"
+    return f"{_count(trainable)} of {_count(total)} parameters train ({shown} %)"
 
 
 def _lengths(state: RunState) -> str:

@@ -93,3 +93,10 @@ def test_the_text_view_leads_with_tokens_per_second():
     line = render_text(state, "1 min", 16.0, (200.0, 300.0))
     assert "200 tokens/s (300 padded) · 16.0 samples/s" in line
     assert "922k of 135M parameters train" in render_html(state, "1 min", 16.0, (200.0, 300.0))
+
+
+def test_a_full_fine_tune_trains_all_its_parameters():
+    described = ev.ModelDescribed(
+        time=0.0, base_model="m", architecture="llama", trainable=123_200, total=123_200
+    )
+    assert "123k of 123k parameters train (100 %)" in llm_facts_html(reduce_all([described]))
