@@ -25,7 +25,7 @@ import torch
 from ludwig_nb.core import events as ev
 from ludwig_nb.core.control import Control, StopRequested
 from ludwig_nb.core.ludwig_results import evaluation_frequency
-from ludwig_nb.core.rundir import write_json_atomic
+from ludwig_nb.store.rundir import write_json_atomic
 from ludwig_nb.engines.base import Emit, TrainJob, job_seed
 from ludwig_nb.engines.builtin.checkpoint import BEST, LATEST, load_checkpoint, save_checkpoint
 from ludwig_nb.engines.builtin.device import Precision, batch_order, resolve_device
