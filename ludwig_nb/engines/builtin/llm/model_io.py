@@ -134,8 +134,8 @@ class LlmModel:
 
     def save(self, path: str | Path) -> Path:
         """Save under ``path`` (see the module docstring); returns the folder."""
-        from ludwig_nb.store.rundir import write_json_atomic
         from ludwig_nb.engines.manifest import write_manifest
+        from ludwig_nb.store.rundir import write_json_atomic
 
         folder = Path(path)
         folder.mkdir(parents=True, exist_ok=True)

@@ -25,7 +25,6 @@ import torch
 from ludwig_nb.core import events as ev
 from ludwig_nb.core.control import Control, StopRequested
 from ludwig_nb.core.ludwig_results import evaluation_frequency
-from ludwig_nb.store.rundir import write_json_atomic
 from ludwig_nb.engines.base import Emit, TrainJob, job_seed
 from ludwig_nb.engines.builtin.checkpoint import BEST, LATEST, load_checkpoint, save_checkpoint
 from ludwig_nb.engines.builtin.device import Precision, batch_order, resolve_device
@@ -39,6 +38,7 @@ from ludwig_nb.engines.builtin.llm.tokens import Encoded, collate, padded_tokens
 from ludwig_nb.engines.builtin.memory import oom_recovery_enabled
 from ludwig_nb.engines.builtin.optim import build_optimizer, clip_gradients, penalty
 from ludwig_nb.engines.builtin.schedule import LearningRate, Plan, plan_training
+from ludwig_nb.store.rundir import write_json_atomic
 
 __all__ = ["SAMPLES_SHOWN", "LlmTraining"]
 
