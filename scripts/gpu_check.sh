@@ -5,7 +5,8 @@
 # threshold, a mixed-precision CUDA training run seen by the sampler), the fake-driver
 # suite, the two benchmarks against the real driver, and the engine's GPU speed (ms per
 # step against a hand-written CUDA loop, resident and pinned data, fp32 / AMP / compile,
-# share of step time waiting for data). Prints a summary; exits non-zero when a check
+# share of step time waiting for data), and the LLM case (tokens/s of a ~220M model in bf16
+# and 4-bit, peak memory against the pre-flight). Prints a summary; exits non-zero when a check
 # failed. Without a GPU every GPU part skips cleanly.
 set -u
 cd "$(dirname "$0")/.."
@@ -37,6 +38,11 @@ if command -v nvidia-smi >/dev/null; then
   run "benchmark: sample cost (real)" 120 "$PY" benchmarks/gpu_sampling.py --real
   run "benchmark: training overhead (real)" 120 "$PY" benchmarks/sampler_overhead.py --real --rounds 6
   run "benchmark: engine speed on the GPU" 300 env PYTHONPATH="$PWD" "$PY" -m benchmarks.engine_gpu
+  # LLM fine-tuning (needs the [llm] extra): tokens/s of a ~220M model in bf16 and 4-bit,
+  # peak GPU memory against the pre-flight estimate
+  run "benchmark: LLM tokens/s and memory" 300 env PYTHONPATH="$PWD" "$PY" -m benchmarks.llm_gpu
+  run "LLM engine tests on the GPU" 300 env LUDWIG_NB_LLM_DEVICE=cuda "$PY" -m pytest -q \
+    -p no:cacheprovider tests/engines/builtin/llm/test_training.py -k "learns or four_bit or lora"
 else
   run "benchmark: engine speed on the GPU (skips)" 60 env PYTHONPATH="$PWD" "$PY" -m benchmarks.engine_gpu
   echo "(no nvidia-smi: benchmarks against the real driver skipped)"

@@ -13,9 +13,13 @@ repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 PY=${PYTHON:-python3.11}
 command -v "$PY" >/dev/null || PY=python3
 reqs="ludwig==0.11.0 torch==2.14.1 torchvision==0.29.1 torchaudio==2.11.1"
+# model_type: llm needs PEFT (not in Ludwig's base install) and a bitsandbytes that imports
+# without triton.ops (Ludwig pins <0.41, whose import breaks even plain LoRA): installed
+# after Ludwig, over its pin (pip says so; Ludwig 0.11 runs with them, the LLM tests check)
+llm_reqs="peft==0.21.2 bitsandbytes==0.50.2"
 # shellcheck source=scripts/env_cache_key.sh
 source "$repo/scripts/env_cache_key.sh"
-venv=$(printf '%s|%s' "$reqs" "$(env_python_version "$PY")" | env_cache_dir ludwig)
+venv=$(printf '%s|%s|%s' "$reqs" "$llm_reqs" "$(env_python_version "$PY")" | env_cache_dir ludwig)
 if [[ ${1:-} == --path ]]; then echo "$venv"; exit 0; fi
 if [[ ! -f "$venv/.complete" ]]; then
   echo "setup_ludwig_env: building $venv ($reqs)" >&2
@@ -25,7 +29,9 @@ if [[ ! -f "$venv/.complete" ]]; then
   "$venv/bin/python" -m pip install -q --disable-pip-version-check --upgrade pip >&2
   # shellcheck disable=SC2086
   "$venv/bin/python" -m pip install -q --disable-pip-version-check $reqs >&2
-  "$venv/bin/python" -c "import ludwig; print('ludwig', ludwig.__version__)" >&2
+  # shellcheck disable=SC2086
+  "$venv/bin/python" -m pip install -q --disable-pip-version-check $llm_reqs >&2
+  "$venv/bin/python" -c "import ludwig, peft; print('ludwig', ludwig.__version__)" >&2
   touch "$venv/.complete"
 fi
 # The test tools and what ludwig_nb needs beyond Ludwig's own requirements. The project is

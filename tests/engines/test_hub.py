@@ -6,7 +6,7 @@ import socket
 
 import pytest
 
-from ludwig_nb.engines.ludwig.weights import check_base_model
+from ludwig_nb.engines.hub import check_base_model
 
 
 def _closed_port() -> int:
