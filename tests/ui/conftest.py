@@ -18,7 +18,7 @@ import pytest
 from ludwig_nb.core import events as ev
 from ludwig_nb.core.gpu_sample import GpuSample, HostSample, Snapshot
 from ludwig_nb.core.state import RunState
-from ludwig_nb.runs.handle import EtaReading
+from ludwig_nb.runs.handle import EtaReading, RunHandle
 from ludwig_nb.runs.ledger import EventSubscription, RunLedger
 from ludwig_nb.ui.colab import _reset_notice
 
@@ -357,3 +357,7 @@ def _bqplot_loaded() -> None:
 
     dashboard.bqplot_ready()
     dashboard._charts_loaded.wait(120)
+
+
+def _fake_run_is_a_handle(run: FakeRun) -> RunHandle:  # mypy: the fake is what views read
+    return run
