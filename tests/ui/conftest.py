@@ -1,7 +1,8 @@
 """Fixtures for the UI tests: a fake run with the ``runs.Run`` handle interface, fed by
 synthetic events, a fake sampler, and a spy that counts widget comm messages.
 
-No torch here (``scripts/test_widgets7.sh`` runs these tests in a venv without it).
+No torch here: widgets are tested without training (``scripts/ci/test_colab.sh`` also runs these
+tests under Colab's pinned ipywidgets 7).
 """
 
 from __future__ import annotations
