@@ -38,16 +38,20 @@ grep -qE "ludwig_nb.*enabled" <<<"$serverext" || { echo "setup: server extension
 # Kernels. By default this environment's python3 kernel is ludwig_nb's: its warm-up (torch,
 # the engine, the dashboard's modules) starts with the kernel, so a notebook's first run
 # trains at once, and the example notebooks (kernel "python3") get it. A plain ipykernel
-# stays selectable as "Python 3 (plain)" (python3-plain).
+# stays selectable as "Python 3 (plain)" (python3-plain). (Each branch removes the other's
+# extra spec from this venv, so that switching leaves no duplicate in the kernel menu.)
+kernels=$VENV/share/jupyter/kernels
 if [[ ${LUDWIG_NB_DEFAULT_KERNEL:-ludwig_nb} == plain ]]; then
   echo "setup: kernels: python3 is a plain ipykernel; \"Python 3 (ludwig_nb)\" (ludwig_nb) loads torch as it starts"
   python -m ipykernel install --sys-prefix --name python3 >/dev/null
   ludwig-nb kernel install --sys-prefix >/dev/null
+  rm -rf "$kernels/python3-plain"
 else
   echo "setup: kernels: python3 in $VENV is now \"Python 3 (ludwig_nb)\", which loads torch as it starts" \
     "(~330 MiB per kernel); \"Python 3 (plain)\" (python3-plain) stays a plain ipykernel" \
     "(LUDWIG_NB_DEFAULT_KERNEL=plain keeps python3 plain)"
   ludwig-nb kernel install --sys-prefix --name python3 >/dev/null
   python -m ipykernel install --sys-prefix --name python3-plain --display-name "Python 3 (plain)" >/dev/null
+  rm -rf "$kernels/ludwig_nb"
 fi
 echo "setup: ok ($(python -c 'import torch, ludwig_nb; print("torch", torch.__version__, "ludwig_nb", ludwig_nb.__version__)'))"
