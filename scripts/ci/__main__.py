@@ -85,16 +85,20 @@ def main(argv: Sequence[str]) -> int:
         return 0
     for signum in (signal.SIGTERM, signal.SIGHUP):
         signal.signal(signum, _raise_on_termination)
+    return _run(chosen, fail_fast=args.fail_fast, parallel=not args.serial)
+
+
+def _run(chosen: list[Step], *, fail_fast: bool, parallel: bool) -> int:
+    """Start the side venvs' builds, run the stages, print the table; the exit status."""
     logs = _path("LUDWIG_NB_CI_LOGS", ROOT / "artifacts" / "ci")
     shutil.rmtree(logs, ignore_errors=True)
     logs.mkdir(parents=True)
     env = stage_environment(ROOT, _path("VENV", ROOT / ".venv"))
-    wait = (sys.executable, "-m", "scripts.ci.envs", "wait")
-    plan = expand(chosen, parallel=not args.serial, envs=wait)
+    plan = expand(chosen, parallel=parallel, envs=(sys.executable, "-m", "scripts.ci.envs", "wait"))
     needed = sorted({s.env_build for s in chosen if isinstance(s, Stage) and s.env_build})
     print(f"== checks: load average {_load()} on {os.cpu_count()} cores", flush=True)
     t0, builds = time.monotonic(), envs.from_environment()
-    runner = Runner(ROOT, logs, env, out=sys.stdout.buffer, fail_fast=args.fail_fast)
+    runner = Runner(ROOT, logs, env, out=sys.stdout.buffer, fail_fast=fail_fast)
     try:
         builds.start(needed)
         stopped = runner.run(plan)
