@@ -7,7 +7,7 @@ start to its end (imports, preprocessing, model load, training, evaluation, savi
 with the Ludwig venv's python (its torch), which has both engines; runs alternate and the best
 of each counts.
 
-    $(bash scripts/setup_ludwig_env.sh | tail -1)/bin/python -m benchmarks.llm_vs_ludwig \\
+    $(bash scripts/setup/ludwig_env.sh | tail -1)/bin/python -m benchmarks.llm_vs_ludwig \\
         [--rows 400] [--epochs 2] [--repeats 2] [--adapter lora]
 """
 

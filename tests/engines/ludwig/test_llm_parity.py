@@ -1,7 +1,7 @@
 """The same LLM config trains with real Ludwig 0.11 and the built-in engine, on the same tiny
 local model and rows, and their losses agree within the built-in engine's own seed noise.
 
-Run by scripts/test_ludwig.sh in the Ludwig venv (PEFT and bitsandbytes 0.50 installed over
+Run by scripts/ci/test_ludwig.sh in the Ludwig venv (PEFT and bitsandbytes 0.50 installed over
 Ludwig's pin). Ludwig pads on the left and we on the right, and the two shuffle differently:
 the epoch's mean training loss is compared with the spread of the built-in engine's over
 three seeds.

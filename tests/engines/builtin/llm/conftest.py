@@ -40,7 +40,7 @@ def llm_config(base: Path, **sections: Any) -> dict[str, Any]:
 
 @pytest.fixture
 def run_engine(run_engine):
-    """The engine runner, on ``LUDWIG_NB_LLM_DEVICE`` when set (scripts/gpu_check.sh: cuda)."""
+    """The engine runner, on ``LUDWIG_NB_LLM_DEVICE`` when set (gpu_check.sh sets cuda)."""
     import os
 
     device = os.environ.get("LUDWIG_NB_LLM_DEVICE")
