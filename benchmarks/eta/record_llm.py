@@ -45,12 +45,12 @@ class Recipe:
     width: int
     layers: int
     padding: str  # "varied" | "fixed" | "grouped"
-    batch_size: int = 8
+    batch_size: int = 4
     accumulation: int = 1
     rows: int = 1000
-    epochs: int = 4
-    max_len: int = 256
-    fixed_len: int = 96
+    epochs: int = 3
+    max_len: int = 512
+    fixed_len: int = 128
     seed: int = 0
 
 
@@ -60,7 +60,7 @@ RECIPES: dict[str, Recipe] = {
     "small_gpt2_varied": Recipe("gpt2", 128, 4, "varied", rows=640),
     "small_gpt2_fixed": Recipe("gpt2", 128, 4, "fixed", rows=640),
     "small_llama_accum_varied": Recipe(
-        "llama", 160, 4, "varied", batch_size=4, accumulation=2, rows=640
+        "llama", 160, 4, "varied", batch_size=2, accumulation=2, rows=640
     ),
     "small_llama_grouped": Recipe("llama", 160, 4, "grouped", rows=640),
 }
@@ -216,8 +216,15 @@ def _run(recipe: Recipe, name: str, emit: Callable[[ev.Event], None]) -> dict[st
     for epoch in range(recipe.epochs):
         plan = _micro_batches(recipe, _order(recipe, lengths, rng), lengths)
         padded = [sum(len(m) * _padded_len(recipe, m, lengths) for m in s) for s in plan]
+        real = [sum(lengths[i] for m in s for i in m) for s in plan]
         emit(
-            ev.EpochPlanned(time.time(), first_step=step, padded_tokens=tuple(padded), epoch=epoch)
+            ev.EpochPlanned(
+                time.time(),
+                first_step=step,
+                padded_tokens=tuple(padded),
+                tokens=tuple(real),
+                epoch=epoch,
+            )
         )
         for micro in plan:
             began = time.time()
