@@ -52,8 +52,10 @@ class EtaEstimator:
         self._schedule = schedule
         priors = priors or Costs()
         self._es_set = frozenset(schedule.epoch_starts)
-        self._prior_step_s = priors.step_s
+        self._priors = priors
         self._rate: StepRate | TokenRate = StepRate(priors.step_s)
+        if priors.token_reference:
+            self._rate = TokenRate(priors.step_s, priors.token_reference, priors.token_share)
         self._plan = TokenPlan()
         self._costs = EventCosts(priors)
         self._boundary = start_time
@@ -135,10 +137,22 @@ class EtaEstimator:
             self._plan.observe(tokens)
         elif self._plan.planned:
             tokens = self._plan.at(step)
-        if tokens is not None and self._first_step is None:
+        if tokens is not None and self._first_step is None and isinstance(self._rate, StepRate):
             reference = self._plan.mean() or tokens
-            self._rate = TokenRate(self._prior_step_s, reference)
+            self._rate = TokenRate(self._priors.step_s, reference, self._priors.token_share)
         return tokens
+
+    @property
+    def token_model(self) -> tuple[float, float, float] | None:
+        """A language model's step time: ``(seconds at t_ref tokens, share s, t_ref)``.
+
+        ``None`` for steps without tokens, or before any basis (``tokens.py``).
+        """
+        rate = self._rate
+        if not isinstance(rate, TokenRate):
+            return None
+        level = rate.step_s()
+        return None if level is None else (level, rate.share, rate.reference)
 
     def interval_finished(self, kind: IntervalKind, start_time: float, end_time: float) -> None:
         """A gap between steps, ``start_time``..``end_time`` seconds.
@@ -218,6 +232,8 @@ class EtaEstimator:
         if not isinstance(rate, TokenRate) or regular_left <= 0:
             return float(regular_left)
         total, plan = self._schedule.total_steps, self._plan
+        if plan.mean() is None:  # no plan and no step yet: typical steps
+            return float(regular_left)
         tokens = plan.total(first, total)
         lo = bisect.bisect_left(self._schedule.epoch_starts, first)
         hi = bisect.bisect_left(self._schedule.epoch_starts, total)
@@ -251,19 +267,25 @@ class EtaEstimator:
         step_sd_s: float = 0.0,
         warmup_s: float = 0.0,
         relative_sd: float = const.PILOT_RELATIVE_SD,
+        step_tokens: Sequence[float] = (),
     ) -> Estimate:
         """A whole run's duration (``remaining_s`` of an estimate at 0) from a pilot's costs.
 
         Missing costs follow the live priors (the same ``costs`` can seed a live
         estimator); ``step_sd_s`` is the per-step spread, ``warmup_s`` the first steps'
         extra time (seconds), ``relative_sd`` a pilot's unmodelled error (fraction).
+        ``step_tokens``: the padded tokens of the run's first steps, when ``costs`` has a
+        ``token_reference`` (later steps count their mean).
 
         Raises:
             ValueError: ``costs.step_s`` is missing or not positive.
         """
         if costs.step_s is None or costs.step_s <= 0:
             raise ValueError("predict_total needs a positive costs.step_s")
-        base = EtaEstimator(schedule, 0.0, priors=costs).estimate(0.0)
+        estimator = EtaEstimator(schedule, 0.0, priors=costs)
+        if step_tokens:
+            estimator.plan_tokens(0, step_tokens)
+        base = estimator.estimate(0.0)
         if base is None:  # pragma: no cover - step_s is set, so there is a basis
             raise ValueError("no basis for a prediction")
         parts = {**base.breakdown, "warmup": warmup_s}

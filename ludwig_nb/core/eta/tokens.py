@@ -153,14 +153,16 @@ class TokenRate:
     :meth:`weight` converts to a step of any size.
 
     Args:
-        prior_s: the step time before any step (a pilot's), or ``None``.
+        prior_s: the step time of a ``t_ref``-token step before any step (a pilot's), or
+            ``None``.
         reference: ``t_ref``, the tokens of a typical step (the plan's mean).
+        share: ``s`` before it is fitted (a pilot's; ``None``: ``TOKEN_SHARE_PRIOR``).
     """
 
-    def __init__(self, prior_s: float | None, reference: float) -> None:
+    def __init__(self, prior_s: float | None, reference: float, share: float | None = None) -> None:
         self._prior_s = prior_s
         self._ref = max(reference, 1.0)
-        self._share = const.TOKEN_SHARE_PRIOR
+        self._share = const.TOKEN_SHARE_PRIOR if share is None else min(1.0, max(0.0, share))
         self._d: array[float] = array("d")  # regular step seconds, raw
         self._t: array[float] = array("d")  # their padded tokens
         self._regimes: list[tuple[int, float | None]] = []  # known changes, to replay

@@ -428,3 +428,34 @@ def test_a_planned_step_in_progress_counts_its_own_tokens():
     e = est.estimate(ends[99] + 2.0)
     assert e is not None
     assert e.remaining_s == pytest.approx(3.0, rel=0.15)
+
+
+def test_a_pilots_token_model_prices_a_whole_run():
+    """``predict_total`` with a pilot's token model: steps priced by their planned tokens."""
+    costs = Costs(step_s=0.5, token_reference=1000.0, token_share=0.8)
+    tokens = [500.0] * 50 + [2000.0] * 50
+    e = EtaEstimator.predict_total(Schedule(total_steps=100), costs, step_tokens=tokens)
+    per_step = [0.5 * (0.2 + 0.8 * t / 1000.0) for t in tokens]  # 0.3 s and 0.9 s
+    assert e.breakdown["steps"] == pytest.approx(sum(per_step), rel=1e-9)
+    assert e.remaining_s == pytest.approx(50 * 0.3 + 50 * 0.9, rel=1e-9)
+    plain = EtaEstimator.predict_total(Schedule(total_steps=100), Costs(step_s=0.5))
+    assert plain.remaining_s == pytest.approx(50.0)
+
+
+def test_the_token_model_is_readable_once_fitted():
+    rng = random.Random(3)
+    tokens = [rng.uniform(100, 1500) for _ in range(300)]
+    ends, _ = _lengths_run(tokens, 0.01, 1e-4)
+    est = EtaEstimator(Schedule(total_steps=300), start_time=0.0)
+    assert est.token_model is None
+    est.plan_tokens(0, tokens)
+    for i in range(200):
+        est.step_finished(i, ends[i], tokens[i])
+    model = est.token_model
+    assert model is not None
+    level, share, reference = model
+    assert reference == pytest.approx(sum(tokens) / 300)
+    assert level * (1 - share + share * 1500 / reference) == pytest.approx(0.16, rel=0.06)
+    plain = EtaEstimator(Schedule(total_steps=300), start_time=0.0)
+    plain.step_finished(0, 1.0)
+    assert plain.token_model is None

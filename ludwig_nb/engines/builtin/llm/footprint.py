@@ -32,6 +32,7 @@ __all__ = [
     "ASSUMED_UTILISATION",
     "CUDA_CONTEXT_BYTES",
     "DeviceMemory",
+    "estimate_for_run",
     "estimate_memory",
     "footprint",
     "train_flops",
@@ -149,6 +150,30 @@ def estimate_memory(
         advice=tuple(_advice(config, lengths, rows, found, path, device)),
         notes=notes,
     )
+
+
+def estimate_for_run(
+    config: Mapping[str, Any],
+    lengths: Sequence[int],
+    path: Path,
+    device: Any,
+    *,
+    force: bool = False,
+) -> int | None:
+    """The total a run shows beside its GPU memory before its first step (bytes), or None.
+
+    Made when the run trains on a GPU (``force``: anywhere); never raises (a failed estimate
+    is logged and the run goes on without it). ``device``: the run's torch device.
+    """
+    import logging
+
+    if getattr(device, "type", "cpu") != "cuda" and not force:
+        return None
+    try:
+        return estimate_memory(config, lengths=lengths, path=path).total_bytes
+    except Exception:  # the run must not fail for its estimate
+        logging.getLogger(__name__).warning("no memory estimate for this run", exc_info=True)
+        return None
 
 
 def _parts(found: Footprint, rows: int, longest: int, device: DeviceMemory) -> dict[str, int]:
