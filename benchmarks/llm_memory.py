@@ -129,6 +129,7 @@ def measure(folder: Path, sections: dict[str, Any], rows: int, tokens: int) -> t
     import torch
 
     from ludwig_nb.engines.builtin.llm import loading
+    from ludwig_nb.engines.builtin.llm.probe import reentrant_checkpointing
     from ludwig_nb.engines.builtin.llm.saved_tensors import SavedTensorMeter, storage_bytes
     from ludwig_nb.engines.builtin.optim import build_optimizer
 
@@ -139,8 +140,11 @@ def measure(folder: Path, sections: dict[str, Any], rows: int, tokens: int) -> t
     )
     model = loading.wrap_adapter(model, config.get("adapter"), 100)
     if checkpointing:
-        model.gradient_checkpointing_enable(gradient_checkpointing_kwargs={"use_reentrant": True})
+        reentrant_checkpointing(model)
     model.train()
+    weights = storage_bytes(model)  # as loaded (bitsandbytes repacks on a CPU's first pass)
+    with torch.no_grad():
+        model(input_ids=torch.tensor([[3, 4, 5]]))
     vocab = model.get_input_embeddings().weight.shape[0]
     generator = torch.Generator().manual_seed(7)
     ids = torch.randint(3, vocab, (rows, tokens), generator=generator)
@@ -162,7 +166,7 @@ def measure(folder: Path, sections: dict[str, Any], rows: int, tokens: int) -> t
         if isinstance(v, torch.Tensor) and v.numel() > 1
     }
     grads = sum(p.numel() * p.element_size() for p in trainable)
-    return meter.peak, storage_bytes(model) + grads + sum(states.values())
+    return meter.peak, weights + grads + sum(states.values())
 
 
 def estimate(folder: Path, sections: dict[str, Any], rows: int, tokens: int) -> tuple[int, int]:

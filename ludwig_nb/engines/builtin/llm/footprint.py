@@ -306,7 +306,8 @@ def _changes(
         )
         out.append((words, changed, rows, None))
     if rows > 1:
-        accumulation = int(trainer.get("gradient_accumulation_steps") or 1) * 2
+        given = trainer.get("gradient_accumulation_steps")
+        accumulation = (given if isinstance(given, int) and given > 0 else 1) * 2
         words = f"trainer: {{batch_size: {rows // 2}, gradient_accumulation_steps: {accumulation}}}"
         out.append((words, config, rows // 2, None))
     if lengths:

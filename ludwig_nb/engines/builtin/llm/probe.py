@@ -11,10 +11,12 @@ of architectures:
 
 * weights, trainable parameters, gradients and optimizer states are linear in the layers
   and in the vocabulary, so two layer counts and two vocabularies give them exactly;
-* activations are ``layers x (a B L + b B L^2 + c L) + (d B L + e B L^2 + f L + g)`` (B rows
-  of L tokens): the ``L^2`` terms are attention's scores when they are materialised (eager
-  attention, e.g. a quantized Ludwig config) and the padding mask. The coefficients are
-  fitted on the ten metered passes (one row: ``layers x (a L + b L^2) + (d L + e L^2 + g)``).
+* activations are ``layers x (a B L + b B L^2 + c L + k) + (d B L + e B L^2 + f L + g)`` (B
+  rows of L tokens): the ``L^2`` terms are attention's scores when they are materialised
+  (eager attention, e.g. a quantized Ludwig config) and the padding mask; ``k`` is what a
+  layer saves whatever the batch (autocast's 16-bit copies of frozen weights). The
+  coefficients are fitted on the ten metered passes (one row:
+  ``layers x (a L + b L^2 + k) + (d L + e L^2 + g)``).
 
 Gradient checkpointing is metered with reentrant checkpointing, whose recomputation runs
 through the same hooks (the peak is then the checkpoints plus one recomputed layer; the
@@ -37,7 +39,13 @@ import torch
 from ludwig_nb.engines.builtin.llm import loading
 from ludwig_nb.engines.builtin.llm.saved_tensors import SavedTensorMeter, storage_bytes
 
-__all__ = ["Footprint", "ProbeSpec", "activation_features", "probe_footprint"]
+__all__ = [
+    "Footprint",
+    "ProbeSpec",
+    "activation_features",
+    "probe_footprint",
+    "reentrant_checkpointing",
+]
 
 #: vocabularies of the shrunk copies when the real one is larger than the second
 PROBE_VOCABS = (2048, 4096)
@@ -107,8 +115,8 @@ def activation_features(layers: int, rows: int, tokens: int, one_row: bool) -> l
     """The terms of the activation model (see the module docstring) for one batch."""
     n, b, t = float(layers), float(rows), float(tokens)
     if one_row:
-        return [n * t, n * t * t, t, t * t, 1.0]
-    return [n * b * t, n * b * t * t, n * t, b * t, b * t * t, t, 1.0]
+        return [n * t, n * t * t, n, t, t * t, 1.0]
+    return [n * b * t, n * b * t * t, n * t, n, b * t, b * t * t, t, 1.0]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -233,7 +241,9 @@ def _measure(config: Any, spec: ProbeSpec, shapes: Sequence[tuple[int, int]]) ->
     model = _load_like_a_run(config, spec)
     trainable = [p for p in model.parameters() if p.requires_grad]
     counts = loading.count_parameters(model)
-    weights = storage_bytes(model)
+    weights = storage_bytes(model)  # as loaded, as a GPU holds them
+    with torch.no_grad():  # bitsandbytes' CPU kernels repack 4-bit weights on first use
+        model(**_batch(config.vocab_size, 1, 4))
     largest = max((p.numel() * p.element_size() for p in model.parameters()), default=0)
     passes = [(b, t, _peak(model, config.vocab_size, b, t, spec)) for b, t in shapes]
     optimizer_bytes = _optimizer_bytes(model, trainable, config.vocab_size, spec)
@@ -266,9 +276,18 @@ def _load_like_a_run(config: Any, spec: ProbeSpec) -> Any:
     loading.freeze_matching(model, trainer.get("layers_to_freeze_regex"))
     model = loading.wrap_adapter(model, spec.config.get("adapter"), spec.total_steps)
     if spec.gradient_checkpointing:  # reentrant: its recomputation is metered too
-        model.gradient_checkpointing_enable(gradient_checkpointing_kwargs={"use_reentrant": True})
+        reentrant_checkpointing(model)
     model.train()
     return model
+
+
+def reentrant_checkpointing(model: Any) -> None:
+    """Gradient checkpointing whose recomputation runs through the caller's saved-tensor hooks."""
+    options = {"use_reentrant": True}
+    if hasattr(model, "activation_checkpointing_enable"):  # its name since transformers 5.x
+        model.activation_checkpointing_enable(activation_checkpointing_kwargs=options)
+    else:
+        model.gradient_checkpointing_enable(gradient_checkpointing_kwargs=options)
 
 
 def _batch(vocab: int, rows: int, tokens: int) -> dict[str, torch.Tensor]:
