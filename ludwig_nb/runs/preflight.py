@@ -170,10 +170,9 @@ def estimate(
     return dataclasses.replace(prediction, memory=memory)
 
 
-def _memory(engine: Engine, rendered: Mapping[str, Any], dataset: object) -> Any:
+def _memory(engine: Engine, rendered: Mapping[str, Any], dataset: object) -> MemoryEstimate | None:
     """The engine's memory estimate of the run, where it makes one (an LLM's), else None."""
-    estimate_memory = getattr(engine, "estimate_memory", None)
-    return None if estimate_memory is None else estimate_memory(rendered, dataset)
+    return engine.estimate_memory(rendered, dataset)
 
 
 def pilot_run(

@@ -135,14 +135,18 @@ def test_an_llm_pilot_prices_its_tokens_and_carries_the_memory(tiny_llm):
     pytest.importorskip("peft")
     import ludwig_nb
     from ludwig_nb.core.memory_estimate import MemoryEstimate
-    from tests.engines.builtin.llm.conftest import llm_config
     from tests.fixtures.llm.tiny import sentiment_frame
 
-    config = llm_config(
-        tiny_llm("llama"),
-        adapter={"type": "lora", "r": 4},
-        trainer={"batch_size": 4, "epochs": 2, "eval_batch_size": 16},
-    )
+    config = {  # as a user writes it (estimate renders it)
+        "model_type": "llm",
+        "base_model": str(tiny_llm("llama")),
+        "input_features": [{"name": "review", "type": "text"}],
+        "output_features": [{"name": "label", "type": "text"}],
+        "prompt": {"template": "Review: {review}\nSentiment:"},
+        "adapter": {"type": "lora", "r": 4},
+        "generation": {"max_new_tokens": 4, "do_sample": False},
+        "trainer": {"type": "finetune", "epochs": 2, "batch_size": 4, "eval_batch_size": 16},
+    }
     prediction = ludwig_nb.estimate(config, sentiment_frame(240), pilot_steps=30)
     assert isinstance(prediction.memory, MemoryEstimate)
     assert prediction.memory.batch_size == 4
