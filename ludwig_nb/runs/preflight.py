@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any
 
 from ludwig_nb.core import events as ev
 from ludwig_nb.core.eta import Costs, EtaEstimator, EtaTracker, Schedule
+from ludwig_nb.core.eta.tokens import Shape
 from ludwig_nb.core.formatting import format_duration
 from ludwig_nb.engines.base import Engine
 from ludwig_nb.engines.registry import AUTO, select_engine
@@ -236,7 +237,8 @@ def _predict(events: list[ev.Event], rendered: Mapping[str, Any], engine: Engine
         evaluation_s=statistics.median(evaluations) if evaluations else None,
         checkpoint_s=statistics.median(checkpoints) if checkpoints else None,
         token_reference=tokens.reference if tokens else None,
-        token_share=tokens.share if tokens else None,
+        token_share=tokens.shape.share if tokens else None,
+        token_quadratic=tokens.shape.quadratic if tokens else 0.0,
     )
     body = EtaEstimator.predict_total(
         schedule,
@@ -273,7 +275,7 @@ class _TokenCosts:
     """A pilot's step-time model in tokens, and its first epoch's padded tokens per step."""
 
     level_s: float  # a step of ``reference`` padded tokens, seconds
-    share: float
+    shape: Shape
     reference: float
     plan: tuple[int, ...]
     per_s: float  # padded tokens per second of step time
@@ -291,8 +293,8 @@ def _token_costs(
     counted = [s for s in steps[1:] if s.padded_tokens]
     seconds = sum(s.time - s.start_time for s in counted)
     per_s = sum(s.padded_tokens or 0 for s in counted) / seconds if seconds > 0 else 0.0
-    level, share, reference = model
-    return _TokenCosts(level, share, reference, plan.padded_tokens if plan else (), per_s)
+    level, shape, reference = model
+    return _TokenCosts(level, shape, reference, plan.padded_tokens if plan else (), per_s)
 
 
 def _run_tokens(first_epoch: tuple[int, ...], total_steps: int) -> int:

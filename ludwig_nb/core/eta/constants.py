@@ -112,6 +112,9 @@ TOKEN_SHARE_TOL = 0.02
 TOKEN_MIN_CV = 0.05
 #: Least weight of a step against a typical one (ratio): a tiny last batch still costs.
 TOKEN_MIN_WEIGHT = 0.05
+#: The quadratic term (attention over long rows) is kept only when it cuts the residual
+#: scale of the fit by at least this fraction (and on twice ``TOKEN_FIT_MIN`` steps).
+TOKEN_QUADRATIC_GAIN = 0.10
 
 # ---- tracker, used in tracker.py
 #: A ``Throttled`` duty cycle that moves by at least this fraction (or crosses 1) starts

@@ -34,7 +34,7 @@ from ludwig_nb.core.eta.event_costs import (
 from ludwig_nb.core.eta.plan import Costs, Estimate, EtaState, IntervalKind, Schedule
 from ludwig_nb.core.eta.stats import t_quantile_90
 from ludwig_nb.core.eta.step_time import StepRate
-from ludwig_nb.core.eta.tokens import TokenPlan, TokenRate
+from ludwig_nb.core.eta.tokens import Shape, TokenPlan, TokenRate
 
 __all__ = ["EtaEstimator", "half_width"]
 
@@ -55,7 +55,7 @@ class EtaEstimator:
         self._priors = priors
         self._rate: StepRate | TokenRate = StepRate(priors.step_s)
         if priors.token_reference:
-            self._rate = TokenRate(priors.step_s, priors.token_reference, priors.token_share)
+            self._rate = TokenRate(priors.step_s, priors.token_reference, _prior_shape(priors))
         self._plan = TokenPlan()
         self._costs = EventCosts(priors)
         self._boundary = start_time
@@ -139,12 +139,12 @@ class EtaEstimator:
             tokens = self._plan.at(step)
         if tokens is not None and self._first_step is None and isinstance(self._rate, StepRate):
             reference = self._plan.mean() or tokens
-            self._rate = TokenRate(self._priors.step_s, reference, self._priors.token_share)
+            self._rate = TokenRate(self._priors.step_s, reference, _prior_shape(self._priors))
         return tokens
 
     @property
-    def token_model(self) -> tuple[float, float, float] | None:
-        """A language model's step time: ``(seconds at t_ref tokens, share s, t_ref)``.
+    def token_model(self) -> tuple[float, Shape, float] | None:
+        """A language model's step time: ``(seconds at t_ref tokens, its Shape, t_ref)``.
 
         ``None`` for steps without tokens, or before any basis (``tokens.py``).
         """
@@ -152,7 +152,7 @@ class EtaEstimator:
         if not isinstance(rate, TokenRate):
             return None
         level = rate.step_s()
-        return None if level is None else (level, rate.share, rate.reference)
+        return None if level is None else (level, rate.shape, rate.reference)
 
     def interval_finished(self, kind: IntervalKind, start_time: float, end_time: float) -> None:
         """A gap between steps, ``start_time``..``end_time`` seconds.
@@ -234,12 +234,13 @@ class EtaEstimator:
         total, plan = self._schedule.total_steps, self._plan
         if plan.mean() is None:  # no plan and no step yet: typical steps
             return float(regular_left)
-        tokens = plan.total(first, total)
+        tokens, squares = plan.total(first, total), plan.total(first, total, power=2)
         lo = bisect.bisect_left(self._schedule.epoch_starts, first)
         hi = bisect.bisect_left(self._schedule.epoch_starts, total)
         for es in self._schedule.epoch_starts[lo:hi]:
-            tokens -= plan.at(es) or 0.0
-        return rate.weights(regular_left, max(0.0, tokens))
+            n = plan.at(es) or 0.0
+            tokens, squares = tokens - n, squares - n * n
+        return rate.weights(regular_left, max(0.0, tokens), max(0.0, squares))
 
     def _next_cost(self, costs: dict[EventKind, Cost], step_s: float) -> float:
         """Seconds the item in progress costs: a pending evaluation or checkpoint, or the next step.
@@ -294,6 +295,14 @@ class EtaEstimator:
         half = const.Z80 * math.sqrt(variance)
         low, high = max(0.0, total - half), total + half
         return Estimate(total, low, high, "warming_up", 0.0, costs.step_s, 0, parts)
+
+
+def _prior_shape(priors: Costs) -> Shape | None:
+    """The step-time shape a pilot measured, or None (learned from the steps)."""
+    if priors.token_share is None:
+        return None
+    quadratic = min(max(0.0, priors.token_quadratic), priors.token_share)
+    return Shape(priors.token_share - quadratic, quadratic)
 
 
 def half_width(

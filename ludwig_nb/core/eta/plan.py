@@ -61,6 +61,7 @@ class Costs:
             padded tokens, and steps are costed by their tokens from the start.
         token_share: of such a step, the fraction that grows with its tokens (0..1;
             ``None``: learned from the steps).
+        token_quadratic: of that fraction, the part that grows with their square.
     """
 
     step_s: float | None = None
@@ -69,6 +70,7 @@ class Costs:
     epoch_start_s: float | None = None
     token_reference: float | None = None
     token_share: float | None = None
+    token_quadratic: float = 0.0
 
 
 #: ``"warming_up"`` before the first stable segment (the number is provisional),

@@ -5,14 +5,16 @@ vary a lot from batch to batch. Once the engine has ordered an epoch it knows ev
 step's padded tokens (``EpochPlanned``), so the ETA sums a step-time model over the steps
 still to come instead of counting them:
 
-    step time = level x w(tokens),   w(t) = (1 - s) + s x t / t_ref
+    step time = level x w(tokens),   w(t) = (1 - s - q) + s x u + q x u^2,   u = t / t_ref
 
-``s`` (the token share of a step at ``t_ref`` tokens, 0..1) is fitted robustly (Huber) on
-the raw step times of the current regime's stable part and re-fitted as it grows; ``t_ref``
-is the planned mean. :class:`TokenRate` feeds the step times divided by ``w`` to the same
+``s`` and ``q`` (the shares of a step at ``t_ref`` tokens that grow with its tokens and
+with their square) are fitted robustly (Huber) on the raw step times of the current regime's
+stable part and re-fitted as it grows (:func:`fit_shape`; ``q`` only where the data ask for
+it: attention over long rows); ``t_ref`` is the planned mean. :class:`TokenRate` feeds
+the step times divided by ``w`` to the same
 :class:`~ludwig_nb.core.eta.step_time.StepRate` as ordinary runs, so warm-up detection,
 regime changes (a throttle slows both parts alike), the straggler share and the interval
-all work on a series that no longer swings with the batch's length. When ``s`` moves, the
+all work on a series that no longer swings with the batch's length. When the shape moves, the
 steps are replayed through a fresh ``StepRate`` (the known regime changes with them).
 With equal tokens in every step ``w`` is 1 and everything is the step-count ETA.
 
@@ -21,6 +23,7 @@ With equal tokens in every step ``w`` is 1 and everything is the step-count ETA.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from array import array
 from collections.abc import Sequence
@@ -30,54 +33,84 @@ from ludwig_nb.core.eta.plan import EtaState
 from ludwig_nb.core.eta.stats import MAD_TO_SD, median
 from ludwig_nb.core.eta.step_time import StepRate
 
-__all__ = ["TokenPlan", "TokenRate", "huber_line"]
+__all__ = ["Shape", "TokenPlan", "TokenRate", "fit_shape", "huber_fit", "huber_line"]
 
 
 def huber_line(
     x: Sequence[float], y: Sequence[float], iterations: int = 20
 ) -> tuple[float, float] | None:
-    """A robust straight line ``y = a + b x``: Huber M-estimate by reweighted least squares.
-
-    The scale is the normal-scaled MAD of the residuals, the tuning constant
-    ``HUBER_C`` of it (95 % efficiency on normal noise, bounded influence of stragglers).
+    """A robust straight line ``y = a + b x``: :func:`huber_fit` with one regressor.
 
     Returns:
         ``(a, b)``, or ``None`` under 3 points or when ``x`` does not vary.
     """
-    n = len(x)
-    if n < 3 or n != len(y):
+    fit = huber_fit([x], y, iterations)
+    return None if fit is None else (fit[0][0], fit[0][1])
+
+
+def huber_fit(
+    columns: Sequence[Sequence[float]], y: Sequence[float], iterations: int = 20
+) -> tuple[list[float], float] | None:
+    """Robust least squares ``y = c0 + c1 x1 + ...``: Huber M-estimate by reweighting.
+
+    The scale is the normal-scaled MAD of the residuals, the tuning constant ``HUBER_C`` of
+    it (95 % efficiency on normal noise, bounded influence of stragglers).
+
+    Returns:
+        ``([c0, c1, ...], residual scale)``, or ``None`` with fewer points than three per
+        coefficient or regressors that do not vary.
+    """
+    n, k = len(y), len(columns) + 1
+    if n < 3 * k or any(len(c) != n for c in columns):
         return None
+    rows = [[1.0, *(c[i] for c in columns)] for i in range(n)]
     weights = [1.0] * n
-    line: tuple[float, float] | None = None
+    fit: tuple[list[float], float] | None = None
     for _ in range(iterations):
-        line = _weighted_line(x, y, weights)
-        if line is None:
+        coefficients = _weighted_least_squares(rows, y, weights)
+        if coefficients is None:
             return None
-        a, b = line
-        residuals = [yi - a - b * xi for xi, yi in zip(x, y, strict=True)]
+        residuals = [yi - _dot(coefficients, r) for r, yi in zip(rows, y, strict=True)]
         scale = MAD_TO_SD * median([abs(r) for r in residuals])
+        fit = (coefficients, scale)
         if scale <= 0:
-            return line
+            return fit
         c = const.HUBER_C * scale
         new = [1.0 if abs(r) <= c else c / abs(r) for r in residuals]
         if max(abs(u - v) for u, v in zip(new, weights, strict=True)) < 1e-4:
             break
         weights = new
-    return line
+    return fit
 
 
-def _weighted_line(
-    x: Sequence[float], y: Sequence[float], w: Sequence[float]
-) -> tuple[float, float] | None:
-    sw = sum(w)
-    mx = sum(wi * xi for wi, xi in zip(w, x, strict=True)) / sw
-    my = sum(wi * yi for wi, yi in zip(w, y, strict=True)) / sw
-    sxx = sum(wi * (xi - mx) ** 2 for wi, xi in zip(w, x, strict=True))
-    if sxx <= 1e-12 * max(1.0, mx * mx) * sw:
-        return None
-    sxy = sum(wi * (xi - mx) * (yi - my) for wi, xi, yi in zip(w, x, y, strict=True))
-    b = sxy / sxx
-    return my - b * mx, b
+def _dot(a: Sequence[float], b: Sequence[float]) -> float:
+    return sum(x * y for x, y in zip(a, b, strict=True))
+
+
+def _weighted_least_squares(
+    rows: Sequence[Sequence[float]], y: Sequence[float], w: Sequence[float]
+) -> list[float] | None:
+    """Solve the weighted normal equations by Gaussian elimination; None when singular."""
+    k = len(rows[0])
+    a = [
+        [sum(wi * r[i] * r[j] for wi, r in zip(w, rows, strict=True)) for j in range(k)]
+        for i in range(k)
+    ]
+    b = [sum(wi * r[i] * yi for wi, r, yi in zip(w, rows, y, strict=True)) for i in range(k)]
+    scale = max(abs(a[i][i]) for i in range(k)) or 1.0
+    for col in range(k):
+        pivot = max(range(col, k), key=lambda r: abs(a[r][col]))
+        if abs(a[pivot][col]) <= 1e-10 * scale:
+            return None
+        a[col], a[pivot], b[col], b[pivot] = a[pivot], a[col], b[pivot], b[col]
+        for r in range(col + 1, k):
+            f = a[r][col] / a[col][col]
+            a[r] = [x - f * yv for x, yv in zip(a[r], a[col], strict=True)]
+            b[r] -= f * b[col]
+    out = [0.0] * k
+    for i in range(k - 1, -1, -1):
+        out[i] = (b[i] - sum(a[i][j] * out[j] for j in range(i + 1, k))) / a[i][i]
+    return out
 
 
 class TokenPlan:
@@ -85,10 +118,8 @@ class TokenPlan:
 
     def __init__(self) -> None:
         self._tokens: array[float] = array("d")  # NaN where unknown
-        self._sum: array[float] | None = None  # prefix sums of the known values
-        self._count: array[int] | None = None  # prefix counts of the known values
-        self._seen_sum = 0.0  # steps' own counts, for a run that plans nothing
-        self._seen_n = 0
+        self._prefix_cache: tuple[array[float], array[float], array[int]] | None = None
+        self._seen = [0.0, 0.0, 0]  # steps' own counts (sum, sum of squares, n): no plan
 
     def plan(self, first_step: int, tokens: Sequence[float]) -> None:
         """Steps ``first_step``, ``first_step + 1``, ... will compute ``tokens`` each."""
@@ -97,25 +128,29 @@ class TokenPlan:
             self._tokens.extend([math.nan] * (end - len(self._tokens)))
         for i, value in enumerate(tokens):
             self._tokens[first_step + i] = float(value)
-        self._sum = self._count = None
+        self._prefix_cache = None
 
     def observe(self, tokens: float) -> None:
         """A step computed ``tokens`` (the fallback mean when nothing is planned)."""
-        self._seen_sum += tokens
-        self._seen_n += 1
+        self._seen[0] += tokens
+        self._seen[1] += tokens * tokens
+        self._seen[2] += 1
 
     @property
     def planned(self) -> bool:
         """Has any step been planned?"""
-        self._prefix()
-        return bool(self._count and self._count[-1])
+        return bool(self._prefix()[2][-1])
 
-    def mean(self) -> float | None:
-        """Mean tokens of the planned steps, else of the steps seen, else ``None``."""
-        total, count = self._prefix()
+    def mean(self, power: int = 1) -> float | None:
+        """Mean tokens of the planned steps, else of the steps seen, else ``None``.
+
+        ``power`` 2: the mean of their squares.
+        """
+        sums, squares, count = self._prefix()
         if count[-1]:
-            return total[-1] / count[-1]
-        return self._seen_sum / self._seen_n if self._seen_n else None
+            return (sums if power == 1 else squares)[-1] / count[-1]
+        n = int(self._seen[2])
+        return self._seen[power - 1] / n if n else None
 
     def at(self, step: int) -> float | None:
         """Tokens of ``step``: planned, else the mean (``None`` with no basis)."""
@@ -123,30 +158,93 @@ class TokenPlan:
             return self._tokens[step]
         return self.mean()
 
-    def total(self, lo: int, hi: int) -> float:
-        """Tokens of steps ``lo`` .. ``hi - 1`` (unknown ones at the mean; 0 with no basis)."""
+    def total(self, lo: int, hi: int, power: int = 1) -> float:
+        """Tokens of steps ``lo`` .. ``hi - 1``; unknown steps count the mean (0 with no basis).
+
+        ``power`` 2: the sum of their squares.
+        """
         if hi <= lo:
             return 0.0
-        total, count = self._prefix()
+        sums, squares, count = self._prefix()
+        values = sums if power == 1 else squares
         n = len(self._tokens)
         a, b = min(max(lo, 0), n), min(max(hi, 0), n)
-        known = total[b] - total[a]
         missing = (hi - lo) - (count[b] - count[a])
-        return known + missing * (self.mean() or 0.0)
+        return values[b] - values[a] + missing * (self.mean(power) or 0.0)
 
-    def _prefix(self) -> tuple[array[float], array[int]]:
-        if self._sum is None or self._count is None:
-            sums, counts = array("d", [0.0]), array("q", [0])
+    def _prefix(self) -> tuple[array[float], array[float], array[int]]:
+        if self._prefix_cache is None:
+            sums, squares, counts = array("d", [0.0]), array("d", [0.0]), array("q", [0])
             for value in self._tokens:
-                unknown = math.isnan(value)
-                sums.append(sums[-1] + (0.0 if unknown else value))
-                counts.append(counts[-1] + (0 if unknown else 1))
-            self._sum, self._count = sums, counts
-        return self._sum, self._count
+                known = not math.isnan(value)
+                sums.append(sums[-1] + (value if known else 0.0))
+                squares.append(squares[-1] + (value * value if known else 0.0))
+                counts.append(counts[-1] + (1 if known else 0))
+            self._prefix_cache = (sums, squares, counts)
+        return self._prefix_cache
+
+
+@dataclasses.dataclass(frozen=True)
+class Shape:
+    """How a step's time grows with its padded tokens, relative to a ``t_ref``-token step.
+
+    ``weight(t) = (1 - linear - quadratic) + linear u + quadratic u^2`` with ``u = t / t_ref``:
+    ``linear`` is the share that grows with the tokens (the matrix products), ``quadratic``
+    the share that grows with their square (attention over long rows, where the steps show
+    it). Both 0 is the step-count ETA.
+    """
+
+    linear: float = 0.0
+    quadratic: float = 0.0
+
+    @property
+    def share(self) -> float:
+        """The part of a ``t_ref``-token step that grows with its tokens (0..1)."""
+        return self.linear + self.quadratic
+
+    def weight(self, u: float) -> float:
+        """A step of ``u`` times ``t_ref`` tokens, in ``t_ref``-token steps (> 0)."""
+        constant = 1.0 - self.share
+        return max(const.TOKEN_MIN_WEIGHT, constant + self.linear * u + self.quadratic * u * u)
+
+    def distance(self, other: Shape) -> float:
+        """How far two shapes are apart (sum of absolute share differences)."""
+        return abs(self.linear - other.linear) + abs(self.quadratic - other.quadratic)
+
+
+def fit_shape(tokens: Sequence[float], seconds: Sequence[float], reference: float) -> Shape | None:
+    """The :class:`Shape` of steps of ``tokens`` padded tokens that took ``seconds``.
+
+    A robust line in ``u = tokens / reference``; the quadratic term is kept only where the
+    data ask for it: a positive ``u^2`` coefficient that cuts the residual scale by
+    ``TOKEN_QUADRATIC_GAIN`` or more, with no negative part. ``None`` when the tokens do
+    not vary enough (``TOKEN_MIN_CV``) to tell.
+    """
+    mean = sum(tokens) / len(tokens)
+    spread = math.sqrt(sum((v - mean) ** 2 for v in tokens) / len(tokens))
+    if mean <= 0 or spread < const.TOKEN_MIN_CV * mean:
+        return None
+    u = [t / reference for t in tokens]
+    line = huber_fit([u], seconds)
+    if line is None:
+        return None
+    (a, b), scale = line
+    curve = huber_fit([u, [v * v for v in u]], seconds)
+    if curve is not None and len(u) >= 2 * const.TOKEN_FIT_MIN:
+        (qa, qb, qc), q_scale = curve
+        gain = q_scale <= (1.0 - const.TOKEN_QUADRATIC_GAIN) * scale
+        if gain and qc > 0 and qa >= 0 and qb >= 0:
+            level = qa + qb + qc
+            return Shape(qb / level, qc / level)
+    if b <= 0:
+        return Shape()
+    if a <= 0:
+        return Shape(1.0)
+    return Shape(b / (a + b))
 
 
 class TokenRate:
-    """Seconds per step at ``t_ref`` tokens in the current regime, and the token share.
+    """Seconds per step at ``t_ref`` tokens in the current regime, and its :class:`Shape`.
 
     The same questions as :class:`StepRate` (``state``, ``step_s``, ``variance``,
     ``level_error``, ``new_regime``), in seconds per step of ``t_ref`` tokens;
@@ -156,13 +254,13 @@ class TokenRate:
         prior_s: the step time of a ``t_ref``-token step before any step (a pilot's), or
             ``None``.
         reference: ``t_ref``, the tokens of a typical step (the plan's mean).
-        share: ``s`` before it is fitted (a pilot's; ``None``: ``TOKEN_SHARE_PRIOR``).
+        shape: before it is fitted (a pilot's; ``None``: ``TOKEN_SHARE_PRIOR``, linear).
     """
 
-    def __init__(self, prior_s: float | None, reference: float, share: float | None = None) -> None:
+    def __init__(self, prior_s: float | None, reference: float, shape: Shape | None = None) -> None:
         self._prior_s = prior_s
         self._ref = max(reference, 1.0)
-        self._share = const.TOKEN_SHARE_PRIOR if share is None else min(1.0, max(0.0, share))
+        self._shape = shape or Shape(const.TOKEN_SHARE_PRIOR)
         self._d: array[float] = array("d")  # regular step seconds, raw
         self._t: array[float] = array("d")  # their padded tokens
         self._regimes: list[tuple[int, float | None]] = []  # known changes, to replay
@@ -171,9 +269,14 @@ class TokenRate:
         self.rebuilds = 0
 
     @property
+    def shape(self) -> Shape:
+        """How a step's time grows with its tokens (see :class:`Shape`)."""
+        return self._shape
+
+    @property
     def share(self) -> float:
-        """``s``: the fraction of a ``t_ref``-token step that grows with its tokens."""
-        return self._share
+        """The fraction of a ``t_ref``-token step that grows with its tokens."""
+        return self._shape.share
 
     @property
     def reference(self) -> float:
@@ -197,11 +300,16 @@ class TokenRate:
 
     def weight(self, tokens: float) -> float:
         """A ``tokens``-token step's time over a ``t_ref``-token one's (ratio, > 0)."""
-        return max(const.TOKEN_MIN_WEIGHT, 1.0 - self._share + self._share * tokens / self._ref)
+        return self._shape.weight(tokens / self._ref)
 
-    def weights(self, steps: int, tokens: float) -> float:
-        """The summed weight of ``steps`` steps that compute ``tokens`` in all."""
-        return (1.0 - self._share) * steps + self._share * tokens / self._ref
+    def weights(self, steps: int, tokens: float, squares: float) -> float:
+        """The summed weight of ``steps`` steps of ``tokens`` in all.
+
+        ``squares``: the sum of each step's tokens squared.
+        """
+        shape, ref = self._shape, self._ref
+        constant = 1.0 - shape.share
+        return constant * steps + shape.linear * tokens / ref + shape.quadratic * squares / ref**2
 
     def add(self, duration: float, tokens: float) -> None:
         """One regular step took ``duration`` seconds on ``tokens`` padded tokens."""
@@ -228,7 +336,7 @@ class TokenRate:
         return self._rate.level_error(var)
 
     def _maybe_refit(self) -> None:
-        """Re-fit ``s`` on the stable part when it has grown by 10 %; replay if it moved."""
+        """Re-fit the shape on the stable part when it has grown by 10 %; replay if it moved."""
         span = self._rate.stable_span
         if span is None:
             return
@@ -238,27 +346,10 @@ class TokenRate:
         if n < const.TOKEN_FIT_MIN or n < self._fitted_on * (1.0 + const.REVISIT_GROWTH):
             return
         self._fitted_on = n
-        share = self._fit(lo, end)
-        if share is not None and abs(share - self._share) > const.TOKEN_SHARE_TOL:
-            self._share = share
+        shape = fit_shape(self._t[lo:end], self._d[lo:end], self._ref)
+        if shape is not None and shape.distance(self._shape) > const.TOKEN_SHARE_TOL:
+            self._shape = shape
             self._replay()
-
-    def _fit(self, lo: int, end: int) -> float | None:
-        """``s`` from a robust line through the raw steps ``lo:end`` (None: no spread)."""
-        tokens = self._t[lo:end]
-        mean = sum(tokens) / len(tokens)
-        spread = math.sqrt(sum((v - mean) ** 2 for v in tokens) / len(tokens))
-        if mean <= 0 or spread < const.TOKEN_MIN_CV * mean:
-            return None
-        line = huber_line(tokens, self._d[lo:end])
-        if line is None:
-            return None
-        a, b = line
-        if b <= 0:
-            return 0.0
-        if a <= 0:
-            return 1.0
-        return b * self._ref / (a + b * self._ref)
 
     def _replay(self) -> None:
         """Feed every step again, divided by the new weights, to a fresh ``StepRate``."""

@@ -453,9 +453,9 @@ def test_the_token_model_is_readable_once_fitted():
         est.step_finished(i, ends[i], tokens[i])
     model = est.token_model
     assert model is not None
-    level, share, reference = model
+    level, shape, reference = model
     assert reference == pytest.approx(sum(tokens) / 300)
-    assert level * (1 - share + share * 1500 / reference) == pytest.approx(0.16, rel=0.06)
+    assert level * shape.weight(1500 / reference) == pytest.approx(0.16, rel=0.06)
     plain = EtaEstimator(Schedule(total_steps=300), start_time=0.0)
     plain.step_finished(0, 1.0)
     assert plain.token_model is None

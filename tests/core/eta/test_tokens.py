@@ -6,7 +6,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ludwig_nb.core.eta.step_time import StepRate
-from ludwig_nb.core.eta.tokens import TokenPlan, TokenRate, huber_line
+from ludwig_nb.core.eta.tokens import TokenPlan, TokenRate, fit_shape, huber_fit, huber_line
 
 
 def _batches(n: int, seed: int, rows: int = 4) -> list[float]:
@@ -41,9 +41,18 @@ def test_huber_line_shrugs_off_stragglers():
 
 
 def test_huber_line_needs_spread_and_points():
-    assert huber_line([5.0, 5.0, 5.0, 5.0], [1.0, 2.0, 3.0, 4.0]) is None
-    assert huber_line([1.0, 2.0], [1.0, 2.0]) is None
-    assert huber_line([1.0, 2.0, 3.0], [2.0, 4.0, 6.0]) == pytest.approx((0.0, 2.0), abs=1e-9)
+    assert huber_line([5.0] * 8, [1.0, 2.0, 3.0, 4.0] * 2) is None
+    assert huber_line([1.0, 2.0, 3.0], [2.0, 4.0, 6.0]) is None  # three points a coefficient
+    x = [1.0, 2.0, 3.0, 4.0, 5.0, 6.0]
+    assert huber_line(x, [1.0 + 2.0 * v for v in x]) == pytest.approx((1.0, 2.0), abs=1e-9)
+
+
+def test_huber_fit_finds_a_quadratic_term():
+    x = [float(v) for v in range(1, 40)]
+    y = [0.5 + 0.1 * v + 0.02 * v * v for v in x]
+    fit = huber_fit([x, [v * v for v in x]], y)
+    assert fit is not None
+    assert fit[0] == pytest.approx([0.5, 0.1, 0.02], abs=1e-9)
 
 
 def test_plan_sums_planned_steps_and_counts_the_rest_at_their_mean():
@@ -143,3 +152,39 @@ def test_weights_stay_positive_and_the_level_finite(tokens, noise):
     assert all(rate.weight(float(t)) > 0 for t in (0, 1, *tokens))
     level = rate.step_s()
     assert level is None or (math.isfinite(level) and level > 0)
+
+
+def test_the_quadratic_term_only_where_the_steps_show_it():
+    rng = random.Random(11)
+    tokens = _batches(400, seed=12)
+    reference = sum(tokens) / len(tokens)
+    linear = [(0.02 + 4e-5 * t) * math.exp(rng.gauss(0, 0.02)) for t in tokens]
+    curved = [(0.02 + 2e-5 * t + 2e-8 * t * t) * math.exp(rng.gauss(0, 0.02)) for t in tokens]
+    assert fit_shape(tokens, linear, reference).quadratic == 0.0
+    shape = fit_shape(tokens, curved, reference)
+    assert shape.quadratic > 0.05
+    for t in (200.0, 2000.0):  # the fitted shape prices short and long batches alike
+        expected = (0.02 + 2e-5 * t + 2e-8 * t * t) / (
+            0.02 + 2e-5 * reference + 2e-8 * reference**2
+        )
+        assert shape.weight(t / reference) == pytest.approx(expected, rel=0.06)
+
+
+def test_an_estimate_sums_squares_where_attention_grows_quadratically():
+    from ludwig_nb.core.eta.estimator import EtaEstimator
+    from ludwig_nb.core.eta.plan import Schedule
+
+    rng = random.Random(13)
+    tokens = _batches(600, seed=14)
+    tokens[400:] = sorted(tokens[400:])  # the longest batches come last
+    seconds = [(0.01 + 1e-5 * t + 1e-7 * t * t) * math.exp(rng.gauss(0, 0.02)) for t in tokens]
+    est = EtaEstimator(Schedule(total_steps=600), start_time=0.0)
+    est.plan_tokens(0, tokens)
+    now = 0.0
+    for i in range(400):
+        now += seconds[i]
+        est.step_finished(i, now, tokens[i])
+    e = est.estimate(now)
+    assert e is not None
+    # a straight line through the same steps is 9 % short: the long batches cost more
+    assert e.remaining_s == pytest.approx(sum(seconds[400:]), rel=0.02)
