@@ -16,7 +16,10 @@ of architectures:
   (eager attention, e.g. a quantized Ludwig config) and the padding mask; ``k`` is what a
   layer saves whatever the batch (autocast's 16-bit copies of frozen weights). The
   coefficients are fitted on the ten metered passes (one row:
-  ``layers x (a L + b L^2 + k) + (d L + e L^2 + g)``).
+  ``layers x (a L + b L^2 + k) + (d L + e L^2 + g)``). With gradient checkpointing the peak
+  is the larger of two such models, fitted apart: what the forward pass leaves held (the
+  output layer's logits among it, which grow with the vocabulary) and what is held while a
+  layer is recomputed (by then the logits are gone).
 
 Gradient checkpointing is metered with reentrant checkpointing, whose recomputation runs
 through the same hooks (the peak is then the checkpoints plus one recomputed layer; the
@@ -87,9 +90,11 @@ class Footprint:
     Bytes: ``weights`` (as stored), ``gradients`` (of the trainable parameters),
     ``optimizer`` (states after a step). Counts: ``parameters``, ``trainable``.
     ``coefficients`` of :func:`activation_features` (for ``one_row`` batches or not) give
-    :meth:`activations`; ``fit_error`` is the largest relative miss of that model on the
-    metered passes; ``logits_per_token`` is the bytes of one token's logits in float32 (the
-    largest gradient the backward pass makes at once).
+    the bytes held at the forward pass's end, ``recompute`` those held while checkpointing
+    recomputes a layer (empty without checkpointing); :meth:`activations` is the larger.
+    ``fit_error`` is the largest relative miss of those models on the metered passes;
+    ``logits_per_token`` is the bytes of one token's logits in float32 (the largest gradient
+    the backward pass makes at once).
     """
 
     layers: int
@@ -104,11 +109,17 @@ class Footprint:
     fit_error: float
     logits_per_token: int
     largest_weight: int = 0
+    recompute: tuple[float, ...] = ()
 
     def activations(self, rows: int, tokens: int) -> int:
         """Peak bytes held for backward by a batch of ``rows`` rows padded to ``tokens``."""
         features = activation_features(self.layers, rows, tokens, self.one_row)
-        return max(0, round(sum(c * f for c, f in zip(self.coefficients, features, strict=True))))
+        peaks = [
+            sum(c * f for c, f in zip(model, features, strict=True))
+            for model in (self.coefficients, self.recompute)
+            if model
+        ]
+        return max(0, round(max(peaks)))
 
 
 def activation_features(layers: int, rows: int, tokens: int, one_row: bool) -> list[float]:
@@ -129,7 +140,7 @@ class _Measured:
     parameters: int
     trainable: int
     largest_weight: int
-    passes: list[tuple[int, int, int]]  # (rows, tokens, peak bytes)
+    passes: list[tuple[int, int, int, int]]  # (rows, tokens, forward's end, recompute peak)
 
 
 def probe_footprint(spec: ProbeSpec) -> Footprint:
@@ -157,14 +168,20 @@ def probe_footprint(spec: ProbeSpec) -> Footprint:
     def scaled(get: Any) -> float:
         return _scale(lambda n, v: float(get(measured[n, v])), layers, vocab, vocabs)
 
-    rows, peaks = [], []
-    for i, (b, t, _) in enumerate(measured[1, vocabs[0]].passes):
+    rows: list[list[float]] = []
+    forward: list[float] = []
+    recompute: list[float] = []
+    for i, (b, t, *_) in enumerate(measured[1, vocabs[0]].passes):
         for n in (1, 2):
             rows.append(activation_features(n, b, t, one_row))
-            peaks.append(
-                _scale(lambda _n, v, n=n, i=i: measured[n, v].passes[i][2], 1, vocab, vocabs)
-            )
-    coefficients, error = _fit(rows, peaks)
+            for j, out in ((2, forward), (3, recompute)):
+                out.append(
+                    _scale(
+                        lambda _n, v, n=n, i=i, j=j: measured[n, v].passes[i][j], 1, vocab, vocabs
+                    )
+                )
+    coefficients, error = _fit(rows, forward)
+    recomputed, recompute_error = _fit(rows, recompute) if any(recompute) else ([], 0.0)
     return Footprint(
         layers=layers,
         vocab=vocab,
@@ -174,8 +191,9 @@ def probe_footprint(spec: ProbeSpec) -> Footprint:
         parameters=round(scaled(lambda m: m.parameters)),
         trainable=round(scaled(lambda m: m.trainable)),
         coefficients=tuple(coefficients),
+        recompute=tuple(recomputed),
         one_row=one_row,
-        fit_error=error,
+        fit_error=max(error, recompute_error),
         logits_per_token=4 * vocab,
         largest_weight=max(m.largest_weight for m in measured.values()),
     )
@@ -245,7 +263,7 @@ def _measure(config: Any, spec: ProbeSpec, shapes: Sequence[tuple[int, int]]) ->
     with torch.no_grad():  # bitsandbytes' CPU kernels repack 4-bit weights on first use
         model(**_batch(config.vocab_size, 1, 4))
     largest = max((p.numel() * p.element_size() for p in model.parameters()), default=0)
-    passes = [(b, t, _peak(model, config.vocab_size, b, t, spec)) for b, t in shapes]
+    passes = [(b, t, *_peak(model, config.vocab_size, b, t, spec)) for b, t in shapes]
     optimizer_bytes = _optimizer_bytes(model, trainable, config.vocab_size, spec)
     return _Measured(
         weights=weights,
@@ -311,16 +329,18 @@ def _autocast(spec: ProbeSpec) -> Any:
     return contextlib.nullcontext()
 
 
-def _peak(model: Any, vocab: int, rows: int, tokens: int, spec: ProbeSpec) -> int:
-    """Peak bytes held for backward over one forward and backward pass."""
+def _peak(model: Any, vocab: int, rows: int, tokens: int, spec: ProbeSpec) -> tuple[int, int]:
+    """(bytes held at the forward pass's end, peak while recomputing) of one pass."""
     batch = _batch(vocab, rows, tokens)
     meter = SavedTensorMeter(model)
     with meter:
         with _autocast(spec):
             loss = model(**batch).loss
+        at_forward_end = meter.live
+        meter.backward_started()
         loss.backward()
     model.zero_grad(set_to_none=True)
-    return meter.peak
+    return at_forward_end, meter.recompute_peak
 
 
 def _optimizer_bytes(model: Any, trainable: list[Any], vocab: int, spec: ProbeSpec) -> int:

@@ -42,6 +42,10 @@ class SavedTensorMeter:
         live: bytes held now.
         peak: the most bytes held at once since the meter was made.
         saved: bytes ever saved (each storage once), the forward pass's total.
+        recompute_peak: after :meth:`backward_started`, the most bytes held at once from
+            the first tensor saved during the backward pass on (gradient checkpointing's
+            recomputation; 0 without one). The output layer's tensors are gone by then,
+            so this peak and the forward's end grow differently with the vocabulary.
     """
 
     def __init__(self, model: Any) -> None:
@@ -49,8 +53,13 @@ class SavedTensorMeter:
         self._counts: dict[int, int] = {}
         self._sizes: dict[int, int] = {}
         self._ever: set[int] = set()
-        self.live = self.peak = self.saved = 0
+        self.live = self.peak = self.saved = self.recompute_peak = 0
+        self._backward = self._recomputing = False
         self._hooks: Any = None
+
+    def backward_started(self) -> None:
+        """The forward pass is over: tensors saved from now on are recomputed ones."""
+        self._backward = True
 
     def __enter__(self) -> SavedTensorMeter:
         self._hooks = torch.autograd.graph.saved_tensors_hooks(self._pack, _unpack)
@@ -66,6 +75,7 @@ class SavedTensorMeter:
         if size == 0 or key in self._own or tensor.device.type == "meta":
             return tensor
         count = self._counts.get(key, 0)
+        self._recomputing = self._recomputing or self._backward
         if count == 0:
             self._sizes[key] = size
             self.live += size
@@ -73,6 +83,8 @@ class SavedTensorMeter:
             if key not in self._ever:
                 self._ever.add(key)
                 self.saved += size
+        if self._recomputing:
+            self.recompute_peak = max(self.recompute_peak, self.live)
         self._counts[key] = count + 1
         return _Held(tensor, key, self)
 

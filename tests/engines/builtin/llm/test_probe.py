@@ -94,9 +94,10 @@ def test_shrunk_copies_predict_a_deeper_model(tiny_llm, tmp_path, arch, case):
     assert found.fit_error < 1e-6
 
 
-def test_a_larger_vocabulary_is_scaled_from_two_small_ones(tiny_llm, tmp_path):
+@pytest.mark.parametrize("case", ["lora", "checkpointing"])
+def test_a_larger_vocabulary_is_scaled_from_two_small_ones(tiny_llm, tmp_path, case):
     folder = _deeper(tiny_llm("qwen2"), tmp_path / "wide-vocab", layers=3, vocab=9000)
-    config = CASES["lora"]
+    config = CASES[case]
     found = probe_footprint(ProbeSpec(folder, config, rows=2))
     peak, weights = _measured(folder, config, rows=2, tokens=40)
     assert found.vocab == 9000
@@ -136,6 +137,10 @@ def test_features_and_the_level_they_give():
         logits_per_token=400,
     )
     assert found.activations(2, 5) == 4 * 2 * 5 + 2 * 2 * 5 + 10
+    # with checkpointing: the larger of the forward's end and the recomputation's peak
+    recomputing = dataclasses.replace(found, recompute=(0.0,) * 7 + (100.0,))
+    assert recomputing.activations(2, 5) == 100  # 4 layers: the forward's end holds 70
+    assert dataclasses.replace(recomputing, layers=10).activations(2, 5) == 10 * 10 + 20 + 10
     assert len(activation_features(3, 1, 7, one_row=True)) == 6
     assert dataclasses.replace(found, layers=8).activations(2, 5) == 8 * 10 + 20 + 10
 
