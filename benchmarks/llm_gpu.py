@@ -91,10 +91,10 @@ def estimated_bytes(config: dict[str, Any], data: Any) -> int | None:
     except Exception as err:  # the pre-flight is optional here: say why it is missing
         print(f"  (no pre-flight estimate: {type(err).__name__}: {err})")
         return None
-    for name in ("peak_bytes", "memory_bytes", "total_bytes", "gpu_bytes"):
-        value = getattr(found, name, None)
-        if isinstance(value, int):
-            return value
+    memory = getattr(found, "memory", None)  # Prediction.memory: a MemoryEstimate
+    value = getattr(memory, "total_bytes", None)
+    if isinstance(value, int):
+        return value
     print("  (the pre-flight gave no memory figure for this config)")
     return None
 

@@ -53,7 +53,10 @@ def render(data: Mapping[str, object], ctx: Ctx) -> dict[str, object]:
     top = ludwig_spec(str(model_type))
     assert isinstance(top, JObject)
     _check_top_keys(config, top, ctx)
-    written_defaults, rendered_defaults = check_defaults(config.get("defaults"), ("defaults",), ctx)
+    # an LLM's defaults are checked against its own section below (a rendered LLM config,
+    # loaded again by a pilot or a trial, carries Ludwig's LLM defaults, not ECD's)
+    ecd_defaults = config.get("defaults") if model_type == "ecd" else None
+    written_defaults, rendered_defaults = check_defaults(ecd_defaults, ("defaults",), ctx)
     out: dict[str, object] = {"model_type": model_type}
     for side in ("input_features", "output_features"):
         out[side] = _features(config, side, ctx, written_defaults if model_type == "ecd" else {})

@@ -41,10 +41,15 @@ if command -v nvidia-smi >/dev/null; then
   # LLM fine-tuning (needs the [llm] extra): tokens/s of a ~220M model in bf16 and 4-bit,
   # peak GPU memory against the pre-flight estimate
   run "benchmark: LLM tokens/s and memory" 300 env PYTHONPATH="$PWD" "$PY" -m benchmarks.llm_gpu
+  # the memory pre-flight's total against the measured peak, five configs (goal: within 10 %)
+  run "benchmark: LLM memory pre-flight (GPU)" 420 env PYTHONPATH="$PWD" "$PY" \
+    -m benchmarks.llm_memory_gpu
   run "LLM engine tests on the GPU" 300 env LUDWIG_NB_LLM_DEVICE=cuda "$PY" -m pytest -q \
     -p no:cacheprovider tests/engines/builtin/llm/test_training.py -k "learns or four_bit or lora"
 else
   run "benchmark: engine speed on the GPU (skips)" 60 env PYTHONPATH="$PWD" "$PY" -m benchmarks.engine_gpu
+  run "benchmark: LLM memory pre-flight (skips)" 60 env PYTHONPATH="$PWD" "$PY" \
+    -m benchmarks.llm_memory_gpu
   echo "(no nvidia-smi: benchmarks against the real driver skipped)"
 fi
 

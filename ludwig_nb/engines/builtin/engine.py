@@ -17,6 +17,7 @@ from ludwig_nb.engines.devices import DeviceFacts, TorchDeviceFacts
 
 if TYPE_CHECKING:
     from ludwig_nb.config import Config
+    from ludwig_nb.core.memory_estimate import MemoryEstimate
     from ludwig_nb.engines.builtin.llm.model_io import LlmModel
     from ludwig_nb.engines.builtin.model_io import BuiltinModel
 
@@ -137,6 +138,18 @@ class BuiltinEngine(Engine):
         finally:
             if isinstance(job.dataset, prefetch.Prefetch):  # a stop during preprocessing: end it
                 job.dataset.close()
+
+    def estimate_memory(self, config: Mapping[str, Any], dataset: Any) -> MemoryEstimate | None:
+        """The GPU memory a training step of ``config`` needs, before any trains.
+
+        An LLM config's (llm/footprint.py); None for an ECD config. Raises what
+        ``footprint.estimate_memory`` raises (an unreachable base model, missing data).
+        """
+        if not _is_llm(config):
+            return None
+        from ludwig_nb.engines.builtin.llm.footprint import estimate_memory
+
+        return estimate_memory(config, dataset)
 
     def load(self, folder: Path, manifest: Mapping[str, Any]) -> BuiltinModel | LlmModel:
         """Load a model saved by this engine (raises ``FileNotFoundError``)."""

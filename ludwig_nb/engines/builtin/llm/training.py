@@ -31,6 +31,7 @@ from ludwig_nb.engines.builtin.device import Precision, batch_order, resolve_dev
 from ludwig_nb.engines.builtin.llm import loading
 from ludwig_nb.engines.builtin.llm.data import SplitText, split_frames, texts
 from ludwig_nb.engines.builtin.llm.evaluation import evaluate_encoded
+from ludwig_nb.engines.builtin.llm.footprint import estimate_for_run
 from ludwig_nb.engines.builtin.llm.generation import generate, generation_config
 from ludwig_nb.engines.builtin.llm.memory import StepRunner, auto_batch_size
 from ludwig_nb.engines.builtin.llm.model_io import LlmModel, base_fingerprint
@@ -262,6 +263,12 @@ class LlmTraining:
                 quantization=f"{quantization['bits']}-bit" if quantization else "",
                 dtype=str(next(self.model.parameters()).dtype),
                 gradient_checkpointing=self.gradient_checkpointing,
+                estimate_bytes=estimate_for_run(
+                    {**self.config, "trainer": {**self.trainer, "batch_size": self.batch_size}},
+                    self.splits["training"].encoded.lengths if self.finetune else [],
+                    Path(self.base["path"]),
+                    self.device,
+                ),
             )
         )
 
