@@ -9,7 +9,7 @@ Parts (``--part``, default all), each printing its figures against their goals:
   engine's from step start to step start, control, events and all). Goal: the engine's step at
   most 1.2x the hand loop's. Also the share of step time spent waiting for data with the
   default ``num_processes`` (1), images in memory and in the disk cache (``in_memory: false``).
-  Goal under 10 %. ``--device cuda`` runs the same on a GPU (scripts/gpu_check.sh).
+  Goal under 10 %. ``--device cuda`` runs the same on a GPU (scripts/checks/gpu_check.sh).
 * ``memory``: peak RSS of a whole process training 20,000 32x32 images with ``in_memory: false``
   against the same with 2,000 (fresh processes, one epoch). Goal at most 1.5x. The evaluation
   batch is 128 rows in both (smaller than the 2,000-image run's splits), so that the batches'

@@ -23,6 +23,7 @@ __all__ = [
     "eta_line",
     "format_metric",
     "format_throughput",
+    "format_tokens_per_s",
     "header_html",
     "pick_metric",
     "progress_text",
@@ -81,6 +82,23 @@ def format_throughput(
         hint = ": in_memory: true keeps the decoded images in memory" if unit == "images" else ""
         text += f" (the device waits for its data{hint})"
     return text
+
+
+def format_tokens_per_s(
+    rates: tuple[float, float] | None,
+    samples_per_s: float | None,
+    unit: str = "samples",
+    data_wait: float | None = None,
+) -> str:
+    """``"5,300 tokens/s (6,100 padded) · 12.5 samples/s"``; ``"–"`` when unknown.
+
+    Without token counts (any run but an LLM's), :func:`format_throughput` of the other arguments.
+    """
+    samples = format_throughput(samples_per_s, unit, data_wait)
+    if rates is None or not all(math.isfinite(r) and r >= 0 for r in rates):
+        return samples
+    real, padded = rates
+    return f"{real:,.0f} tokens/s ({padded:,.0f} padded) · {samples}"
 
 
 def format_metric(value: object) -> str:

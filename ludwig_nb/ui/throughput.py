@@ -1,4 +1,4 @@
-"""Training throughput (samples per second) over the most recent steps, and the data wait.
+"""Training throughput (samples, and an LLM's tokens, per second) over the most recent steps.
 
 Counts only time spent inside steps (``StepFinished.start_time`` to ``time``), so pauses,
 evaluations and checkpoints do not drag the rate down. The data wait is the share of that time
@@ -21,10 +21,13 @@ class ThroughputMeter:
 
     def __init__(self, window_s: float = 10.0) -> None:
         self.window_s = window_s
-        #: (end, duration s, samples, data wait s or None)
-        self._steps: deque[tuple[float, float, int, float | None]] = deque()
+        #: (end, duration s, samples, tokens, padded tokens, data wait s or None)
+        self._steps: deque[tuple[float, float, int, int, int, float | None]] = deque()
         self._busy = 0.0
         self._samples = 0
+        self._tokens = 0
+        self._padded = 0
+        self.counts_tokens = False  # an LLM run's steps carry their tokens
         self._waited = 0.0  # seconds of data wait over the steps that report it
         self._timed = 0.0  # seconds of those steps
         #: what a sample is ("samples", "images"), from the run's RunStarted
@@ -38,15 +41,20 @@ class ThroughputMeter:
             return
         duration = max(0.0, event.time - event.start_time)
         wait = None if event.data_wait is None else min(duration, max(0.0, event.data_wait))
-        self._steps.append((event.time, duration, event.batch_size, wait))
-        self._add(duration, event.batch_size, wait, 1)
+        tokens, padded = event.tokens or 0, event.padded_tokens or 0
+        self.counts_tokens = self.counts_tokens or event.tokens is not None
+        step = (event.time, duration, event.batch_size, tokens, padded, wait)
+        self._steps.append(step)
+        self._add(step, 1)
         while self._steps and self._steps[0][0] < event.time - self.window_s:
-            _, old_duration, old_samples, old_wait = self._steps.popleft()
-            self._add(old_duration, old_samples, old_wait, -1)
+            self._add(self._steps.popleft(), -1)
 
-    def _add(self, duration: float, samples: int, wait: float | None, sign: int) -> None:
+    def _add(self, step: tuple[float, float, int, int, int, float | None], sign: int) -> None:
+        _, duration, samples, tokens, padded, wait = step
         self._busy += sign * duration
         self._samples += sign * samples
+        self._tokens += sign * tokens
+        self._padded += sign * padded
         if wait is not None:
             self._waited += sign * wait
             self._timed += sign * duration
@@ -54,7 +62,7 @@ class ThroughputMeter:
     @property
     def data_wait_share(self) -> float | None:
         """Share (0-1) of the recent steps' time spent waiting for data; None when unreported."""
-        if self._timed <= 1e-9 or not any(step[3] is not None for step in self._steps):
+        if self._timed <= 1e-9 or not any(step[5] is not None for step in self._steps):
             return None
         return min(1.0, max(0.0, self._waited / self._timed))
 
@@ -71,3 +79,10 @@ class ThroughputMeter:
         if not self._steps or self._busy <= 1e-9:
             return None
         return len(self._steps) / self._busy
+
+    @property
+    def tokens_per_s(self) -> tuple[float, float] | None:
+        """(non-padding, padded) tokens per second of busy time; None without token counts."""
+        if not self.counts_tokens or not self._steps or self._busy <= 1e-9:
+            return None
+        return self._tokens / self._busy, self._padded / self._busy

@@ -1,7 +1,7 @@
 """torchvision's families as image encoders.
 
 The ``torchvision`` tests need a torchvision that loads with the installed torch: they run in the
-Ludwig venv (torch 2.14.1 + torchvision 0.29.1, scripts/test_ludwig.sh), never in the main one,
+Ludwig venv (torch 2.14.1 + torchvision 0.29.1, scripts/ci/test_ludwig.sh), never in the main one,
 where torchvision must stay absent (it breaks transformers' imports when it does not load).
 """
 
