@@ -15,7 +15,7 @@ Parts (``--part``, default all), each printing its figures against their goals:
   batch is 128 rows in both (smaller than the 2,000-image run's splits), so that the batches'
   activations, which do not grow with the dataset, weigh the same in both.
 * ``ludwig``: held-out accuracy and the whole process (``ludwig-nb train`` vs ``ludwig train``,
-  the Ludwig 0.11 venv of scripts/setup_ludwig_env.sh) on the same config and the same fixed
+  the Ludwig 0.11 venv of scripts/setup/ludwig_env.sh) on the same config and the same fixed
   split of scikit-learn's digits as 32x32 PNG files, for the default encoder and Ludwig's
   ``_resnet_legacy``. Test accuracy at the evaluation with the best validation accuracy, read
   from each run's training_statistics.json the same way, averaged over ``--seeds`` seeds (the
@@ -333,7 +333,7 @@ def _ludwig_case(
 def part_ludwig(epochs: int, resnet_size: int, seeds: int) -> None:
     ludwig = _ludwig_python()
     if ludwig is None:
-        print("== images vs Ludwig 0.11: skipped (run scripts/setup_ludwig_env.sh first)")
+        print("== images vs Ludwig 0.11: skipped (run scripts/setup/ludwig_env.sh first)")
         return
     print(
         f"== images vs Ludwig 0.11 (1,797 digits as 32x32 PNG, fixed split 70/10/20, "

@@ -228,3 +228,44 @@ def test_automatic_batch_sizes_probe_images_read_from_the_disk_cache(run_engine,
     started = result.of("run_started")[0]
     assert result.of("run_finished")[-1].status == "completed"
     assert started.schedule.batch_size >= 1
+
+
+def test_estimate_prices_an_image_run_from_a_pilot(digits):
+    import ludwig_nb
+
+    config = {"input_features": [IMAGE], "output_features": [LABEL], "trainer": FAST}
+    prediction = ludwig_nb.estimate(config, str(digits), pilot_steps=6)
+    assert prediction.schedule.epochs == 2 and prediction.pilot_steps == 6
+    assert prediction.step_s > 0 and prediction.total_s > prediction.breakdown["steps"] > 0
+    assert prediction.breakdown["preprocessing"] > 0  # the check and decode of 600 images
+
+
+def test_hyperopt_trials_of_an_image_config_each_train_their_images(digits, tmp_path):
+    from ludwig_nb.search import hyperopt
+
+    config = {
+        "input_features": [IMAGE],
+        "output_features": [LABEL],
+        "trainer": {**FAST, "epochs": 1},
+        "hyperopt": {
+            "goal": "maximize",
+            "metric": "accuracy",
+            "output_feature": "label",
+            "parameters": {
+                "trainer.learning_rate": {"space": "choice", "categories": [3e-3, 1e-2]}
+            },
+            "search_alg": {"type": "random", "random_state_seed": 1},
+            "executor": {"num_samples": 2},
+        },
+    }
+    search = hyperopt(
+        config,
+        str(digits),
+        results_dir=tmp_path / "results",
+        registry_dir=tmp_path / "registry",
+        threads=1,
+        wait=True,
+    )
+    assert search.error is None
+    assert list(search.trials["state"]) == ["completed"] * 2
+    assert set(search.trials["trainer.learning_rate"]) <= {3e-3, 1e-2}
