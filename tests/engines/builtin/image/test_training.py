@@ -269,3 +269,30 @@ def test_hyperopt_trials_of_an_image_config_each_train_their_images(digits, tmp_
     assert search.error is None
     assert list(search.trials["state"]) == ["completed"] * 2
     assert set(search.trials["trainer.learning_rate"]) <= {3e-3, 1e-2}
+
+
+def test_an_out_of_memory_step_of_images_from_the_disk_cache_is_split_and_completes(
+    run_engine, digits, monkeypatch
+):
+    from ludwig_nb.engines.builtin import memory
+    from tests.engines.builtin.test_memory import oom_at
+
+    image = {**IMAGE, "preprocessing": {"in_memory": False}}
+    config = _config(image, epochs=1)
+    config["gpu_watch"]["oom_recovery"] = True
+    source = str(digits.parent / "digits200.csv")
+    whole = run_engine(config, _prepared(config, source), seed=5)
+    hook, calls = oom_at(step=2, above_rows=16)
+    monkeypatch.setattr(memory, "fault_hook", hook)
+    recovered = run_engine(config, _prepared(config, source), seed=5)
+    assert recovered.of("run_finished")[-1].status == "completed"
+    event = recovered.of("oom_recovered")[0]
+    assert (event.step, event.batch_size, event.micro_batch_size) == (2, 32, 16)
+    assert calls.count((2, 16)) == 2
+    # the same rows, the same mean gradient: the losses follow the whole-batch run
+    np.testing.assert_allclose(
+        [s.loss for s in recovered.of("step_finished")],
+        [s.loss for s in whole.of("step_finished")],
+        rtol=1e-4,
+        atol=1e-6,
+    )
