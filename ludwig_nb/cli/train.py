@@ -30,7 +30,11 @@ def _train_inputs(args: argparse.Namespace) -> tuple[Any, Any, str]:  # as train
 
 
 def run(args: argparse.Namespace) -> int:
-    """Train; progress on stderr, the end report (and ``--json`` metrics) on stdout."""
+    """Train; progress on stderr, the end report on stdout.
+
+    With ``--json`` stdout holds the best metrics as one JSON document (so it can be piped to
+    a file or ``jq``), and the end report goes to stderr with the progress.
+    """
     from ludwig_nb.runs import train
     from ludwig_nb.ui.terminal import Follower, final_report
 
@@ -52,9 +56,9 @@ def run(args: argparse.Namespace) -> int:
     else:
         Follower(run, sys.stderr).follow()
     state = run.state
-    print(final_report(state, str(run.directory)))
-    if args.json and state.best_metrics:
-        print(json.dumps(state.best_metrics, indent=1, default=float))
+    print(final_report(state, str(run.directory)), file=sys.stderr if args.json else sys.stdout)
+    if args.json:
+        print(json.dumps(state.best_metrics or {}, indent=1, default=float))
     if run.error is not None:
         print(f"error: {state.error}", file=sys.stderr)
         return 1
