@@ -58,7 +58,7 @@ def test_relative_threshold_resolves_against_each_device() -> None:
 def test_rule_defaults_name_and_hysteresis() -> None:
     rule = AlarmRule("temperature", parse_threshold("slowdown-5"), action="pause")
     assert rule.name == "temperature>=slowdown-5"
-    assert rule.clear_below == Threshold(-10.0, relative=True)
+    assert rule.clear_below == Threshold(-10.0, relative=True, strict=True, clear=True)
     assert rule.levels(gpu(slowdown=87.0)) == (82.0, 77.0)
 
 
