@@ -102,7 +102,7 @@ class GpuWatchConfig:
     """
 
     enabled: bool | Literal["auto"] = "auto"
-    simulate: bool | str | Mapping[str, float] = False
+    simulate: bool | str | Mapping[str, float | str] = False
     interval: float = 1.0
     devices: tuple[int, ...] | None = None
     history: float = 600.0
@@ -257,14 +257,17 @@ SIMULATE_FIELDS = (
     "max_operating",
     "idle_power",
     "power_limit",
+    "generation",
 )
+#: ``simulate: {generation: ...}``: what the simulated card reports (gpu/simulated.py)
+SIMULATE_GENERATIONS = ("hopper", "ampere", "legacy")
 
 
 class _Simulate(Spec):
     """Parse ``gpu_watch.simulate``.
 
     ``false``, ``true`` (a realistic card), ``demo`` (fast time constants) or a mapping of
-    thermal-profile fields (numbers).
+    thermal-profile fields (numbers; ``generation``: hopper, ampere or legacy).
     """
 
     def default(self) -> object:
@@ -277,9 +280,14 @@ class _Simulate(Spec):
         if isinstance(value, bool) or value == "demo":
             return value
         if isinstance(value, Mapping):
-            out: dict[str, float] = {}
+            out: dict[str, float | str] = {}
             for key, item in value.items():
-                if key not in SIMULATE_FIELDS:
+                if key == "generation":
+                    if item in SIMULATE_GENERATIONS:
+                        out["generation"] = str(item)
+                    else:
+                        ctx.problem((*path, key), f"must be {', '.join(SIMULATE_GENERATIONS)}")
+                elif key not in SIMULATE_FIELDS:
                     close = difflib.get_close_matches(str(key), SIMULATE_FIELDS, n=1)
                     hint = f"did you mean {close[0]!r}?" if close else None
                     ctx.problem((*path, key), f"unknown key {key!r}", hint=hint)

@@ -65,7 +65,8 @@ class ThrottleTime:
     """Throttled seconds over ``span_s`` seconds of samples.
 
     ``causes``: seconds per cause (every cause of :data:`CAUSES`); ``source``: ``"counters"``,
-    ``"flags"`` or ``"counters+flags"`` (some intervals had no counter).
+    ``"flags"`` (no counter at all) or ``"counters+flags"`` (a cause that had a counter went
+    without it for some intervals).
     """
 
     span_s: float
@@ -120,7 +121,7 @@ class ThrottleMeter:
         self._span = 0.0
         self._total = 0.0
         self._causes = dict.fromkeys(CAUSES, 0.0)
-        self._sources: set[str] = set()
+        self._sources: dict[str, set[str]] = {c: set() for c in CAUSES}
         self._recent: collections.deque[tuple[float, float, float]] = collections.deque()
 
     def add(self, sample: Any, time: float) -> float:
@@ -147,20 +148,26 @@ class ThrottleMeter:
             if a is not None and b is not None and b >= a:  # a drop: the driver reloaded
                 deltas.append(min(dt, float(b) - float(a)))
         if deltas:
-            self._sources.add("counters")
+            self._sources[cause].add("counters")
             return max(deltas)
         reasons = _get(after, "clock_reasons")
         if reasons is None:
             return 0.0
-        self._sources.add("flags")
+        self._sources[cause].add("flags")
         return dt if set(reasons) & set(FLAGS[cause]) else 0.0
 
     def result(self) -> ThrottleTime | None:
         """Everything added so far; None before two samples."""
         if self._span <= 0:
             return None
-        source = "+".join(s for s in ("counters", "flags") if s in self._sources)
-        return ThrottleTime(self._span, self._total, dict(self._causes), source or "flags")
+        counted = [used for used in self._sources.values() if "counters" in used]
+        if not counted:
+            source = "flags"
+        elif any("flags" in used for used in counted):
+            source = "counters+flags"
+        else:
+            source = "counters"
+        return ThrottleTime(self._span, self._total, dict(self._causes), source)
 
     def recent_share(self) -> float | None:
         """The throttled fraction of the last ``window_s`` seconds; None without data."""

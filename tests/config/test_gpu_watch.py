@@ -185,7 +185,10 @@ def test_margin_mistakes_are_located(
     [
         ("2h", {"at": "2h", "action": "checkpoint", "reserve": 300.0}),
         ("'18:30'", {"at": "18:30", "action": "checkpoint", "reserve": 300.0}),
-        ("{at: 90min, action: stop, reserve: 10m}", {"at": "90min", "action": "stop", "reserve": 600.0}),
+        (
+            "{at: 90min, action: stop, reserve: 10m}",
+            {"at": "90min", "action": "stop", "reserve": 600.0},
+        ),
         ("{at: colab, session_limit: 24h}", {"at": "colab", "session_limit": 86400.0}),
         ("{action: warn}", {"at": "auto", "action": "warn"}),
     ],
