@@ -134,27 +134,33 @@ class CounterReader:
         return out
 
     def _read_fields(self) -> dict[int, float | None]:
-        ids = [
-            s.current[1] for s in self._sources.values() if s.current and s.current[0] == "field"
-        ]
-        ids = [i for i in ids if i is not None]
-        if not ids:
-            return {}
-        read = self._call("counter_fields", read_fields, self._nvml, self._handle, ids)
-        if read is None:
-            if self._call.gone("counter_fields"):  # the call itself: every field candidate goes
-                for source in self._sources.values():
-                    while source.current is not None and source.current[0] == "field":
-                        source.drop("nvmlDeviceGetFieldValues unsupported")
-            return {}
-        for source in self._sources.values():
-            while (
-                source.current is not None
-                and source.current[0] == "field"
-                and source.current[1] in read.refused
-            ):
-                source.drop("not supported")
-        values: dict[int, float | None] = read.values
+        """This tick's field values; a refused field's next candidate is read at once."""
+        values: dict[int, float | None] = {}
+        for _ in range(3):  # a cause has at most two field ids, then the violation status
+            wanted = {
+                s.current[1]
+                for s in self._sources.values()
+                if s.current is not None and s.current[0] == "field" and s.current[1] is not None
+            } - set(values)
+            if not wanted:
+                break
+            read = self._call(
+                "counter_fields", read_fields, self._nvml, self._handle, sorted(wanted)
+            )
+            if read is None:
+                if self._call.gone("counter_fields"):  # the call itself: every field goes
+                    for source in self._sources.values():
+                        while source.current is not None and source.current[0] == "field":
+                            source.drop("nvmlDeviceGetFieldValues unsupported")
+                break
+            values.update(read.values)
+            for source in self._sources.values():
+                while (
+                    source.current is not None
+                    and source.current[0] == "field"
+                    and source.current[1] in read.refused
+                ):
+                    source.drop("not supported")
         return values
 
     def _one(

@@ -8,22 +8,55 @@ that predates a field simply leaves it out.
 
 from __future__ import annotations
 
+import ctypes
+import struct
 from collections.abc import Iterable, Mapping, Sequence
 from types import ModuleType
 from typing import Any
 
 __all__ = ["FieldRead", "field_ids", "read_fields"]
 
-#: nvmlValueType_t -> the member of the c_nvmlValue_t union holding it
-_MEMBERS = {
-    "NVML_VALUE_TYPE_DOUBLE": "dVal",
-    "NVML_VALUE_TYPE_UNSIGNED_INT": "uiVal",
-    "NVML_VALUE_TYPE_UNSIGNED_LONG": "ulVal",
-    "NVML_VALUE_TYPE_UNSIGNED_LONG_LONG": "ullVal",
-    "NVML_VALUE_TYPE_SIGNED_LONG_LONG": "sllVal",
-    "NVML_VALUE_TYPE_SIGNED_INT": "siVal",
-    "NVML_VALUE_TYPE_UNSIGNED_SHORT": "usVal",
+#: nvmlValueType_t -> how the c_nvmlValue_t union holds it (native byte order)
+_FORMATS = {
+    "NVML_VALUE_TYPE_DOUBLE": "=d",
+    "NVML_VALUE_TYPE_UNSIGNED_INT": "=I",
+    "NVML_VALUE_TYPE_UNSIGNED_LONG": "=Q" if ctypes.sizeof(ctypes.c_ulong) == 8 else "=I",
+    "NVML_VALUE_TYPE_UNSIGNED_LONG_LONG": "=Q",
+    "NVML_VALUE_TYPE_SIGNED_LONG_LONG": "=q",
+    "NVML_VALUE_TYPE_SIGNED_INT": "=i",
+    "NVML_VALUE_TYPE_UNSIGNED_SHORT": "=H",
 }
+
+
+class _Layout:
+    """Where the answers sit in pynvml's ``c_nvmlFieldValue_t`` (read from the struct itself).
+
+    Reading the returned array's bytes once costs a fraction of pynvml's per-attribute
+    ``__getattribute__`` (a Python function per field access).
+    """
+
+    def __init__(self, nvml: ModuleType) -> None:
+        entry = nvml.c_nvmlFieldValue_t
+        self.size = ctypes.sizeof(entry)
+        self.type_at = entry.valueType.offset
+        self.return_at = entry.nvmlReturn.offset
+        self.value_at = entry.value.offset
+        self.formats: dict[int, struct.Struct] = {}
+        for name, fmt in _FORMATS.items():
+            code = getattr(nvml, name, None)
+            if isinstance(code, int):
+                self.formats[code] = struct.Struct(fmt)
+
+
+_LAYOUTS: dict[int, _Layout] = {}
+_INT = struct.Struct("=i")
+
+
+def _layout(nvml: ModuleType) -> _Layout:
+    layout = _LAYOUTS.get(id(nvml))
+    if layout is None:
+        layout = _LAYOUTS[id(nvml)] = _Layout(nvml)
+    return layout
 
 
 class FieldRead:
@@ -48,13 +81,6 @@ def field_ids(nvml: ModuleType, names: Iterable[str]) -> dict[str, int]:
     return found
 
 
-def _decode(nvml: ModuleType, entry: Any) -> float | None:
-    for type_name, member in _MEMBERS.items():
-        if getattr(nvml, type_name, None) == entry.valueType:
-            return float(getattr(entry.value, member))
-    return None  # a value type newer than these bindings
-
-
 def read_fields(nvml: ModuleType, handle: Any, ids: Sequence[int]) -> FieldRead:
     """Read ``ids`` of the GPU ``handle`` in one call.
 
@@ -63,14 +89,19 @@ def read_fields(nvml: ModuleType, handle: Any, ids: Sequence[int]) -> FieldRead:
     """
     unique = list(dict.fromkeys(ids))
     entries = nvml.nvmlDeviceGetFieldValues(handle, unique)
+    layout = _layout(nvml)
+    raw = memoryview(entries).cast("B")
     permanent = (nvml.NVML_ERROR_NOT_SUPPORTED, nvml.NVML_ERROR_NO_PERMISSION)
     values: dict[int, float | None] = {}
     refused: list[int] = []
-    for field, entry in zip(unique, entries, strict=True):
-        if entry.nvmlReturn == nvml.NVML_SUCCESS:
-            values[field] = _decode(nvml, entry)
-        else:
-            values[field] = None
-            if entry.nvmlReturn in permanent:
-                refused.append(field)
+    for k, field in enumerate(unique):
+        base = k * layout.size
+        code = _INT.unpack_from(raw, base + layout.return_at)[0]
+        values[field] = None
+        if code == nvml.NVML_SUCCESS:
+            kind = layout.formats.get(_INT.unpack_from(raw, base + layout.type_at)[0])
+            if kind is not None:  # else a value type newer than these bindings
+                values[field] = float(kind.unpack_from(raw, base + layout.value_at)[0])
+        elif code in permanent:
+            refused.append(field)
     return FieldRead(values, refused)
