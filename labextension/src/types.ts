@@ -112,6 +112,8 @@ export interface AlarmRaised extends EventBase {
   threshold: number;
   action: 'warn' | 'pause' | 'stop' | 'throttle';
   message: string;
+  /** °C of thermal margin the GPU had (temperature rules), when it reports one */
+  margin?: number | null;
 }
 export interface AlarmCleared extends EventBase {
   type: 'alarm_cleared';
@@ -190,6 +192,25 @@ export interface DataProgress extends EventBase {
   total: number;
 }
 
+/** A GPU started (active) or stopped losing much of its time to throttling. */
+export interface GpuSlowdown extends EventBase {
+  type: 'gpu_slowdown';
+  device: number;
+  active: boolean;
+  share: number; // fraction of the last minute throttled, 0..1
+  causes: string[]; // 'thermal' | 'power_cap' | 'power_brake' | 'sync_boost'
+  clock_ratio: number | null;
+  text: string;
+}
+/** The run's deadline: a warning, or the checkpoint/stop fired before the cut-off. */
+export interface DeadlineWarning extends EventBase {
+  type: 'deadline_warning';
+  kind: 'warn' | 'checkpoint' | 'stop';
+  deadline: number; // wall-clock seconds
+  verdict: 'ok' | 'at_risk' | 'late' | 'unknown' | 'passed';
+  message: string;
+}
+
 export type RunEvent =
   | RunStarted
   | ScheduleChanged
@@ -207,7 +228,9 @@ export type RunEvent =
   | RunFailed
   | BaselineComputed
   | WorkersReported
-  | DataProgress;
+  | DataProgress
+  | GpuSlowdown
+  | DeadlineWarning;
 
 /** An active alarm as kept in RunState.alarms. */
 export interface ActiveAlarm {
@@ -328,6 +351,9 @@ export interface GpuSample {
   temperature_slowdown: number | null;
   temperature_shutdown: number | null;
   temperature_max: number | null;
+  /** °C of headroom to the nearest slowdown point (NVML's thermal margin) */
+  temperature_margin?: number | null;
+  temperature_memory_max?: number | null;
   power_draw: number | null;
   power_limit: number | null;
   fan: number | null;
@@ -340,8 +366,12 @@ export interface GpuSample {
   time: number;
   mig_index?: number | null;
   energy_consumed?: number | null;
+  /** seconds the clocks were held down since the driver loaded, per cause */
   throttled_power_s?: number | null;
   throttled_thermal_s?: number | null;
+  throttled_hw_thermal_s?: number | null;
+  throttled_power_brake_s?: number | null;
+  throttled_sync_boost_s?: number | null;
   sm_activity?: number | null;
   sm_occupancy?: number | null;
   tensor_activity?: number | null;

@@ -122,7 +122,10 @@ class ThrottleMeter:
         self._total = 0.0
         self._causes = dict.fromkeys(CAUSES, 0.0)
         self._sources: dict[str, set[str]] = {c: set() for c in CAUSES}
-        self._recent: collections.deque[tuple[float, float, float]] = collections.deque()
+        #: (time, seconds, seconds throttled, seconds per cause) of each recent interval
+        self._recent: collections.deque[tuple[float, float, float, dict[str, float]]] = (
+            collections.deque()
+        )
 
     def add(self, sample: Any, time: float) -> float:
         """Take the sample read at ``time`` (s); returns the seconds throttled since the last."""
@@ -136,7 +139,7 @@ class ThrottleMeter:
         self._total += total
         for cause, seconds in lost.items():
             self._causes[cause] += seconds
-        self._recent.append((time, dt, total))
+        self._recent.append((time, dt, total, lost))
         while self._recent and self._recent[0][0] <= time - self.window_s:
             self._recent.popleft()
         return total
@@ -171,8 +174,21 @@ class ThrottleMeter:
 
     def recent_share(self) -> float | None:
         """The throttled fraction of the last ``window_s`` seconds; None without data."""
-        span = sum(dt for _, dt, _ in self._recent)
-        return sum(t for _, _, t in self._recent) / span if span > 0 else None
+        recent = self.recent()
+        return None if recent is None else recent.share
+
+    def recent(self) -> ThrottleTime | None:
+        """The figures of the last ``window_s`` seconds; None without data."""
+        span = sum(entry[1] for entry in self._recent)
+        if span <= 0:
+            return None
+        causes = dict.fromkeys(CAUSES, 0.0)
+        for *_, lost in self._recent:
+            for cause, seconds in lost.items():
+                causes[cause] += seconds
+        total = sum(entry[2] for entry in self._recent)
+        whole = self.result()
+        return ThrottleTime(span, total, causes, whole.source if whole else "flags")
 
 
 def throttle_time(samples: Iterable[tuple[float, Any]]) -> ThrottleTime | None:

@@ -191,6 +191,7 @@ class AlarmWatch:
             threshold=change.threshold,
             action=change.rule.action,
             message=change.message,
+            margin=change.margin,
         )
 
     def _late_event(self, rule: AlarmRule, device: int, snapshot: Snapshot) -> AlarmRaised:
