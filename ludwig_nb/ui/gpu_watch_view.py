@@ -21,6 +21,7 @@ import ipywidgets as widgets
 
 from ludwig_nb.core.alarms import AlarmTransition
 from ludwig_nb.core.gpu_sample import GpuSample, Snapshot
+from ludwig_nb.core.throttle_time import ThrottleMeter
 from ludwig_nb.ui.gauges import BLUE, ORANGE, RED, clock_text, gpu_card_html, host_html, no_gpu_html
 
 __all__ = ["GpuWatchView"]
@@ -135,6 +136,7 @@ class GpuWatchView:
         self.gpu_box = widgets.VBox([])
         self._cards: dict[tuple[int, int | None], widgets.HTML] = {}
         self._timelines: dict[int, Any] = {}
+        self._meters: dict[int, ThrottleMeter] = {}  # each GPU's throttled time, last minute
         self._title = title
         self.widget = widgets.VBox([self.header, self.gpu_box, self.host, self.alarm_log])
         self._shown_in: int | None = None
@@ -181,7 +183,13 @@ class GpuWatchView:
         writes[self.header] = {"value": header}
         writes[self.host] = {"value": host_html(snapshot.host)}
         for gpu in gpus:
-            writes[self._cards[(gpu.index, gpu.mig_index)]] = {"value": gpu_card_html(gpu)}
+            throttled = None
+            if gpu.mig_index is None and not gpu.lost:
+                meter = self._meters.setdefault(gpu.index, ThrottleMeter())
+                meter.add(gpu, snapshot.time)
+                throttled = meter.recent()
+            card = gpu_card_html(gpu, throttled=throttled)
+            writes[self._cards[(gpu.index, gpu.mig_index)]] = {"value": card}
             timeline = self._timelines.get(gpu.index)
             if timeline is not None and gpu.mig_index is None and not gpu.lost:
                 writes.update(timeline.writes(self.sampler, gpu, snapshot.time, self.history))
