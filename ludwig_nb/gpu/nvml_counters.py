@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import dataclasses
 import logging
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from types import ModuleType
 from typing import Any
 
@@ -68,6 +68,7 @@ class _Source:
     """Where one cause's counter comes from now, and how it behaved."""
 
     candidates: list[tuple[str, int | None]]  # ("field", id) ... then ("violation", None)
+    on_drop: Callable[[], None]
     last: tuple[float, float] | None = None  # (wall time, counter seconds)
     stalled_s: float = 0.0
     flagged: bool = False
@@ -81,6 +82,7 @@ class _Source:
             log.debug("throttle counter %s dropped: %s", self.candidates[0], why)
             self.candidates.pop(0)
         self.last, self.stalled_s = None, 0.0
+        self.on_drop()
 
 
 class CounterReader:
@@ -94,9 +96,27 @@ class CounterReader:
 
     def __init__(self, nvml: ModuleType, handle: Any, call: Call) -> None:
         self._nvml, self._handle, self._call = nvml, handle, call
+        self._wanted: list[int] | None = None  # the field ids to read: the sources' current
         self._sources = {
-            key: _Source(self._candidates(*spec)) for key, spec in COUNTER_CAUSES.items()
+            key: _Source(self._candidates(*spec), self._forget_wanted)
+            for key, spec in COUNTER_CAUSES.items()
         }
+
+    def _forget_wanted(self) -> None:
+        self._wanted = None
+
+    def _wanted_fields(self) -> list[int]:
+        if self._wanted is None:
+            self._wanted = sorted(
+                {
+                    s.current[1]
+                    for s in self._sources.values()
+                    if s.current is not None
+                    and s.current[0] == "field"
+                    and s.current[1] is not None
+                }
+            )
+        return self._wanted
 
     def _candidates(
         self, names: Sequence[str], policy: str | None, _reason: str
@@ -137,16 +157,10 @@ class CounterReader:
         """This tick's field values; a refused field's next candidate is read at once."""
         values: dict[int, float | None] = {}
         for _ in range(3):  # a cause has at most two field ids, then the violation status
-            wanted = {
-                s.current[1]
-                for s in self._sources.values()
-                if s.current is not None and s.current[0] == "field" and s.current[1] is not None
-            } - set(values)
+            wanted = [f for f in self._wanted_fields() if f not in values]
             if not wanted:
                 break
-            read = self._call(
-                "counter_fields", read_fields, self._nvml, self._handle, sorted(wanted)
-            )
+            read = self._call("counter_fields", read_fields, self._nvml, self._handle, wanted)
             if read is None:
                 if self._call.gone("counter_fields"):  # the call itself: every field goes
                     for source in self._sources.values():
@@ -154,6 +168,8 @@ class CounterReader:
                             source.drop("nvmlDeviceGetFieldValues unsupported")
                 break
             values.update(read.values)
+            if not read.refused:
+                break
             for source in self._sources.values():
                 while (
                     source.current is not None

@@ -88,7 +88,8 @@ def read_fields(nvml: ModuleType, handle: Any, ids: Sequence[int]) -> FieldRead:
     per-field failures are None in the result.
     """
     unique = list(dict.fromkeys(ids))
-    entries = nvml.nvmlDeviceGetFieldValues(handle, unique)
+    # (id, scope 0) pairs: pynvml unpacks a pair directly, a bare id through a TypeError
+    entries = nvml.nvmlDeviceGetFieldValues(handle, [(field, 0) for field in unique])
     layout = _layout(nvml)
     raw = memoryview(entries).cast("B")
     permanent = (nvml.NVML_ERROR_NOT_SUPPORTED, nvml.NVML_ERROR_NO_PERMISSION)
