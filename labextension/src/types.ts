@@ -241,6 +241,8 @@ export interface ActiveAlarm {
   action: string;
   message: string;
   time: number;
+  /** °C of thermal margin the GPU had when it was raised (temperature rules) */
+  margin?: number | null;
 }
 
 /** status.json's "eta" (seconds; finish_time is wall-clock seconds). */
@@ -317,12 +319,27 @@ export interface RunSummary {
   early_stop: EarlyStopInfo | null;
   error: string | null;
   eta: EtaInfo | null;
+  /** the time its GPU lost to throttling so far ("throttled 7 % of the run (thermal 5 %)") */
+  throttle_text: string | null;
+  /** a GPU losing much of the last minute to throttling, in words; "" when none */
+  gpu_slowdown: string | null;
+  /** its deadline against the ETA (null: none, or an older status.json) */
+  deadline: DeadlineInfo | null;
   /** the run could not write its files (a full disk): the system's message */
   write_error: string | null;
   /** what was wrong with this entry's registry file or status.json (empty when nothing) */
   problems: string[];
   /** dotted paths of numbers that were non-finite (inf/nan), sent as null */
   nonfinite: string[];
+}
+
+/** status.json's deadline block (core/deadline.py outlook). */
+export interface DeadlineInfo {
+  at: number; // wall-clock seconds
+  label: string; // "your deadline", "Colab's 12 h session limit", ...
+  action: string; // 'warn' | 'checkpoint' | 'stop'
+  verdict: 'ok' | 'at_risk' | 'late' | 'unknown' | 'passed';
+  text: string; // "likely finishes 20 min after your deadline (18:30)"
 }
 
 export interface RunsReply {
