@@ -356,8 +356,10 @@ def _raises(rule: AlarmRule, value: float, high: float) -> bool:
 
 
 def _clears(rule: AlarmRule, value: float, low: float) -> bool:
-    strict = rule.clear_below is None or rule.clear_below.strict
-    return value < low if strict else value <= low
+    clear = rule.clear_below
+    # a temperature clears strictly under its level; only a margin may say "margin>=N"
+    inclusive = clear is not None and clear.margin and not clear.strict
+    return value <= low if inclusive else value < low
 
 
 def _message(rule: AlarmRule, sample: GpuSample, value: float, level: float, up: bool) -> str:

@@ -269,3 +269,18 @@ def test_temperature_messages_carry_the_margin_when_the_gpu_has_one() -> None:
     assert up.message == "GPU 0 at 88°C, 1 °C past slowdown (alarm at 85°C): warn"
     (down,) = policy.update([hot(70.0, 17.0)], 1.0)
     assert down.message == "GPU 0 back to 70°C, 17 °C to slowdown (below 80°C)"
+
+
+def test_a_margin_clear_level_may_be_inclusive_a_temperature_never_is() -> None:
+    inclusive = AlarmRule.from_config(
+        {"threshold": "margin<5", "clear_below": "margin>=10", "consecutive": 1}
+    )
+    policy = AlarmPolicy([inclusive])
+    changes = [
+        (tick, t.raised)
+        for tick, m in enumerate([3.0, 9.0, 10.0])
+        for t in policy.update([hot(90.0 - m, m)], float(tick))
+    ]
+    assert changes == [(0, True), (2, False)]  # 10 °C of margin back: cleared (>=)
+    plain = AlarmRule("temperature", Threshold(85.0), clear_below=Threshold(80.0), consecutive=1)
+    assert feed(AlarmPolicy([plain]), [85.0, 80.0, 79.0]) == [(0, True), (2, False)]
