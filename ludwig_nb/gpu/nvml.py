@@ -32,6 +32,7 @@ from ludwig_nb.core.gpu_sample import GpuSample, decode_clock_reasons
 from ludwig_nb.gpu.gpm import GpmReader
 from ludwig_nb.gpu.nvml_calls import MissingFunction, init_failure, optional, unsupported_codes
 from ludwig_nb.gpu.nvml_counters import CounterReader
+from ludwig_nb.gpu.nvml_device import Device, DeviceCalls, device_support
 from ludwig_nb.gpu.nvml_thermal import ThermalReader
 
 __all__ = ["NvmlSource"]
@@ -45,34 +46,6 @@ _ATTACH_ALL_GPUS = 0
 
 class _DeviceLost(Exception):
     pass
-
-
-class _Device:
-    """One physical GPU or MIG instance: its handle, static info and capability map."""
-
-    def __init__(self, index: int, handle: Any, mig_index: int | None = None) -> None:
-        self.index = index
-        self.handle = handle
-        self.mig_index = mig_index
-        self.unsupported: set[str] = set()
-        self.lost = False
-        self.static: dict[str, Any] = {}
-        self.gpm: GpmReader | None = None
-        self.thermal: ThermalReader | None = None
-        self.counters: CounterReader | None = None
-
-
-class _DeviceCalls:
-    """``call(metric, fn, *args)`` for one device (the ``nvml_calls.Call`` protocol)."""
-
-    def __init__(self, source: NvmlSource, dev: _Device) -> None:
-        self._source, self._dev = source, dev
-
-    def __call__(self, metric: str, fn: Callable[..., Any], *args: Any) -> Any:
-        return self._source._call(self._dev, metric, fn, *args)
-
-    def gone(self, metric: str) -> bool:
-        return metric in self._dev.unsupported
 
 
 class NvmlSource:
@@ -96,7 +69,7 @@ class NvmlSource:
         self._started = False
         self._initialised = False
         self._reason = ""
-        self._devices: list[_Device] = []
+        self._devices: list[Device] = []
 
     # -- lifecycle -------------------------------------------------------------------
     @property
@@ -156,12 +129,12 @@ class NvmlSource:
         self._initialised = True
         count = self._nvml.nvmlDeviceGetCount()
         for index in range(count):
-            device = _Device(index, self._nvml.nvmlDeviceGetHandleByIndex(index))
+            device = Device(index, self._nvml.nvmlDeviceGetHandleByIndex(index))
             self._devices.append(device)
             self._devices.extend(self._mig_devices(device))
         self._reason = "" if self._devices else "no NVIDIA GPU found: the driver reports 0 devices"
 
-    def _mig_devices(self, parent: _Device) -> list[_Device]:
+    def _mig_devices(self, parent: Device) -> list[Device]:
         nvml = self._nvml
         assert nvml is not None
         try:
@@ -171,13 +144,13 @@ class NvmlSource:
             slots = nvml.nvmlDeviceGetMaxMigDeviceCount(parent.handle)
         except nvml.NVMLError:
             return []  # no MIG on this board or driver
-        found: list[_Device] = []
+        found: list[Device] = []
         for slot in range(slots):
             try:
                 handle = nvml.nvmlDeviceGetMigDeviceHandleByIndex(parent.handle, slot)
             except nvml.NVMLError:
                 continue  # an empty slot answers NOT_FOUND
-            found.append(_Device(parent.index, handle, mig_index=len(found)))
+            found.append(Device(parent.index, handle, mig_index=len(found)))
         return found
 
     def support(self) -> list[dict[str, Any]]:
@@ -187,7 +160,7 @@ class NvmlSource:
         calls it refused.
         """
         with self._lock:
-            return [_support(d) for d in self._devices]
+            return [device_support(d) for d in self._devices]
 
     # -- sampling --------------------------------------------------------------------
     def sample(self) -> list[GpuSample]:
@@ -202,7 +175,7 @@ class NvmlSource:
             now = self._clock()
             return [self._sample_device(d, now) for d in self._devices]
 
-    def _sample_device(self, dev: _Device, now: float) -> GpuSample:
+    def _sample_device(self, dev: Device, now: float) -> GpuSample:
         if not dev.lost:
             try:
                 fields = self._read_device(dev, now)
@@ -224,7 +197,7 @@ class NvmlSource:
             mig_index=dev.mig_index,
         )
 
-    def _read_device(self, dev: _Device, now: float) -> dict[str, Any]:
+    def _read_device(self, dev: Device, now: float) -> dict[str, Any]:
         if not dev.static:
             dev.static = self._read_static(dev)
         nvml = self._nvml
@@ -243,7 +216,7 @@ class NvmlSource:
         }
 
     def _read_counters(
-        self, nvml: ModuleType, dev: _Device, now: float, reasons: tuple[str, ...]
+        self, nvml: ModuleType, dev: Device, now: float, reasons: tuple[str, ...]
     ) -> dict[str, Any]:
         """Read the energy (J) and throttle-time (s per cause) counters, since the driver loaded.
 
@@ -256,13 +229,13 @@ class NvmlSource:
             dev, "energy", lambda: optional(nvml, "nvmlDeviceGetTotalEnergyConsumption")(h)
         )
         if dev.counters is None:
-            dev.counters = CounterReader(nvml, h, _DeviceCalls(self, dev))
+            dev.counters = CounterReader(nvml, h, DeviceCalls(self._call, dev))
         return {
             "energy_consumed": None if energy is None else energy / 1e3,  # mJ -> J
             **dev.counters.read(now, reasons),
         }
 
-    def _read_gpm(self, nvml: ModuleType, dev: _Device) -> dict[str, float]:
+    def _read_gpm(self, nvml: ModuleType, dev: Device) -> dict[str, float]:
         """SM activity, occupancy, tensor activity, DRAM bandwidth (%, GPM) or nothing."""
         if dev.mig_index is not None:
             return {}  # MIG instances need nvmlGpmMigSampleGet; the parent's rates cover it
@@ -270,7 +243,7 @@ class NvmlSource:
             dev.gpm = GpmReader(nvml, dev.handle)
         return dev.gpm.read()
 
-    def _read_activity(self, nvml: ModuleType, dev: _Device) -> dict[str, Any]:
+    def _read_activity(self, nvml: ModuleType, dev: Device) -> dict[str, Any]:
         """Utilisation %, power W, fan %, clocks MHz and the P-state."""
         h = dev.handle
         fields: dict[str, Any] = {}
@@ -291,7 +264,7 @@ class NvmlSource:
         fields["pstate"] = int(pstate) if known else None  # not NVML_PSTATE_UNKNOWN
         return fields
 
-    def _read_memory(self, nvml: ModuleType, dev: _Device) -> dict[str, Any]:
+    def _read_memory(self, nvml: ModuleType, dev: Device) -> dict[str, Any]:
         """Used and total bytes: the v2 call (without driver-reserved memory), else v1."""
         h = dev.handle
         memory = self._first(
@@ -303,7 +276,7 @@ class NvmlSource:
             return {}
         return {"memory_used": int(memory.used), "memory_total": int(memory.total)}
 
-    def _read_thermal(self, nvml: ModuleType, dev: _Device) -> dict[str, Any]:
+    def _read_thermal(self, nvml: ModuleType, dev: Device) -> dict[str, Any]:
         """Read the temperature, the margin and thresholds (°C) and the clock event reasons.
 
         °C from the V call, else the legacy one; the margin and thresholds from
@@ -329,7 +302,7 @@ class NvmlSource:
         headroom: dict[str, Any] = {}
         if dev.mig_index is None:  # a MIG instance has no sensor of its own
             if dev.thermal is None:
-                dev.thermal = ThermalReader(nvml, h, _DeviceCalls(self, dev))
+                dev.thermal = ThermalReader(nvml, h, DeviceCalls(self._call, dev))
             headroom = dev.thermal.read(temperature)
         return {
             "temperature": temperature,
@@ -337,7 +310,7 @@ class NvmlSource:
             "clock_reasons": () if reasons is None else decode_clock_reasons(int(reasons)),
         }
 
-    def _read_static(self, dev: _Device) -> dict[str, Any]:
+    def _read_static(self, dev: Device) -> dict[str, Any]:
         nvml = self._nvml
         assert nvml is not None
         h = dev.handle
@@ -349,7 +322,7 @@ class NvmlSource:
         static["power_limit"] = None if limit is None else limit / 1000.0
         return static
 
-    def _process_memory(self, dev: _Device) -> int | None:
+    def _process_memory(self, dev: Device) -> int | None:
         nvml = self._nvml
         assert nvml is not None
         procs = self._call(dev, "processes", nvml.nvmlDeviceGetComputeRunningProcesses, dev.handle)
@@ -359,7 +332,7 @@ class NvmlSource:
         return sum(int(u) for u in used if u is not None)
 
     # -- one metric, degrading on its own --------------------------------------------
-    def _first(self, dev: _Device, *variants: tuple[str, Callable[[], Any]]) -> Any:
+    def _first(self, dev: Device, *variants: tuple[str, Callable[[], Any]]) -> Any:
         """The first supported variant's value (later variants are fallbacks)."""
         for metric, read in variants:
             if metric in dev.unsupported:
@@ -369,7 +342,7 @@ class NvmlSource:
                 return value
         return None
 
-    def _call(self, dev: _Device, metric: str, fn: Callable[..., Any], *args: Any) -> Any:
+    def _call(self, dev: Device, metric: str, fn: Callable[..., Any], *args: Any) -> Any:
         if metric in dev.unsupported:
             return None
         nvml = self._nvml
@@ -401,19 +374,3 @@ def _text(value: Any) -> str | None:
     if value is None:
         return None
     return value.decode(errors="replace") if isinstance(value, bytes) else str(value)
-
-
-def _support(dev: _Device) -> dict[str, Any]:
-    thermal = {} if dev.thermal is None else dev.thermal.sources
-    gpm = None if dev.gpm is None else dev.gpm.supported
-    return {
-        "index": dev.index,
-        "mig_index": dev.mig_index,
-        "name": dev.static.get("name"),
-        "margin": thermal.get("margin", "absent"),
-        "thresholds": thermal.get("thresholds", "absent"),
-        "tlimit_fields": thermal.get("tlimit", "absent"),
-        "counters": {} if dev.counters is None else dev.counters.sources(),
-        "gpm": "absent" if not gpm else "nvmlGpmMetricsGet",
-        "unsupported": sorted(dev.unsupported),
-    }
