@@ -147,3 +147,31 @@ def test_a_run_stopped_for_its_deadline_resumes_from_its_checkpoint(tmp_path: Pa
     )
     started = next(e for e in resumed.events if isinstance(e, ev.RunStarted))
     assert started.start_step == stopped_at and resumed.status == "completed"
+
+
+def test_the_outlook_reaches_the_eta_reading_and_status_json(tmp_path: Path) -> None:
+    import json
+
+    from ludwig_nb.config import load_config
+    from ludwig_nb.runs.monitoring import attach
+    from tests.runs.conftest import ScriptedEngine, make_run, until
+
+    engine = ScriptedEngine(steps=50, gated=True)
+    run = make_run(tmp_path, engine)
+    config = (
+        "input_features: [{name: x, type: number}]\noutput_features: [{name: y, type: binary}]\n"
+    )
+    attach(run, load_config(config + "gpu_watch: {enabled: false, deadline: 1h}\n"))
+    run.start()
+    engine.release(3)
+    until(lambda: run.step >= 3)
+    reading = run.eta_reading()
+    assert reading.deadline is not None and reading.deadline["label"] == "your deadline"
+    assert reading.deadline["action"] == "checkpoint"
+    status = json.loads((run.directory / "status.json").read_text())
+    assert status["deadline"] is not None and status["deadline"]["at"] == reading.deadline["at"]
+    run.stop()
+    engine.release(50)
+    run.wait(10)
+    final = json.loads((run.directory / "status.json").read_text())
+    assert final["deadline"] is None  # an ended run has no deadline to meet
