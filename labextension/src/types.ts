@@ -114,6 +114,8 @@ export interface AlarmRaised extends EventBase {
   message: string;
   /** °C of thermal margin the GPU had (temperature rules), when it reports one */
   margin?: number | null;
+  /** the rule's clear level as written: "80", "slowdown-10", "margin>10" */
+  clear?: string;
 }
 export interface AlarmCleared extends EventBase {
   type: 'alarm_cleared';

@@ -304,7 +304,8 @@ class AlarmRaised(Event):
 
     ``value`` and ``threshold`` are in the rule's metric unit (°C, % or W); ``action`` is what
     follows: ``warn``, ``pause`` or ``stop``. ``margin``: the GPU's thermal margin then (°C to
-    its nearest slowdown point) for a temperature rule, when the GPU reports one.
+    its nearest slowdown point) for a temperature rule, when the GPU reports one; ``clear``:
+    the rule's clear level as written (``"80"``, ``"slowdown-10"``, ``"margin>10"``).
     """
 
     type: ClassVar[str] = "alarm_raised"
@@ -315,6 +316,7 @@ class AlarmRaised(Event):
     action: str  # warn | pause | stop
     message: str = ""
     margin: float | None = None
+    clear: str = ""
 
 
 @dataclasses.dataclass(frozen=True)

@@ -188,6 +188,7 @@ def _changes(state: RunState, event: ev.Event) -> dict[str, Any]:
             "message": event.message,
             "time": event.time,
             "margin": event.margin,
+            "clear": event.clear,
         }
         kept = tuple(a for a in state.alarms if _alarm_key(a) != _alarm_key(alarm))
         return {"alarms": (*kept, alarm)}

@@ -260,20 +260,17 @@ def build_watch(
     sampler: Any = None,
     pump: Any = None,
     targets: Callable[[], Any] | None = None,
-    charts: str = "auto",
 ) -> tuple[Any, Callable[[], None]]:
     """Wire a sampler, an optional alarm watch and a view; register the view with the pump.
 
     Returns ``(view, cleanup)``; ``view.close()`` runs ``cleanup`` (stops the alarm watch
     and a sampler started here). ``sampler``/``pump``/``targets`` are injectable for tests.
-    ``charts``: the timelines' kind, as in ``ui.colab.resolve_charts`` (in Colab they are
-    SVG in core widgets unless its custom widget manager is on).
+    The timelines are SVG in core widgets, so they render in Colab without its custom
+    widget manager too.
     """
     from ludwig_nb.core.alarms import AlarmPolicy
     from ludwig_nb.gpu import HostSource, Sampler, SimulatedGpu, ThermalProfile, kernel_sampler
     from ludwig_nb.runs.alarm_watch import AlarmWatch
-    from ludwig_nb.ui.charts.svg_widgets import SvgTimeline
-    from ludwig_nb.ui.colab import resolve_charts
     from ludwig_nb.ui.gpu_watch_view import GpuWatchView
 
     owned = sampler is None and simulate
@@ -308,7 +305,6 @@ def build_watch(
         alarms=watch,
         title=title,
         on_close=cleanup,
-        timeline=SvgTimeline if resolve_charts(charts) == "svg" else None,
     )
     sampler.start()
     pump = pump or _shared_pump()

@@ -192,6 +192,7 @@ class AlarmWatch:
             action=change.rule.action,
             message=change.message,
             margin=change.margin,
+            clear="" if change.rule.clear_below is None else str(change.rule.clear_below),
         )
 
     def _late_event(self, rule: AlarmRule, device: int, snapshot: Snapshot) -> AlarmRaised:

@@ -9,7 +9,7 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-from ludwig_nb.ui.gpu_timeline import time_label, time_ticks, timeline_svg, window_for
+from ludwig_nb.ui.charts.gpu_timeline import time_label, time_ticks, timeline_svg, window_for
 
 SVG = "{http://www.w3.org/2000/svg}"
 
