@@ -229,14 +229,20 @@ class DeadlinePolicy:
         self._warned: set[str] = set()
         self.acted_at: float | None = None
 
-    def update(self, now: float, estimate: Estimate | None, lead: Lead) -> list[DeadlineDecision]:
-        """The decisions due at ``now`` (seconds), each returned once."""
+    def update(
+        self, now: float, estimate: Estimate | None, lead: Lead, ready: bool = True
+    ) -> list[DeadlineDecision]:
+        """The decisions due at ``now`` (seconds), each returned once.
+
+        ``ready``: a ``checkpoint`` can be taken (the run trains); until then it waits.
+        """
         view = outlook(self.deadline, estimate, now, self._tz)
         decisions: list[DeadlineDecision] = []
         if view.verdict in ("at_risk", "late") and view.verdict not in self._warned:
             self._warned.add(view.verdict)
             decisions.append(DeadlineDecision("warn", now, self._warning(view), view))
-        if self.deadline.action != "warn" and self.acted_at is None:
+        waits = self.deadline.action == "checkpoint" and not ready
+        if self.deadline.action != "warn" and self.acted_at is None and not waits:
             cut = self.deadline.at - lead.seconds(self.deadline.reserve_s)
             done_first = estimate is not None and now + estimate.remaining_s < cut
             if now >= cut and not done_first and now < self.deadline.at:

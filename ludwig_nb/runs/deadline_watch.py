@@ -6,8 +6,9 @@ run's ETA to :class:`~ludwig_nb.core.deadline.DeadlinePolicy`. What the policy d
 
 * ``warn``: a ``DeadlineWarning`` event (the dashboard, sidebar and CLI show it);
 * ``checkpoint``: ``control.request_checkpoint`` (the engine saves at its next step and
-  trains on); an engine that does not take checkpoint requests is stopped instead (a stop
-  saves one), with the warning saying so;
+  trains on), once the run has finished a step (before, there is nothing to save); an engine
+  that does not take checkpoint requests is stopped instead (a stop saves one), with the
+  warning saying so;
 * ``stop``: ``control.stop`` (a graceful stop saves a resumable checkpoint).
 
 The lead the policy keeps comes from the run itself: its step time, and the longest
@@ -82,12 +83,16 @@ class DeadlineWatch:
         self._checkpoint_s: float | None = None
         self._evaluation_s = 0.0
         self._closed = False
+        self._training = False  # a step has finished: there is something to checkpoint
         self.decisions: list[DeadlineDecision] = []
 
     # -- inputs ------------------------------------------------------------------------
     def on_event(self, event: ev.Event) -> None:
         """The run's listener: learn costs from its events, then check (rate-limited)."""
-        if isinstance(event, ev.CheckpointSaved):
+        if isinstance(event, ev.StepFinished):
+            if not self._training:  # the first step: a checkpoint can wait no longer
+                self._training, self._last = True, None
+        elif isinstance(event, ev.CheckpointSaved):
             seen = max(0.0, event.time - event.start_time)
             self._checkpoint_s = max(self._checkpoint_s or 0.0, seen)
         elif isinstance(event, ev.EvaluationFinished):
@@ -121,7 +126,7 @@ class DeadlineWatch:
                 evaluation_s=self._evaluation_s,
                 tick_s=self._tick_s,
             )
-            decisions = self.policy.update(now, estimate, lead)
+            decisions = self.policy.update(now, estimate, lead, ready=self._training)
             for decision in decisions:
                 self._apply(decision)
             self.decisions.extend(decisions)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import html
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 
 from ludwig_nb.core.state import RunState
 from ludwig_nb.core.status_text import alarm_line
@@ -20,12 +20,14 @@ from ludwig_nb.ui.eta_text import EtaText
 from ludwig_nb.ui.formatting import (
     STATUS_COLORS,
     alarm_banner_html,
+    deadline_html,
     error_html,
     eta_line,
     format_throughput,
     header_html,
     pace_html,
     progress_text,
+    slowdown_html,
     state_text,
 )
 from ludwig_nb.ui.run_view import RunView
@@ -35,13 +37,25 @@ from ludwig_nb.ui.throughput import ThroughputMeter
 __all__ = ["TextView", "render_html", "render_text"]
 
 
-def render_text(state: RunState, eta: str, samples_per_s: float | None) -> str:
-    """One line: ``"name [training] step 12 / 100 · epoch 1 / 2 · ETA … · 512 samples/s"``."""
+def render_text(
+    state: RunState,
+    eta: str,
+    samples_per_s: float | None,
+    deadline: Mapping[str, object] | None = None,
+) -> str:
+    """One line: ``"name [training] step 12 / 100 · epoch 1 / 2 · ETA … · 512 samples/s"``.
+
+    ``deadline``: the deadline against the ETA (``EtaReading.deadline``), said after it.
+    """
     text = f"{state.name or state.run_id} [{state_text(state)}] {progress_text(state)}"
     if not state.is_final:
         text += f" · {eta_line(state, eta)}"
         if state.status != "paused":
             text += f" · {format_throughput(samples_per_s)}"
+        if deadline and deadline.get("text") and deadline.get("verdict") != "passed":
+            text += f" · ⏰ {deadline['text']}"
+        if state.gpu_slowdown:
+            text += f" · ⚠ {state.gpu_slowdown}"
     if state.last_loss is not None:
         text += f" · loss {state.last_loss:.4g}"
     if state.status == "failed":
@@ -51,7 +65,12 @@ def render_text(state: RunState, eta: str, samples_per_s: float | None) -> str:
     return text
 
 
-def render_html(state: RunState, eta: str, samples_per_s: float | None) -> str:
+def render_html(
+    state: RunState,
+    eta: str,
+    samples_per_s: float | None,
+    deadline: Mapping[str, object] | None = None,
+) -> str:
     """The live state as HTML with an HTML ``<progress>`` bar (no widgets needed)."""
     color = STATUS_COLORS.get(state.status, "#757575")
     body = (
@@ -63,7 +82,9 @@ def render_html(state: RunState, eta: str, samples_per_s: float | None) -> str:
     if not state.is_final:
         rate = "" if state.status == "paused" else f" · {format_throughput(samples_per_s)}"
         body += f"<div>{html.escape(eta_line(state, eta) + rate)}</div>"
-    body += alarm_banner_html(state.alarms) + pace_html(state)
+    body += alarm_banner_html(state.alarms) + slowdown_html(state) + pace_html(state)
+    if not state.is_final:
+        body += deadline_html(deadline)
     if state.status == "failed":
         body += error_html(state.error or state.reason, "")
     return body + "</div>"
@@ -115,16 +136,15 @@ class TextView(RunView):
         if final:
             self._finish()
             return
-        text = render_text(self.state, self.eta.text, self.throughput.samples_per_s)
+        rate, deadline = self.throughput.samples_per_s, self.eta.deadline
+        text = render_text(self.state, self.eta.text, rate, deadline)
         due = self._last_time is None or now - self._last_time >= self.min_interval
         if text != self._last_text and due:
             self._last_text, self._last_time = text, now
             self._update(
                 {
                     "text/plain": text,
-                    "text/html": render_html(
-                        self.state, self.eta.text, self.throughput.samples_per_s
-                    ),
+                    "text/html": render_html(self.state, self.eta.text, rate, deadline),
                 }
             )
             self.updates += 1

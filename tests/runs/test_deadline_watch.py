@@ -36,8 +36,13 @@ class FakeRun:
         self.events.append(event)
 
 
-def drive(watch: DeadlineWatch, until: float) -> None:
-    for now in range(int(until)):
+STEP = ev.StepFinished(time=0.0, step=0, epoch=0, start_time=0.0, batch_size=4, loss=1.0)
+
+
+def drive(watch: DeadlineWatch, until: float, trained: bool = True) -> None:
+    if trained:
+        watch.on_event(STEP)  # a step has finished: there is something to save
+    for now in range(1, int(until)):
         watch.check(float(now))
 
 
@@ -79,6 +84,18 @@ def _clock(at: float) -> str:
     from ludwig_nb.core.formatting import format_clock
 
     return format_clock(at, at)
+
+
+def test_a_checkpoint_waits_for_the_first_step() -> None:
+    run = FakeRun()
+    watch = DeadlineWatch(run, Deadline(100.0, action="checkpoint", reserve_s=60.0))
+    drive(watch, 50, trained=False)  # still preprocessing: past the cut-off (38 s), no step yet
+    assert run.control.take_checkpoint_request() is None and not run.control.stop_requested
+    assert [e.kind for e in run.events] == ["warn"]
+    watch.on_event(
+        ev.StepFinished(time=50.0, step=0, epoch=0, start_time=49.0, batch_size=4, loss=1.0)
+    )
+    assert run.control.take_checkpoint_request() == "deadline"  # at once, at the first step
 
 
 def test_checks_are_rate_limited_and_end_with_the_run() -> None:
