@@ -167,3 +167,10 @@ def test_a_gpu_on_a_ray_worker_s_node_is_named_by_its_host():
     remote = GpuSample(index=1, temperature=50.0, host="node-b", node_id="ab", host_index=3)
     text = compact_gauges_html(Snapshot(time=0.0, gpus=(remote,)))
     assert "<b>GPU 3 on node-b</b>" in text
+
+
+def test_a_minute_without_throttling_says_nothing() -> None:
+    from ludwig_nb.core.throttle_time import ThrottleTime
+
+    quiet = ThrottleTime(60.0, 0.0, {"thermal": 0.0}, "counters")
+    assert "last minute" not in gpu_card_html(FULL, throttled=quiet)
