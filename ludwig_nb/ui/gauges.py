@@ -248,8 +248,10 @@ def gpu_card_html(
             f"P{gpu.pstate}" if gpu.pstate is not None else "",
         ]
         rows.append(_row("clocks", " · ".join(e for e in extras if e) or "N/A"))
-        lost = describe_throttle_time(throttled, of="the last minute")
-        lost = f' <span style="color:#666">{html.escape(lost)}</span>' if lost else ""
+        lost = ""  # what throttling cost lately; nothing to say when it cost nothing
+        if throttled is not None and throttled.total_s > 0:
+            words = html.escape(describe_throttle_time(throttled, of="the last minute"))
+            lost = f' <span style="color:#666">{words}</span>'
         rows.append(_row("throttling", (_reasons_html(gpu.clock_reasons) or "none") + lost))
     return f'<div style="margin:2px 0 6px 0">{title}{"".join(rows)}</div>'
 
