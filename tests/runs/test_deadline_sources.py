@@ -70,3 +70,13 @@ def test_a_bad_kernel_deadline_is_refused_in_one_line() -> None:
     with pytest.raises(ValueError, match="bad deadline"):
         ds.set_kernel_deadline("later", now=T0)
     assert ds.kernel_deadline() is None
+
+
+def test_colab_is_recognised_by_its_module(monkeypatch: pytest.MonkeyPatch) -> None:
+    import sys
+
+    fixture = Path(__file__).resolve().parents[1] / "fixtures" / "colab"
+    assert not ds.in_colab()  # this machine is not Colab
+    monkeypatch.syspath_prepend(str(fixture))  # the fake google.colab (tests/fixtures/colab)
+    monkeypatch.delitem(sys.modules, "google", raising=False)
+    assert ds.in_colab()
