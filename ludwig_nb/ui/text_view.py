@@ -23,13 +23,14 @@ from ludwig_nb.ui.formatting import (
     deadline_html,
     error_html,
     eta_line,
-    format_throughput,
+    format_tokens_per_s,
     header_html,
     pace_html,
     progress_text,
     slowdown_html,
     state_text,
 )
+from ludwig_nb.ui.llm_view import llm_panel_html
 from ludwig_nb.ui.run_view import RunView
 from ludwig_nb.ui.summary import summary_html, summary_text
 from ludwig_nb.ui.throughput import ThroughputMeter
@@ -41,17 +42,19 @@ def render_text(
     state: RunState,
     eta: str,
     samples_per_s: float | None,
+    tokens_per_s: tuple[float, float] | None = None,
     deadline: Mapping[str, object] | None = None,
 ) -> str:
     """One line: ``"name [training] step 12 / 100 · epoch 1 / 2 · ETA … · 512 samples/s"``.
 
+    An LLM run's rate leads with its tokens/s (``tokens_per_s``: real and padded).
     ``deadline``: the deadline against the ETA (``EtaReading.deadline``), said after it.
     """
     text = f"{state.name or state.run_id} [{state_text(state)}] {progress_text(state)}"
     if not state.is_final:
         text += f" · {eta_line(state, eta)}"
         if state.status != "paused":
-            text += f" · {format_throughput(samples_per_s)}"
+            text += f" · {format_tokens_per_s(tokens_per_s, samples_per_s)}"
         if deadline and deadline.get("text") and deadline.get("verdict") != "passed":
             text += f" · ⏰ {deadline['text']}"
         if state.gpu_slowdown:
@@ -69,6 +72,7 @@ def render_html(
     state: RunState,
     eta: str,
     samples_per_s: float | None,
+    tokens_per_s: tuple[float, float] | None = None,
     deadline: Mapping[str, object] | None = None,
 ) -> str:
     """The live state as HTML with an HTML ``<progress>`` bar (no widgets needed)."""
@@ -80,11 +84,16 @@ def render_html(
         f"{html.escape(progress_text(state))}"
     )
     if not state.is_final:
-        rate = "" if state.status == "paused" else f" · {format_throughput(samples_per_s)}"
+        rate = (
+            ""
+            if state.status == "paused"
+            else f" · {format_tokens_per_s(tokens_per_s, samples_per_s)}"
+        )
         body += f"<div>{html.escape(eta_line(state, eta) + rate)}</div>"
     body += alarm_banner_html(state.alarms) + slowdown_html(state) + pace_html(state)
     if not state.is_final:
         body += deadline_html(deadline)
+    body += llm_panel_html(state)
     if state.status == "failed":
         body += error_html(state.error or state.reason, "")
     return body + "</div>"
@@ -136,15 +145,16 @@ class TextView(RunView):
         if final:
             self._finish()
             return
-        rate, deadline = self.throughput.samples_per_s, self.eta.deadline
-        text = render_text(self.state, self.eta.text, rate, deadline)
+        rates = self.throughput.samples_per_s, self.throughput.tokens_per_s
+        deadline = self.eta.deadline
+        text = render_text(self.state, self.eta.text, *rates, deadline)
         due = self._last_time is None or now - self._last_time >= self.min_interval
         if text != self._last_text and due:
             self._last_text, self._last_time = text, now
             self._update(
                 {
                     "text/plain": text,
-                    "text/html": render_html(self.state, self.eta.text, rate, deadline),
+                    "text/html": render_html(self.state, self.eta.text, *rates, deadline),
                 }
             )
             self.updates += 1

@@ -1,4 +1,4 @@
-"""scripts/gpu_support.py (what gpu_check.sh runs on a real GPU) over the fake driver."""
+"""scripts/checks/gpu_support.py (what gpu_check.sh runs on a real GPU) over the fake driver."""
 
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ def _run(
     env = nvml_build.scenario_env(lib_dir, scenario)
     env["PYTHONPATH"] = str(ROOT)
     return subprocess.run(
-        [sys.executable, str(ROOT / "scripts" / "gpu_support.py"), "--seconds", "1"],
+        [sys.executable, str(ROOT / "scripts" / "checks" / "gpu_support.py"), "--seconds", "1"],
         env=env,
         capture_output=True,
         text=True,
