@@ -39,6 +39,8 @@ def run(args: argparse.Namespace) -> int:
     from ludwig_nb.ui.terminal import Follower, final_report
 
     config, dataset, name = _train_inputs(args)
+    if getattr(args, "deadline", None):
+        _set_deadline(args.deadline)
     run = train(
         config,
         dataset,
@@ -63,6 +65,18 @@ def run(args: argparse.Namespace) -> int:
         print(f"error: {state.error}", file=sys.stderr)
         return 1
     return 0
+
+
+def _set_deadline(text: str) -> None:
+    """``--deadline``: this process's runs must be done by then (a duration counts from now)."""
+    import time
+
+    from ludwig_nb.runs.deadline_sources import set_kernel_deadline
+
+    try:
+        set_kernel_deadline(text, time.time())
+    except ValueError as exc:
+        raise ValueError(f"--deadline {text}: {str(exc).split(': ', 1)[-1]}") from None
 
 
 def _wait(run: Run) -> None:
