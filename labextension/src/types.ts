@@ -58,6 +58,7 @@ export interface RunStarted extends EventBase {
   start_step: number;
   host: string;
   device_index: number | null;
+  sample_unit?: string;
 }
 export interface ScheduleChanged extends EventBase {
   type: 'schedule_changed';
@@ -77,6 +78,7 @@ export interface StepFinished extends EventBase {
   batch_size: number;
   loss: number | null;
   learning_rate: number | null;
+  data_wait?: number | null;
   /** LLM runs: non-padding and padded tokens of the step (absent otherwise) */
   tokens?: number | null;
   padded_tokens?: number | null;

@@ -167,6 +167,8 @@ class RunStarted(Event):
     start_step: int = 0  # > 0 when resumed from a checkpoint
     host: str = ""
     device_index: int | None = None
+    #: what one row of a batch is, for the throughput ("images" for a run with image inputs)
+    sample_unit: str = "samples"
 
 
 @dataclasses.dataclass(frozen=True)
@@ -220,6 +222,8 @@ class StepFinished(Event):
     batch_size: int
     loss: float | None  # None where the engine does not see each step's loss
     learning_rate: float | None = None
+    #: seconds of the step spent waiting for its batch (None where the engine does not know)
+    data_wait: float | None = None
     #: LLM runs: the step's tokens that are not padding (prompt + target, Ludwig's count),
     #: and its padded tokens (rows x the batch's longest row: what the step computed on)
     tokens: int | None = None
@@ -239,24 +243,27 @@ class StepFinished(Event):
         event log writes one per step); anything else takes the general path.
         """
         time_, start, loss, rate = self.time, self.start_time, self.loss, self.learning_rate
+        wait = self.data_wait
         if (
             type(time_) is float
             and type(start) is float
             and (loss is None or type(loss) is float)
             and (rate is None or type(rate) is float)
+            and (wait is None or type(wait) is float)
             and type(self.step) is int
             and type(self.epoch) is int
             and type(self.batch_size) is int
             and self.tokens is None
             and self.padded_tokens is None
-            and _isfinite(time_ + start + (loss or 0.0) + (rate or 0.0))
+            and _isfinite(time_ + start + (loss or 0.0) + (rate or 0.0) + (wait or 0.0))
         ):
             return (
                 f'{{"type":"step_finished","v":{EVENT_VERSION},"time":{_float_text(time_)},'
                 f'"step":{self.step},"epoch":{self.epoch},"start_time":{_float_text(start)},'
                 f'"batch_size":{self.batch_size},'
                 f'"loss":{"null" if loss is None else _float_text(loss)},'
-                f'"learning_rate":{"null" if rate is None else _float_text(rate)}}}'
+                f'"learning_rate":{"null" if rate is None else _float_text(rate)},'
+                f'"data_wait":{"null" if wait is None else _float_text(wait)}}}'
             )
         return super().to_json()
 

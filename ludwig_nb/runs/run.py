@@ -492,8 +492,9 @@ class Run:
         """One row per training step.
 
         ``step``, ``epoch``, ``loss``, ``learning_rate``, ``batch_size``, ``start_time``, ``time``
-        (wall-clock seconds) and ``duration_s``. Built from the columns, without rebuilding any
-        event.
+        (wall-clock seconds), ``duration_s`` and ``data_wait`` (seconds of the step spent waiting
+        for its batch; None where the engine does not report it). Built from the columns, without
+        rebuilding any event.
         """
         import pandas as pd
 
@@ -502,7 +503,7 @@ class Run:
         frame = pd.DataFrame(columns)
         frame["duration_s"] = frame["time"] - frame["start_time"]
         order = ["step", "epoch", "loss", "learning_rate", "batch_size", "start_time", "time"]
-        return frame[[*order, "duration_s"]]
+        return frame[[*order, "duration_s", "data_wait"]]
 
     @property
     def history(self) -> pd.DataFrame:

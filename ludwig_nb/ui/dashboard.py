@@ -303,7 +303,10 @@ class Dashboard(RunView):
                 "value": ""
                 if state.status == "paused" or final
                 else format_tokens_per_s(
-                    self.throughput.tokens_per_s, self.throughput.samples_per_s
+                    self.throughput.tokens_per_s,
+                    self.throughput.samples_per_s,
+                    self.throughput.unit,
+                    self.throughput.data_wait_share,
                 )
             },
             self.llm_panel: {"value": llm_panel_html(state, self._gpu_memory_used())},

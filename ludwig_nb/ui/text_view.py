@@ -44,17 +44,20 @@ def render_text(
     samples_per_s: float | None,
     tokens_per_s: tuple[float, float] | None = None,
     deadline: Mapping[str, object] | None = None,
+    unit: str = "samples",
+    data_wait: float | None = None,
 ) -> str:
     """One line: ``"name [training] step 12 / 100 · epoch 1 / 2 · ETA … · 512 samples/s"``.
 
     An LLM run's rate leads with its tokens/s (``tokens_per_s``: real and padded).
     ``deadline``: the deadline against the ETA (``EtaReading.deadline``), said after it.
+    ``unit`` and ``data_wait`` (share of step time waiting for data): as ``format_throughput``.
     """
     text = f"{state.name or state.run_id} [{state_text(state)}] {progress_text(state)}"
     if not state.is_final:
         text += f" · {eta_line(state, eta)}"
         if state.status != "paused":
-            text += f" · {format_tokens_per_s(tokens_per_s, samples_per_s)}"
+            text += f" · {format_tokens_per_s(tokens_per_s, samples_per_s, unit, data_wait)}"
         if deadline and deadline.get("text") and deadline.get("verdict") != "passed":
             text += f" · ⏰ {deadline['text']}"
         if state.gpu_slowdown:
@@ -74,6 +77,8 @@ def render_html(
     samples_per_s: float | None,
     tokens_per_s: tuple[float, float] | None = None,
     deadline: Mapping[str, object] | None = None,
+    unit: str = "samples",
+    data_wait: float | None = None,
 ) -> str:
     """The live state as HTML with an HTML ``<progress>`` bar (no widgets needed)."""
     color = STATUS_COLORS.get(state.status, "#757575")
@@ -87,7 +92,7 @@ def render_html(
         rate = (
             ""
             if state.status == "paused"
-            else f" · {format_tokens_per_s(tokens_per_s, samples_per_s)}"
+            else f" · {format_tokens_per_s(tokens_per_s, samples_per_s, unit, data_wait)}"
         )
         body += f"<div>{html.escape(eta_line(state, eta) + rate)}</div>"
     body += alarm_banner_html(state.alarms) + slowdown_html(state) + pace_html(state)
@@ -145,16 +150,18 @@ class TextView(RunView):
         if final:
             self._finish()
             return
-        rates = self.throughput.samples_per_s, self.throughput.tokens_per_s
+        meter = self.throughput
+        rates = meter.samples_per_s, meter.tokens_per_s
         deadline = self.eta.deadline
-        text = render_text(self.state, self.eta.text, *rates, deadline)
+        waits = meter.unit, meter.data_wait_share
+        text = render_text(self.state, self.eta.text, *rates, deadline, *waits)
         due = self._last_time is None or now - self._last_time >= self.min_interval
         if text != self._last_text and due:
             self._last_text, self._last_time = text, now
             self._update(
                 {
                     "text/plain": text,
-                    "text/html": render_html(self.state, self.eta.text, *rates, deadline),
+                    "text/html": render_html(self.state, self.eta.text, *rates, deadline, *waits),
                 }
             )
             self.updates += 1

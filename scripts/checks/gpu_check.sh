@@ -9,7 +9,8 @@
 # the sampler), the fake-driver suite, the two benchmarks against the real driver, and the
 # engine's GPU speed (ms per
 # step against a hand-written CUDA loop, resident and pinned data, fp32 / AMP / compile,
-# share of step time waiting for data), and the LLM case (tokens/s of a ~220M model in bf16
+# share of step time waiting for data), the image pipeline's images/s and data-wait share on
+# the GPU (benchmarks/image_speed.py), and the LLM case (tokens/s of a ~220M model in bf16
 # and 4-bit, peak memory against the pre-flight). Prints a summary; exits non-zero when a check
 # failed. Without a GPU every GPU part skips cleanly.
 set -u
@@ -44,6 +45,8 @@ if command -v nvidia-smi >/dev/null; then
   run "benchmark: sample cost (real)" 120 "$PY" benchmarks/gpu_sampling.py --real
   run "benchmark: training overhead (real)" 120 "$PY" benchmarks/sampler_overhead.py --real --rounds 6
   run "benchmark: engine speed on the GPU" 300 env PYTHONPATH="$PWD" "$PY" -m benchmarks.engine_gpu
+  run "benchmark: image pipeline on the GPU" 300 env PYTHONPATH="$PWD" "$PY" -m benchmarks.image_speed \
+    --part step --device cuda --repeats 2
   # LLM fine-tuning (needs the [llm] extra): tokens/s of a ~220M model in bf16 and 4-bit,
   # peak GPU memory against the pre-flight estimate
   run "benchmark: LLM tokens/s and memory" 300 env PYTHONPATH="$PWD" "$PY" -m benchmarks.llm_gpu
@@ -56,6 +59,8 @@ else
   run "benchmark: engine speed on the GPU (skips)" 60 env PYTHONPATH="$PWD" "$PY" -m benchmarks.engine_gpu
   run "benchmark: LLM memory pre-flight (skips)" 60 env PYTHONPATH="$PWD" "$PY" \
     -m benchmarks.llm_memory_gpu
+  run "benchmark: image pipeline on the GPU (skips)" 60 env PYTHONPATH="$PWD" "$PY" -m benchmarks.image_speed \
+    --part step --device cuda --repeats 1
   echo "(no nvidia-smi: benchmarks against the real driver skipped)"
 fi
 

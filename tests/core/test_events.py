@@ -192,6 +192,8 @@ def test_events_are_immutable():
         {"loss": float("nan"), "learning_rate": 1e-3},  # the general path: null + the flag
         {"loss": float("inf"), "learning_rate": None},
         {"loss": 0.5, "batch_size": True},  # not a plain int: the general path
+        {"loss": 0.5, "data_wait": 0.0125},
+        {"loss": 0.5, "data_wait": float("nan")},
     ],
 )
 def test_a_step_line_is_the_text_the_general_encoder_writes(fields):

@@ -99,6 +99,17 @@ def test_an_alarm_pause_reads_as_words_not_rule_names() -> None:
     assert fmt.state_text(RunState(status="paused", pause_reason="user")) == "paused by you"
 
 
+def test_throughput_with_its_unit_and_the_data_wait() -> None:
+    from ludwig_nb.ui.formatting import format_throughput
+
+    assert format_throughput(1234.0, "images", 0.03) == "1,234 images/s · data wait 3 %"
+    starved = format_throughput(50.0, "images", 0.4)
+    assert starved.startswith("50.0 images/s · data wait 40 % (the device waits for its data")
+    assert "in_memory: true" in starved
+    assert format_throughput(50.0, "samples", 0.4).endswith("(the device waits for its data)")
+    assert format_throughput(50.0) == "50.0 samples/s"
+
+
 def test_deadline_and_slowdown_banners():
     from ludwig_nb.core.state import RunState
     from ludwig_nb.ui.formatting import deadline_html, slowdown_html
