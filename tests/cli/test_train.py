@@ -3,8 +3,10 @@
 import json
 
 import pandas as pd
+import pytest
 
 from ludwig_nb.cli import main
+from ludwig_nb.config import ConfigWarning
 from tests.cli.conftest import CONFIG
 
 
@@ -90,3 +92,19 @@ def test_evaluate_prints_a_table_and_takes_a_demo_name(files, capsys):
     lines = capsys.readouterr().out.splitlines()
     assert lines[0].split() == ["feature", "metric", "demo:cars"]
     assert any(line.split()[:2] == ["Miles_per_Gallon", "r2"] for line in lines)
+
+
+def test_training_beside_trainer_trains_the_merged_section_or_is_refused_at_both_lines(
+    files, capsys
+):
+    tmp, config, data = files
+    config.write_text(CONFIG.replace("batch_size: 32, ", "") + "training: {batch_size: 32}\n")
+    out = tmp / "results"
+    with pytest.warns(ConfigWarning, match="merged with the 'trainer' section"):
+        code = main(["train", "-c", str(config), "-d", str(data), "-o", str(out), "--no-progress"])
+    assert code == 0
+    assert capsys.readouterr().out.startswith("completed: 56/56 steps")  # 8 epochs of 32s
+    config.write_text(CONFIG + "training: {epochs: 3}\n")
+    assert main(["train", "-c", str(config), "-d", str(data), "-o", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert "line 6, trainer.epochs:" in err and "line 7, training.epochs:" in err
