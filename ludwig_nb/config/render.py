@@ -8,6 +8,7 @@ to ``ctx``.
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Mapping
 
 from ludwig_nb.config.gpu_watch import check_gpu_watch
@@ -87,10 +88,21 @@ def _read_by_search(section: object) -> list[KeyPath]:
     return [("hyperopt", "search_alg", k) for k in SEARCH_ALG_KEYS_READ if k in search]
 
 
+def _misspelled(data: Mapping[str, object], side: str) -> str | None:
+    """The key of ``data`` that looks like a misspelling of the missing ``side``, if any."""
+    if side in data:
+        return None
+    unknown = [str(k) for k in data if k not in TOP_LEVEL_KEYS]
+    close = difflib.get_close_matches(side, unknown, n=1, cutoff=0.75)
+    return close[0] if close else None
+
+
 def _check_top_keys(data: Mapping[str, object], top: JObject, ctx: Ctx) -> None:
     known = [*top.field_names, "gpu_watch"]
+    # a misspelled required section is an error at its key (_features), not also a warning
+    typos = {_misspelled(data, side) for side in ("input_features", "output_features")}
     for key in data:
-        if key not in known:
+        if key not in known and key not in typos:
             ctx.note(
                 (key,),
                 f"'{key}' is not a Ludwig section: Ludwig ignores it, and so does ludwig_nb",
@@ -102,6 +114,15 @@ def _features(
     data: Mapping[str, object], side: str, ctx: Ctx, defaults: Mapping[str, object]
 ) -> list[dict[str, object]]:
     raw = data.get(side)
+    typo = _misspelled(data, side)
+    if raw is None and typo is not None:
+        ctx.problem(
+            (typo,),
+            f"'{typo}' is not a Ludwig section, and {side} is missing",
+            hint=f"did you mean '{side}'?",
+            key=True,
+        )
+        return []
     if raw is None:
         where = "missing" if side not in data else "empty"
         ctx.problem(
