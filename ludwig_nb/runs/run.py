@@ -162,7 +162,8 @@ class Run:
         except BaseException as exc:
             self.error = exc
             self.traceback_text = "".join(traceback.format_exception(exc))
-            log.error("ludwig_nb run %s failed: %s", self.id, exc)
+            if exc is not self._data_error:  # a data mistake is raised to its waiter: once
+                log.error("ludwig_nb run %s failed: %s", self.id, exc)
             self.emit(
                 ev.RunFailed(
                     time=self._clock(),
