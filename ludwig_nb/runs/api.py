@@ -108,16 +108,17 @@ def train(
 ) -> Run:
     """Validate, then train in a daemon thread; returns the :class:`Run` once its data is read.
 
-    ``config``: YAML text, a dict or a ``Config``. ``dataset``: a DataFrame, a path (CSV,
-    TSV, Parquet, JSON, JSONL), ``"demo:NAME"`` or ``{"training": ..., "validation": ...,
-    "test": ...}``. ``wait=True`` returns after the run ends. ``random_seed`` (default 42, as
-    in Ludwig) makes runs reproducible; ``threads`` sets the CPU threads torch uses (default:
-    all cores but one). ``engine``: "builtin", "ludwig" (real Ludwig, the ``[ludwig]`` extra)
-    or "auto": the built-in engine when it can run the config, else Ludwig when installed (an
+    ``config``: YAML text, a dict or a ``Config``. ``dataset``: a DataFrame, a path (CSV, TSV,
+    Parquet, JSON, JSONL), ``"demo:NAME"`` or ``{"training": ..., "validation": ..., "test": ...}``.
+    With ``resume_from`` (a run directory), a config, a dataset or a name left None is the resumed
+    run's own (``runs/resume.py``). ``wait=True`` returns after the run ends. ``random_seed``
+    (default 42, as in Ludwig) makes runs reproducible; ``threads`` sets the CPU threads torch uses
+    (default: all cores but one). ``engine``: "builtin", "ludwig" (real Ludwig, the ``[ludwig]``
+    extra) or "auto": the built-in engine when it can run the config, else Ludwig when installed (an
     engine object is also taken, after its check: a search's trials on Ray Tune).
-    ``profile_steps=N`` records N training steps (after 4 warm-up steps) with
-    torch.profiler: ``torch_trace.json`` (Chrome/Perfetto) and the top operators
-    (``run.top_ops``) in the run directory.
+    ``profile_steps=N`` records N training steps (after 4 warm-up steps) with torch.profiler:
+    ``torch_trace.json`` (Chrome/Perfetto) and the top operators (``run.top_ops``) in the run
+    directory.
     Raises ``ConfigError`` (``UnsupportedByEngine`` for a valid config the engine cannot
     run), ``EngineUnavailable`` / ``CheckpointError`` / ``RunDirectoryError`` (an ``OSError``
     naming the path) before any thread starts, ``DataError`` once the run's thread has read
