@@ -32,11 +32,13 @@ from ludwig_nb.ui.formatting import (
     error_html,
     eta_line,
     format_throughput,
+    format_tokens_per_s,
     header_html,
     pace_html,
     progress_text,
 )
 from ludwig_nb.ui.gauges import MiniGauges
+from ludwig_nb.ui.llm_view import llm_panel_html
 from ludwig_nb.ui.run_view import RunView
 from ludwig_nb.ui.summary import summary_html
 from ludwig_nb.ui.throughput import ThroughputMeter
@@ -161,6 +163,7 @@ class Dashboard(RunView):
         self.x_toggle.observe(self._on_x_toggle, names="value")
         self._x_requested = "step"
         self.alarms = widgets.HTML("")
+        self.llm_panel = widgets.HTML("")  # an LLM run's model, tokens and samples
         self.mini_gauges = MiniGauges(self.run.device_index)
         self.gauges = self.mini_gauges.widget
         self.workers_row = WorkersRow()  # a distributed run's ranks (empty otherwise)
@@ -181,6 +184,7 @@ class Dashboard(RunView):
                     ]
                 ),
                 self.alarms,
+                self.llm_panel,
                 self.gauges,
                 self.workers_row.widget,
                 self.charts_row,
@@ -205,6 +209,7 @@ class Dashboard(RunView):
             (self.log_toggle, "lnb-log"),
             (self.x_toggle, "lnb-x-axis"),
             (self.alarms, "lnb-alarms"),
+            (self.llm_panel, "lnb-llm"),
             (self.gauges, "lnb-gauges"),
             (self.error, "lnb-error-box"),
         ):
@@ -295,8 +300,11 @@ class Dashboard(RunView):
             self.throughput_label: {
                 "value": ""
                 if state.status == "paused" or final
-                else format_throughput(self.throughput.samples_per_s)
+                else format_tokens_per_s(
+                    self.throughput.tokens_per_s, self.throughput.samples_per_s
+                )
             },
+            self.llm_panel: {"value": llm_panel_html(state, self._gpu_memory_used())},
             self.pause_button: {
                 "disabled": state.status not in _ACTIVE or state.status == "paused"
             },
@@ -329,6 +337,18 @@ class Dashboard(RunView):
             ),
         )
         return writes
+
+    def _gpu_memory_used(self) -> int | None:
+        """This run's GPU's memory in use (bytes) from the latest sample; None without one."""
+        index = self.run.device_index
+        latest = self._sampler.latest() if self._sampler is not None else None
+        sample = latest.gpu(index) if latest is not None and index is not None else None
+        if sample is None:
+            return None
+        used: int | None = (
+            sample.process_memory if sample.process_memory is not None else sample.memory_used
+        )
+        return used
 
     def _eta_html(self, state: RunState) -> str:
         return html.escape(eta_line(state, self.eta.text))

@@ -16,10 +16,13 @@ from __future__ import annotations
 import html
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ludwig_nb.core.formatting import format_clock, format_duration
 from ludwig_nb.ui.charts.search import STATE_COLORS, best_so_far_svg, curves_svg, parallel_svg
+
+if TYPE_CHECKING:
+    from ludwig_nb.runs.handle import RunHandle
 
 __all__ = ["SearchPanel", "search_html", "search_mimebundle", "show_search"]
 
@@ -33,12 +36,12 @@ def _fmt(value: object) -> str:
 
 
 def _trial_eta(record: Any, now: float) -> str:
-    run = getattr(record, "run", None)
+    """The running trial's own ETA (its run's, read as every view reads a run)."""
+    run: RunHandle | None = getattr(record, "run", None)
     if record.state not in ("running", "paused") or run is None:
         return ""
-    estimate = run.eta(now)
-    remaining = getattr(estimate, "remaining_s", None)
-    return format_duration(remaining) if remaining is not None else "…"
+    estimate = run.eta_reading(now).estimate
+    return format_duration(estimate.remaining_s) if estimate is not None else "…"
 
 
 def _gpu(record: object) -> str:

@@ -23,6 +23,7 @@ from ludwig_nb.ui.formatting import (
     pick_metric,
     progress_text,
 )
+from ludwig_nb.ui.llm_view import llm_panel_html
 from ludwig_nb.ui.resources import resources_line
 
 __all__ = [
@@ -171,6 +172,7 @@ def summary_html(
         parts.append(f'<div class="lnb-end-reason">{html.escape(ended)}</div>')
     if state.status == "failed":
         parts.append(error_html(state.error or state.reason, traceback_text))
+    parts.append(llm_panel_html(state))  # an LLM run's model, tokens and last answers
     if resources_line(resources):
         parts.append(f"<div class='lnb-resources'>{html.escape(resources_line(resources))}</div>")
     if metrics:

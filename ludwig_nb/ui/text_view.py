@@ -22,12 +22,13 @@ from ludwig_nb.ui.formatting import (
     alarm_banner_html,
     error_html,
     eta_line,
-    format_throughput,
+    format_tokens_per_s,
     header_html,
     pace_html,
     progress_text,
     state_text,
 )
+from ludwig_nb.ui.llm_view import llm_panel_html
 from ludwig_nb.ui.run_view import RunView
 from ludwig_nb.ui.summary import summary_html, summary_text
 from ludwig_nb.ui.throughput import ThroughputMeter
@@ -35,13 +36,21 @@ from ludwig_nb.ui.throughput import ThroughputMeter
 __all__ = ["TextView", "render_html", "render_text"]
 
 
-def render_text(state: RunState, eta: str, samples_per_s: float | None) -> str:
-    """One line: ``"name [training] step 12 / 100 · epoch 1 / 2 · ETA … · 512 samples/s"``."""
+def render_text(
+    state: RunState,
+    eta: str,
+    samples_per_s: float | None,
+    tokens_per_s: tuple[float, float] | None = None,
+) -> str:
+    """One line: ``"name [training] step 12 / 100 · epoch 1 / 2 · ETA … · 512 samples/s"``.
+
+    An LLM run's rate leads with its tokens/s (``tokens_per_s``: real and padded).
+    """
     text = f"{state.name or state.run_id} [{state_text(state)}] {progress_text(state)}"
     if not state.is_final:
         text += f" · {eta_line(state, eta)}"
         if state.status != "paused":
-            text += f" · {format_throughput(samples_per_s)}"
+            text += f" · {format_tokens_per_s(tokens_per_s, samples_per_s)}"
     if state.last_loss is not None:
         text += f" · loss {state.last_loss:.4g}"
     if state.status == "failed":
@@ -51,7 +60,12 @@ def render_text(state: RunState, eta: str, samples_per_s: float | None) -> str:
     return text
 
 
-def render_html(state: RunState, eta: str, samples_per_s: float | None) -> str:
+def render_html(
+    state: RunState,
+    eta: str,
+    samples_per_s: float | None,
+    tokens_per_s: tuple[float, float] | None = None,
+) -> str:
     """The live state as HTML with an HTML ``<progress>`` bar (no widgets needed)."""
     color = STATUS_COLORS.get(state.status, "#757575")
     body = (
@@ -61,9 +75,13 @@ def render_html(state: RunState, eta: str, samples_per_s: float | None) -> str:
         f"{html.escape(progress_text(state))}"
     )
     if not state.is_final:
-        rate = "" if state.status == "paused" else f" · {format_throughput(samples_per_s)}"
+        rate = (
+            ""
+            if state.status == "paused"
+            else f" · {format_tokens_per_s(tokens_per_s, samples_per_s)}"
+        )
         body += f"<div>{html.escape(eta_line(state, eta) + rate)}</div>"
-    body += alarm_banner_html(state.alarms) + pace_html(state)
+    body += alarm_banner_html(state.alarms) + pace_html(state) + llm_panel_html(state)
     if state.status == "failed":
         body += error_html(state.error or state.reason, "")
     return body + "</div>"
@@ -115,16 +133,15 @@ class TextView(RunView):
         if final:
             self._finish()
             return
-        text = render_text(self.state, self.eta.text, self.throughput.samples_per_s)
+        rates = self.throughput.samples_per_s, self.throughput.tokens_per_s
+        text = render_text(self.state, self.eta.text, *rates)
         due = self._last_time is None or now - self._last_time >= self.min_interval
         if text != self._last_text and due:
             self._last_text, self._last_time = text, now
             self._update(
                 {
                     "text/plain": text,
-                    "text/html": render_html(
-                        self.state, self.eta.text, self.throughput.samples_per_s
-                    ),
+                    "text/html": render_html(self.state, self.eta.text, *rates),
                 }
             )
             self.updates += 1

@@ -6,7 +6,13 @@ import pytest
 
 from ludwig_nb.core import events as ev
 from ludwig_nb.runs import preflight
-from ludwig_nb.runs.preflight import Prediction, estimate, predict_from_pilot
+from ludwig_nb.runs.preflight import (
+    Prediction,
+    _run_tokens,
+    _token_costs,
+    estimate,
+    predict_from_pilot,
+)
 from tests.runs.conftest import BareEngine, ab_config, ab_frame
 
 PILOT = ev.ScheduleInfo(total_steps=40, steps_per_epoch=40, epochs=1, batch_size=16)
@@ -123,3 +129,50 @@ def test_a_real_pilot_predicts_the_run_from_its_own_steps():
     assert prediction.schedule.total_steps == 3 * prediction.schedule.steps_per_epoch
     assert 0 < prediction.low_s <= prediction.total_s <= prediction.high_s
     assert set(prediction.breakdown) >= {"preprocessing", "final_save"}
+
+
+def test_an_llm_pilot_prices_its_tokens_and_carries_the_memory(tiny_llm):
+    pytest.importorskip("peft")
+    import ludwig_nb
+    from ludwig_nb.core.memory_estimate import MemoryEstimate
+    from tests.fixtures.llm.tiny import sentiment_frame
+
+    config = {  # as a user writes it (estimate renders it)
+        "model_type": "llm",
+        "base_model": str(tiny_llm("llama")),
+        "input_features": [{"name": "review", "type": "text"}],
+        "output_features": [{"name": "label", "type": "text"}],
+        "prompt": {"template": "Review: {review}\nSentiment:"},
+        "adapter": {"type": "lora", "r": 4},
+        "generation": {"max_new_tokens": 4, "do_sample": False},
+        "trainer": {"type": "finetune", "epochs": 2, "batch_size": 4, "eval_batch_size": 16},
+    }
+    prediction = ludwig_nb.estimate(config, sentiment_frame(240), pilot_steps=30)
+    assert isinstance(prediction.memory, MemoryEstimate)
+    assert prediction.memory.batch_size == 4
+    assert prediction.tokens is not None and prediction.tokens > 0
+    assert prediction.tokens_per_s is not None and prediction.tokens_per_s > 0
+    assert prediction.total_s > prediction.breakdown["steps"] > 0
+    text = str(prediction)
+    assert "padded tokens at" in text and "GPU memory for" in text
+    assert "GPU memory" in prediction._repr_html_()
+
+
+def test_a_pilot_without_tokens_has_no_token_costs():
+    from ludwig_nb.core.eta import EtaTracker
+
+    tracker = EtaTracker()
+    info = ev.ScheduleInfo(total_steps=10, steps_per_epoch=10, epochs=1)
+    events: list[ev.Event] = [ev.RunStarted(0.0, "r", "r", "builtin", "cpu", info)]
+    events += [ev.StepFinished(float(i + 1), i, 0, float(i), 4, 1.0) for i in range(10)]
+    for e in events:
+        tracker.observe(e)
+    steps = [e for e in events if isinstance(e, ev.StepFinished)]
+    assert _token_costs(tracker, events, steps) is None
+
+
+def test_the_runs_tokens_are_the_first_epochs_then_its_mean():
+    assert _run_tokens((10, 30), 2) == 40
+    assert _run_tokens((10, 30), 5) == 40 + 3 * 20
+    assert _run_tokens((10, 30, 50), 2) == 40
+    assert _run_tokens((), 5) == 0
