@@ -466,6 +466,21 @@ class Run:
         return frame[[*order, "duration_s"]]
 
     @property
+    def splits(self) -> dict[str, pd.DataFrame]:
+        """The rows of each split: ``{"training": ..., "validation": ..., "test": ...}``.
+
+        DataFrames cut as this run's engine cut them (same function, same seed), so
+        ``run.model.evaluate(run.splits["test"])`` scores rows the model never trained on.
+        Absent splits are omitted. Raises ``SplitsUnavailable`` for an engine that cuts its
+        own splits (Ludwig's) from one table, and ``DataError`` when the dataset cannot be
+        read again.
+        """
+        from ludwig_nb.runs.splits import run_splits
+
+        self.wait_for_data()
+        return run_splits(self._engine, self._job)
+
+    @property
     def history(self) -> pd.DataFrame:
         """One row per evaluation: step, epoch, and ``<split>.<feature>.<metric>`` columns."""
         import pandas as pd
