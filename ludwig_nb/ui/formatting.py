@@ -16,6 +16,7 @@ from ludwig_nb.core.state import RunState
 from ludwig_nb.core.status_text import alarm_line, pause_text
 
 __all__ = [
+    "METRIC_BOUNDS",
     "STATUS_COLORS",
     "alarm_banner_html",
     "error_html",
@@ -24,6 +25,7 @@ __all__ = [
     "format_throughput",
     "format_tokens_per_s",
     "header_html",
+    "metric_bounds",
     "pick_metric",
     "progress_text",
     "state_text",
@@ -56,6 +58,22 @@ _PREFERRED_METRICS = (
     "hits_at_k",
     "jaccard",
 )
+
+
+#: the values a metric can take (None: unbounded), so its chart's axis never runs past them
+_SCORES = ("accuracy", "roc_auc", "precision", "recall", "specificity", "f1", "hits_at_k")
+_ERRORS = ("loss", "mean_absolute_error", "root_mean_squared_error", "mean_squared_error")
+METRIC_BOUNDS: dict[str, tuple[float | None, float | None]] = {
+    **dict.fromkeys(_SCORES, (0.0, 1.0)),
+    "jaccard": (0.0, 1.0),
+    "r2": (None, 1.0),
+    **dict.fromkeys(_ERRORS, (0.0, None)),
+}
+
+
+def metric_bounds(metric: str) -> tuple[float | None, float | None]:
+    """The least and most ``metric`` can be (``(None, None)`` for one not listed)."""
+    return METRIC_BOUNDS.get(metric, (None, None))
 
 
 def format_throughput(samples_per_s: float | None) -> str:

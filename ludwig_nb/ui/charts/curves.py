@@ -18,7 +18,7 @@ from typing import Any
 
 from ludwig_nb.core import events as ev
 from ludwig_nb.core.downsample import MinMaxSeries
-from ludwig_nb.ui.formatting import pick_metric
+from ludwig_nb.ui.formatting import metric_bounds, pick_metric
 
 __all__ = ["SMOOTHED", "X_AXES", "Curve", "CurveData"]
 
@@ -143,6 +143,16 @@ class CurveData:
             return "validation metric"
         feature, name = self.metric
         return name if feature == "combined" else f"{feature} {name}"
+
+    @property
+    def metric_bounds(self) -> tuple[float | None, float | None]:
+        """The least and most the watched metric can be (its chart's axis stops there)."""
+        return (None, None) if self.metric is None else metric_bounds(self.metric[1])
+
+    @property
+    def metric_name(self) -> str:
+        """The watched metric's name (``"r2"``), ``"metric"`` before it is known."""
+        return "metric" if self.metric is None else self.metric[1]
 
     def loss_curves(self, axis: str = "step") -> dict[str, Curve]:
         """The loss curves to draw, in drawing order.
