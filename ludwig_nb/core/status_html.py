@@ -55,8 +55,9 @@ def _lines(state: RunState, directory: str, early_stop: str) -> list[str]:
     lines.extend(format_comparison(c) for c in versus)
     if not state.is_final:
         lines.append(
-            "snapshot taken while the run was live; the sidebar and the run directory "
-            "have its current state"
+            "snapshot taken while the run was live: if its kernel still runs it, "
+            f"ludwig_nb.show({(state.name or state.run_id)!r}) in a cell shows the live "
+            "dashboard again; the sidebar and the run directory have its current state"
         )
     if directory:
         lines.append(f"run directory: {directory}")
