@@ -119,7 +119,6 @@ def show_run(
 ) -> None:
     """Display ``run``'s live dashboard in the current cell and keep it updated.
 
-    ``run``: a run handle, or the name or id of a run this kernel trained.
     ``mode``: "auto", "widgets", "colab" or "text". ``sampler`` defaults to the kernel's
     GPU sampler; ``fps`` bounds the frames per second. With ``block`` (None: only in
     Colab) the call pumps on this thread until the run ends, and a kernel interrupt stops
@@ -148,8 +147,6 @@ def show_view(
     """
     if mode not in MODES:
         raise ValueError(f"mode must be one of {', '.join(MODES)}, not {mode!r}")
-    if isinstance(run, str):  # a run of this kernel by name or id (a saved snapshot names it)
-        run = _run_named(run)
     resolved = detect_mode() if mode == "auto" else mode
     in_colab = resolved == "colab"
     chart_kind = colab.resolve_charts(charts, colab=in_colab)
@@ -169,19 +166,6 @@ def show_view(
         # moment later: a cell that blocked until the end returns with ``run.is_done`` true
         run.wait(_FINAL_WAIT_S)
     return view
-
-
-def _run_named(name: str) -> Any:
-    """This kernel's newest run named (or with id) ``name``; ``ValueError`` when none is."""
-    from ludwig_nb.runs.live import find_run
-
-    found = find_run(name)
-    if found is None:
-        raise ValueError(
-            f"this kernel has no run named {name!r} (a run another kernel or a restarted "
-            "kernel trained shows in the sidebar and its run directory)"
-        )
-    return found
 
 
 def pump_view(view: Any, *, fps: float, block: bool, stop: Callable[[], None]) -> None:

@@ -262,15 +262,3 @@ def test_saved_notebook_keeps_the_summary(tmp_path: Any) -> None:
     htmls = [o["data"].get("text/html", "") for o in outputs if o["output_type"] == "display_data"]
     assert any("ludwig-nb-summary" in h and "<svg" in h for h in htmls), outputs
     assert "completed" in nb.cells[1].outputs[0]["text"]
-
-
-def test_a_run_is_shown_by_its_name_as_a_saved_snapshot_says(
-    run: FakeRun, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    from ludwig_nb.runs import live
-
-    monkeypatch.setattr(live, "_runs", [run])
-    view = show.show_view(run.name, mode="text")
-    assert view is not None
-    with pytest.raises(ValueError, match="this kernel has no run named 'nope'"):
-        show.show_view("nope", mode="text")
