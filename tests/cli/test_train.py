@@ -119,12 +119,11 @@ def test_a_model_no_better_than_its_baseline_says_so_in_the_report_and_the_json(
     out = tmp / "results"
     args = ["train", "-c", str(config), "-d", str(data), "-o", str(out), "--no-progress"]
     assert main([*args, "--json"]) == 0
-    printed = capsys.readouterr().out
-    report, _, document = printed.partition("\n{")
-    (warning,) = [line for line in report.splitlines() if "⚠" in line]
+    printed = capsys.readouterr()  # the JSON alone on stdout, the report on stderr
+    (warning,) = [line for line in printed.err.splitlines() if "⚠" in line]
     assert warning.startswith("test y accuracy ") and "than the baseline" in warning
     assert "always 'False': " in warning
-    parsed = json.loads("{" + document)
+    parsed = json.loads(printed.out)
     assert parsed["status"] == "completed" and parsed["warnings"] == [warning]
     (versus,) = parsed["baseline"]
     assert (versus["feature"], versus["metric"], versus["split"]) == ("y", "accuracy", "test")
@@ -185,3 +184,27 @@ def test_a_data_error_and_the_binary_label_note_are_each_said_once(files, capfd,
     assert main(["train", "-c", str(config), "-d", str(data), "-o", str(out), "--no-progress"]) == 2
     said = capfd.readouterr().err + "\n".join(r.getMessage() for r in caplog.records)
     assert said.count("non-numeric values (row 5: 'abc')") == 1, said
+
+
+def test_a_deadline_from_the_command_line_saves_in_time_and_a_bad_one_is_refused(files, capsys):
+    from ludwig_nb.runs.deadline_sources import clear_kernel_deadline
+
+    tmp, config, data = files
+    try:
+        base = ["train", "-c", str(config), "-d", str(data), "-o", str(tmp / "r")]
+        assert main([*base, "--deadline", "soon"]) == 2
+        err = capsys.readouterr().err
+        assert "--deadline soon: use a duration like 2h" in err and err.count("\n") == 1
+        # a minute from now, inside the 5 min reserve: it saves a checkpoint at once, trains on
+        assert main([*base, "--deadline", "60s", "--no-progress"]) == 0
+        assert capsys.readouterr().out.startswith("completed: 56/56 steps")
+        (run_dir,) = (tmp / "r").iterdir()
+        events = [json.loads(line) for line in (run_dir / "events.ndjson").read_text().splitlines()]
+        kinds = [e["kind"] for e in events if e["type"] == "deadline_warning"]
+        assert "checkpoint" in kinds
+        asked = next(
+            e for e in events if e["type"] == "deadline_warning" and e["kind"] == "checkpoint"
+        )
+        assert any(e["type"] == "checkpoint_saved" and e["time"] >= asked["time"] for e in events)
+    finally:
+        clear_kernel_deadline()
