@@ -5,6 +5,10 @@ from __future__ import annotations
 import argparse
 import json
 import math
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from ludwig_nb.runs.compare import Comparison
 
 __all__ = ["metrics_text", "run"]
 
@@ -33,19 +37,23 @@ def run(args: argparse.Namespace) -> int:
             )
         )
         return 0
-    for warning in comparison.warnings:
-        print(f"warning: {warning}")
-    if args.all_config:
-        print(f"config ({len(config)} paths):")
-        for path, values in config.items():
-            print(f"  {path}: " + " | ".join(str(v) for v in values))
+    # one write: a reader that stops early (| head) has the text in its pipe already
+    print(_text(comparison, config if args.all_config else None))
+    return 0
+
+
+def _text(comparison: Comparison, everything: dict[str, tuple[object, ...]] | None) -> str:
+    """The warnings, the config changes (or ``everything``) and the metrics table."""
+    lines = [f"warning: {warning}" for warning in comparison.warnings]
+    if everything is not None:
+        lines.append(f"config ({len(everything)} paths):")
+        lines += [f"  {p}: " + " | ".join(str(v) for v in vs) for p, vs in everything.items()]
     else:
         changes = comparison.config_changes
-        print(f"config ({len(changes)} change(s)):")
-        for change in changes:
-            print(f"  {change}")
-    print(metrics_text(comparison.names, comparison.rows()))
-    return 0
+        lines.append(f"config ({len(changes)} change(s)):")
+        lines += [f"  {change}" for change in changes]
+    lines.append(metrics_text(comparison.names, comparison.rows()))
+    return "\n".join(lines)
 
 
 def metrics_text(names: list[str], rows: list[dict[str, object]]) -> str:
