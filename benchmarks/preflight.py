@@ -13,6 +13,8 @@ time fell inside the interval. The full runs train on the bundled demo datasets.
 from __future__ import annotations
 
 import argparse
+import math
+import os
 import tempfile
 import time
 from pathlib import Path
@@ -20,6 +22,7 @@ from pathlib import Path
 import pandas as pd
 
 import ludwig_nb
+from ludwig_nb.core.eta.constants import PILOT_RELATIVE_SD
 from ludwig_nb.data import demo_dataset
 
 CONFIGS = {
@@ -81,6 +84,8 @@ def main() -> None:
     )
     print(f"{'config':38s} {'predicted':>10s} {'interval':>17s} {'actual':>8s} {'error':>7s} in")
     errors = []
+    inside_count = 0
+    log_errors = []
     with tempfile.TemporaryDirectory() as tmp:
         for label, (demo, text) in CONFIGS.items():
             config = text.replace("EPOCHS", str(epochs[demo]))
@@ -99,13 +104,21 @@ def main() -> None:
             assert run.status == "completed", run.state.error
             error = (prediction.total_s - actual) / actual
             errors.append(abs(error))
+            log_errors.append(math.log(prediction.total_s / actual))
             inside = prediction.low_s <= actual <= prediction.high_s
+            inside_count += inside
             print(
                 f"{label:38s} {prediction.total_s:9.1f}s "
                 f"{prediction.low_s:7.1f}–{prediction.high_s:7.1f}s {actual:7.1f}s "
                 f"{error:+7.1%} {'yes' if inside else 'no'}   (wall {time.time() - start:.1f}s)"
             )
     print(f"mean absolute error {sum(errors) / len(errors):.1%}")
+    rms = math.sqrt(sum(e * e for e in log_errors) / len(log_errors))
+    print(
+        f"inside the 80 % interval: {inside_count} of {len(errors)} (goal: about 80 %); "
+        f"the errors' relative sd {rms:.2f} (ln predicted/actual) against the pilot's "
+        f"PILOT_RELATIVE_SD {PILOT_RELATIVE_SD:.2f}; load {os.getloadavg()[0]:.1f}"
+    )
 
 
 if __name__ == "__main__":

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import sys
 from collections.abc import Callable, Sequence
@@ -96,12 +97,17 @@ def entry() -> NoReturn:
     0.5-1.5 s of a short run's whole process and writes nothing. Exits with :func:`main`'s
     status.
     """
-    code = main()
+    try:
+        code = main()
+        sys.stdout.flush()
+    except BrokenPipeError:  # the reader stopped reading (| head): it wants no more, quietly
+        code = 1
     try:
         import atexit
 
         atexit._run_exitfuncs()
-        sys.stdout.flush()
+        with contextlib.suppress(BrokenPipeError):
+            sys.stdout.flush()
         sys.stderr.flush()
     finally:
         os._exit(code)

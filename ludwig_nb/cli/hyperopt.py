@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -18,18 +19,22 @@ def run(args: argparse.Namespace) -> int:
 
     Ctrl-C stops it gracefully (re-running the same command resumes it).
     """
+    from ludwig_nb.runs.api import make_run_id
     from ludwig_nb.search import hyperopt
 
     text = Path(args.config).read_text(encoding="utf-8")
     search = hyperopt(
         text,
         args.dataset,
-        name=args.name,
+        name=args.name or make_run_id(Path(args.config).stem, time.time()),
         results_dir=args.output_directory,
         device=args.device,
         random_seed=args.seed,
         engine=args.engine,
     )
+    print(f"search {search.name}: {search.directory}", flush=True)
+    if search.resumed_done:
+        print(f"resumed: {search.resumed_done} of {search.total} trials already done", flush=True)
     told: set[int] = set()
     try:
         while not search.wait(0.5).is_done:

@@ -24,7 +24,9 @@ def build_parser() -> argparse.ArgumentParser:
     demo_list = "; ".join(f"{name}: {text}" for name, text in demos.items())
     parser = argparse.ArgumentParser(
         prog="ludwig-nb",
-        description="``ludwig-nb``: the same configs, headless.",
+        description="Train, evaluate and search Ludwig configs from a terminal: the same "
+        "configs, run directories and results as the notebook's %%ludwig_config. "
+        "'ludwig-nb COMMAND --help' tells more of each command.",
         epilog=f"bundled demos (--demo NAME, or --dataset demo:NAME): {demo_list}",
     )
     sub = parser.add_subparsers(dest="command", required=True)
@@ -44,7 +46,17 @@ def _engine_option(command: argparse.ArgumentParser, help_text: str) -> None:
 
 
 def _train(sub: Commands, dataset_help: str, demos: dict[str, str], demo_list: str) -> None:
-    train = sub.add_parser("train", help="train a model from a Ludwig config")
+    train = sub.add_parser(
+        "train",
+        help="train a model from a Ludwig config",
+        description="Train a Ludwig config on a dataset, following it on the terminal "
+        "(progress, ETA, pauses; Ctrl-C stops it and keeps its best model). The run "
+        "directory <output-directory>/<name>-<time>/ holds the config, the events, the "
+        "checkpoints and the model. The end report gives the best metrics beside a trivial "
+        "baseline, with a '⚠' line when the model does not beat it clearly.",
+        epilog="examples: ludwig-nb train --demo churn | ludwig-nb train -c config.yaml -d "
+        "data.csv | ludwig-nb train --resume-from results/churn-20260101-120000-ab12",
+    )
     train.add_argument("--config", "-c", help="YAML config file")
     train.add_argument("--dataset", "-d", help=dataset_help)
     train.add_argument(
@@ -53,7 +65,12 @@ def _train(sub: Commands, dataset_help: str, demos: dict[str, str], demo_list: s
     train.add_argument("--output-directory", "-o", default="results", help="results root")
     train.add_argument("--name", help="run name")
     train.add_argument("--device", help='"cpu", "cuda", "cuda:1"')
-    train.add_argument("--resume-from", help="run directory of a stopped or crashed run")
+    train.add_argument(
+        "--resume-from",
+        metavar="RUN_DIR",
+        help="run directory of a stopped or crashed run: it goes on from its last checkpoint "
+        "with its own config, dataset and name unless --config, --dataset or --name is given",
+    )
     train.add_argument("--seed", type=int, help="random seed (default 42, as in Ludwig)")
     train.add_argument("--threads", type=int, help="CPU threads for training (default: cores-1)")
     _engine_option(
@@ -67,25 +84,54 @@ def _train(sub: Commands, dataset_help: str, demos: dict[str, str], demo_list: s
         "gpu_watch.deadline wins); a checkpoint is saved before it when it will not be",
     )
     train.add_argument("--no-progress", action="store_true", help="no progress output")
-    train.add_argument("--json", action="store_true", help="print the best metrics as JSON")
+    train.add_argument(
+        "--json",
+        action="store_true",
+        help="print the status, the best metrics, the baseline comparison and the warnings "
+        "as JSON after the report",
+    )
     train.add_argument(
         "--profile-steps", type=int, default=0, help="torch.profiler capture of N steps"
     )
 
 
 def _compare(sub: Commands) -> None:
-    comp = sub.add_parser("compare", help="compare runs (ludwig_nb or Ludwig output dirs)")
+    comp = sub.add_parser(
+        "compare",
+        help="compare runs (ludwig_nb or Ludwig output dirs)",
+        description="Compare two or more finished runs side by side: what you changed in the "
+        "config (features added or removed, values changed), then their metrics, time, "
+        "speed and resources with units. Ludwig's own experiment directories are read too.",
+        epilog="example: ludwig-nb compare results/churn-20260101-120000-ab12 "
+        "results/churn-20260101-130000-cd34",
+    )
     comp.add_argument("runs", nargs="+", help="run directories; the first is the base")
     comp.add_argument("--json", action="store_true", help="machine-readable output")
-    comp.add_argument("--all-config", action="store_true", help="every config path, not the diff")
+    comp.add_argument(
+        "--all-config",
+        action="store_true",
+        help="every rendered config value that differs, defaults and internal keys included",
+    )
 
 
 def _hyperopt(sub: Commands) -> None:
-    search = sub.add_parser("hyperopt", help="search a config's hyperopt: section")
+    search = sub.add_parser(
+        "hyperopt",
+        help="search a config's hyperopt: section",
+        description="Run the hyperparameter search a config's hyperopt: section describes "
+        "(Optuna in this process, or Ray Tune with executor: {type: ray}); each trial is an "
+        "ordinary run. The search lives in <output-directory>/<name>: run the same command "
+        "with the same --name to resume it.",
+        epilog="example: ludwig-nb hyperopt -c search.yaml -d data.csv --name lr-search",
+    )
     search.add_argument("--config", "-c", required=True, help="YAML config with hyperopt:")
     search.add_argument("--dataset", "-d", required=True, help="CSV, TSV, Parquet, JSON(L)")
     search.add_argument("--output-directory", "-o", default="results", help="results root")
-    search.add_argument("--name", default="search", help="search name (same name: resume)")
+    search.add_argument(
+        "--name",
+        help="search name (default: the config file's name and the time, as a run's); "
+        "an existing search's name resumes it",
+    )
     search.add_argument("--device", help='"cpu", "cuda", "cuda:1"')
     search.add_argument("--seed", type=int, help="training seed of every trial (default 42)")
     _engine_option(
@@ -121,8 +167,27 @@ def _kernel(sub: Commands) -> None:
 
 
 def _model(sub: Commands, dataset_help: str) -> None:
-    for name, text in (("evaluate", "evaluate a saved model"), ("predict", "predict")):
-        cmd = sub.add_parser(name, help=text)
+    texts = {
+        "evaluate": (
+            "evaluate a saved model on a labelled dataset",
+            "Evaluate a saved model (a run directory or its model/ folder) on a dataset that "
+            "has the output columns: one row per output feature and metric, or --json.",
+        ),
+        "predict": (
+            "predict with a saved model",
+            "Predict every row of a dataset with a saved model (a run directory or its model/ "
+            "folder). Writes CSV with Ludwig's columns: <output>_predictions, "
+            "<output>_probability and one <output>_probabilities_<class> column per class.",
+        ),
+    }
+    for name, (text, description) in texts.items():
+        cmd = sub.add_parser(
+            name,
+            help=text,
+            description=description,
+            epilog=f"example: ludwig-nb {name} -m results/churn-20260101-120000-ab12 "
+            "-d new_rows.csv",
+        )
         cmd.add_argument("--model", "-m", required=True, help="model/ folder or run directory")
         cmd.add_argument("--dataset", "-d", required=True, help=dataset_help)
         if name == "predict":

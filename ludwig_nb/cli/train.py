@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -14,29 +13,38 @@ if TYPE_CHECKING:
 __all__ = ["run"]
 
 
-def _train_inputs(args: argparse.Namespace) -> tuple[Any, Any, str]:  # as train() takes them
+def _train_inputs(args: argparse.Namespace) -> tuple[Any, Any, str | None]:  # as train() takes them
     if args.demo:
         from ludwig_nb.data import demo_config, demo_dataset
 
         text = demo_config(args.demo).read_text(encoding="utf-8")
         return text, demo_dataset(args.demo), args.name or args.demo
+    if args.resume_from and not (args.config and args.dataset):
+        # the run directory holds its config and names its dataset; the run keeps its name
+        written = Path(args.config).read_text(encoding="utf-8") if args.config else None
+        return written, args.dataset, args.name
     if not args.config or not args.dataset:
-        raise FileNotFoundError("train needs --config and --dataset (or --demo NAME)")
+        raise FileNotFoundError(
+            "train needs --config and --dataset (or --demo NAME, or --resume-from RUN_DIR)"
+        )
     config_path = Path(args.config)
     if not config_path.is_file():
         raise FileNotFoundError(f"config file not found: {args.config}")
     text = config_path.read_text(encoding="utf-8")
-    return text, args.dataset, args.name or config_path.stem
+    kept = args.resume_from is not None  # a resumed run keeps its own name
+    return text, args.dataset, args.name or (None if kept else config_path.stem)
 
 
 def run(args: argparse.Namespace) -> int:
     """Train; progress on stderr, the end report on stdout.
 
-    With ``--json`` stdout holds the best metrics as one JSON document (so it can be piped to
-    a file or ``jq``), and the end report goes to stderr with the progress.
+    With ``--json`` stdout holds one JSON document (:func:`~ludwig_nb.ui.terminal.final_json`:
+    the status, the best metrics, the baseline and its ⚠ warnings; so it can be piped to a
+    file or ``jq``), and the end report goes to stderr with the progress.
     """
+    from ludwig_nb.core import strict_json
     from ludwig_nb.runs import train
-    from ludwig_nb.ui.terminal import Follower, final_report
+    from ludwig_nb.ui.terminal import Follower, final_json, final_report
 
     config, dataset, name = _train_inputs(args)
     if getattr(args, "deadline", None):
@@ -60,7 +68,7 @@ def run(args: argparse.Namespace) -> int:
     state = run.state
     print(final_report(state, str(run.directory)), file=sys.stderr if args.json else sys.stdout)
     if args.json:
-        print(json.dumps(state.best_metrics or {}, indent=1, default=float))
+        print(strict_json.dumps(strict_json.flagged(final_json(state)), indent=1))
     if run.error is not None:
         print(f"error: {state.error}", file=sys.stderr)
         return 1

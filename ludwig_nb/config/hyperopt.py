@@ -230,7 +230,7 @@ def check_hyperopt(cfg: dict[str, object], ctx: Ctx, written: object = None) -> 
 def _hint(word: str, options: Any) -> str:
     close = suggest(str(word), options)
     listed = ", ".join(options)
-    return f"did you mean {close!r}? (one of: {listed})" if close else f"one of: {listed}"
+    return f"{close} (one of: {listed})" if close else f"one of: {listed}"
 
 
 # -- parameters --------------------------------------------------------------------------

@@ -8,11 +8,12 @@ to ``ctx``.
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Mapping
 
 from ludwig_nb.config.gpu_watch import check_gpu_watch
 from ludwig_nb.config.schema.features import check_defaults, check_feature
-from ludwig_nb.config.schema.fields import Ctx, Param, suggest
+from ludwig_nb.config.schema.fields import Ctx, Param, allowed_hint, suggest
 from ludwig_nb.config.schema.ludwig_json import JObject, ludwig_spec
 from ludwig_nb.config.upgrade import upgrade
 from ludwig_nb.config.yaml_positions import KeyPath
@@ -23,6 +24,10 @@ __all__ = ["LUDWIG_VERSION", "SEARCH_ALG_KEYS_READ", "TOP_LEVEL_KEYS", "render"]
 #: Ludwig's schema lacks for some search types (``random`` has no seed field, ``optuna`` no
 #: ``n_startup_trials``): load_config must not call them ignored
 SEARCH_ALG_KEYS_READ = ("random_state_seed", "seed", "points_to_evaluate", "n_startup_trials")
+
+#: ``hyperopt.executor.type``: ``local`` (trials in this process, Optuna; the default) or
+#: ``ray`` (Ray Tune, Ludwig's only executor)
+EXECUTOR_TYPES = ("local", "ray")
 
 #: the Ludwig release whose schema this package follows
 LUDWIG_VERSION = "0.11.0"
@@ -77,6 +82,8 @@ def render(data: Mapping[str, object], ctx: Ctx) -> dict[str, object]:
         elif key in config:
             with ctx.muted(_read_by_search(config[key]) if key == "hyperopt" else []):
                 out[key] = spec.check(config[key], (key,), ctx)
+            if key == "hyperopt":
+                _check_executor_type(config[key], ctx)
         elif key in ("hyperopt", "quantization", "model_parameters"):
             # Ludwig renders none of them unless written (its schema's "disabled" choice: null)
             out[key] = None
@@ -103,19 +110,51 @@ def _trust_remote_code(value: object, ctx: Ctx) -> bool:
 
 
 def _read_by_search(section: object) -> list[KeyPath]:
-    """The ``search_alg`` keys of ``section`` that the search reads beyond Ludwig's schema."""
-    search = section.get("search_alg") if isinstance(section, Mapping) else None
-    if not isinstance(search, Mapping):
+    """What the search reads of ``section`` beyond Ludwig's schema.
+
+    The ``search_alg`` keys of :data:`SEARCH_ALG_KEYS_READ`, and ``executor.type`` unless it
+    is ``ray`` (Ludwig's schema knows only ``ray``; :func:`_check_executor_type` checks it).
+    """
+    if not isinstance(section, Mapping):
         return []
-    return [("hyperopt", "search_alg", k) for k in SEARCH_ALG_KEYS_READ if k in search]
+    search = section.get("search_alg")
+    keys = [k for k in SEARCH_ALG_KEYS_READ if isinstance(search, Mapping) and k in search]
+    muted: list[KeyPath] = [("hyperopt", "search_alg", k) for k in keys]
+    executor = section.get("executor")
+    if isinstance(executor, Mapping) and executor.get("type", "ray") != "ray":
+        muted.append(("hyperopt", "executor", "type"))
+    return muted
+
+
+def _check_executor_type(section: object, ctx: Ctx) -> None:
+    """Refuse a written ``hyperopt.executor.type`` that is neither ``local`` nor ``ray``."""
+    executor = section.get("executor") if isinstance(section, Mapping) else None
+    kind = executor.get("type", "ray") if isinstance(executor, Mapping) else "ray"
+    if kind not in EXECUTOR_TYPES:
+        ctx.problem(
+            ("hyperopt", "executor", "type"),
+            f"unknown value {kind!r}",
+            hint=suggest(str(kind), EXECUTOR_TYPES) or allowed_hint(EXECUTOR_TYPES),
+        )
+
+
+def _misspelled(data: Mapping[str, object], side: str) -> str | None:
+    """The key of ``data`` that looks like a misspelling of the missing ``side``, if any."""
+    if side in data:
+        return None
+    unknown = [str(k) for k in data if k not in TOP_LEVEL_KEYS]
+    close = difflib.get_close_matches(side, unknown, n=1, cutoff=0.75)
+    return close[0] if close else None
 
 
 def _check_top_keys(data: Mapping[str, object], top: JObject, ctx: Ctx) -> None:
     known = [*top.field_names, "gpu_watch"]
     if "base_model" in top.field_names:  # an LLM config
         known.append(TRUST_REMOTE_CODE)
+    # a misspelled required section is an error at its key (_features), not also a warning
+    typos = {_misspelled(data, side) for side in ("input_features", "output_features")}
     for key in data:
-        if key not in known:
+        if key not in known and key not in typos:
             ctx.note(
                 (key,),
                 f"'{key}' is not a Ludwig section: Ludwig ignores it, and so does ludwig_nb",
@@ -127,6 +166,15 @@ def _features(
     data: Mapping[str, object], side: str, ctx: Ctx, defaults: Mapping[str, object]
 ) -> list[dict[str, object]]:
     raw = data.get(side)
+    typo = _misspelled(data, side)
+    if raw is None and typo is not None:
+        ctx.problem(
+            (typo,),
+            f"'{typo}' is not a Ludwig section, and {side} is missing",
+            hint=f"did you mean '{side}'?",
+            key=True,
+        )
+        return []
     if raw is None:
         where = "missing" if side not in data else "empty"
         ctx.problem(

@@ -6,6 +6,11 @@ encoder / decoder parameters written on the feature -> nested under ``encoder:``
 old split and scheduler keys, per-type preprocessing -> ``defaults``, ... Each upgrade here
 does what Ludwig's does and records a ``ConfigWarning`` saying what to write instead; the
 positions of moved keys move with them, so later problems are still located.
+
+Where a config writes the old spelling beside the new one (``training:`` beside ``trainer:``,
+``bias`` beside ``use_bias``, ``split_probabilities`` beside ``split:``), Ludwig keeps one and
+drops the other without a word. Here the two are merged key by key when they agree, and a key
+they set to different values is refused at both lines (:func:`_put`).
 """
 
 from __future__ import annotations
@@ -79,6 +84,8 @@ class _Upgrader:
         self.config = config
         self.ctx = ctx
         self.since = _version(config.get("ludwig_version", "0.0"))
+        #: ``id(mapping) -> its key path``, for the mappings old keys are moved into
+        self.paths: dict[int, KeyPath] = {}
 
     def due(self, version: str) -> bool:
         """Whether an upgrade first needed in ``version`` applies to this config."""
@@ -86,6 +93,10 @@ class _Upgrader:
 
     def note(self, path: KeyPath, message: str, hint: str | None = None) -> None:
         self.ctx.note(path, f"old syntax upgraded: {message}", hint=hint)
+
+    def target(self, mapping: dict[str, Any], key: str) -> KeyPath:
+        """The key path of ``mapping[key]``: ``mapping`` was registered in :attr:`paths`."""
+        return (*self.paths[id(mapping)], key)
 
     def move(self, old: KeyPath, new: KeyPath) -> None:
         """Positions of ``old`` (and below it) now also answer for ``new``."""
@@ -137,22 +148,48 @@ def _dict(value: object) -> dict[str, Any] | None:
     return value if isinstance(value, dict) else None
 
 
+def _put(up: _Upgrader, target: dict[str, Any], key: str, value: object, old: KeyPath) -> None:
+    """Move ``value`` from the old spelling at ``old`` into ``target[key]`` (the new one).
+
+    ``target``'s own key path is registered in ``up.paths`` by the caller. A key the new
+    spelling already holds with the same value is kept once; two mappings merge key by key;
+    different values are refused at both lines, each naming the other.
+    """
+    new = up.target(target, key)
+    if target.get(key) is None:
+        target[key] = value
+        up.move(old, new)
+        return
+    current = target[key]
+    if isinstance(current, dict) and isinstance(value, dict):
+        up.paths[id(current)] = new
+        for inner, inner_value in value.items():
+            _put(up, current, str(inner), inner_value, (*old, inner))
+        return
+    if current != value:
+        _conflict(up, old, new, value, current)
+
+
+def _conflict(up: _Upgrader, old: KeyPath, new: KeyPath, was: object, now: object) -> None:
+    """Refuse ``old`` (old syntax) and ``new`` set to different values, at both lines."""
+    old_name, new_name = format_path(old), format_path(new)
+    message = (
+        f"'{old_name}' (old syntax, {was!r}) and '{new_name}' ({now!r}) set the same "
+        "thing to different values"
+    )
+    up.ctx.problem(old, message, hint=f"keep one: write it as '{new_name}' only", key=True)
+    up.ctx.problem(new, message, hint=f"keep one: remove '{old_name}'", key=True)
+
+
 def _rename_in(
     params: dict[str, object], renames: Mapping[str, str], path: KeyPath, up: _Upgrader
 ) -> None:
     for old, new in renames.items():
         if old not in params:
             continue
-        if new in params:
-            up.note(
-                (*path, old),
-                f"'{old}' is the old name of '{new}', which is set: '{old}' is dropped",
-            )
-        else:
-            params[new] = params[old]
-            up.move((*path, old), (*path, new))
-            up.note((*path, old), f"'{old}' is now '{new}'", hint=f"write '{new}'")
-        del params[old]
+        up.paths[id(params)] = path
+        _put(up, params, new, params.pop(old), (*path, old))
+        up.note((*path, old), f"'{old}' is now '{new}'", hint=f"write '{new}'")
 
 
 def _level_renames(up: _Upgrader) -> None:
@@ -168,10 +205,17 @@ def _level_renames(up: _Upgrader) -> None:
 
 
 def _training(up: _Upgrader) -> None:
-    if "training" in up.config:
-        up.config["trainer"] = up.config.pop("training")
-        up.move(("training",), ("trainer",))
-        up.note(("training",), "the 'training' section is now 'trainer'", hint="write 'trainer:'")
+    if "training" not in up.config:
+        return
+    up.paths[id(up.config)] = ()
+    both = up.config.get("trainer") is not None
+    _put(up, up.config, "trainer", up.config.pop("training"), ("training",))
+    merged = ", merged with the 'trainer' section written beside it" if both else ""
+    up.note(
+        ("training",),
+        f"the 'training' section is now 'trainer'{merged}",
+        hint="write one 'trainer:' section",
+    )
 
 
 def _bias(up: _Upgrader) -> None:
@@ -197,11 +241,18 @@ def _numerical(up: _Upgrader) -> None:
             )
         pre = _dict(feature.get("preprocessing"))
         if feature.get("type") == "audio" and pre is not None and _dict(pre.get("audio_feature")):
-            pre.update(pre.pop("audio_feature"))
+            _flatten_audio(up, pre, (*path, "preprocessing"))
             up.note(
                 (*path, "preprocessing", "audio_feature"),
                 "audio_feature's keys now sit in preprocessing",
             )
+
+
+def _flatten_audio(up: _Upgrader, pre: dict[str, Any], path: KeyPath) -> None:
+    """``audio_feature``'s keys into ``pre`` (at ``path``), refusing a key set both ways."""
+    up.paths[id(pre)] = path
+    for key, value in pre.pop("audio_feature").items():
+        _put(up, pre, str(key), value, (*path, "audio_feature", key))
 
 
 def _eval_batch_size(up: _Upgrader) -> None:
@@ -215,12 +266,11 @@ def _preprocessing_to_defaults(up: _Upgrader) -> None:
     pre = _dict(up.config.get("preprocessing"))
     if pre is None:
         return
-    moved: dict[str, object] = {}
+    moved: dict[str, tuple[str, object]] = {}
     for key in list(pre):
         ftype = "number" if key == "numerical" else key
         if ftype in _FEATURE_TYPES:
-            moved[ftype] = pre.pop(key)
-            up.move(("preprocessing", key), ("defaults", ftype, "preprocessing"))
+            moved[ftype] = (key, pre.pop(key))
             up.note(
                 ("preprocessing", key),
                 f"per-type preprocessing '{key}' now lives in defaults",
@@ -233,17 +283,18 @@ def _preprocessing_to_defaults(up: _Upgrader) -> None:
     defaults = up.config.setdefault("defaults", {})
     if not isinstance(defaults, dict):
         return
-    for ftype, written in moved.items():
-        params = written
+    up.paths[id(defaults)] = ("defaults",)
+    for ftype, (key, written) in moved.items():
+        old: KeyPath
+        params, old = written, ("preprocessing", key)
         if isinstance(params, dict) and "preprocessing" in params:
-            params = params["preprocessing"]
+            params, old = params["preprocessing"], (*old, "preprocessing")
         if isinstance(params, dict) and ftype == "audio" and _dict(params.get("audio_feature")):
-            params.update(params.pop("audio_feature"))
+            _flatten_audio(up, params, old)
         entry = defaults.setdefault(ftype, {})
         if isinstance(entry, dict):
-            current = entry.get("preprocessing")
-            both = isinstance(current, dict) and isinstance(params, dict)
-            entry["preprocessing"] = {**current, **params} if both else params  # type: ignore[dict-item]
+            up.paths[id(entry)] = ("defaults", ftype)
+            _put(up, entry, "preprocessing", params, old)
 
 
 def _split(up: _Upgrader) -> None:
@@ -277,7 +328,29 @@ def _split(up: _Upgrader) -> None:
             hint="write split: {type: fixed, column: split} for a fixed split",
         )
     if split:
-        pre["split"] = split
+        up.paths[id(pre)] = ("preprocessing",)
+        olds = [k for k in ("split_probabilities", "stratify", "force_split") if k in old]
+        _put_section(up, pre, "split", split, [("preprocessing", k) for k in olds])
+
+
+def _put_section(
+    up: _Upgrader, target: dict[str, Any], key: str, built: dict[str, Any], olds: list[KeyPath]
+) -> None:
+    """``built`` (made from the old keys at ``olds``) into ``target[key]``, key by key.
+
+    A value the written section sets differently is refused at the first old key and at the
+    section's own key.
+    """
+    current = target.get(key)
+    if not isinstance(current, dict):
+        target[key] = built
+        return
+    new = up.target(target, key)
+    for inner, value in built.items():
+        if inner not in current:
+            current[inner] = value
+        elif current[inner] != value:
+            _conflict(up, olds[0], (*new, inner), value, current[inner])
 
 
 def _feature_keys(feature: Mapping[str, object], output: bool) -> set[str] | None:
@@ -328,12 +401,11 @@ def _nest_module_params(up: _Upgrader) -> None:
                     hint=suggest(str(key), sorted(known)) or "remove it",
                 )
                 continue
+            up.paths[id(module)] = (*path, part)
             if key in nested:
-                module[key] = value
-                up.move((*path, key), (*path, part, key))
+                _put(up, module, key, value, (*path, key))
             if fc:
-                module[f"fc_{key}"] = value
-                up.move((*path, key), (*path, part, f"fc_{key}"))
+                _put(up, module, f"fc_{key}", value, (*path, key))
             up.note(
                 (*path, key),
                 f"'{key}' is now a{'' if output else 'n'} {part} parameter",
@@ -404,14 +476,12 @@ def _scheduler(up: _Upgrader) -> None:
         value = trainer.pop(old)
         where = format_path(("trainer", "learning_rate_scheduler", new))
         up.note(("trainer", old), f"trainer.{old} is now {where}", hint=f"move it to {where}")
-        if new in scheduler:
-            continue
         if old == "decay" and isinstance(value, bool):
             value = "exponential" if value else None
         elif old == "reduce_learning_rate_on_plateau" and isinstance(value, int | float):
             value = int(value)
-        scheduler[new] = value
-        up.move(("trainer", old), ("trainer", "learning_rate_scheduler", new))
+        up.paths[id(scheduler)] = ("trainer", "learning_rate_scheduler")
+        _put(up, scheduler, new, value, ("trainer", old))
     if scheduler:
         trainer["learning_rate_scheduler"] = scheduler
 

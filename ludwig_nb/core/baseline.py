@@ -12,7 +12,13 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
-__all__ = ["Comparison", "compare_to_baseline", "format_comparison", "headline_split"]
+__all__ = [
+    "Comparison",
+    "baseline_warnings",
+    "compare_to_baseline",
+    "format_comparison",
+    "headline_split",
+]
 
 #: metric shown beside the baseline, in order of preference; True = higher is better
 _HEADLINE_METRICS = (
@@ -127,3 +133,16 @@ def format_comparison(comparison: Comparison, with_split: bool = True) -> str:
     if c.verdict != "better":
         text += f" · ⚠ {c.verdict} than the baseline"
     return text
+
+
+def baseline_warnings(
+    metrics: Mapping[str, Any], baseline: Mapping[str, Any], predictors: Mapping[str, str]
+) -> list[str]:
+    """The comparisons a model does not clearly win, each as :func:`format_comparison` words it.
+
+    ``["test churn accuracy 0.708 · always 'no': 0.865 · ⚠ no better than the baseline"]``;
+    [] when every output beats its baseline clearly (or none has one). The CLI, the text view
+    and ``--json`` all print these lines.
+    """
+    versus = compare_to_baseline(metrics, baseline, predictors)
+    return [format_comparison(c) for c in versus if c.verdict != "better"]

@@ -137,6 +137,8 @@ def format_forecast(forecast: StopForecast | None, total_steps: int) -> str:
         return f"{head}; too early to forecast the stop"
     if forecast.step >= forecast.latest:
         return f"{head}; likely runs to the end"
+    if forecast.step <= forecast.earliest:  # no improvement foreseen: the earliest stop
+        return f"{head}; likely stops at step {forecast.step:,} unless the metric improves"
     return f"{head}; likely stops near step {forecast.step:,} (not before {forecast.earliest:,})"
 
 

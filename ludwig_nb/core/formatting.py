@@ -15,7 +15,7 @@ from __future__ import annotations
 import datetime as dt
 import math
 
-__all__ = ["UNKNOWN", "format_bytes", "format_clock", "format_duration"]
+__all__ = ["UNKNOWN", "format_bytes", "format_clock", "format_duration", "format_duration_fine"]
 
 #: what a duration reads as when it is not known (None or NaN)
 UNKNOWN = "–"
@@ -42,6 +42,16 @@ def format_duration(seconds: float | None) -> str:
         if seconds < limit:
             return _spell(_round_to(seconds, unit))
     return _spell(_round_to(seconds, 3600))
+
+
+def format_duration_fine(seconds: float | None) -> str:
+    """:func:`format_duration` with tenths of a second under 10 s (``"0.3 s"``, ``"4.6 s"``).
+
+    For the parts of a short run (a pre-flight's breakdown), which whole seconds round to 0.
+    """
+    if seconds is not None and 0 < seconds < 9.95:
+        return f"{seconds:.1f} s"
+    return format_duration(seconds)
 
 
 def _round_to(seconds: float, unit: int) -> int:

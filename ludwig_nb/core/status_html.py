@@ -55,12 +55,19 @@ def _lines(state: RunState, directory: str, early_stop: str) -> list[str]:
     lines.extend(format_comparison(c) for c in versus)
     if not state.is_final:
         lines.append(
-            "snapshot taken while the run was live; the sidebar and the run directory "
-            "have its current state"
+            f"snapshot taken while the run was live: if its kernel still runs it, "
+            f"ludwig_nb.show({_variable(state.name)}) in a cell (the variable holding the "
+            "run) shows the live dashboard again; the sidebar and the run directory have its "
+            "current state"
         )
     if directory:
         lines.append(f"run directory: {directory}")
     return lines
+
+
+def _variable(name: str) -> str:
+    """The run's name if it can name a variable (``--name`` binds one), else ``run``."""
+    return name if name.isidentifier() else "run"
 
 
 def snapshot_bundle(state: RunState, directory: str = "", early_stop: str = "") -> dict[str, str]:

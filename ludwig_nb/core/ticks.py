@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 
-__all__ = ["Ticks", "ema", "log_ticks", "nice_ticks", "tick_label"]
+__all__ = ["Ticks", "bounded_ticks", "ema", "log_ticks", "nice_ticks", "tick_label"]
 
 #: ``(ticks, axis low, axis high)``
 Ticks = tuple[list[float], float, float]
@@ -62,6 +62,27 @@ def nice_ticks(
     count = round((end - start) / step)
     ticks = [_clean(start + i * step, step) for i in range(count + 1)]
     return ticks, ticks[0], ticks[-1]
+
+
+def bounded_ticks(
+    low: float, high: float, bounds: tuple[float | None, float | None], max_ticks: int = 5
+) -> Ticks:
+    """:func:`nice_ticks` of a y axis that never runs past ``bounds`` (a metric's own range).
+
+    ``bounds``: the least and most values the quantity can take (None: unbounded), e.g.
+    ``(None, 1.0)`` for r2, ``(0.0, 1.0)`` for accuracy. The axis widens to round ticks as
+    usual, then stops at a bound it would pass (which then ends the axis, ticks beyond it
+    dropped): an r2 that rose to 0.9 ends at 1, not at 5.
+    """
+    ticks, start, end = nice_ticks(low, high, max_ticks=max_ticks)
+    least, most = bounds
+    if most is not None and end > most >= high:
+        end = most
+        ticks = [t for t in ticks if t <= most + 1e-12]
+    if least is not None and start < least <= low:
+        start = least
+        ticks = [t for t in ticks if t >= least - 1e-12]
+    return ticks, start, end
 
 
 def _inside(low: float, high: float, max_ticks: int) -> Ticks:

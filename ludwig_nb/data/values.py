@@ -78,8 +78,16 @@ def _labels(values: pd.Series) -> list[str]:
     return sorted(counts, key=lambda v: (-counts[v], v))
 
 
-def fit_binary(series: pd.Series, preprocessing: Mapping[str, Any], column: str) -> dict[str, Any]:
-    """Metadata for a binary feature: ``str2bool`` mapping and ``bool2str`` labels."""
+def fit_binary(
+    series: pd.Series, preprocessing: Mapping[str, Any], column: str, *, say: bool = True
+) -> dict[str, Any]:
+    """Metadata for a binary feature: ``str2bool`` mapping and ``bool2str`` labels.
+
+    Two labels that are not a known true/false pair make the later one (sorted) the true
+    value, as Ludwig does; ``say`` logs that choice and how to make another (the data check
+    says it; the engine's preprocessing, which fits again, passes False: once per run).
+    Raises ``DataError`` for numbers other than 0 and 1, or more than two labels.
+    """
     missing = is_missing(series)
     present = series[~missing]
     fill = fit_fill(series, preprocessing)
@@ -103,7 +111,14 @@ def fit_binary(series: pd.Series, preprocessing: Mapping[str, Any], column: str)
             raise DataError(f"binary column {column!r} has more than two values ({shown}, ...)")
         if true_label is None:
             true_label = sorted(labels)[-1]
-            log.warning("binary column %r: %r taken as the true value", column, true_label)
+            if say:
+                log.warning(
+                    "binary column %r: %r taken as the true value (the later of its two "
+                    "values); to choose, give its feature preprocessing: "
+                    "{fallback_true_label: <the true value>}",
+                    column,
+                    true_label,
+                )
         mapping = {label: label == str(true_label) for label in labels}
     false_labels = [k for k, v in mapping.items() if not v] or ["False"]
     true_labels = [k for k, v in mapping.items() if v] or [str(true_label or "True")]

@@ -159,6 +159,9 @@ class Engine(Protocol):
     #: its runs' GPUs are on other machines: their workers read them and feed the snapshots
     #: back through ``TrainJob.gpu_feed`` (Ray); False: the run layer's sampler reads them here
     gpus_on_workers: ClassVar[bool] = False
+    #: it cuts one table into splits as ``data.split_dataset`` does with the run's seed (as the
+    #: trivial baseline does), so ``Run.splits`` can name their rows; False: it cuts its own
+    shares_splits: ClassVar[bool] = True
     #: modules its check imports (a first cell's, before its dashboard) and modules its data
     #: preparation imports, in order: a kernel imports them ahead (ipython/warmup.py)
     check_modules: ClassVar[tuple[str, ...]] = ()

@@ -298,7 +298,12 @@ class LudwigMagics(Magics):
     # -- %%ludwig_hyperopt -----------------------------------------------------------
     @magic_arguments()
     @argument("--dataset", "-d", help="A variable, an expression, a file path or demo:<name>.")
-    @argument("--name", "-n", help="Search name and variable to bind the Search to.")
+    @argument(
+        "--name",
+        "-n",
+        help="Search name (default: search-<time>, a new search) and the variable bound to it "
+        "(default: search); an existing search's name resumes it.",
+    )
     @argument("--wait", action="store_true", help="Block until the search ends.")
     @argument("--results-dir", help="Where the search directory goes (default: results).")
     @argument("--device", help='"cpu", "cuda", "cuda:1"; default: the first GPU, else CPU.')
@@ -328,7 +333,7 @@ class LudwigMagics(Magics):
             search = hyperopt(
                 cell,
                 dataset,
-                name=args.name or "search",
+                name=args.name,  # None: a new search-<time>, as a run is named
                 results_dir=args.results_dir or self.results_dir,
                 device=args.device,
                 random_seed=args.seed,

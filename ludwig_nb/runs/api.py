@@ -32,6 +32,7 @@ import yaml
 from ludwig_nb.engines.base import TrainJob
 from ludwig_nb.engines.registry import AUTO, get_engine, select_engine
 from ludwig_nb.runs import live
+from ludwig_nb.runs.ludwig_files import write_description
 from ludwig_nb.runs.run import Run
 from ludwig_nb.store import registry, rundir
 from ludwig_nb.store.directories import explain, make_run_directory, undo
@@ -107,16 +108,17 @@ def train(
 ) -> Run:
     """Validate, then train in a daemon thread; returns the :class:`Run` once its data is read.
 
-    ``config``: YAML text, a dict or a ``Config``. ``dataset``: a DataFrame, a path (CSV,
-    TSV, Parquet, JSON, JSONL), ``"demo:NAME"`` or ``{"training": ..., "validation": ...,
-    "test": ...}``. ``wait=True`` returns after the run ends. ``random_seed`` (default 42, as
-    in Ludwig) makes runs reproducible; ``threads`` sets the CPU threads torch uses (default:
-    all cores but one). ``engine``: "builtin", "ludwig" (real Ludwig, the ``[ludwig]`` extra)
-    or "auto": the built-in engine when it can run the config, else Ludwig when installed (an
+    ``config``: YAML text, a dict or a ``Config``. ``dataset``: a DataFrame, a path (CSV, TSV,
+    Parquet, JSON, JSONL), ``"demo:NAME"`` or ``{"training": ..., "validation": ..., "test": ...}``.
+    With ``resume_from`` (a run directory), a config, a dataset or a name left None is the resumed
+    run's own (``runs/resume.py``). ``wait=True`` returns after the run ends. ``random_seed``
+    (default 42, as in Ludwig) makes runs reproducible; ``threads`` sets the CPU threads torch uses
+    (default: all cores but one). ``engine``: "builtin", "ludwig" (real Ludwig, the ``[ludwig]``
+    extra) or "auto": the built-in engine when it can run the config, else Ludwig when installed (an
     engine object is also taken, after its check: a search's trials on Ray Tune).
-    ``profile_steps=N`` records N training steps (after 4 warm-up steps) with
-    torch.profiler: ``torch_trace.json`` (Chrome/Perfetto) and the top operators
-    (``run.top_ops``) in the run directory.
+    ``profile_steps=N`` records N training steps (after 4 warm-up steps) with torch.profiler:
+    ``torch_trace.json`` (Chrome/Perfetto) and the top operators (``run.top_ops``) in the run
+    directory.
     Raises ``ConfigError`` (``UnsupportedByEngine`` for a valid config the engine cannot
     run), ``EngineUnavailable`` / ``CheckpointError`` / ``RunDirectoryError`` (an ``OSError``
     naming the path) before any thread starts, ``DataError`` once the run's thread has read
@@ -217,6 +219,8 @@ def prepare_run(
 
     if not isinstance(profile_steps, int) or profile_steps < 0:
         raise ValueError(f"profile_steps must be a whole number >= 0, got {profile_steps!r}")
+    if resume_from is not None:
+        config, dataset, name = _resumed_inputs(resume_from, config, dataset, name)
     cfg = _load(config)
     engine_impl = select_engine(engine, cfg) if isinstance(engine, str) else _checked(engine, cfg)
     rendered = cfg.to_dict()
@@ -232,6 +236,8 @@ def prepare_run(
         (directory / rundir.CONFIG_FILE).write_text(
             yaml.dump(rendered, Dumper=_YAML_DUMPER, sort_keys=False), encoding="utf-8"
         )
+        # as Ludwig writes it at the start: a run that never ends still names its dataset
+        write_description(directory, rendered, _recorded(dataset), random_seed)
         job = TrainJob(
             config=rendered,
             dataset=dataset,  # read on the run's thread (read_data below)
@@ -272,6 +278,35 @@ def prepare_run(
     _attach_monitoring(run, cfg, job if engine_impl.gpus_on_workers else None)
     _write_ludwig_files_at_end(run, rendered, dataset, random_seed)
     return PendingRun(run, created, registry_path)
+
+
+def _resumed_inputs(
+    resume_from: str | os.PathLike[str], config: Any, dataset: Any, name: str | None
+) -> tuple[Any, Any, str | None]:
+    """``config``, ``dataset`` and ``name``, each taken from the run resumed when not given.
+
+    Raises ``FileNotFoundError`` when the run directory lacks what is missing, saying what
+    to pass.
+    """
+    from ludwig_nb.runs.resume import resumed_run
+
+    resumed = resumed_run(resume_from)
+    where = str(resume_from)
+    if config is None:
+        if resumed.config is None:
+            raise FileNotFoundError(
+                f"cannot resume from {where!r} without a config: it has no {rundir.CONFIG_FILE} "
+                "(pass the config, or the run directory of a stopped or crashed run)"
+            )
+        config = resumed.config
+    if dataset is None:
+        if resumed.dataset is None:
+            raise FileNotFoundError(
+                f"cannot resume from {where!r} without a dataset: the run does not name one "
+                "(it trained on an in-memory table): pass the dataset"
+            )
+        dataset = resumed.dataset
+    return config, dataset, name or resumed.name
 
 
 def _data_label(dataset: Any) -> str:
@@ -321,10 +356,16 @@ def _write_ludwig_files_at_end(run: Run, config: Any, dataset: Any, seed: int | 
     """training_statistics / test_statistics / description.json in Ludwig's shapes."""
     from ludwig_nb.runs.ludwig_files import write_ludwig_files
 
-    source = dataset if isinstance(dataset, (str, os.PathLike, dict)) else None
-    if isinstance(source, os.PathLike):
-        source = str(source)
+    source = _recorded(dataset)
     run.add_result_writer(lambda r: write_ludwig_files(r, config, source, seed))
+
+
+def _recorded(dataset: Any) -> str | dict[str, Any] | None:
+    """The dataset as ``description.json`` names it (None: an in-memory table)."""
+    from ludwig_nb.runs.resume import recorded_dataset
+
+    source = recorded_dataset(dataset)
+    return source if isinstance(source, str | dict) else None
 
 
 def load_model(path: str | os.PathLike[str]) -> TrainedModel:

@@ -165,8 +165,38 @@ class Comparison:
 
     @property
     def config_diff(self) -> dict[str, tuple[object, ...]]:
-        """Only the config paths whose values differ between the runs."""
-        return {p: v for p, v in self.config_all.items() if len({_key(x) for x in v}) > 1}
+        """Only what differs between the runs, as a user changed it.
+
+        A feature some runs lack is one path, ``input_features[name]``, with each run's
+        feature type (None where it is absent), not one row per default it renders to; keys
+        Ludwig derives itself (``proc_column``) are left out.
+        """
+        everything = self.config_all
+        absent = _absent_features(everything)
+        out: dict[str, tuple[object, ...]] = {}
+        for path, values in everything.items():
+            feature = _feature_of(path)
+            if feature in absent:
+                out[feature] = absent[feature]
+            elif path.rsplit(".", 1)[-1] not in _DERIVED and len({_key(x) for x in values}) > 1:
+                out[path] = values
+        return out
+
+    @property
+    def config_changes(self) -> list[str]:
+        """:attr:`config_diff` in words, each later run against the first.
+
+        ``"fast: removed input feature total_intl_calls"``, ``"fast: trainer.batch_size 32 ->
+        64"``.
+        """
+        out = []
+        for path, values in self.config_diff.items():
+            base = values[0]
+            for name, value in zip(self.names[1:], values[1:], strict=True):
+                if _key(value) == _key(base):
+                    continue
+                out.append(f"{name}: {_change(path, base, value)}")
+        return out
 
     # -- validity -------------------------------------------------------------------
     @property
@@ -249,6 +279,47 @@ def compare(*sources: object, names: Sequence[str] | None = None) -> Comparison:
     if names is not None and len(names) != len(sources):
         raise ValueError(f"names has {len(names)} entries for {len(sources)} runs")
     return Comparison([load_source(s, names[i] if names else None) for i, s in enumerate(sources)])
+
+
+#: config keys Ludwig derives from others (a feature's column name with a hash): never a change
+_DERIVED = ("proc_column",)
+
+
+def _feature_of(path: str) -> str:
+    """``"input_features[age]"`` for a path under that feature, else ``""``."""
+    head = path.split(".", 1)[0]
+    return head if head.endswith("]") and "_features[" in head else ""
+
+
+def _absent_features(paths: Mapping[str, tuple[object, ...]]) -> dict[str, tuple[object, ...]]:
+    """The features some runs lack: ``{"input_features[x]": (type or None per run)}``."""
+    present: dict[str, list[bool]] = {}
+    types: dict[str, tuple[object, ...]] = {}
+    for path, values in paths.items():
+        feature = _feature_of(path)
+        if not feature:
+            continue
+        seen = present.setdefault(feature, [False] * len(values))
+        for i, value in enumerate(values):
+            seen[i] = seen[i] or value is not None
+        if path == f"{feature}.type":
+            types[feature] = values
+    return {
+        f: types.get(f, tuple("present" if p else None for p in seen))
+        for f, seen in present.items()
+        if not all(seen)
+    }
+
+
+def _change(path: str, base: object, value: object) -> str:
+    """One change in words: a feature added or removed, or a path's old and new value."""
+    feature = _feature_of(path)
+    if feature and path == feature:
+        side, name = feature.split("[", 1)
+        kind = side.removesuffix("_features").replace("_", " ")
+        verb = "removed" if value is None else "added"
+        return f"{verb} {kind} feature {name.rstrip(']')}"
+    return f"{path} {base} -> {value}"
 
 
 def _dig(data: Mapping[str, object], path: tuple[str, ...]) -> Any:

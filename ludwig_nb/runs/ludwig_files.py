@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import sys
 from importlib import metadata
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ludwig_nb.core import ludwig_results as lr
@@ -18,7 +19,7 @@ if TYPE_CHECKING:
     from ludwig_nb.engines.devices import DeviceFacts
     from ludwig_nb.runs.run import Run
 
-__all__ = ["write_ludwig_files"]
+__all__ = ["write_description", "write_ludwig_files"]
 
 
 def _version(package: str) -> str | None:
@@ -48,6 +49,22 @@ def write_ludwig_files(run: Run, config: dict[str, Any], dataset: object, seed: 
     test = lr.test_statistics(events)
     if test is not None:
         write_json_atomic(run.directory / lr.TEST_STATISTICS_FILE, test)
+    write_description(run.directory, config, dataset, seed, _compute(run.engine.devices()))
+
+
+def write_description(
+    directory: Path,
+    config: dict[str, Any],
+    dataset: object,
+    seed: int | None,
+    compute: dict[str, object] | None = None,
+) -> None:
+    """``description.json`` in ``directory``.
+
+    Written as the run starts (as Ludwig writes it, so that a run that never ends still
+    names its dataset for a resume; ``compute`` is then unknown) and again at its end.
+    Raises ``OSError``.
+    """
     versions = {
         "ludwig": _version("ludwig"),
         "ludwig_nb": _version("ludwig_nb"),
@@ -59,6 +76,6 @@ def write_ludwig_files(run: Run, config: dict[str, Any], dataset: object, seed: 
         command=" ".join(sys.argv),
         random_seed=42 if seed is None else seed,
         dataset=dataset,
-        compute=_compute(run.engine.devices()),
+        compute=compute or {"num_nodes": 1},
     )
-    write_json_atomic(run.directory / lr.DESCRIPTION_FILE, described)
+    write_json_atomic(directory / lr.DESCRIPTION_FILE, described)

@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any
 from ludwig_nb.core import events as ev
 from ludwig_nb.core.eta import Costs, EtaEstimator, EtaTracker, Schedule
 from ludwig_nb.core.eta.tokens import Shape
-from ludwig_nb.core.formatting import format_duration
+from ludwig_nb.core.formatting import format_duration_fine
 from ludwig_nb.engines.base import Engine
 from ludwig_nb.engines.registry import AUTO, select_engine
 
@@ -73,13 +73,13 @@ class Prediction:
 
     def __str__(self) -> str:
         parts = ", ".join(
-            f"{name.replace('_', ' ')} {format_duration(seconds)}"
+            f"{name.replace('_', ' ')} {format_duration_fine(seconds)}"
             for name, seconds in self.breakdown.items()
             if seconds >= 0.05
         )
         text = (
-            f"≈ {format_duration(self.total_s)} ({format_duration(self.low_s)} – "
-            f"{format_duration(self.high_s)}) for {self.schedule.total_steps} steps "
+            f"≈ {format_duration_fine(self.total_s)} ({format_duration_fine(self.low_s)} – "
+            f"{format_duration_fine(self.high_s)}) for {self.schedule.total_steps} steps "
             f"({self.schedule.epochs} epochs){self._bound_note}: {parts}"
         )
         if self.tokens is not None and self.tokens_per_s:
@@ -92,17 +92,17 @@ class Prediction:
     def _repr_html_(self) -> str:
         rows = "".join(
             f"<tr><td>{html.escape(name.replace('_', ' '))}</td>"
-            f"<td style='text-align:right'>{html.escape(format_duration(s))}</td></tr>"
+            f"<td style='text-align:right'>{html.escape(format_duration_fine(s))}</td></tr>"
             for name, s in self.breakdown.items()
         )
         return (
-            f"<b>Predicted run time ≈ {html.escape(format_duration(self.total_s))}</b> "
-            f"(80% interval {html.escape(format_duration(self.low_s))} – "
-            f"{html.escape(format_duration(self.high_s))}), "
+            f"<b>Predicted run time ≈ {html.escape(format_duration_fine(self.total_s))}</b> "
+            f"(80 % interval {html.escape(format_duration_fine(self.low_s))} – "
+            f"{html.escape(format_duration_fine(self.high_s))}), "
             f"{self.schedule.total_steps} steps, {self.schedule.epochs} epochs, "
             f"{self.step_s * 1000:.1f} ms/step{html.escape(self._bound_note)}"
             f"<table>{rows}</table><small>from a {self.pilot_steps}-step pilot that took "
-            f"{html.escape(format_duration(self.pilot_s))}{self._tokens_html}</small>"
+            f"{html.escape(format_duration_fine(self.pilot_s))}{self._tokens_html}</small>"
             + (self.memory._repr_html_() if self.memory is not None else "")
         )
 

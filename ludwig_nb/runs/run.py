@@ -168,7 +168,8 @@ class Run:
         except BaseException as exc:
             self.error = exc
             self.traceback_text = "".join(traceback.format_exception(exc))
-            log.error("ludwig_nb run %s failed: %s", self.id, exc)
+            if exc is not self._data_error:  # a data mistake is raised to its waiter: once
+                log.error("ludwig_nb run %s failed: %s", self.id, exc)
             self.emit(
                 ev.RunFailed(
                     time=self._clock(),
@@ -504,6 +505,21 @@ class Run:
         frame["duration_s"] = frame["time"] - frame["start_time"]
         order = ["step", "epoch", "loss", "learning_rate", "batch_size", "start_time", "time"]
         return frame[[*order, "duration_s", "data_wait"]]
+
+    @property
+    def splits(self) -> dict[str, pd.DataFrame]:
+        """The rows of each split: ``{"training": ..., "validation": ..., "test": ...}``.
+
+        DataFrames cut as this run's engine cut them (same function, same seed), so
+        ``run.model.evaluate(run.splits["test"])`` scores rows the model never trained on.
+        Absent splits are omitted. Raises ``SplitsUnavailable`` for an engine that cuts its
+        own splits (Ludwig's) from one table, and ``DataError`` when the dataset cannot be
+        read again.
+        """
+        from ludwig_nb.runs.splits import run_splits
+
+        self.wait_for_data()
+        return run_splits(self._engine, self._job)
 
     @property
     def history(self) -> pd.DataFrame:

@@ -2,19 +2,22 @@
 
 Everything is checked on the caller's thread before the search starts: the config (located
 errors), the trials' engine, the executor (what to install), the dataset. The search lives in
-``<results_dir>/<name>``; calling again with the same name resumes it.
+``<results_dir>/<name>`` (a new search is named ``search-<time>-<4 hex>`` as runs are);
+calling again with the same name resumes it.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import yaml
 
+from ludwig_nb.runs.api import make_run_id
 from ludwig_nb.search.executor import Executor
 from ludwig_nb.search.handle import Search
 
@@ -39,8 +42,9 @@ def hyperopt(
     """Validate a config with a ``hyperopt:`` section and search it in a daemon thread.
 
     ``config``: YAML text or a dict (Ludwig 0.11's shape). ``dataset``: as for ``train``.
-    The search lives in ``<results_dir>/<name>`` (``name`` defaults to "search"); calling
-    again with the same name resumes it. ``wait=True`` returns when it ends. ``engine``: what
+    The search lives in ``<results_dir>/<name>`` (``name`` defaults to ``search-<time>-<4 hex>``,
+    as a run's); calling again with the same name resumes it (``Search.resumed_done``: the
+    trials it found done). ``wait=True`` returns when it ends. ``engine``: what
     the trials train on, as for ``train`` ("auto": the config's engine; the ``ray`` executor's
     trials train the built-in loop in Ray Tune's actors). Raises ``ConfigError`` (located) for
     a bad config or a missing ``hyperopt`` section, ``EngineUnavailable`` for an engine or
@@ -65,7 +69,7 @@ def hyperopt(
     executor = make_executor(section)
     planner = executor.check(trial_base(cfg), engine)
     check_dataset(rendered, dataset)
-    name = name or "search"
+    name = name or make_run_id("search", time.time())  # named as runs are
     directory = _directory(Path(results_dir).resolve() / name, raw)
     search = Search(
         name=name,

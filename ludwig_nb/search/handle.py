@@ -114,6 +114,8 @@ class Search:
         self._slots: int | None = None  # trials at once as the executor found (Ray: its CPUs)
         self._journal = Journal(directory, clock, self._lock)
         self._trials: dict[int, TrialRecord] = self._journal.restore()
+        #: trials a resumed search found done in its journal (never rerun); 0 for a new one
+        self.resumed_done = sum(1 for record in self._trials.values() if record.counts)
 
     # -- public handle -------------------------------------------------------------------
     def start(self) -> Search:

@@ -343,7 +343,11 @@ class Dashboard(RunView):
         _merge(
             writes,
             self.metric_chart.writes(
-                self.curves.metric_curves(x_mode), title=self.curves.metric_label, x_mode=x_mode
+                self.curves.metric_curves(x_mode),
+                title=self.curves.metric_label,
+                x_mode=x_mode,
+                y_label=self.curves.metric_name,
+                y_bounds=self.curves.metric_bounds,
             ),
         )
         return writes

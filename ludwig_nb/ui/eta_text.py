@@ -89,6 +89,8 @@ def _with_forecast(text: str, reading: EtaReading, state: RunState) -> str:
     if forecast is not None and forecast.remaining_s is not None:
         words += f", ≈ {format_duration(forecast.remaining_s)} from now"
     bound = text
-    if text not in (ESTIMATING, WARMING_UP):  # "≈ 4 min" reads "≤ 4 min", never "≤ ≈"
+    if text.startswith(f"{WARMING_UP} ≈ "):  # "warming up… ≤ 19 s", never "≤ warming up…"
+        bound = text.replace(" ≈ ", " ≤ ", 1)
+    elif text not in (ESTIMATING, WARMING_UP):  # "≈ 4 min" reads "≤ 4 min", never "≤ ≈"
         bound = f"≤ {text.removeprefix('≈ ')}"
     return f"{bound} · {words}"

@@ -16,6 +16,7 @@ from ludwig_nb.core.state import RunState
 from ludwig_nb.core.status_text import alarm_line, pause_text
 
 __all__ = [
+    "METRIC_BOUNDS",
     "STARVED_SHARE",
     "STATUS_COLORS",
     "alarm_banner_html",
@@ -26,6 +27,7 @@ __all__ = [
     "format_throughput",
     "format_tokens_per_s",
     "header_html",
+    "metric_bounds",
     "pick_metric",
     "progress_text",
     "slowdown_html",
@@ -59,6 +61,22 @@ _PREFERRED_METRICS = (
     "hits_at_k",
     "jaccard",
 )
+
+
+#: the values a metric can take (None: unbounded), so its chart's axis never runs past them
+_SCORES = ("accuracy", "roc_auc", "precision", "recall", "specificity", "f1", "hits_at_k")
+_ERRORS = ("loss", "mean_absolute_error", "root_mean_squared_error", "mean_squared_error")
+METRIC_BOUNDS: dict[str, tuple[float | None, float | None]] = {
+    **dict.fromkeys(_SCORES, (0.0, 1.0)),
+    "jaccard": (0.0, 1.0),
+    "r2": (None, 1.0),
+    **dict.fromkeys(_ERRORS, (0.0, None)),
+}
+
+
+def metric_bounds(metric: str) -> tuple[float | None, float | None]:
+    """The least and most ``metric`` can be (``(None, None)`` for one not listed)."""
+    return METRIC_BOUNDS.get(metric, (None, None))
 
 
 #: data-wait share (0-1) from which the throughput says the device waits for its data

@@ -184,7 +184,9 @@ def summary_html(
         '<div style="display:flex;flex-wrap:wrap;gap:8px">'
         + svg_line_chart(curves.loss_curves(), title="loss")
         + (
-            svg_line_chart(curves.metric_curves(), title=curves.metric_label)
+            svg_line_chart(
+                curves.metric_curves(), title=curves.metric_label, y_bounds=curves.metric_bounds
+            )
             if curves.metric_curves()
             else ""
         )

@@ -20,7 +20,14 @@ if TYPE_CHECKING:
 
     from ludwig_nb.core.state import RunState
 
-__all__ = ["FollowedRun", "Follower", "eta_words", "final_report", "progress_line"]
+__all__ = [
+    "FollowedRun",
+    "Follower",
+    "eta_words",
+    "final_json",
+    "final_report",
+    "progress_line",
+]
 
 
 class FollowedRun(RunHandle, Protocol):
@@ -42,6 +49,7 @@ def final_report(state: RunState, directory: str) -> str:
     ``completed: 2,585/2,585 steps -> DIR``, why it ended, then the best metrics beside the trivial
     baseline as a table.
     """
+    from ludwig_nb.core.baseline import baseline_warnings
     from ludwig_nb.core.early_stop import end_reason
     from ludwig_nb.core.metrics_text import metrics_text_table
 
@@ -58,7 +66,30 @@ def final_report(state: RunState, directory: str) -> str:
         else:
             lines.append("metrics (latest evaluation):")
         lines.append(table)
+    lines.extend(baseline_warnings(metrics, state.baseline, state.baseline_predictors))
     return "\n".join(lines)
+
+
+def final_json(state: RunState) -> dict[str, object]:
+    """``ludwig-nb train --json``: the status, the metrics and what to be wary of.
+
+    ``{"status", "metrics": {split: {feature: {metric: value}}}, "baseline": [{"split",
+    "feature", "metric", "value", "baseline", "predictor", "verdict"}], "warnings": [the
+    lines :func:`final_report` prints with ⚠]}``; the metrics are the best evaluation's (the
+    latest's when none was best).
+    """
+    import dataclasses
+
+    from ludwig_nb.core.baseline import baseline_warnings, compare_to_baseline
+
+    metrics = state.best_metrics or state.latest_metrics
+    versus = compare_to_baseline(metrics, state.baseline, state.baseline_predictors)
+    return {
+        "status": state.status,
+        "metrics": dict(metrics),
+        "baseline": [{**dataclasses.asdict(c), "verdict": c.verdict} for c in versus],
+        "warnings": baseline_warnings(metrics, state.baseline, state.baseline_predictors),
+    }
 
 
 def eta_words(run: RunHandle, state: RunState, now: float) -> str:

@@ -32,8 +32,11 @@ def test_compare_two_runs_prints_the_diff_and_json(files, capsys):
     capsys.readouterr()
     assert main(["compare", *map(str, runs)]) == 0
     text = capsys.readouterr().out
-    assert "config (1 change(s)):" in text and "trainer.learning_rate: 0.01 | 0.02" in text
+    assert "config (1 change(s)):" in text and "trainer.learning_rate 0.01 -> 0.02" in text
     assert "validation.combined.loss" in text
+    # values in their units, no raw frame: bytes in binary units, seconds, no NaN or e+08
+    assert "MiB" in text and "NaN" not in text and "e+" not in text
+    assert "peak RSS (bytes)" not in text and "peak RSS" in text
     assert main(["compare", "--json", *map(str, runs)]) == 0
     out = json.loads(capsys.readouterr().out)
     assert out["config"] == {"trainer.learning_rate": [0.01, 0.02]}

@@ -22,8 +22,30 @@ def test_hyperopt_prints_each_trial_and_the_best(files, tmp_path, capsys):
     assert main(args) == 0
     again = capsys.readouterr().out
     assert again.count(": completed ") == 2
+    assert "resumed: 2 of 2 trials already done" in again
+    assert "resumed" not in out
     journal = (out_dir / "s" / "trials.ndjson").read_text()
     assert journal.count('"trial_started"') == 2
+
+
+def test_unnamed_searches_are_named_as_runs_are_and_never_replay_each_other(
+    files, tmp_path, capsys
+):
+    _, config, data = files
+    grid = "    trainer.learning_rate: {space: grid_search, values: [VALUES]}\n"
+    out_dir = tmp_path / "out"
+    args = ["hyperopt", "-c", str(config), "-d", str(data), "-o", str(out_dir)]
+    said = ""
+    for values in ("0.001", "0.05"):  # a changed search, unnamed: a new search, not refused
+        base = CONFIG.replace("epochs: 8", "epochs: 1") + "hyperopt:\n  parameters:\n"
+        config.write_text(base + grid.replace("VALUES", values))
+        assert main(args) == 0
+        out = capsys.readouterr().out
+        assert out.count(": completed ") == 1 and "resumed" not in out
+        said += out
+    searches = sorted(p.name for p in out_dir.iterdir() if (p / "trials.ndjson").exists())
+    assert len(searches) == 2 and all(name.startswith("c-") for name in searches)
+    assert searches[0] != searches[1] and all(f"search {n}:" in said for n in searches)
 
 
 def test_hyperopt_config_mistake_exits_2_with_the_line(files, capsys):

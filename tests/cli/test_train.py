@@ -3,8 +3,11 @@
 import json
 
 import pandas as pd
+import pytest
+import yaml
 
 from ludwig_nb.cli import main
+from ludwig_nb.config import ConfigWarning
 from tests.cli.conftest import CONFIG
 
 
@@ -90,6 +93,97 @@ def test_evaluate_prints_a_table_and_takes_a_demo_name(files, capsys):
     lines = capsys.readouterr().out.splitlines()
     assert lines[0].split() == ["feature", "metric", "demo:cars"]
     assert any(line.split()[:2] == ["Miles_per_Gallon", "r2"] for line in lines)
+
+
+def test_training_beside_trainer_trains_the_merged_section_or_is_refused_at_both_lines(
+    files, capsys
+):
+    tmp, config, data = files
+    config.write_text(CONFIG.replace("batch_size: 32, ", "") + "training: {batch_size: 32}\n")
+    out = tmp / "results"
+    with pytest.warns(ConfigWarning, match="merged with the 'trainer' section"):
+        code = main(["train", "-c", str(config), "-d", str(data), "-o", str(out), "--no-progress"])
+    assert code == 0
+    assert capsys.readouterr().out.startswith("completed: 56/56 steps")  # 8 epochs of 32s
+    config.write_text(CONFIG + "training: {epochs: 3}\n")
+    assert main(["train", "-c", str(config), "-d", str(data), "-o", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert "line 6, trainer.epochs:" in err and "line 7, training.epochs:" in err
+
+
+def test_a_model_no_better_than_its_baseline_says_so_in_the_report_and_the_json(files, capsys):
+    tmp, config, data = files
+    frame = pd.read_csv(data)
+    frame["a"], frame["b"] = 0.0, "x"  # inputs that say nothing: at best the majority class
+    frame.to_csv(data, index=False)
+    out = tmp / "results"
+    args = ["train", "-c", str(config), "-d", str(data), "-o", str(out), "--no-progress"]
+    assert main([*args, "--json"]) == 0
+    printed = capsys.readouterr()  # the JSON alone on stdout, the report on stderr
+    (warning,) = [line for line in printed.err.splitlines() if "⚠" in line]
+    assert warning.startswith("test y accuracy ") and "than the baseline" in warning
+    assert "always 'False': " in warning
+    parsed = json.loads(printed.out)
+    assert parsed["status"] == "completed" and parsed["warnings"] == [warning]
+    (versus,) = parsed["baseline"]
+    assert (versus["feature"], versus["metric"], versus["split"]) == ("y", "accuracy", "test")
+    assert versus["verdict"] in ("no better", "barely better")
+    assert parsed["metrics"]["test"]["y"]["accuracy"] == versus["value"]
+
+
+def test_resume_from_a_run_directory_alone_keeps_its_config_dataset_and_name(files, capsys):
+    tmp, config, data = files
+    out = tmp / "results"
+    args = ["-o", str(out), "--no-progress"]
+    assert main(["train", "-c", str(config), "-d", str(data), "--name", "mine", *args]) == 0
+    capsys.readouterr()
+    (first,) = out.iterdir()
+    assert main(["train", "--resume-from", str(first), *args]) == 0
+    printed = capsys.readouterr().out
+    (second,) = [d for d in out.iterdir() if d != first]
+    assert second.name.startswith("mine-") and printed.startswith("completed: 56/56 steps")
+    assert yaml.safe_load((second / "config.yaml").read_text()) == yaml.safe_load(
+        (first / "config.yaml").read_text()
+    )
+    events = [json.loads(line) for line in (second / "events.ndjson").read_text().splitlines()]
+    (read,) = [e for e in events if e["type"] == "data_progress" and e["stage"] == "read"]
+    assert read["rows"] == 300
+
+
+def test_resume_from_a_run_on_a_table_asks_for_the_dataset(tmp_path, capsys, monkeypatch):
+    monkeypatch.setenv("JUPYTER_RUNTIME_DIR", str(tmp_path / "runtime"))
+    from ludwig_nb.runs import train
+
+    frame = pd.DataFrame({"a": range(100), "y": [i % 2 == 0 for i in range(100)]})
+    config = (
+        "input_features: [{name: a, type: number}]\n"
+        "output_features: [{name: y, type: binary}]\ntrainer: {epochs: 1}\n"
+    )
+    run = train(config, frame, results_dir=tmp_path / "r", wait=True)
+    assert main(["train", "--resume-from", str(run.directory), "-o", str(tmp_path / "r")]) == 2
+    assert "the run does not name one (it trained on an in-memory table): pass the dataset" in (
+        capsys.readouterr().err
+    )
+
+
+def test_a_data_error_and_the_binary_label_note_are_each_said_once(files, capfd, caplog):
+    tmp, config, data = files
+    frame = pd.read_csv(data)
+    frame["y"] = frame["y"].map({True: "hi", False: "lo"})
+    frame.to_csv(data, index=False)
+    out = tmp / "results"
+    assert main(["train", "-c", str(config), "-d", str(data), "-o", str(out), "--no-progress"]) == 0
+    # said in this process's log, or on stderr by the process that read the data
+    said = capfd.readouterr().err + "\n".join(r.getMessage() for r in caplog.records)
+    assert said.count("binary column 'y': 'lo' taken as the true value") == 1, said
+    assert "to choose, give its feature preprocessing: {fallback_true_label:" in said
+    caplog.clear()
+    frame["a"] = frame["a"].astype(object)
+    frame.loc[5, "a"] = "abc"
+    frame.to_csv(data, index=False)
+    assert main(["train", "-c", str(config), "-d", str(data), "-o", str(out), "--no-progress"]) == 2
+    said = capfd.readouterr().err + "\n".join(r.getMessage() for r in caplog.records)
+    assert said.count("non-numeric values (row 5: 'abc')") == 1, said
 
 
 def test_a_deadline_from_the_command_line_saves_in_time_and_a_bad_one_is_refused(files, capsys):

@@ -200,6 +200,19 @@ def test_search_alg_keys_the_search_reads_are_not_called_ignored():
         load_config(HEAD + parameters + "  search_alg: {type: random, random_stat_seed: 3}\n")
 
 
+def test_the_documented_default_executor_may_be_written():
+    """``executor.type: local`` is the default the docs name: writing it is not refused."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ConfigWarning)  # any warning fails the test
+        written = load_config(HEAD + GOOD + "  executor: {type: local, num_samples: 2}\n")
+        searched = _load(GOOD + "  executor: {type: local, num_samples: 2}\n")
+    assert written.written_hyperopt["executor"]["type"] == "local"
+    assert searched["hyperopt"]["executor"]["type"] == "local"
+    with pytest.raises(ConfigError, match="unknown value 'lcoal'") as info:
+        load_config(HEAD + GOOD + "  executor: {type: lcoal}\n")
+    assert "did you mean 'local'?" in str(info.value) and "allowed: ray" not in str(info.value)
+
+
 def test_feature_metrics_and_goal_accepted():
     cfg = _load(GOOD + "  output_feature: y\n  metric: roc_auc\n  goal: maximize\n")
     assert cfg["hyperopt"]["metric"] == "roc_auc"

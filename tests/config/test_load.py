@@ -192,6 +192,33 @@ def test_misspelt_required_key_is_one_problem_with_the_fix(
     ]
 
 
+@pytest.mark.parametrize(
+    ("text", "line", "path", "hint"),
+    [
+        (
+            "input_feature:\n  - {name: x, type: number}\n"
+            "output_features:\n  - {name: y, type: binary}\n",
+            1,
+            "input_feature",
+            "did you mean 'input_features'?",
+        ),
+        (
+            "input_features:\n  - {name: x, type: number}\n"
+            "outputfeatures:\n  - {name: y, type: binary}\n",
+            3,
+            "outputfeatures",
+            "did you mean 'output_features'?",
+        ),
+    ],
+)
+def test_a_misspelt_required_section_is_located_with_did_you_mean(
+    fail: Callable[..., ConfigError], text: str, line: int, path: str, hint: str
+) -> None:
+    err = fail(text)
+    assert [(e.line, e.path, e.hint) for e in err.errors] == [(line, path, hint)]
+    assert "is not a Ludwig section, and" in err.message
+
+
 # ------------------------------------ what Ludwig accepts and ignores, or upgrades: warnings
 WARN_CASES = [
     # (appended YAML, line, path, words in message, words in hint)

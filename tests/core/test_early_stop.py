@@ -1,5 +1,6 @@
 """Early-stop forecast and the words for why a run ended (pure, virtual steps and times)."""
 
+import dataclasses
 import math
 import random
 import statistics
@@ -80,8 +81,10 @@ def test_forecast_text_says_the_total_is_an_upper_bound():
     )
     forecast = forecast_stop([100, 200, 300, 400], [0.5] * 4, patience=5, total_steps=11_000)
     assert format_forecast(forecast, 11_000) == (
-        "at most 11,000 steps (early stopping); likely stops near step 600 (not before 600)"
+        "at most 11,000 steps (early stopping); likely stops at step 600 unless the metric improves"
     )
+    later = dataclasses.replace(forecast, step=900)
+    assert format_forecast(later, 11_000).endswith("likely stops near step 900 (not before 600)")
 
 
 def _evaluation(step, improved):

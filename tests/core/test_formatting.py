@@ -4,7 +4,13 @@ import datetime as dt
 
 import pytest
 
-from ludwig_nb.core.formatting import UNKNOWN, format_bytes, format_clock, format_duration
+from ludwig_nb.core.formatting import (
+    UNKNOWN,
+    format_bytes,
+    format_clock,
+    format_duration,
+    format_duration_fine,
+)
 
 UTC = dt.timezone.utc
 # 2026-11-30 13:52:30 UTC
@@ -67,3 +73,20 @@ def test_format_bytes(count, text):
 
 def test_unknown_is_not_zero():
     assert format_duration(0) != UNKNOWN and format_duration(None) == UNKNOWN
+
+
+@pytest.mark.parametrize(
+    ("seconds", "text"),
+    [
+        (0.04, "0.0 s"),
+        (0.26, "0.3 s"),
+        (4.64, "4.6 s"),
+        (9.9, "9.9 s"),
+        (9.96, "10 s"),
+        (75, "1 min 15 s"),
+        (0, "0 s"),
+        (None, UNKNOWN),
+    ],
+)
+def test_format_duration_fine_reads_tenths_under_ten_seconds(seconds, text):
+    assert format_duration_fine(seconds) == text

@@ -61,6 +61,9 @@ def test_a_live_snapshot_says_it_was_live_and_carries_the_early_stop_forecast():
     ]
     assert "≤ 3,000 steps · likely stop ≈ step 2,600" in text
     assert "snapshot taken while the run was live" in text
+    assert "ludwig_nb.show(run) in a cell (the variable holding the run) shows" in text
+    named = snapshot_bundle(state_from_status(_status(status="training", name="churn")))
+    assert "ludwig_nb.show(churn) in a cell" in named["text/plain"]
     assert "run directory:" not in text  # none given
 
 

@@ -57,3 +57,15 @@ def test_ema_is_debiased_and_smooths():
     noisy = [1.0 + (0.5 if i % 2 else -0.5) for i in range(200)]
     smooth = ema(noisy, 20)
     assert max(smooth[50:]) - min(smooth[50:]) < 0.1
+
+
+def test_bounded_ticks_stop_at_the_quantitys_own_range():
+    from ludwig_nb.core.ticks import bounded_ticks, nice_ticks
+
+    _, _, top = nice_ticks(-20.0, 0.9)
+    assert top > 1  # a round axis would run past r2's most
+    ticks, low, high = bounded_ticks(-20.0, 0.9, (None, 1.0))
+    assert high == 1.0 and max(ticks) <= 1.0 and low <= -20.0
+    ticks, low, high = bounded_ticks(0.03, 0.97, (0.0, 1.0))
+    assert (low, high) == (0.0, 1.0) and all(0.0 <= t <= 1.0 for t in ticks)
+    assert bounded_ticks(-20.0, 0.9, (None, None)) == nice_ticks(-20.0, 0.9)

@@ -58,3 +58,17 @@ def test_live_runs_first_grouped_by_notebook_and_finished_ones_only_with_all(reg
     assert "--all" in runs_table_html(registry / "none")
     with pytest.raises(ValueError, match="which must be one of"):
         collect_rows(registry, which="mine")
+
+
+def test_the_best_metric_names_its_split_and_gives_the_test_value_first():
+    from ludwig_nb.ipython.runs_table import _best_metric
+
+    best = {
+        "training": {"churn": {"loss": 0.2, "accuracy": 0.99}},
+        "validation": {"churn": {"loss": 0.3, "accuracy": 0.95}},
+        "test": {"combined": {"loss": 0.3}, "churn": {"loss": 0.3, "accuracy": 0.947}},
+    }
+    assert _best_metric({"best_metrics": best}) == "test churn.accuracy = 0.947"
+    del best["test"]
+    assert _best_metric({"best_metrics": best}) == "validation churn.accuracy = 0.95"
+    assert _best_metric({}) == ""

@@ -136,7 +136,12 @@ def test_a_ludwig_output_directory_compares_with_a_run(runs, tmp_path):
         [1.0, 2.0],
         [0.8, 0.85],
     )
-    assert "input_features[b].type" in comparison.config_diff  # b only in the base
+    # b only in the base: one entry and one sentence, not a row per default it renders to
+    assert comparison.config_diff["input_features[b]"] == ("category", None)
+    assert not any(p.startswith("input_features[b].") for p in comparison.config_diff)
+    assert not any(p.endswith(".proc_column") for p in comparison.config_diff)
+    assert "experiment_run: removed input feature b" in comparison.config_changes
+    assert "experiment_run: trainer.batch_size 32 -> 128" in comparison.config_changes
 
 
 def test_warnings_name_what_makes_runs_incomparable(runs, tmp_path):

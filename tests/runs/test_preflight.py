@@ -86,6 +86,9 @@ def test_the_pilot_is_costed_over_the_engines_plan_of_the_full_run():
     assert prediction.early_stopping  # early_stop 5: the total is an upper bound
     assert "an upper bound" in str(prediction) and "400 steps (10 epochs)" in str(prediction)
     assert "<table>" in prediction._repr_html_()
+    # parts of a short run read in tenths of a second, not "0 s"
+    assert "final save 0.3 s" in str(prediction) and "preprocessing 2.0 s" in str(prediction)
+    assert ">0.3 s</td>" in prediction._repr_html_()
 
 
 def test_without_early_stopping_the_total_is_not_a_bound():

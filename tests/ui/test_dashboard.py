@@ -44,6 +44,8 @@ def test_refresh_updates_progress_curves_and_throughput(run: FakeRun, clock: Fak
     assert list(metric_lines["validation"].y) == [0.8]
     assert list(metric_lines["training"].y) == pytest.approx([0.85])
     assert dash.metric_chart.figure.title == "label accuracy"
+    assert dash.metric_chart.y_axis.label == "accuracy"  # the metric's name, not "metric"
+    assert max(dash.metric_chart.y_axis.tick_values) <= 1.0  # an accuracy axis stops at 1
 
 
 def test_completion_fills_the_bar_and_closes(run: FakeRun, clock: FakeClock) -> None:

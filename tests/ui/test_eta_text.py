@@ -74,6 +74,22 @@ def test_views_read_the_runs_state_and_eta_and_reduce_nothing(
     assert dash.eta.text == text.eta.text and "≈" in dash.eta.text
 
 
+def test_an_early_stopping_run_warming_up_reads_warming_up_then_its_bound() -> None:
+    """ "warming up… ≤ 19 s", never "≤ warming up… ≈ 19 s"."""
+    import dataclasses
+
+    from ludwig_nb.runs.handle import EtaReading
+    from ludwig_nb.ui.eta_text import _with_forecast
+
+    run = FakeRun()
+    run.emit(started(run))
+    reading = EtaReading(early_stopping=True)
+    state = dataclasses.replace(run.state, total_steps=400)
+    text = _with_forecast("warming up… ≈ 19 s", reading, state)
+    assert text.startswith("warming up… ≤ 19 s · at most 400 steps"), text
+    assert _with_forecast("≈ 4 min", reading, state).startswith("≤ 4 min · ")
+
+
 def test_the_deadline_follows_the_runs_reading_and_its_change_is_a_change() -> None:
     """The words of the ETA stay, the deadline's outlook moves: the view must redraw."""
     import dataclasses

@@ -146,3 +146,23 @@ def test_svg_chart_has_round_ticks_inside_and_the_legend_under_the_plot() -> Non
     legend = [g for g in root.iter(f"{ns}g") if g.get("class") == "lnb-legend-item"]
     assert [g.find(f"{ns}text").text for g in legend] == ["train (raw)", "validation"]
     assert all(float(g.find(f"{ns}rect").get("y")) > plot_bottom + 20 for g in legend)
+
+
+def test_an_r2_axis_stops_at_1_and_a_loss_axis_at_0() -> None:
+    """r2 never exceeds 1: its axis must not run to +5 when values span -20 to 0.9."""
+    curves = {"validation": ([1, 2, 3, 4], [-20.0, -3.0, 0.5, 0.9])}
+    ns = "{http://www.w3.org/2000/svg}"
+
+    def y_ticks(svg: str) -> list[float]:
+        root = ET.fromstring(svg)
+        texts = [
+            t.text or "" for t in root.iter(f"{ns}text") if "lnb-y-tick" in (t.get("class") or "")
+        ]
+        return [float(t.replace(",", "").replace("−", "-")) for t in texts]
+
+    unbounded = y_ticks(svg_line_chart(curves, title="r2"))
+    assert max(unbounded) > 1  # what the axis did without the metric's range
+    bounded = y_ticks(svg_line_chart(curves, title="r2", y_bounds=(None, 1.0)))
+    assert max(bounded) <= 1.0 and min(bounded) <= -20
+    losses = {"validation": ([1, 2], [0.02, 0.4])}
+    assert min(y_ticks(svg_line_chart(losses, y_bounds=(0.0, None)))) >= 0.0

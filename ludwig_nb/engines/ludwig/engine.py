@@ -51,6 +51,7 @@ class LudwigEngine(Engine):
     """Trains any valid Ludwig config with Ludwig itself, in the calling thread."""
 
     name = "ludwig"
+    shares_splits = False  # Ludwig splits a table with its own random generator
 
     def check(self, config: Config) -> None:
         """Ludwig trains every valid config, here in the kernel's thread on the local backend.

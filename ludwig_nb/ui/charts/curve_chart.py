@@ -28,7 +28,7 @@ from typing import Any
 import bqplot as bq
 import ipywidgets as widgets
 
-from ludwig_nb.core.ticks import log_ticks, nice_ticks
+from ludwig_nb.core.ticks import bounded_ticks, log_ticks, nice_ticks
 from ludwig_nb.ui.charts.curves import SMOOTHED, Curve
 from ludwig_nb.ui.charts.svg import CURVE_COLORS
 
@@ -134,6 +134,7 @@ class CurveChart:
             [self.legend, self.figure], layout=widgets.Layout(width="50%", min_width="300px")
         )
         self._bounds: tuple[object, ...] = ()
+        self._y_bounds: tuple[float | None, float | None] = (None, None)
         self._names: tuple[str, ...] = ()
 
     # -- read-only views for tests and callers ------------------------------------------
@@ -149,10 +150,25 @@ class CurveChart:
 
     # -- writes ---------------------------------------------------------------------------
     def writes(
-        self, curves: Mapping[str, Curve], title: str | None = None, x_mode: str | None = None
+        self,
+        curves: Mapping[str, Curve],
+        title: str | None = None,
+        x_mode: str | None = None,
+        *,
+        y_label: str | None = None,
+        y_bounds: tuple[float | None, float | None] = (None, None),
     ) -> Writes:
-        """The trait writes that bring the chart to ``curves``; unchanged curves are skipped."""
+        """The trait writes that bring the chart to ``curves``; unchanged curves are skipped.
+
+        ``y_label`` renames the y axis (the metric's name once known); ``y_bounds``: the
+        least and most the values can be (a metric's range), which the linear axis never
+        runs past.
+        """
         out: Writes = {}
+        self._y_bounds = y_bounds
+        if y_label is not None and y_label != self._lin.axis.label:
+            out[self._lin.axis] = {"label": y_label}
+            out[self._log.axis] = {"label": f"{y_label} (log)"}
         if x_mode is not None and x_mode != self.x_mode:
             self.x_mode = x_mode
             self._lin.shown.clear()
@@ -196,7 +212,7 @@ class CurveChart:
             y_ticks, y0, y1 = log_ticks(min(positive), max(positive))
             scale, axis = self.log, self._log.axis
         else:
-            y_ticks, y0, y1 = nice_ticks(min(ys), max(ys), max_ticks=5)
+            y_ticks, y0, y1 = bounded_ticks(min(ys), max(ys), self._y_bounds, max_ticks=5)
             scale, axis = self.linear, self._lin.axis
         bounds = (x0, x1, y0, y1, tuple(y_ticks), tuple(x_ticks), self.is_log)
         if bounds == self._bounds:

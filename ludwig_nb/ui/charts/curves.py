@@ -1,7 +1,8 @@
 """The curve data a dashboard draws, built from events; no widgets (pure, bounded memory).
 
-Five curves: the training loss of every step, raw and smoothed (an exponential moving
-average over a window of about 1 % of the run, as TensorBoard draws it), and at every
+Five curves: the training loss of every step, raw and smoothed (a debiased exponential moving
+average, as TensorBoard draws it, over a window of :data:`SMOOTHING` of the steps drawn so
+far, so it never lags a fast-falling loss by more than about 1 % of the x axis), and at every
 evaluation the loss and the charted metric (chosen by
 :func:`~ludwig_nb.ui.formatting.pick_metric`) of the training and validation splits.
 The per-step loss goes into a :class:`MinMaxSeries`, so a million-step run keeps at most
@@ -17,7 +18,7 @@ from typing import Any
 
 from ludwig_nb.core import events as ev
 from ludwig_nb.core.downsample import MinMaxSeries
-from ludwig_nb.ui.formatting import pick_metric
+from ludwig_nb.ui.formatting import metric_bounds, pick_metric
 
 __all__ = ["SMOOTHED", "X_AXES", "Curve", "CurveData"]
 
@@ -28,6 +29,10 @@ SMOOTHED = "train (smoothed)"
 #: what the x axis can show: steps done, epochs (fractional) or elapsed seconds
 X_AXES = ("step", "epoch", "time")
 _CLOCK_POINTS = 2000  # (step, elapsed) pairs kept to map steps to time
+#: the smoothing window as a share of the steps drawn, and its least and most steps: the
+#: average lags by half a window, about 1 % of the axis, and a long run is still smoothed
+SMOOTHING = 0.02
+_SPAN_STEPS = (10.0, 500.0)
 
 
 def _metric(metrics: Mapping[str, Any], split: str, feature: str, name: str) -> float | None:
@@ -49,8 +54,8 @@ class CurveData:
     def __init__(self, max_points: int = 1000) -> None:
         self.train_loss = MinMaxSeries(max_points)
         self.train_smooth = MinMaxSeries(max_points)
-        self._ema: tuple[float, int] = (0.0, 0)  # (biased average, points folded in)
-        self._span = 20.0
+        #: (biased average, product of the weights so far: what debiasing divides out)
+        self._ema: tuple[float, float] = (0.0, 1.0)
         self.steps_per_epoch = 0
         self.started_at: float | None = None
         self._clock: list[tuple[int, float]] = []  # (steps done, seconds since start)
@@ -75,18 +80,19 @@ class CurveData:
         elif isinstance(event, ev.RunStarted):
             schedule = event.schedule
             self.steps_per_epoch = schedule.steps_per_epoch
-            self._span = min(500.0, max(10.0, schedule.total_steps / 100))
             if self.started_at is None:
                 self.started_at = event.time
 
     def _smooth(self, x: int, loss: float) -> None:
         if not math.isfinite(loss):
             return
-        weight = 1.0 - 2.0 / (self._span + 1.0)
-        average, count = self._ema
-        average, count = average * weight + (1 - weight) * loss, count + 1
-        self._ema = (average, count)
-        self.train_smooth.append(x, average / (1 - weight**count))  # debiased
+        least, most = _SPAN_STEPS
+        span = min(most, max(least, x * SMOOTHING))  # the window grows with the axis
+        weight = 1.0 - 2.0 / (span + 1.0)
+        average, product = self._ema
+        average, product = average * weight + (1 - weight) * loss, product * weight
+        self._ema = (average, product)
+        self.train_smooth.append(x, average / (1 - product))  # debiased
 
     def _tick(self, steps: int, time: float) -> None:
         if self.started_at is None:
@@ -137,6 +143,16 @@ class CurveData:
             return "validation metric"
         feature, name = self.metric
         return name if feature == "combined" else f"{feature} {name}"
+
+    @property
+    def metric_bounds(self) -> tuple[float | None, float | None]:
+        """The least and most the watched metric can be (its chart's axis stops there)."""
+        return (None, None) if self.metric is None else metric_bounds(self.metric[1])
+
+    @property
+    def metric_name(self) -> str:
+        """The watched metric's name (``"r2"``), ``"metric"`` before it is known."""
+        return "metric" if self.metric is None else self.metric[1]
 
     def loss_curves(self, axis: str = "step") -> dict[str, Curve]:
         """The loss curves to draw, in drawing order.

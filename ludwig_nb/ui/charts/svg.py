@@ -11,7 +11,7 @@ import html
 import math
 from collections.abc import Mapping, Sequence
 
-from ludwig_nb.core.ticks import log_ticks, nice_ticks, tick_label
+from ludwig_nb.core.ticks import bounded_ticks, log_ticks, nice_ticks, tick_label
 
 __all__ = ["CURVE_COLORS", "svg_line_chart"]
 
@@ -36,10 +36,12 @@ def _finite_points(
     return points
 
 
-def _y_axis(ys: list[float], log: bool) -> tuple[list[float], float, float]:
+def _y_axis(
+    ys: list[float], log: bool, bounds: tuple[float | None, float | None]
+) -> tuple[list[float], float, float]:
     if log:
         return log_ticks(min(ys), max(ys), max_ticks=5)
-    return nice_ticks(min(ys), max(ys), max_ticks=5)
+    return bounded_ticks(min(ys), max(ys), bounds, max_ticks=5)
 
 
 def svg_line_chart(
@@ -50,12 +52,14 @@ def svg_line_chart(
     width: int = 380,
     height: int = 230,
     log: bool = False,
+    y_bounds: tuple[float | None, float | None] = (None, None),
 ) -> str:
     """An ``<svg>`` element drawing ``curves`` ({name: (xs, ys)}) on real axes.
 
     Round ticks and grid lines on both, the x axis from 0, axis labels, and the legend in a row
-    under the plot (never on the data). ``log`` = log10 y axis. The raw ``train`` curve is drawn
-    faint under the others. Returns an SVG saying "no data" when nothing is drawable.
+    under the plot (never on the data). ``log`` = log10 y axis; ``y_bounds``: the least and
+    most the values can be (a metric's range: r2's axis stops at 1). The raw ``train`` curve is
+    drawn faint under the others. Returns an SVG saying "no data" when nothing is drawable.
     """
     series = {name: _finite_points(xs, ys, log) for name, (xs, ys) in curves.items()}
     series = {name: pts for name, pts in series.items() if pts}
@@ -75,7 +79,7 @@ def svg_line_chart(
     all_y = [p[1] for pts in series.values() for p in pts]
     x_ticks, x0, x1 = nice_ticks(0.0, max([*all_x, 1e-9]), max_ticks=6, outward=False)
     x1 = x1 if x1 > x0 else x0 + 1
-    y_ticks, y0, y1 = _y_axis(all_y, log)
+    y_ticks, y0, y1 = _y_axis(all_y, log, y_bounds)
     to_y = math.log10 if log else float
     ly0, ly1 = to_y(y0), to_y(y1)
     ly1 = ly1 if ly1 > ly0 else ly0 + 1

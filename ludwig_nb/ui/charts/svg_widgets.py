@@ -64,6 +64,7 @@ class SvgCurveChart:
         self._min_interval = min_interval
         self._drawn_key: Any = None
         self._drawn_at: float | None = None
+        self._y_bounds: tuple[float | None, float | None] = (None, None)
         self.figure = widgets.HTML(
             _wrap(svg_line_chart({}, title=title, x_label=x_label)),
             layout=widgets.Layout(width="50%", min_width="280px"),
@@ -81,14 +82,24 @@ class SvgCurveChart:
         return {}
 
     def writes(
-        self, curves: Mapping[str, Curve], title: str | None = None, x_mode: str | None = None
+        self,
+        curves: Mapping[str, Curve],
+        title: str | None = None,
+        x_mode: str | None = None,
+        *,
+        y_label: str | None = None,
+        y_bounds: tuple[float | None, float | None] = (None, None),
     ) -> Writes:
         """The ``value`` write that redraws the chart, or nothing (unchanged, or too soon).
 
-        ``x_mode``: "step", "epoch" or "time" (the x axis' label follows it).
+        ``x_mode``: "step", "epoch" or "time" (the x axis' label follows it); ``y_label`` and
+        ``y_bounds`` as :meth:`CurveChart.writes` (the title names the metric here).
         """
         if title is not None:
             self.title = title
+        if y_label is not None:
+            self.y_label = y_label
+        self._y_bounds = y_bounds
         if x_mode is not None:
             self.x_label = _X_LABELS.get(x_mode, x_mode)
         key = (
@@ -108,7 +119,9 @@ class SvgCurveChart:
         if recent and not scale_changed:
             return {}
         self._drawn_key, self._drawn_at = key, now
-        svg = svg_line_chart(curves, title=self.title, x_label=self.x_label, log=self.is_log)
+        svg = svg_line_chart(
+            curves, title=self.title, x_label=self.x_label, log=self.is_log, y_bounds=self._y_bounds
+        )
         return {self.figure: {"value": _wrap(svg)}}
 
 

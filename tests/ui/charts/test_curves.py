@@ -53,3 +53,43 @@ def test_the_smoothed_loss_is_a_debiased_ema_that_follows_the_level() -> None:
     assert spread(smooth[100:200]) < 0.5 * spread(raw[100:200])  # much less noisy
     assert abs(sum(smooth[150:200]) / 50 - 1.0) < 0.08  # and on the level
     assert abs(sum(smooth[350:400]) / 50 - 0.5) < 0.08
+
+
+def test_the_smoothed_loss_follows_a_fast_fall_in_a_long_run() -> None:
+    """A loss falling from 150 to 8 in the first 100 steps of a 50,000-step plan.
+
+    The smoothed curve must be on the new level by step 200 (it lagged at ~150 there with a
+    window sized by the whole plan), and follow a later step change within about 1 % of the
+    axis.
+    """
+    import dataclasses
+    import random
+
+    from tests.ui.conftest import SCHEDULE
+
+    rng = random.Random(1)
+    plan = dataclasses.replace(SCHEDULE, total_steps=50_000)
+    curves = CurveData(max_points=100_000)
+    curves.observe(
+        ev.RunStarted(time=T0, run_id="r", name="r", engine="builtin", device="cpu", schedule=plan)
+    )
+
+    def level(i: int) -> float:
+        if i < 50:
+            return 150.0
+        if i < 100:
+            return 150.0 * (8.0 / 150.0) ** ((i - 50) / 50)  # falls to 8 by step 100
+        return 8.0 if i < 5_000 else 2.0
+
+    for i in range(10_000):
+        loss = level(i) * (1 + rng.uniform(-0.05, 0.05))
+        curves.observe(
+            ev.StepFinished(
+                time=T0 + i, step=i, epoch=0, start_time=T0 + i, batch_size=8, loss=loss
+            )
+        )
+    xs, smooth = curves.loss_curves()["train (smoothed)"]
+    at = dict(zip(xs, smooth, strict=True))
+    assert abs(at[200] - 8.0) < 0.8 and abs(at[400] - 8.0) < 0.8
+    assert abs(at[5_000 + 200] - 2.0) < 0.2  # 2 % of the axis after the drop: on the level
+    assert at[5_000 + 20] > 2.2  # yet smoothed, not the raw curve

@@ -56,7 +56,7 @@ def _fit_one(kind: str, series: pd.Series, prep: Mapping[str, Any], role: str) -
     if kind == "number":
         return numeric.fit_number(series, prep, column)
     if kind == "binary":
-        return fit_binary(series, prep, column)
+        return fit_binary(series, prep, column, say=False)  # the data check said it
     if kind == "category":
         return vocab.fit_category(series, prep, output=output)
     if kind in _DEFAULT_TOKENIZER:
