@@ -18,6 +18,7 @@ import math
 from typing import TYPE_CHECKING, Any
 
 from ludwig_nb.config.errors import ConfigError
+from ludwig_nb.config.hyperopt_values import check_values
 from ludwig_nb.config.schema.fields import Ctx, suggest
 from ludwig_nb.config.yaml_positions import KeyPath
 
@@ -220,7 +221,11 @@ def check_hyperopt(cfg: dict[str, object], ctx: Ctx, written: object = None) -> 
     on_ray = isinstance(executor, dict) and executor.get("type") == "ray"
     search = section.get("search_alg")
     kind = search.get("type") if isinstance(search, dict) else None
+    before = len(ctx.problems)
     _check_parameters(cfg, section.get("parameters"), ctx, normal_ok=on_ray and kind != "optuna")
+    params = section["parameters"]
+    if len(ctx.problems) == before and isinstance(params, dict):  # paths and spaces sound
+        check_values(cfg, params, ctx)  # then the values they give
     _check_goal_metric(cfg, section, ctx)
     _check_search_alg(search, ctx, on_ray)
     _check_points(section, ctx)
@@ -228,9 +233,9 @@ def check_hyperopt(cfg: dict[str, object], ctx: Ctx, written: object = None) -> 
 
 
 def _hint(word: str, options: Any) -> str:
-    close = suggest(str(word), options)
+    close = suggest(str(word), options)  # "did you mean 'x'?" or None
     listed = ", ".join(options)
-    return f"did you mean {close!r}? (one of: {listed})" if close else f"one of: {listed}"
+    return f"{close} (one of: {listed})" if close else f"one of: {listed}"
 
 
 # -- parameters --------------------------------------------------------------------------

@@ -7,11 +7,11 @@ test split of its last evaluation), read from the trials' ``events.ndjson``.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from ludwig_nb.core import strict_json
 from ludwig_nb.search.trial import TrialRecord
 from ludwig_nb.store import rundir
 
@@ -48,7 +48,7 @@ def write_statistics(
     kept = {k: v for k, v in section.items() if not k.startswith("_")}
     stats = {"hyperopt_config": kept, "hyperopt_results": results}
     tmp = directory / (STATISTICS_FILE + ".tmp")
-    tmp.write_text(json.dumps(stats, indent=2, allow_nan=False, default=str), encoding="utf-8")
+    tmp.write_text(strict_json.dumps(strict_json.flagged(stats), indent=2), encoding="utf-8")
     tmp.replace(directory / STATISTICS_FILE)
 
 
@@ -64,14 +64,22 @@ def run_statistics(run_dir: str | None) -> tuple[dict[str, object], dict[str, ob
         return training, last
     events, _, _ = rundir.read_events(Path(run_dir) / rundir.EVENTS_FILE)
     for entry in events:
-        if entry.get("type") != "evaluation_finished":
+        metrics = entry.get("metrics")
+        if entry.get("type") != "evaluation_finished" or not isinstance(metrics, dict):
             continue
-        metrics_by_split: dict[str, Any] = entry.get("metrics") or {}  # type: ignore[assignment]
-        for split, features in metrics_by_split.items():
-            for feature, metrics in features.items():
-                for metric, value in metrics.items():
+        for split, features in _mappings(metrics):
+            for feature, values in _mappings(features):
+                for metric, value in values.items():
                     training.setdefault(split, {}).setdefault(feature, {}).setdefault(
                         metric, []
                     ).append(value)
-        last = metrics_by_split.get("test", {})
+        test = metrics.get("test")
+        last = test if isinstance(test, dict) else {}
     return training, last
+
+
+def _mappings(value: object) -> list[tuple[str, dict[str, Any]]]:
+    """The items of ``value`` whose values are mappings (a damaged log's others are skipped)."""
+    if not isinstance(value, dict):
+        return []
+    return [(str(k), v) for k, v in value.items() if isinstance(v, dict)]

@@ -256,7 +256,10 @@ class JValue(Spec):
 
     def _check_bounds(self, number: float, path: KeyPath, ctx: Ctx) -> None:
         if math.isnan(number):
-            return  # JSON schema compares NaN as in range; Ludwig lets it through
+            # JSON schema compares NaN as in range and Ludwig lets it through, to fail (or train
+            # on NaN) once the run has started; no Ludwig number means anything as NaN
+            ctx.problem(path, "must be a number, not NaN")
+            return
         problem = bounds_problem(number, self.bounds)
         if problem is not None:
             ctx.problem(path, problem)
