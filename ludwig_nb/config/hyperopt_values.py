@@ -12,6 +12,7 @@ has) is left to the trial: only what is wrong with the value itself is reported.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from typing import Any
 
 from ludwig_nb.config.schema.fields import Ctx
@@ -27,21 +28,34 @@ _INTERACTING = ("unknown key", "missing required key")
 MAX_CHECKED = 64
 
 
-def check_values(cfg: dict[str, Any], parameters: dict[str, Any], ctx: Ctx) -> None:
+#: ``apply(config, {parameter: value}, rendered)`` -> the trial's config
+Apply = Callable[[dict[str, Any], dict[str, object], dict[str, Any]], dict[str, Any]]
+
+
+def check_values(
+    cfg: dict[str, Any],
+    parameters: dict[str, Any],
+    ctx: Ctx,
+    apply: Apply,
+    rendered: dict[str, Any] | None = None,
+) -> None:
     """Check every value the search may write for each parameter; problems go into ``ctx``.
 
     Args:
-        cfg: the rendered config (its own problems already reported).
+        cfg: the config as written (its own problems already reported).
         parameters: ``hyperopt.parameters`` (its spaces already checked).
         ctx: where each problem goes, located at the value (or the range end) that causes it.
+        apply: how a trial's value goes into the config (``hyperopt.apply_parameters``).
+        rendered: the rendered config (the types of blocks a value creates); default ``cfg``.
     """
+    rendered = cfg if rendered is None else rendered
     for name, spec in parameters.items():
         base: KeyPath = ("hyperopt", "parameters", name)
         found = False
         for where, value, drawn in _values(spec):
             if drawn and found:
                 break  # a value drawn between two ends already refused says nothing new
-            for problem in _problems_of(cfg, name, value):
+            for problem in _problems_of(apply(cfg, {name: value}, rendered)):
                 found = True
                 text = f"a trial with {_shown(value)} would be refused: {problem}"
                 if drawn:
@@ -82,13 +96,11 @@ def _fraction_between(lower: float, upper: float) -> float | None:
     return middle + 0.25 if middle.is_integer() and middle + 0.25 < upper else middle
 
 
-def _problems_of(cfg: dict[str, Any], name: str, value: object) -> list[str]:
-    """What the schema says of ``cfg`` with ``name`` set to ``value`` (``path: message``)."""
+def _problems_of(trial: dict[str, Any]) -> list[str]:
+    """What the schema says of a trial's config (``path message`` each)."""
     from ludwig_nb.config.cross_checks import check_across
-    from ludwig_nb.config.hyperopt import apply_parameters
     from ludwig_nb.config.render import render
 
-    trial = apply_parameters(cfg, {name: value}, cfg)
     scratch = Ctx()
     try:
         check_across(render(trial, scratch), scratch)

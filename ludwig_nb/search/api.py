@@ -70,6 +70,7 @@ def hyperopt(
     planner = executor.check(trial_base(cfg), engine)
     check_dataset(rendered, dataset)
     name = safe_name(name or "search", default="search")
+    _check_registry(registry_dir)
     lock = _locked(Path(results_dir).resolve() / name)
     try:
         directory = _directory(lock.directory, raw)
@@ -116,6 +117,25 @@ def make_executor(section: dict[str, Any], gpu_count: int | None = None) -> Exec
 
     share = float(executor.get("gpu_resources_per_trial") or 0)
     return LocalExecutor(packer_for(share, gpu_count) if share > 0 else None)
+
+
+def _check_registry(registry_dir: Path | None) -> None:
+    """The run registry every trial registers in can be written (else no trial could run).
+
+    Raises ``RunDirectoryError`` naming it and the fix.
+    """
+    import errno
+
+    from ludwig_nb.runs.api import default_registry_dir
+    from ludwig_nb.store.directories import explain
+
+    path = Path(registry_dir) if registry_dir is not None else default_registry_dir()
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+        if not os.access(path, os.W_OK | os.X_OK):
+            raise PermissionError(errno.EACCES, "permission denied", str(path))
+    except OSError as err:
+        raise explain(err, path, "registry") from err
 
 
 def _locked(directory: Path) -> SearchLock:

@@ -6,9 +6,9 @@ rerun, a trial that was running reruns.
 
 Lines are strict JSON (``core.strict_json``: a non-finite number is written as ``null`` and its
 path listed under ``nonfinite``). Reading back, the last line cut short by a crash is skipped
-(and the next line starts on a line of its own); any other line that is not a journal entry
-(not JSON, not an object, a field of the wrong kind) is skipped with a :class:`JournalWarning`
-that names the file and the line.
+(and cut off, so the next entry starts a line of its own); any other line that is not a journal
+entry (not JSON, not an object, a field of the wrong kind) is skipped with a
+:class:`JournalWarning` that names the file and the line.
 """
 
 from __future__ import annotations
@@ -59,9 +59,9 @@ class Journal:
     def restore(self) -> dict[int, TrialRecord]:
         """The trials the journal holds, by number.
 
-        A last line cut short by a crash is skipped and closed with a newline (the next entry
-        then starts a line of its own); other lines that are not entries are skipped with a
-        :class:`JournalWarning`. Raises ``OSError`` when the file cannot be read.
+        A last line cut short by a crash is skipped and cut off the file (the next entry then
+        starts a line of its own; nothing could read it); other lines that are not entries are
+        skipped with a :class:`JournalWarning`. Raises ``OSError`` when the file cannot be read.
         """
         trials: dict[int, TrialRecord] = {}
         if not self.path.exists():
@@ -79,9 +79,9 @@ class Journal:
                     JournalWarning,
                     stacklevel=2,
                 )
-        if data and not data.endswith(b"\n"):
-            with self._lock, self.path.open("ab") as fh:
-                fh.write(b"\n")
+        if data and not data.endswith(b"\n"):  # the search's folder lock is held
+            with self._lock, self.path.open("r+b") as fh:
+                fh.truncate(data.rfind(b"\n") + 1)  # the cut line: unreadable, gone
         return trials
 
     @staticmethod

@@ -81,3 +81,81 @@ def test_an_infinite_input_is_one_line_before_the_run(ip, frame):
     frame.loc[4, "x"] = np.inf
     line = _one_line_error(ip, "")
     assert "number column 'x' has 1 infinite value (row 4: inf)" in line
+
+
+SEARCH_CELL = (
+    CELL
+    + """\
+hyperopt:
+  parameters:
+    trainer.learning_rate: {space: choice, categories: [0.05]}
+"""
+)
+
+
+def _one_line_search_error(ip, options, cell=SEARCH_CELL):
+    with capture_output() as captured:
+        result = ip.run_cell(f"%%ludwig_hyperopt --dataset df {options}\n" + cell)
+    assert not result.success
+    assert "Traceback" not in captured.stderr and "Error:" in captured.stderr
+    lines = [line for line in captured.stderr.splitlines() if line.strip()]
+    assert len(lines) == 1, captured.stderr
+    return lines[0]
+
+
+def test_a_search_in_a_results_dir_that_is_a_file_is_one_line(ip, frame, tmp_path):
+    pytest.importorskip("optuna")
+    blocker = tmp_path / "results_file"
+    blocker.write_text("")
+    line = _one_line_search_error(ip, f"--results-dir {blocker}")
+    assert f"cannot use {blocker} as the results directory: it is a file" in line
+
+
+def test_a_search_with_an_unwritable_registry_is_one_line_before_any_trial(
+    ip, frame, tmp_path, monkeypatch
+):
+    pytest.importorskip("optuna")
+    runtime = tmp_path / "runtime_file"
+    runtime.write_text("")
+    monkeypatch.setenv("JUPYTER_RUNTIME_DIR", str(runtime))
+    line = _one_line_search_error(ip, "--name reg")
+    assert "as the run registry: it is a file" in line and "JUPYTER_RUNTIME_DIR" in line
+    assert not (tmp_path / "results" / "reg").exists()
+
+
+def test_a_search_folder_in_use_is_one_line_naming_it(ip, frame, tmp_path):
+    pytest.importorskip("optuna")
+    from ludwig_nb.search.lock import SearchLock
+
+    folder = tmp_path / "results" / "busy"
+    folder.mkdir(parents=True)
+    lock = SearchLock(folder).acquire()
+    try:
+        line = _one_line_search_error(ip, "--name busy")
+    finally:
+        lock.release()
+    assert f"the search folder {folder} is in use by another search (this process" in line
+
+
+def test_a_bad_value_in_the_space_is_a_located_error_at_the_cells_line(ip, frame, tmp_path):
+    pytest.importorskip("optuna")
+    cell = SEARCH_CELL.replace("[0.05]", "[0.05, .nan]")
+    with capture_output() as captured:
+        result = ip.run_cell(f"%%ludwig_hyperopt --dataset df\n{cell}")
+    assert not result.success and "Traceback" not in captured.stderr
+    first, source, caret, _hint = captured.stderr.strip().splitlines()
+    assert first.startswith(
+        "UsageError: line 9, hyperopt.parameters.trainer.learning_rate.categories[1]: "
+        "a trial with nan would be refused: trainer.learning_rate must be a number, not NaN"
+    )
+    assert ".nan]" in source and caret.strip() == "^"
+    assert not (tmp_path / "results").exists()
+
+
+def test_a_search_name_that_climbs_stays_in_the_results_dir(ip, frame, tmp_path):
+    pytest.importorskip("optuna")
+    with capture_output():
+        ip.run_cell(f"%%ludwig_hyperopt --dataset df --name ../../up --wait\n{SEARCH_CELL}")
+    search = ip.user_ns["_ludwig_search"]
+    assert search.directory == (tmp_path / "results" / "up").resolve()
+    assert search.error is None and not (tmp_path.parent / "up").exists()
