@@ -14,11 +14,12 @@ run exits with 1. Ctrl-C stops the run gracefully (its model and best checkpoint
 from __future__ import annotations
 
 import argparse
+import errno
 import json
-import math
 import os
 import sys
 import time
+import warnings
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn, TextIO
@@ -198,10 +199,37 @@ def main(argv: Sequence[str] | None = None) -> int:
     """
     _start_engine_warm_up(sys.argv[1:] if argv is None else argv)
     args = _parser().parse_args(argv)
+    with warnings.catch_warnings():
+        warnings.showwarning = _show_warning  # ours, one line each: no source file and line
+        return _dispatch(args)
+
+
+def _show_warning(
+    message: Warning | str,
+    category: type[Warning],
+    filename: str,  # noqa: ARG001  (warnings.showwarning's signature: where is not said)
+    lineno: int,  # noqa: ARG001
+    file: TextIO | None = None,
+    line: str | None = None,  # noqa: ARG001
+) -> None:
+    """Print a warning as the CLI's own line (``ludwig-nb: warning: ...``) on stderr.
+
+    A located config warning keeps its place and hint, on the same line.
+    """
+    text = str(message).splitlines()[0] if str(message) else category.__name__
+    hint = getattr(message, "hint", None)
+    if hint:
+        text += f" ({hint})"
+    print(f"ludwig-nb: warning: {text}", file=file or sys.stderr, flush=True)
+
+
+def _dispatch(args: argparse.Namespace) -> int:
+    """Run the command ``args`` names; a user's mistake is one line on stderr and status 2."""
     from ludwig_nb.config import ConfigError
     from ludwig_nb.data import DataError
     from ludwig_nb.engines.base import EngineUnavailable
     from ludwig_nb.runs import CheckpointError, ModelLoadError, RunDirectoryError
+    from ludwig_nb.search import SearchBusyError
 
     try:
         if args.command == "train":
@@ -221,10 +249,32 @@ def main(argv: Sequence[str] | None = None) -> int:
         CheckpointError,
         ModelLoadError,
         RunDirectoryError,
+        SearchBusyError,
         ValueError,
     ) as exc:
         print(f"ludwig-nb: {exc}", file=sys.stderr)
         return 2
+    except OSError as exc:
+        if _is_output_error(exc):
+            raise  # entry() says it in one line
+        print(f"ludwig-nb: {_os_error_text(exc)}", file=sys.stderr)
+        return 2
+
+
+#: what a write to stdout fails with: a full disk or quota, a closed pipe, an I/O error
+_OUTPUT_ERRNOS = (errno.ENOSPC, errno.EDQUOT, errno.EPIPE, errno.EIO, errno.EFBIG)
+
+
+def _is_output_error(exc: OSError) -> bool:
+    """Whether ``exc`` is the command's output failing (no file of the user's named)."""
+    return exc.filename is None and exc.errno in _OUTPUT_ERRNOS
+
+
+def _os_error_text(exc: OSError) -> str:
+    """``exc`` in one line: the path and what the system said (``[Errno N]`` left out)."""
+    if exc.filename is None:
+        return str(exc.strerror or exc)
+    return f"{exc.filename}: {exc.strerror or exc}"
 
 
 def _hyperopt(args: argparse.Namespace) -> int:
@@ -234,7 +284,7 @@ def _hyperopt(args: argparse.Namespace) -> int:
     """
     from ludwig_nb.search import hyperopt
 
-    text = Path(args.config).read_text(encoding="utf-8")
+    text = _read_config(Path(args.config))
     search = hyperopt(
         text,
         args.dataset,
@@ -289,10 +339,25 @@ def _train_inputs(args: argparse.Namespace) -> tuple[Any, Any, str]:  # as train
     if not args.config or not args.dataset:
         raise FileNotFoundError("train needs --config and --dataset (or --demo NAME)")
     config_path = Path(args.config)
-    if not config_path.is_file():
-        raise FileNotFoundError(f"config file not found: {args.config}")
-    text = config_path.read_text(encoding="utf-8")
-    return text, args.dataset, args.name or config_path.stem
+    return _read_config(config_path), args.dataset, args.name or config_path.stem
+
+
+def _read_config(path: Path) -> str:
+    """The YAML text of the config file ``path``.
+
+    Raises ``FileNotFoundError`` (missing, or a directory) or ``ValueError`` (not text), each
+    naming the path.
+    """
+    if path.is_dir():
+        raise FileNotFoundError(f"config file {path} is a directory: pass the YAML file in it")
+    if not path.is_file():
+        raise FileNotFoundError(f"config file not found: {path}")
+    try:
+        return path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        raise ValueError(
+            f"config file {path} is not text (byte {exc.start}): a YAML file"
+        ) from None
 
 
 def _train(args: argparse.Namespace) -> int:
@@ -335,27 +400,19 @@ def _wait(run: Run) -> None:
 
 
 def _compare(args: argparse.Namespace) -> int:
+    from ludwig_nb.core import strict_json
     from ludwig_nb.runs.compare import compare
 
     comparison = compare(*args.runs)
     config = comparison.config_all if args.all_config else comparison.config_diff
-    if args.json:
-        rows = [
-            {k: (None if isinstance(v, float) and math.isnan(v) else v) for k, v in row.items()}
-            for row in comparison.rows()
-        ]
-        print(
-            json.dumps(
-                {
-                    "runs": comparison.names,
-                    "warnings": comparison.warnings,
-                    "config": {p: list(v) for p, v in config.items()},
-                    "rows": rows,
-                },
-                indent=1,
-                default=str,
-            )
-        )
+    if args.json:  # strict JSON: a NaN or an infinite delta is null, listed under nonfinite
+        document = {
+            "runs": comparison.names,
+            "warnings": comparison.warnings,
+            "config": {p: list(v) for p, v in config.items()},
+            "rows": comparison.rows(),
+        }
+        print(strict_json.dumps(strict_json.flagged(document), indent=1))
         return 0
     for warning in comparison.warnings:
         print(f"warning: {warning}")
@@ -552,7 +609,14 @@ def entry() -> NoReturn:
     0.5-1.5 s of a short run's whole process and writes nothing. Exits with :func:`main`'s
     status.
     """
-    code = main()
+    try:
+        code = main()
+        sys.stdout.flush()
+    except OSError as exc:  # the output cannot be written: a full disk, a closed pipe
+        code = 1
+        if exc.errno != errno.EPIPE:  # a reader that stopped reading (| head) wants quiet
+            reason = exc.strerror or str(exc)
+            print(f"ludwig-nb: cannot write the output: {reason}", file=sys.stderr, flush=True)
     try:
         import atexit
 

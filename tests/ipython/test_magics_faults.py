@@ -159,3 +159,19 @@ def test_a_search_name_that_climbs_stays_in_the_results_dir(ip, frame, tmp_path)
     search = ip.user_ns["_ludwig_search"]
     assert search.directory == (tmp_path / "results" / "up").resolve()
     assert search.error is None and not (tmp_path.parent / "up").exists()
+
+
+def test_compare_of_a_damaged_run_is_one_line_naming_the_file(ip, frame, tmp_path):
+    run = tmp_path / "ludwig_run"
+    run.mkdir()
+    (run / "training_statistics.json").write_text('{"training": {"y": {"loss": 5}}}')
+    other = tmp_path / "other"
+    other.mkdir()
+    (other / "training_statistics.json").write_text('{"training": {"y": {"loss": [1]}}}')
+    with capture_output() as captured:
+        result = ip.run_cell(f"%ludwig_compare {other} {run}")
+    assert not result.success and "Traceback" not in captured.stderr
+    assert captured.stderr.strip() == (
+        f"UsageError: {run}/training_statistics.json: training.y.loss is a number, where a "
+        "list of numbers belongs (one value per evaluation)"
+    )
