@@ -355,9 +355,7 @@ def _read_config(path: Path) -> str:
     try:
         return path.read_text(encoding="utf-8")
     except UnicodeDecodeError as exc:
-        raise ValueError(
-            f"config file {path} is not text (byte {exc.start}): a YAML file"
-        ) from None
+        raise ValueError(f"config file {path} is not text (byte {exc.start})") from None
 
 
 def _train(args: argparse.Namespace) -> int:
