@@ -239,6 +239,8 @@ class JValue(Spec):
             self._check_bounds(value, path, ctx)
             if isinstance(value, int) and "number" in self.types and "integer" not in self.types:
                 return float(value)  # Ludwig loads a written number field as a float
+            if isinstance(value, float) and "number" not in self.types and value.is_integer():
+                return int(value)  # 1e9 or 64.0 where an integer belongs: as Ludwig loads it
         elif isinstance(value, list | tuple):
             return self._check_items(list(value), path, ctx)
         return value
