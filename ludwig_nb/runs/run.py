@@ -126,6 +126,8 @@ class Run:
         self._listeners: list[Callable[[ev.Event], None]] = []
         self._clock = clock
         self._ledger = RunLedger(run_id, name, engine.name, config=job.config)
+        if job.device is not None and not str(job.device).startswith("cuda"):
+            self._ledger.uses_gpu = False  # asked for the CPU: known before it starts
         self._lock = self._ledger.lock
         self._done = threading.Event()
         self._thread: threading.Thread | None = None
@@ -410,6 +412,15 @@ class Run:
     @device_index.setter
     def device_index(self, index: int | None) -> None:
         self._ledger.device_index = index
+
+    @property
+    def uses_gpu(self) -> bool | None:
+        """Whether it trains on a GPU.
+
+        False on the CPU (no GPU alarm acts on it), None while its device is not known yet
+        (before its ``RunStarted``, with the device left to it).
+        """
+        return self._ledger.uses_gpu
 
     @property
     def status(self) -> str:
