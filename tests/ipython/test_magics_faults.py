@@ -175,3 +175,27 @@ def test_compare_of_a_damaged_run_is_one_line_naming_the_file(ip, frame, tmp_pat
         f"UsageError: {run}/training_statistics.json: training.y.loss is a number, where a "
         "list of numbers belongs (one value per evaluation)"
     )
+
+
+def test_a_dataset_linked_to_a_private_file_is_refused_without_its_content(ip, tmp_path):
+    secret = tmp_path / "shadow"
+    secret.write_text("root:$6$Zq9p2Lx0$never.echoed:20228:0:99999:7:::\n")
+    link = tmp_path / "data.csv"
+    link.symlink_to(secret)
+    with capture_output() as captured:
+        result = ip.run_cell(f"%%ludwig_config --dataset {link}\n{CELL}")
+    assert not result.success and "Traceback" not in captured.stderr
+    shown = captured.stderr + "".join(str(o.data) for o in captured.outputs)
+    assert "Zq9p2Lx0" not in shown and "never.echoed" not in shown  # nor in a saved notebook
+    assert "none of the config's columns ('x', 'y') is in its header" in captured.stderr
+
+
+def test_a_dataset_that_is_a_directory_says_so(ip, tmp_path):
+    (tmp_path / "data").mkdir()
+    (tmp_path / "data" / "train.csv").write_text("x,y\n1,0\n")
+    with capture_output() as captured:
+        ip.run_cell(f"%%ludwig_config --dataset {tmp_path / 'data'}\n{CELL}")
+    assert captured.stderr.strip() == (
+        f"UsageError: {tmp_path / 'data'}: is a directory, not a table file: pass one of its "
+        "files (it holds train.csv)"
+    )
