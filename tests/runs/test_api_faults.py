@@ -277,6 +277,38 @@ def test_a_damaged_checkpoint_is_refused_before_the_thread_naming_the_file(
 
 
 @pytest.mark.parametrize(
+    ("damage", "match"),
+    [
+        ("truncate", r"best\.ckpt: not a readable checkpoint \(truncated"),
+        ("garbage", r"best\.ckpt: not a readable checkpoint \(not a file torch wrote"),
+        ("latest", r"best\.ckpt: its weights do not fit this config"),
+    ],
+)
+def test_a_damaged_best_checkpoint_is_refused_before_the_thread_too(
+    df, tmp_path, stopped, damage, match
+):
+    from ludwig_nb.runs import CheckpointError
+
+    source = _copy_run(stopped, tmp_path)
+    best = source / "checkpoints" / "best.ckpt"
+    assert best.is_file()  # the stopped run evaluated: it has a best
+    if damage == "truncate":
+        best.write_bytes(best.read_bytes()[:4000])
+    elif damage == "garbage":
+        best.write_bytes(b"not a checkpoint at all" * 10)
+    else:  # a best of another model: another run's checkpoint copied over
+        import torch
+
+        state = torch.load(best, weights_only=True)
+        state["model"] = {k: v[..., :1] if v.dim() else v for k, v in state["model"].items()}
+        torch.save(state, best)
+    threads = set(threading.enumerate())
+    with pytest.raises(CheckpointError, match=match):
+        _train(CONFIG, df, tmp_path, resume_from=source)
+    assert not (tmp_path / "results").exists() and not _new_threads(threads)
+
+
+@pytest.mark.parametrize(
     ("change", "match"),
     [
         (("{name: b, type: category}", "{name: c, type: category}"), r"new 'c'; missing 'b'"),
@@ -633,3 +665,29 @@ def test_alarms_with_no_gpu_here_say_they_cannot_act(df, tmp_path):
     assert "this temperature alarm (stop) cannot act on the run" in str(first)
     assert "this throttle alarm (pause) cannot act on the run" in str(second)
     assert "simulate: true" in first.hint
+
+
+@pytest.mark.parametrize(
+    ("trainer", "where"),
+    [
+        ("{epochs: 1, learning_rate: .nan}", "trainer.learning_rate"),
+        ("{epochs: 1, regularization_lambda: .nan}", "trainer.regularization_lambda"),
+    ],
+)
+def test_a_nan_number_is_refused_at_its_line_before_the_thread(df, tmp_path, trainer, where):
+    from ludwig_nb.config import ConfigError
+
+    threads = set(threading.enumerate())
+    with pytest.raises(ConfigError) as info:
+        _train(ab_config(trainer), df, tmp_path)
+    assert (info.value.line, info.value.path) == (6, where)
+    assert "must be a number, not NaN" in str(info.value)
+    assert not (tmp_path / "results").exists() and not _new_threads(threads)
+
+
+def test_a_whole_float_where_an_integer_belongs_trains_as_the_integer(df, tmp_path):
+    run = _train(ab_config("{epochs: 2.0, batch_size: 16.0}"), df, tmp_path, wait=True)
+    assert run.status == "completed" and run.state.total_steps == 2 * -(-84 // 16)
+    assert (
+        run.config["trainer"]["batch_size"] == 16 and type(run.config["trainer"]["epochs"]) is int
+    )
