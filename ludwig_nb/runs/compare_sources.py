@@ -129,14 +129,19 @@ def _reason(exc: Exception) -> str:
 
 # -- ludwig_nb runs ----------------------------------------------------------------------
 def _read_events(path: Path) -> list[ev.Event]:
-    """The run's events (lines that are not events are skipped: a torn last line).
+    """The run's events but its steps (the first line aside).
+
+    Steps are skipped unread (nearly all of a long run's lines); so are lines that are not
+    events (a torn last line).
 
     Raises ``SourceFileError`` for a log with lines none of which is an event.
     """
     file = path / rundir.EVENTS_FILE
     with open(file, "rb") as handle:
         lines = []
-        for raw in handle:
+        for number, raw in enumerate(handle):
+            if number and ev.is_step_line(raw):
+                continue  # compare reads evaluations and phases: a long run's steps are skipped
             try:
                 lines.append(json.loads(raw))
             except ValueError:  # not JSON, not UTF-8

@@ -459,8 +459,18 @@ class Run:
             return self._ledger.events.view()
 
     @property
+    def steps_trained(self) -> tuple[int, int]:
+        """``(steps, samples)`` trained so far: every step, whether its record was kept or not.
+
+        A long run's record thins its steps (``core/step_thinning.py``); these count them all.
+        """
+        with self._lock:
+            log = self._ledger.events
+            return log.steps_seen, log.samples_seen
+
+    @property
     def steps(self) -> pd.DataFrame:
-        """One row per training step.
+        """One row per training step kept in the record (past 200,000 steps a thinning sample).
 
         ``step``, ``epoch``, ``loss``, ``learning_rate``, ``batch_size``, ``start_time``, ``time``
         (wall-clock seconds) and ``duration_s``. Built from the columns, without rebuilding any

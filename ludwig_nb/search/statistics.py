@@ -7,10 +7,13 @@ test split of its last evaluation), read from the trials' ``events.ndjson``.
 
 from __future__ import annotations
 
+import contextlib
+import json
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from ludwig_nb.core import events as ev
 from ludwig_nb.core import strict_json
 from ludwig_nb.search.trial import TrialRecord
 from ludwig_nb.store import rundir
@@ -62,8 +65,7 @@ def run_statistics(run_dir: str | None) -> tuple[dict[str, object], dict[str, ob
     last: dict[str, object] = {}
     if run_dir is None:
         return training, last
-    events, _, _ = rundir.read_events(Path(run_dir) / rundir.EVENTS_FILE)
-    for entry in events:
+    for entry in _evaluations(Path(run_dir) / rundir.EVENTS_FILE):
         metrics = entry.get("metrics")
         if entry.get("type") != "evaluation_finished" or not isinstance(metrics, dict):
             continue
@@ -83,3 +85,20 @@ def _mappings(value: object) -> list[tuple[str, dict[str, Any]]]:
     if not isinstance(value, dict):
         return []
     return [(str(k), v) for k, v in value.items() if isinstance(v, dict)]
+
+
+def _evaluations(path: Path) -> list[dict[str, Any]]:
+    """The objects of the event log ``path`` but its steps (skipped unread); [] without it."""
+    out: list[dict[str, Any]] = []
+    try:
+        with open(path, "rb") as handle:
+            for raw in handle:
+                if ev.is_step_line(raw):
+                    continue
+                with contextlib.suppress(ValueError):  # a torn line, bytes that are not text
+                    entry = json.loads(raw)
+                    if isinstance(entry, dict):
+                        out.append(entry)
+    except OSError:
+        return []
+    return out
