@@ -69,3 +69,66 @@ def test_a_local_ray_s_dashboard_takes_another_port_when_the_default_is_held():
         other = dashboard_port(preferred=held)
         assert other != held and other > 0
     assert dashboard_port(preferred=held) == held  # free again: the preferred one
+
+
+def _fate_shared_child():
+    """A child process that the kernel kills when the thread that started it ends, as Ray's
+    node processes are (``PR_SET_PDEATHSIG`` in their ``preexec_fn``)."""
+    import ctypes
+    import signal
+    import subprocess
+
+    libc = ctypes.CDLL(None, use_errno=True)
+
+    def die_with_the_parent_thread() -> None:
+        libc.prctl(1, signal.SIGKILL, 0, 0, 0)  # PR_SET_PDEATHSIG
+
+    # as Ray does: only the child can ask for its own death signal
+    return subprocess.Popen(["sleep", "120"], preexec_fn=die_with_the_parent_thread)  # noqa: PLW1509
+
+
+def test_a_local_ray_lives_on_a_thread_that_outlives_the_run_that_started_it(monkeypatch):
+    """Ray ties a local node's processes to the thread that started them; one started on a run's
+    thread died with the run (and the next run ended the process). The kernel's Ray is started
+    on a thread that lives as long as the process."""
+    import subprocess
+    import sys
+    import threading
+    import types
+
+    import pytest
+
+    from ludwig_nb.engines.ray import driver
+
+    if not sys.platform.startswith("linux"):
+        pytest.skip("PR_SET_PDEATHSIG is Linux's")
+    children: dict[str, subprocess.Popen] = {}
+
+    def start_a_node(target: str | None) -> None:  # what ray.init does for a local node
+        children[threading.current_thread().name] = _fate_shared_child()
+
+    monkeypatch.setattr(driver, "_init", start_a_node)
+    monkeypatch.setattr(driver._RayHost, "thread", None)
+    monkeypatch.setattr(driver._RayHost, "started_here", False)
+    fake_ray = types.SimpleNamespace(is_initialized=lambda: bool(children))
+    monkeypatch.setitem(sys.modules, "ray", fake_ray)
+    try:
+        run_thread = threading.Thread(target=driver.ensure_ray, args=(None,), name="run-1")
+        run_thread.start()
+        run_thread.join()
+        assert list(children) == ["ludwig_nb-ray-host"] and driver._RayHost.started_here
+        assert driver.ensure_ray(None) is False  # the next run joins it
+        # the same start on a thread that ends: its node dies with it
+        direct = threading.Thread(target=start_a_node, args=(None,), name="run-2")
+        direct.start()
+        direct.join()
+        assert children["run-2"].wait(timeout=30) == -9  # killed as its thread ended
+        assert children["ludwig_nb-ray-host"].poll() is None  # the kernel's lives on
+    finally:
+        driver._RayHost.release.set()  # the host thread ends (a kernel's never does)
+        if driver._RayHost.thread is not None:
+            driver._RayHost.thread.join(timeout=30)
+        driver._RayHost.release = threading.Event()  # the next host lives on
+        for child in children.values():
+            child.kill()
+            child.wait()
