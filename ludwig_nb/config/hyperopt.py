@@ -247,8 +247,7 @@ def check_hyperopt(
 
 def _hint(word: str, options: Any) -> str:
     close = suggest(str(word), options)  # "did you mean 'x'?" or None
-    listed = ", ".join(options)
-    return f"{close} (one of: {listed})" if close else f"one of: {listed}"
+    return close or f"one of: {', '.join(options)}"
 
 
 # -- parameters --------------------------------------------------------------------------

@@ -109,7 +109,7 @@ def test_the_did_you_mean_hint_is_said_once(df, tmp_path):
     config = _config("parameters:\n  trainer.learnin_rate: {space: choice, categories: [0.1]}\n")
     with pytest.raises(ConfigError) as info:
         _search(config, df, tmp_path)
-    assert info.value.hint.startswith("did you mean 'learning_rate'? (one of: ")
+    assert info.value.hint == "did you mean 'learning_rate'?"
     assert str(info.value).count("did you mean") == 1
 
 
