@@ -21,7 +21,7 @@ Parts (``--part``, default all), each printing its ratio against its goal:
   numbers (the user's DataFrame already in memory), against the raw float32 data.
   Goal 2x.
 * ``ludwig``: whole process, ``ludwig-nb train`` vs ``ludwig train`` (Ludwig 0.11 from
-  scripts/setup_ludwig_env.sh) on the issue's case from a CSV; median of 3 interleaved.
+  scripts/setup/ludwig_env.sh) on the issue's case from a CSV; median of 3 interleaved.
   Goal 10x.
 
 One torch thread throughout (``OMP_NUM_THREADS=1`` in subprocesses).
@@ -405,7 +405,7 @@ def part_memory(rows: int) -> None:
 def _ludwig_python() -> Path | None:
     """The Ludwig venv's python for this checkout's requirements (its cache key), if built."""
     where = subprocess.run(
-        ["bash", str(ROOT / "scripts" / "setup_ludwig_env.sh"), "--path"],
+        ["bash", str(ROOT / "scripts" / "setup" / "ludwig_env.sh"), "--path"],
         capture_output=True,
         text=True,
         check=True,
@@ -437,7 +437,7 @@ def part_ludwig(repeats: int) -> None:
 
     ludwig = _ludwig_python()
     if ludwig is None:
-        print("== end to end vs Ludwig: skipped (run scripts/setup_ludwig_env.sh first)")
+        print("== end to end vs Ludwig: skipped (run scripts/setup/ludwig_env.sh first)")
         return
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)

@@ -136,20 +136,20 @@ export class SidebarPanel extends Widget {
     super.dispose();
   }
 
-  protected onAfterShow(msg: Message): void {
+  protected onAfterShow(_msg: Message): void {
     void this._model.poll?.refresh();
   }
 
   /** The run filter (live / this notebook / all) and the "hide finished" switch. */
   private _filterControls(): HTMLElement {
     const box = el('div', 'jp-LudwigNb-filters');
-    const select = el('select', 'jp-LudwigNb-filter') as HTMLSelectElement;
+    const select = el('select', 'jp-LudwigNb-filter');
     for (const [value, label] of [
       ['all', 'all runs'],
       ['live', 'live runs'],
       ['notebook', 'this notebook']
     ]) {
-      const option = el('option', '', label) as HTMLOptionElement;
+      const option = el('option', '', label);
       option.value = value;
       select.appendChild(option);
     }
@@ -162,7 +162,7 @@ export class SidebarPanel extends Widget {
       };
     });
     const label = el('label', 'jp-LudwigNb-hideFinished');
-    const check = el('input', 'jp-LudwigNb-hideFinished-input') as HTMLInputElement;
+    const check = el('input', 'jp-LudwigNb-hideFinished-input');
     check.type = 'checkbox';
     check.checked = this._model.runListOptions.hideFinished;
     check.addEventListener('change', () => {
@@ -187,7 +187,7 @@ export class SidebarPanel extends Widget {
     for (const row of rows) {
       if (row.group !== group) {
         group = row.group;
-        ordered.push(el('li', 'jp-LudwigNb-group', group) as HTMLLIElement);
+        ordered.push(el('li', 'jp-LudwigNb-group', group));
       }
       const item = existing.get(row.id) ?? this._newRunItem(row.id);
       updateRunItem(item, row);

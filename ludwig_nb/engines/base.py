@@ -9,7 +9,8 @@ manifest.py). With defaults, so that an engine declares only what it has: whethe
 on other machines (:attr:`Engine.gpus_on_workers`), a check of a checkpoint before the thread
 starts (:meth:`Engine.check_resume`), how it warms up in the background and in a kernel
 (:meth:`Engine.start_warm_up`, :meth:`Engine.use_in_kernel`, :attr:`Engine.check_modules`),
-what its framework knows of its devices (:meth:`Engine.devices`) and what schedules a
+what its framework knows of its devices (:meth:`Engine.devices`), what a step of a config
+needs of a GPU's memory (:meth:`Engine.estimate_memory`, for pre-flight) and what schedules a
 search's trials on it (:meth:`Engine.search_backend`). The layers above ask the engine all
 this and never import one: engines subclass :class:`Engine` to inherit the defaults.
 
@@ -34,6 +35,7 @@ from ludwig_nb.engines.devices import NO_DEVICE_FACTS, DeviceFacts
 if TYPE_CHECKING:
     from ludwig_nb.config import Config
     from ludwig_nb.core.gpu_sample import Snapshot
+    from ludwig_nb.core.memory_estimate import MemoryEstimate
     from ludwig_nb.engines.search_backend import TuneHooks, TuneSpec
 
 __all__ = [
@@ -231,6 +233,15 @@ class Engine(Protocol):
         The default: nothing (no allocator bytes, no versions, no peak memory).
         """
         return NO_DEVICE_FACTS
+
+    def estimate_memory(self, config: Mapping[str, Any], dataset: Any) -> MemoryEstimate | None:
+        """The GPU memory a training step of ``config`` on ``dataset`` needs, before any runs.
+
+        ``ludwig_nb.estimate`` attaches it to its prediction. None (the default): this engine
+        makes no such estimate for ``config``.
+        """
+        del config, dataset
+        return None
 
     def search_backend(self) -> SearchBackend | None:
         """What schedules a search's trials on this engine (``executor: {type: <name>}``).

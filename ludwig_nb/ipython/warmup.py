@@ -52,7 +52,7 @@ WARM_MODULES = (
 LATER_MODULES = (
     "ludwig_nb.data.loading",
     "bqplot",
-    "ludwig_nb.ui.charts",
+    "ludwig_nb.ui.charts.curve_chart",
 )
 
 #: seconds the torch step waits at most for cells that hold it (a cell that never

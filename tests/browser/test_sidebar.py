@@ -297,6 +297,13 @@ def test_sidebar_shows_gpu_and_run_and_stops_it(sidebar_lab, lab_page, artifacts
             path=str(artifacts_dir / f"sidebar_gpu_card_{mode}.png")
         )
 
+    # "this notebook" lists the run: the sidebar follows the document in focus (JupyterLab's
+    # shell names it); with no document known the filter would list nothing
+    run_filter = sidebar.locator("select.jp-LudwigNb-filter")
+    run_filter.select_option("notebook")
+    expect(item.locator(".jp-LudwigNb-run-name")).to_have_text(XSS_NAME)
+    run_filter.select_option("all")
+
     item.locator("button[data-action=pause]").click()
     expect(item.locator(".jp-LudwigNb-run-status")).to_have_text("paused", timeout=30_000)
     expect(item.locator(".jp-LudwigNb-run-eta")).to_contain_text("paused")

@@ -9,34 +9,11 @@ import pytest
 from ludwig_nb.engines import registry
 from ludwig_nb.engines.base import Engine
 from ludwig_nb.engines.devices import NO_DEVICE_FACTS, TorchDeviceFacts
-
-
-class Minimal(Engine):
-    """Only what every engine must have."""
-
-    name = "minimal"
-
-    def check(self, config):
-        pass
-
-    def prepare_data(self, config, dataset):
-        return dataset
-
-    def plan(self, config, rows):
-        raise NotImplementedError
-
-    def warm_up(self):
-        pass
-
-    def fit(self, job, emit, control):
-        return None
-
-    def load(self, folder, manifest):
-        raise NotImplementedError
+from tests.runs.conftest import BareEngine
 
 
 def test_an_engine_that_declares_nothing_more_gets_the_safe_defaults(tmp_path: Path):
-    engine = Minimal()
+    engine = BareEngine()
     assert engine.gpus_on_workers is False  # the run layer's sampler reads its GPUs here
     assert engine.check_resume(tmp_path, {}) is None  # it checks a checkpoint in fit()
     assert engine.start_warm_up() is None  # nothing to start ahead

@@ -43,6 +43,30 @@ def until(predicate, timeout=60.0):
         time.sleep(0.001)
 
 
+class BareEngine(Engine):
+    """Only what every engine must have; the engine protocol's defaults do the rest."""
+
+    name = "bare"
+
+    def check(self, config):
+        pass
+
+    def prepare_data(self, config, dataset):
+        return dataset
+
+    def plan(self, config, rows):
+        raise NotImplementedError
+
+    def warm_up(self):
+        pass
+
+    def fit(self, job, emit, control):
+        return None
+
+    def load(self, folder, manifest):
+        raise NotImplementedError
+
+
 class ScriptedEngine(Engine):
     """Runs ``steps`` steps; each waits for the test to ``release()`` it (no sleeps)."""
 

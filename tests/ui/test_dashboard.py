@@ -343,7 +343,7 @@ def test_before_the_first_step_it_shows_the_data_progress_and_makes_no_chart(
     made: list[str] = []
 
     def chart(title: str, y_label: str) -> object:
-        from ludwig_nb.ui.svg_charts import SvgCurveChart
+        from ludwig_nb.ui.charts.svg_widgets import SvgCurveChart
 
         made.append(title)
         return SvgCurveChart(title, y_label)

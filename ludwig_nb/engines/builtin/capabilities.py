@@ -121,7 +121,12 @@ def check_builtin(config: Config) -> None:
     built-in engine cannot run of the valid ``config``.
     """
     ctx = Ctx(config.positions)
-    check_engine_support(config.to_dict(), ctx)
+    cfg = config.to_dict()
+    if cfg.get("model_type") == "llm":
+        from ludwig_nb.engines.builtin.llm.support import require_llm_extra
+
+        require_llm_extra()
+    check_engine_support(cfg, ctx)
     if ctx.problems:
         ordered = sorted(ctx.problems, key=lambda p: (p.line is None, p.line or 0, p.column or 0))
         raise ConfigError.collect(ordered)
@@ -134,6 +139,12 @@ def check_engine_support(cfg: dict[str, Any], ctx: Ctx) -> None:
     ``cfg`` (a rendered config without schema problems).
     """
     report = _Reporter(ctx)
+    if cfg.get("model_type") == "llm":
+        from ludwig_nb.engines.builtin.llm.support import check_llm
+
+        check_llm(cfg, report)
+        _whole_run(cfg, report)
+        return
     if cfg.get("model_type") != "ecd":
         report(
             ("model_type",),
@@ -154,6 +165,11 @@ def check_engine_support(cfg: dict[str, Any], ctx: Ctx) -> None:
         )
     _trainer(cfg["trainer"], report)
     _preprocessing(cfg["preprocessing"], report)
+    _whole_run(cfg, report)
+
+
+def _whole_run(cfg: dict[str, Any], report: _Reporter) -> None:
+    """What no model type of the built-in engine runs: a search, another backend."""
     if cfg.get("hyperopt") is not None:
         report(
             ("hyperopt",),

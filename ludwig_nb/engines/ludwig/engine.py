@@ -97,7 +97,7 @@ class LudwigEngine(Engine):
         _refuse_options(job)
         if job.config.get("model_type") == "llm":
             emit(ev.PhaseChanged(time=clock(), phase="preprocessing", detail="finding the LLM"))
-            from ludwig_nb.engines.ludwig.weights import check_base_model
+            from ludwig_nb.engines.hub import check_base_model
 
             check_base_model(str(job.config.get("base_model") or ""))
         emit(ev.PhaseChanged(time=clock(), phase="preprocessing", detail="importing Ludwig"))

@@ -1,5 +1,5 @@
 """Several Ray runs and a search in one process that starts its own local Ray, as a kernel
-does (marker ``ray``; scripts/test_ray.sh): one after another, then two at once, then a
+does (marker ``ray``; scripts/ci/test_ray.sh): one after another, then two at once, then a
 search on Ray Tune; the process lives on and Ray stays up for the next cell.
 
 The runs start Ray themselves (no ``ray.init`` before), on their own threads: the local Ray

@@ -1,5 +1,5 @@
 """``executor: {type: ray}``: a search's trials as Ray Tune trials on a local Ray (marker
-``ray``; scripts/test_ray.sh runs it in the Ray venv). Each trial is the built-in loop in its
+``ray``; scripts/ci/test_ray.sh runs it in the Ray venv). Each trial is the built-in loop in its
 Tune actor; ASHA prunes on the metric reported at each evaluation and cuts trials at its
 ``max_t``; the trials write their run folders to a storage path."""
 
