@@ -35,7 +35,7 @@ from ludwig_nb.engines.ray import resources
 from ludwig_nb.engines.ray.backend import RayBackend, worker_config
 from ludwig_nb.engines.ray.channel import NAMESPACE, ProgressChannel
 from ludwig_nb.engines.ray.data import PathsOnWorkers
-from ludwig_nb.engines.ray.errors import RunKilled, WorkerFailed
+from ludwig_nb.engines.ray.errors import RayNotStarted, RunKilled, WorkerFailed
 from ludwig_nb.engines.ray.gpu_view import WorkersView
 from ludwig_nb.engines.ray.heartbeat import HEARTBEAT_S
 from ludwig_nb.engines.ray.worker import WORKER_LOGS, train_loop_per_worker
@@ -132,7 +132,11 @@ class _RayHost:
 
 
 def _init(target: str | None) -> None:
-    """``ray.init`` once, retried once when a loaded machine misses the raylet's wait."""
+    """``ray.init`` once, retried when a loaded machine misses the raylet's wait.
+
+    Raises ``RayNotStarted`` (what Ray said, and what to do) when a local Ray does not start
+    in ``_START_ATTEMPTS`` tries or the cluster at ``target`` cannot be reached.
+    """
     import ray
 
     # a busy machine starts the dashboard agent in more than the raylet's default 30 s wait
@@ -149,11 +153,28 @@ def _init(target: str | None) -> None:
             )
             return
         except Exception as failure:  # Ray raises a bare Exception when its node times out
-            last = attempt == _START_ATTEMPTS - 1
-            if target is not None or last or "timed out during startup" not in str(failure):
-                raise
+            timed_out = target is None and "timed out during startup" in str(failure)
+            if not timed_out or attempt == _START_ATTEMPTS - 1:
+                raise _not_started(target, failure, timed_out) from failure
             log.warning("ludwig_nb: the local Ray did not start in time; trying again")
             ray.shutdown()
+
+
+def _not_started(target: str | None, failure: Exception, timed_out: bool) -> RayNotStarted:
+    """Why Ray did not start, in a user's words, with Ray's own first line."""
+    said = next(iter(str(failure).strip().splitlines()), "") or type(failure).__name__
+    if target is not None:
+        return RayNotStarted(
+            f"could not connect to the Ray cluster at {target!r} (backend.address, or the "
+            f"RAY_ADDRESS environment variable): {said}"
+        )
+    if timed_out:
+        return RayNotStarted(
+            f"the local Ray did not start: its node missed Ray's start-up wait "
+            f"{_START_ATTEMPTS} times ({said}); this machine is too busy for it now: run "
+            "again when it is quieter"
+        )
+    return RayNotStarted(f"the local Ray did not start: {said}")
 
 
 def dashboard_port(preferred: int = DASHBOARD_PORT) -> int:

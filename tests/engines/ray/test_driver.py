@@ -132,3 +132,56 @@ def test_a_local_ray_lives_on_a_thread_that_outlives_the_run_that_started_it(mon
         for child in children.values():
             child.kill()
             child.wait()
+
+
+class _FailingRay:
+    """``ray.init`` failing as Ray does: a bare Exception when its node misses the start-up
+    wait, a ConnectionError when no cluster answers at the address."""
+
+    def __init__(self, failure: Exception) -> None:
+        self.failure, self.inits, self.shutdowns = failure, 0, 0
+
+    def init(self, **_: object) -> None:
+        self.inits += 1
+        raise self.failure
+
+    def shutdown(self) -> None:
+        self.shutdowns += 1
+
+
+def test_a_local_ray_that_never_starts_is_said_plainly_after_its_tries(monkeypatch):
+    import sys
+
+    import pytest
+
+    from ludwig_nb.engines.ray import RayNotStarted, driver
+
+    ray = _FailingRay(Exception("The current node timed out during startup. This could..."))
+    monkeypatch.setitem(sys.modules, "ray", ray)
+    monkeypatch.setattr(driver, "dashboard_port", lambda: 8265)
+    with pytest.raises(RayNotStarted) as info:
+        driver._init(None)
+    assert (ray.inits, ray.shutdowns) == (driver._START_ATTEMPTS, driver._START_ATTEMPTS - 1)
+    assert str(info.value) == (
+        f"the local Ray did not start: its node missed Ray's start-up wait "
+        f"{driver._START_ATTEMPTS} times (The current node timed out during startup. This "
+        "could...); this machine is too busy for it now: run again when it is quieter"
+    )
+
+
+def test_a_cluster_that_does_not_answer_is_named_at_once_with_rays_words(monkeypatch):
+    import sys
+
+    import pytest
+
+    from ludwig_nb.engines.ray import RayNotStarted, driver
+
+    ray = _FailingRay(ConnectionError("Could not find any running Ray instance.\nmore"))
+    monkeypatch.setitem(sys.modules, "ray", ray)
+    with pytest.raises(RayNotStarted) as info:
+        driver._init("10.0.0.9:6379")
+    assert ray.inits == 1  # an address that does not answer is not a busy machine: no retry
+    assert str(info.value) == (
+        "could not connect to the Ray cluster at '10.0.0.9:6379' (backend.address, or the "
+        "RAY_ADDRESS environment variable): Could not find any running Ray instance."
+    )
