@@ -143,6 +143,7 @@ def _init(target: str | None) -> None:
     os.environ.setdefault("RAY_agent_register_timeout_ms", "120000")
     for attempt in range(_START_ATTEMPTS):  # a loaded machine can miss the raylet's fixed wait
         local = {} if target is not None else {"dashboard_port": dashboard_port()}
+        before = _child_pids()
         try:
             ray.init(
                 address=target,
@@ -158,6 +159,39 @@ def _init(target: str | None) -> None:
                 raise _not_started(target, failure, timed_out) from failure
             log.warning("ludwig_nb: the local Ray did not start in time; trying again")
             ray.shutdown()
+            _end_failed_node(before)
+
+
+def _child_pids() -> set[int]:
+    """The ids of this process's descendants now."""
+    import psutil
+
+    return {child.pid for child in psutil.Process().children(recursive=True)}
+
+
+def _end_failed_node(before: set[int]) -> None:
+    """End the Ray processes a failed start left running (its GCS, dashboard, monitors).
+
+    ``ray.shutdown`` after a node that timed out leaves them; only descendants that were not
+    in ``before`` and run Ray's code are ended (by id: terminate, then kill after 10 s).
+    """
+    import psutil
+
+    left = []
+    for child in psutil.Process().children(recursive=True):
+        with contextlib.suppress(psutil.Error):
+            if child.pid not in before and _is_ray_process(child.cmdline()):
+                child.terminate()
+                left.append(child)
+    _, alive = psutil.wait_procs(left, timeout=10)
+    for child in alive:
+        with contextlib.suppress(psutil.Error):
+            child.kill()
+
+
+def _is_ray_process(cmdline: list[str]) -> bool:
+    """Whether a command line is one of Ray's processes (its binaries, scripts or workers)."""
+    return any(f"{os.sep}ray{os.sep}" in part or part.startswith("ray::") for part in cmdline)
 
 
 def _not_started(target: str | None, failure: Exception, timed_out: bool) -> RayNotStarted:

@@ -185,3 +185,39 @@ def test_a_cluster_that_does_not_answer_is_named_at_once_with_rays_words(monkeyp
         "could not connect to the Ray cluster at '10.0.0.9:6379' (backend.address, or the "
         "RAY_ADDRESS environment variable): Could not find any running Ray instance."
     )
+
+
+def test_a_start_that_timed_out_leaves_no_ray_process_before_the_next_try(monkeypatch, tmp_path):
+    """``ray.shutdown`` after a node that missed its start-up wait leaves its GCS, dashboard
+    and monitors running; they are ended before the next try, and nothing else is."""
+    import subprocess
+    import sys
+
+    from ludwig_nb.engines.ray import driver
+
+    fake_gcs = tmp_path / "ray" / "gcs_server"  # a path such as Ray's binaries have
+    fake_gcs.parent.mkdir()
+    fake_gcs.write_text("import time\ntime.sleep(120)\n")
+    started: list[subprocess.Popen] = []
+
+    class TimingOutOnce(_FailingRay):
+        def init(self, **_: object) -> None:
+            self.inits += 1
+            if self.inits == 1:
+                started.append(subprocess.Popen([sys.executable, str(fake_gcs)]))
+                started.append(subprocess.Popen(["sleep", "120"]))  # not Ray's: left alone
+                raise self.failure
+
+    ray = TimingOutOnce(Exception("The current node timed out during startup."))
+    monkeypatch.setitem(sys.modules, "ray", ray)
+    monkeypatch.setattr(driver, "dashboard_port", lambda: 8265)
+    try:
+        driver._init(None)
+        gcs, other = started
+        assert (ray.inits, ray.shutdowns) == (2, 1)
+        assert gcs.poll() is not None  # ended before the second try
+        assert other.poll() is None
+    finally:
+        for child in started:
+            child.kill()
+            child.wait()
