@@ -2,7 +2,7 @@
 
 A long run is almost all ``StepFinished`` events: as frozen dataclasses they cost about
 250 bytes each (an object, its dict and three float objects), so a million steps held
-~250 MB in the kernel. Here each step is seven machine numbers in ``array`` columns
+~250 MB in the kernel. Here each step is eight machine numbers in ``array`` columns
 (~58 bytes) and every other event stays an object. Reading rebuilds the events, equal to
 the ones appended, in their order: ``log[i]``, ``log[a:b]``, iteration and
 :meth:`EventLog.view` (a read-only ``Sequence`` of the first ``n`` events that later
@@ -56,6 +56,8 @@ class EventLog:
         self._loss_known = bytearray()
         self._lr = array("d")  # NaN where learning_rate is None (see _lr_known)
         self._lr_known = bytearray()
+        self._wait = array("d")  # NaN where data_wait is None (see _wait_known)
+        self._wait_known = bytearray()
 
     def append(self, event: ev.Event) -> None:
         """Append one event (a step is stored as a row of columns, anything else as the object).
@@ -73,7 +75,7 @@ class EventLog:
             self._others.append(event)
             self._kinds.append(0)
             return
-        time, step, epoch, start, batch, loss, lr = row
+        time, step, epoch, start, batch, loss, lr, wait = row
         self._time.append(time)
         self._step.append(step)
         self._epoch.append(epoch)
@@ -83,6 +85,8 @@ class EventLog:
         self._loss_known.append(loss is not None)
         self._lr.append(math.nan if lr is None else lr)
         self._lr_known.append(lr is not None)
+        self._wait.append(math.nan if wait is None else wait)
+        self._wait_known.append(wait is not None)
         self._kinds.append(1)
 
     def __len__(self) -> int:
@@ -103,8 +107,8 @@ class EventLog:
     def step_columns(self) -> dict[str, list[float] | list[int] | list[float | None]]:
         """The steps as columns (no event objects).
 
-        ``time``, ``step``, ``epoch``, ``start_time``, ``batch_size``, ``loss``, ``learning_rate``
-        (None where unknown).
+        ``time``, ``step``, ``epoch``, ``start_time``, ``batch_size``, ``loss``, ``learning_rate``,
+        ``data_wait`` (None where unknown).
         """
         n = len(self._time)
         return {
@@ -117,6 +121,7 @@ class EventLog:
             if not self._loss_known.count(0)  # every step had a loss: the fast path
             else [self._loss[k] if self._loss_known[k] else None for k in range(n)],
             "learning_rate": [self._lr[k] if self._lr_known[k] else None for k in range(n)],
+            "data_wait": [self._wait[k] if self._wait_known[k] else None for k in range(n)],
         }
 
     def slice(self, start: int, stop: int) -> list[ev.Event]:
@@ -158,7 +163,11 @@ class EventLog:
             loss if known else None
             for loss, known in zip(self._loss[lo:hi], self._loss_known[lo:hi], strict=True)
         )
-        for time, step, epoch, start, batch, loss, lr in zip(
+        waits = (
+            wait if known else None
+            for wait, known in zip(self._wait[lo:hi], self._wait_known[lo:hi], strict=True)
+        )
+        for time, step, epoch, start, batch, loss, lr, wait in zip(
             self._time[lo:hi],
             self._step[lo:hi],
             self._epoch[lo:hi],
@@ -166,6 +175,7 @@ class EventLog:
             self._batch[lo:hi],
             losses,
             lrs,
+            waits,
             strict=True,
         ):
             event = _new_step(ev.StepFinished)
@@ -177,6 +187,7 @@ class EventLog:
                 batch_size=batch,
                 loss=loss,
                 learning_rate=lr,
+                data_wait=wait,
             )
             out.append(event)
         return out
@@ -203,7 +214,7 @@ class EventLog:
 
 _new_step = object.__new__
 
-_Row = tuple[float, int, int, float, int, float | None, float | None]
+_Row = tuple[float, int, int, float, int, float | None, float | None, float | None]
 
 
 def _step_row(event: ev.StepFinished) -> _Row | None:
@@ -214,7 +225,7 @@ def _step_row(event: ev.StepFinished) -> _Row | None:
     if event.tokens is not None or event.padded_tokens is not None:
         return None  # an LLM step keeps its token counts: held as the object
     try:
-        lr, loss = event.learning_rate, event.loss
+        lr, loss, wait = event.learning_rate, event.loss, event.data_wait
         return (
             float(event.time),
             operator.index(event.step),
@@ -223,6 +234,7 @@ def _step_row(event: ev.StepFinished) -> _Row | None:
             operator.index(event.batch_size),
             None if loss is None else float(loss),
             None if lr is None else float(lr),
+            None if wait is None else float(wait),
         )
     except (TypeError, ValueError, OverflowError):
         return None

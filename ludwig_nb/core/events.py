@@ -29,9 +29,11 @@ __all__ = [
     "BaselineComputed",
     "CheckpointSaved",
     "DataProgress",
+    "DeadlineWarning",
     "EpochPlanned",
     "EvaluationFinished",
     "Event",
+    "GpuSlowdown",
     "Metrics",
     "ModelDescribed",
     "OomRecovered",
@@ -166,6 +168,8 @@ class RunStarted(Event):
     start_step: int = 0  # > 0 when resumed from a checkpoint
     host: str = ""
     device_index: int | None = None
+    #: what one row of a batch is, for the throughput ("images" for a run with image inputs)
+    sample_unit: str = "samples"
 
 
 @dataclasses.dataclass(frozen=True)
@@ -219,6 +223,8 @@ class StepFinished(Event):
     batch_size: int
     loss: float | None  # None where the engine does not see each step's loss
     learning_rate: float | None = None
+    #: seconds of the step spent waiting for its batch (None where the engine does not know)
+    data_wait: float | None = None
     #: LLM runs: the step's tokens that are not padding (prompt + target, Ludwig's count),
     #: and its padded tokens (rows x the batch's longest row: what the step computed on)
     tokens: int | None = None
@@ -238,24 +244,27 @@ class StepFinished(Event):
         event log writes one per step); anything else takes the general path.
         """
         time_, start, loss, rate = self.time, self.start_time, self.loss, self.learning_rate
+        wait = self.data_wait
         if (
             type(time_) is float
             and type(start) is float
             and (loss is None or type(loss) is float)
             and (rate is None or type(rate) is float)
+            and (wait is None or type(wait) is float)
             and type(self.step) is int
             and type(self.epoch) is int
             and type(self.batch_size) is int
             and self.tokens is None
             and self.padded_tokens is None
-            and _isfinite(time_ + start + (loss or 0.0) + (rate or 0.0))
+            and _isfinite(time_ + start + (loss or 0.0) + (rate or 0.0) + (wait or 0.0))
         ):
             return (
                 f'{{"type":"step_finished","v":{EVENT_VERSION},"time":{_float_text(time_)},'
                 f'"step":{self.step},"epoch":{self.epoch},"start_time":{_float_text(start)},'
                 f'"batch_size":{self.batch_size},'
                 f'"loss":{"null" if loss is None else _float_text(loss)},'
-                f'"learning_rate":{"null" if rate is None else _float_text(rate)}}}'
+                f'"learning_rate":{"null" if rate is None else _float_text(rate)},'
+                f'"data_wait":{"null" if wait is None else _float_text(wait)}}}'
             )
         return super().to_json()
 
@@ -319,7 +328,9 @@ class AlarmRaised(Event):
     """A GPU alarm rule fired on device ``device``: ``value`` reached ``threshold``.
 
     ``value`` and ``threshold`` are in the rule's metric unit (°C, % or W); ``action`` is what
-    follows: ``warn``, ``pause`` or ``stop``.
+    follows: ``warn``, ``pause`` or ``stop``. ``margin``: the GPU's thermal margin then (°C to
+    its nearest slowdown point) for a temperature rule, when the GPU reports one; ``clear``:
+    the rule's clear level as written (``"80"``, ``"slowdown-10"``, ``"margin>10"``).
     """
 
     type: ClassVar[str] = "alarm_raised"
@@ -329,6 +340,8 @@ class AlarmRaised(Event):
     threshold: float
     action: str  # warn | pause | stop
     message: str = ""
+    margin: float | None = None
+    clear: str = ""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -360,6 +373,42 @@ class Throttled(Event):
     target: float = 0.0
     idle_s: float = 0.0
     method: str = "duty"
+
+
+@dataclasses.dataclass(frozen=True)
+class GpuSlowdown(Event):
+    """GPU ``device`` started (``active``) or stopped losing much time to throttling.
+
+    ``share``: the fraction of the last minute its clocks were held down (0..1); ``causes``:
+    the throttle causes at work (``core/throttle_time.py``); ``clock_ratio``: its SM clock
+    now over the clock before (a step's time scales by about its inverse), None when
+    unknown; ``text``: the sentence the views show.
+    """
+
+    type: ClassVar[str] = "gpu_slowdown"
+    device: int
+    active: bool
+    share: float
+    causes: tuple[str, ...] = ()
+    clock_ratio: float | None = None
+    text: str = ""
+
+
+@dataclasses.dataclass(frozen=True)
+class DeadlineWarning(Event):
+    """A word on the run's deadline: a warning, or the action taken to save in time.
+
+    ``kind``: ``warn`` (unlikely to finish in time), ``checkpoint`` or ``stop`` (the action
+    fired to save before the cut-off). ``deadline``: wall-clock seconds; ``verdict``:
+    ``at_risk``, ``late``, ``ok`` or ``unknown`` (``core/deadline.py``); ``message``: the
+    sentence the views show.
+    """
+
+    type: ClassVar[str] = "deadline_warning"
+    kind: str
+    deadline: float
+    verdict: str
+    message: str
 
 
 @dataclasses.dataclass(frozen=True)
@@ -514,6 +563,8 @@ EVENT_TYPES: dict[str, type[Event]] = {
         BaselineComputed,
         WorkersReported,
         DataProgress,
+        GpuSlowdown,
+        DeadlineWarning,
         ModelDescribed,
         TokensCounted,
         EpochPlanned,
@@ -534,6 +585,8 @@ def event_from_dict(data: Mapping[str, Any]) -> Event:
         kwargs["schedule"] = ScheduleInfo.from_dict(kwargs["schedule"])
     if "workers" in kwargs:
         kwargs["workers"] = tuple(dict(w) for w in kwargs["workers"])
+    if "causes" in kwargs:
+        kwargs["causes"] = tuple(kwargs["causes"])
     if "samples" in kwargs:
         kwargs["samples"] = tuple(dict(s) for s in kwargs["samples"])
     for key in ("padded_tokens", "tokens"):

@@ -36,7 +36,10 @@ def is_missing(series: pd.Series) -> np.ndarray:
     """Boolean mask of missing cells: NaN/None, or a blank/NA-like string."""
     mask = series.isna().to_numpy().copy()
     if series.dtype == object or isinstance(series.dtype, pd.StringDtype):
-        text = series.astype(str).str.strip().str.lower()
+        try:
+            text = series.astype(str).str.strip().str.lower()
+        except (UnicodeDecodeError, ValueError, TypeError):  # bytes cells (encoded images)
+            text = series.map(lambda v: v.strip().lower() if isinstance(v, str) else None)
         mask |= text.isin(MISSING_TOKENS).to_numpy()
     return mask
 

@@ -16,8 +16,10 @@ from ludwig_nb.core.state import RunState
 from ludwig_nb.core.status_text import alarm_line, pause_text
 
 __all__ = [
+    "STARVED_SHARE",
     "STATUS_COLORS",
     "alarm_banner_html",
+    "deadline_html",
     "error_html",
     "eta_line",
     "format_metric",
@@ -26,6 +28,7 @@ __all__ = [
     "header_html",
     "pick_metric",
     "progress_text",
+    "slowdown_html",
     "state_text",
 ]
 
@@ -58,21 +61,46 @@ _PREFERRED_METRICS = (
 )
 
 
-def format_throughput(samples_per_s: float | None) -> str:
-    """``"1,234 samples/s"``, ``"12.5 samples/s"``; ``"–"`` when unknown."""
+#: data-wait share (0-1) from which the throughput says the device waits for its data
+STARVED_SHARE = 0.25
+
+
+def format_throughput(
+    samples_per_s: float | None, unit: str = "samples", data_wait: float | None = None
+) -> str:
+    """``"1,234 samples/s"``, ``"12.5 images/s · data wait 3 %"``; ``"–"`` when unknown.
+
+    ``data_wait``: the share (0-1) of step time spent waiting for batches; from
+    :data:`STARVED_SHARE` up the text says the device is starved and what to change.
+    """
     if samples_per_s is None or not math.isfinite(samples_per_s) or samples_per_s < 0:
         return "–"
-    if samples_per_s >= 100:
-        return f"{samples_per_s:,.0f} samples/s"
-    return f"{samples_per_s:.1f} samples/s"
+    rate = f"{samples_per_s:,.0f}" if samples_per_s >= 100 else f"{samples_per_s:.1f}"
+    text = f"{rate} {unit}/s"
+    if data_wait is None or not math.isfinite(data_wait):
+        return text
+    text += f" · data wait {100 * data_wait:.0f} %"
+    if data_wait >= STARVED_SHARE:
+        hint = ": in_memory: true keeps the decoded images in memory" if unit == "images" else ""
+        text += f" (the device waits for its data{hint})"
+    return text
 
 
-def format_tokens_per_s(rates: tuple[float, float] | None, samples_per_s: float | None) -> str:
-    """``"5,300 tokens/s (6,100 padded) · 12.5 samples/s"``; ``"–"`` when unknown."""
+def format_tokens_per_s(
+    rates: tuple[float, float] | None,
+    samples_per_s: float | None,
+    unit: str = "samples",
+    data_wait: float | None = None,
+) -> str:
+    """``"5,300 tokens/s (6,100 padded) · 12.5 samples/s"``; ``"–"`` when unknown.
+
+    Without token counts (any run but an LLM's), :func:`format_throughput` of the other arguments.
+    """
+    samples = format_throughput(samples_per_s, unit, data_wait)
     if rates is None or not all(math.isfinite(r) and r >= 0 for r in rates):
-        return format_throughput(samples_per_s)
+        return samples
     real, padded = rates
-    return f"{real:,.0f} tokens/s ({padded:,.0f} padded) · {format_throughput(samples_per_s)}"
+    return f"{real:,.0f} tokens/s ({padded:,.0f} padded) · {samples}"
 
 
 def format_metric(value: object) -> str:
@@ -165,6 +193,36 @@ def alarm_banner_html(alarms: Sequence[Mapping[str, object]]) -> str:
             f'border-radius:3px;margin:2px 0">⚠ {html.escape(alarm_line(alarm))}</div>'
         )
     return "".join(parts)
+
+
+#: a deadline's verdict -> the banner's colour
+_VERDICT_COLORS = {"ok": "#2e7d32", "unknown": "#757575", "at_risk": "#ef6c00", "late": "#c62828"}
+
+
+def deadline_html(deadline: Mapping[str, object] | None) -> str:
+    """The deadline against the ETA as a coloured line (``""`` without a deadline).
+
+    ``deadline``: ``EtaReading.deadline`` (``{"verdict", "text", ...}``).
+    """
+    if not deadline or not deadline.get("text") or deadline.get("verdict") == "passed":
+        return ""
+    color = _VERDICT_COLORS.get(str(deadline.get("verdict")), "#757575")
+    return (
+        f'<div class="lnb-deadline" data-verdict="{html.escape(str(deadline.get("verdict")))}" '
+        f'style="color:{color};margin:2px 0">⏰ {html.escape(str(deadline["text"]))}</div>'
+    )
+
+
+def slowdown_html(state: Any) -> str:
+    """A GPU losing much of the last minute to throttling (``RunState.gpu_slowdown``), or ""."""
+    text = getattr(state, "gpu_slowdown", "")
+    if not text or getattr(state, "is_final", False):
+        return ""
+    return (
+        '<div class="lnb-slowdown" style="background:#ef6c00;color:white;padding:2px 6px;'
+        f'border-radius:3px;margin:2px 0">⚠ {html.escape(text)} · the ETA restarted from the '
+        "slower steps</div>"
+    )
 
 
 def pace_html(state: Any) -> str:

@@ -8,5 +8,8 @@ cd "$(dirname "$0")/../.."
 venv=$(bash scripts/setup/ludwig_env.sh | tail -n 1)
 "$venv/bin/python" -c "import ludwig, sys; print('test_ludwig: ludwig', ludwig.__version__, 'python', sys.version.split()[0])"
 # -p no:warnings: Ludwig 0.11 raises ~20k deprecation warnings (marshmallow) per run
-exec "$venv/bin/python" -m pytest -q -p no:cacheprovider -p no:warnings -m ludwig tests/engines/ludwig \
-  tests/runs/test_ludwig_files.py tests/config/test_ludwig_parity.py "$@"
+# (also the image encoders of torchvision's families, marker `torchvision`: this venv's torch
+# 2.14.1 and torchvision 0.29.1 load together, the main venv never has torchvision)
+exec "$venv/bin/python" -m pytest -q -p no:cacheprovider -p no:warnings -m "ludwig or torchvision" \
+  tests/engines/ludwig tests/runs/test_ludwig_files.py tests/config/test_ludwig_parity.py \
+  tests/engines/builtin/image/test_torchvision.py "$@"

@@ -23,7 +23,7 @@ ray_req="ray[default,train]==2.60.0"
 # [hyperopt] extra) and the test tools.
 deps="pyyaml>=6.0 pandas>=1.5 numpy>=1.23 ipython>=8.0 ipywidgets>=7.6,<9
 bqplot>=0.12 traitlets>=5.9 psutil>=5.9 nvidia-ml-py>=12.535.108 jupyter_server>=2.0
-jupyter_core>=5.0 tqdm>=4.60 optuna>=3 pytest>=8 pytest-timeout>=2.2 hypothesis>=6.90 ipykernel>=6.29"
+jupyter_core>=5.0 tqdm>=4.60 pillow>=9.1 optuna>=3 pytest>=8 pytest-timeout>=2.2 hypothesis>=6.90 ipykernel>=6.29"
 # shellcheck source=scripts/setup/env_cache_key.sh
 source "$(dirname "${BASH_SOURCE[0]}")/env_cache_key.sh"
 venv=$(printf '%s|%s|%s|%s' "$torch_req" "$ray_req" "$deps" "$(env_python_version "$PY")" \

@@ -23,6 +23,8 @@ QUICK = [
     ("engine_speed", ["--part", "first", "--repeats", "1"], 2),
     ("engine_speed", ["--part", "memory", "--memory-rows", "20000"], 1),
     ("time_to_dashboard", ["--kernels", "1", "--runs", "1", "--case", "run-all"], 6),
+    ("image_speed", ["--part", "step", "--quick", "--repeats", "1"], 2),
+    ("image_speed", ["--part", "memory", "--memory-images", "400"], 1),
 ]
 #: a figure against its goal: "... 1.07 ... (goal <= 1.3)" or "0.86 s (goal <= 1.0 s: met)"
 FIGURE = re.compile(r"\d+\.\d+.*\(goal <= \d")

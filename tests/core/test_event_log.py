@@ -80,6 +80,13 @@ def test_a_step_without_a_loss_stays_in_the_columns():
     assert log.step_columns()["loss"] == [1.0, None]
 
 
+def test_a_steps_data_wait_stays_in_the_columns():
+    waited = ev.StepFinished(1.0, 1, 0, 0.5, 8, 0.3, 0.1, data_wait=0.125)
+    log = _log([_step(0), waited])
+    assert log.steps == 2 and log[1] == waited and log[0].data_wait is None
+    assert log.step_columns()["data_wait"] == [None, 0.125]
+
+
 @settings(max_examples=50, deadline=None)
 @given(st.lists(st.booleans(), max_size=60), st.integers(0, 70), st.integers(0, 70))
 def test_slices_match_a_list(kinds, a, b):

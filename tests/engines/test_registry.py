@@ -10,7 +10,7 @@ from ludwig_nb.engines.base import EngineUnavailable
 from ludwig_nb.engines.ludwig import engine as ludwig_engine
 
 TABULAR = "input_features: [{name: x, type: number}]\noutput_features: [{name: y, type: binary}]\n"
-IMAGE = "input_features:\n  - {name: x, type: image}\noutput_features: [{name: y, type: binary}]\n"
+AUDIO = "input_features:\n  - {name: x, type: audio}\noutput_features: [{name: y, type: binary}]\n"
 
 
 @pytest.fixture
@@ -34,19 +34,19 @@ def test_auto_prefers_the_builtin_engine(ludwig_installed):
 
 
 def test_auto_falls_back_to_ludwig_when_installed(ludwig_installed):
-    assert registry.select_engine("auto", load_config(IMAGE)).name == "ludwig"
+    assert registry.select_engine("auto", load_config(AUDIO)).name == "ludwig"
 
 
 def test_auto_without_ludwig_raises_the_located_refusal_naming_the_extra(ludwig_absent):
     with pytest.raises(UnsupportedByEngine) as info:
-        registry.select_engine("auto", load_config(IMAGE))
+        registry.select_engine("auto", load_config(AUDIO))
     assert (info.value.line, info.value.path) == (2, "input_features[0].type")
     assert 'pip install "ludwig_nb[ludwig]"' in str(info.value)
 
 
 def test_explicit_builtin_refuses_what_it_cannot_run(ludwig_installed):
     with pytest.raises(UnsupportedByEngine):
-        registry.select_engine("builtin", load_config(IMAGE))
+        registry.select_engine("builtin", load_config(AUDIO))
 
 
 def test_explicit_ludwig_without_ludwig_says_what_to_install(ludwig_absent):

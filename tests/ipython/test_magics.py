@@ -87,10 +87,10 @@ def test_traits_are_configurable(ip):
     ip.run_line_magic("config", "LudwigMagics.frame_rate = 4.0")
 
 
-IMAGE = """\
+AUDIO = """\
 input_features:
   - {name: x, type: number}
-  - {name: picture, type: image}
+  - {name: picture, type: audio}
 output_features:
   - {name: y, type: binary}
 """
@@ -102,13 +102,13 @@ def test_a_config_the_engine_cannot_run_is_refused_at_the_cells_line(ip, monkeyp
     monkeypatch.setattr(ludwig_engine, "ludwig_missing", lambda: "engine: ludwig needs Ludwig")
     ip.user_ns["df"] = pd.DataFrame({"x": [1.0, 2.0], "picture": ["a", "b"], "y": [0, 1]})
     with pytest.raises(UsageError) as info:
-        ip.run_cell_magic("ludwig_config", "--dataset df", IMAGE)  # engine auto
+        ip.run_cell_magic("ludwig_config", "--dataset df", AUDIO)  # engine auto
     assert str(info.value).startswith("line 4, input_features[1].type:")
     assert 'pip install "ludwig_nb[ludwig]"' in str(info.value)
     with pytest.raises(UsageError, match="engine: ludwig needs Ludwig"):
-        ip.run_cell_magic("ludwig_config", "--dataset df --engine ludwig", IMAGE)
+        ip.run_cell_magic("ludwig_config", "--dataset df --engine ludwig", AUDIO)
     with pytest.raises(UsageError, match="unknown engine 'torch'"):
-        ip.run_cell_magic("ludwig_config", "--dataset df --engine torch", IMAGE)
+        ip.run_cell_magic("ludwig_config", "--dataset df --engine torch", AUDIO)
 
 
 def test_ludwig_compare_takes_run_names_and_directories(ip, tmp_path):

@@ -116,9 +116,9 @@ def test_an_engine_refusal_is_located_and_starts_nothing(df, tmp_path, monkeypat
     from ludwig_nb.engines.ludwig import engine as ludwig_engine
 
     monkeypatch.setattr(ludwig_engine, "ludwig_missing", lambda: "no Ludwig here")
-    image = CONFIG.replace("{name: b, type: category}", "{name: b, type: image}")
+    audio = CONFIG.replace("{name: b, type: category}", "{name: b, type: audio}")
     with pytest.raises(UnsupportedByEngine) as info:
-        train(image, df, results_dir=tmp_path / "r2", registry_dir=tmp_path / "registry")
+        train(audio, df, results_dir=tmp_path / "r2", registry_dir=tmp_path / "registry")
     assert (info.value.line, info.value.path) == (3, "input_features[1].type")
     assert not (tmp_path / "r2").exists()
 

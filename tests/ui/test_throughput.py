@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from ludwig_nb.core import events as ev
 from ludwig_nb.ui.throughput import ThroughputMeter
 from tests.ui.conftest import T0, steps
@@ -53,3 +55,36 @@ def test_token_rates_count_real_and_padded_tokens_of_busy_time():
     assert format_tokens_per_s(meter.tokens_per_s, meter.samples_per_s) == (
         "200 tokens/s (300 padded) · 16.0 samples/s"
     )
+
+
+def test_data_wait_share_and_unit() -> None:
+    from ludwig_nb.core.events import ScheduleInfo
+
+    meter = ThroughputMeter(window_s=100.0)
+    assert meter.data_wait_share is None and meter.unit == "samples"
+    meter.observe(
+        ev.RunStarted(
+            time=0.0,
+            run_id="r",
+            name="n",
+            engine="builtin",
+            device="cpu",
+            schedule=ScheduleInfo(10, 10, 1),
+            sample_unit="images",
+        )
+    )
+    for i, wait in enumerate((0.1, 0.3)):
+        meter.observe(
+            ev.StepFinished(
+                time=float(i + 1),
+                step=i,
+                epoch=0,
+                start_time=float(i),
+                batch_size=8,
+                loss=1.0,
+                data_wait=wait,
+            )
+        )
+    assert meter.unit == "images"
+    assert meter.data_wait_share == pytest.approx(0.2)  # 0.4 s of 2 s
+    assert meter.samples_per_s == pytest.approx(8.0)

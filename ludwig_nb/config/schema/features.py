@@ -172,6 +172,8 @@ def check_feature(
     if not isinstance(out, dict):
         return None
     if not output:
+        if ftype == "image":
+            _dropped_size(raw, out, path, ctx)
         _fixed_preprocessing(out)
         if ftype == "image":
             out["augmentation"] = _augmentation(out.get("augmentation"))
@@ -204,6 +206,26 @@ def _augmentation(value: object) -> object:
     if value is True:
         return copy.deepcopy(_DEFAULT_AUGMENTATION)
     return [] if value in (None, False) else value
+
+
+def _dropped_size(
+    raw: Mapping[str, object], out: Mapping[str, object], path: KeyPath, ctx: Ctx
+) -> None:
+    """Say so when Ludwig will drop an image input's ``height`` / ``width`` (its own encoders)."""
+    encoder, written = out.get("encoder"), raw.get("preprocessing")
+    if not isinstance(encoder, dict) or "use_pretrained" in encoder:
+        return
+    for key in ("height", "width"):
+        if isinstance(written, Mapping) and written.get(key) is not None:
+            ctx.note(
+                (*path, "preprocessing", key),
+                f"Ludwig 0.11 ignores {key} with its own image encoders ({encoder.get('type')}): "
+                "the size is the mean size of the first images, at most "
+                "infer_image_max_height x infer_image_max_width",
+                hint="to train on smaller images, set infer_image_max_height and "
+                "infer_image_max_width (or resize the files)",
+            )
+            return
 
 
 def _fixed_preprocessing(feature: dict[str, object]) -> None:

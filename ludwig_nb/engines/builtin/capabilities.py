@@ -15,6 +15,11 @@ from typing import TYPE_CHECKING, Any
 from ludwig_nb.config.errors import ConfigError, UnsupportedByEngine
 from ludwig_nb.config.schema.fields import Ctx
 from ludwig_nb.config.yaml_positions import KeyPath, format_path
+from ludwig_nb.engines.builtin.image.capabilities import (
+    OWN_IMAGE_ENCODERS,
+    TORCHVISION_FAMILIES,
+    check_image_input,
+)
 from ludwig_nb.engines.builtin.preprocessing.feature_types import INPUT_TYPES, OUTPUT_TYPES
 
 if TYPE_CHECKING:
@@ -40,7 +45,7 @@ RAY_HINT = (
     'engine: ray (the default for `backend: {type: ray}`) runs it: `pip install "ludwig_nb[ray]"`'
 )
 
-BUILTIN_INPUT_TYPES = INPUT_TYPES
+BUILTIN_INPUT_TYPES = (*INPUT_TYPES, "image")  # image inputs: engines/builtin/image/
 BUILTIN_OUTPUT_TYPES = OUTPUT_TYPES
 _SEQ = ("embed", "parallel_cnn", "rnn", "transformer")
 BUILTIN_ENCODERS: dict[str, tuple[str, ...]] = {
@@ -53,6 +58,8 @@ BUILTIN_ENCODERS: dict[str, tuple[str, ...]] = {
     "bag": ("embed",),
     "vector": ("dense", "passthrough"),
     "date": ("embed",),
+    # Ludwig's own, in plain torch; torchvision's families when torchvision loads (image_checks)
+    "image": (*OWN_IMAGE_ENCODERS, *TORCHVISION_FAMILIES),
 }
 BUILTIN_LOSSES: dict[str, tuple[str, ...]] = {
     "binary": ("binary_weighted_cross_entropy",),
@@ -199,8 +206,13 @@ class _Reporter:
         also: tuple[str, ...] = (),
         engine_hint: str = LUDWIG_HINT,
         engine: str = "ludwig",
+        unsupported: bool = True,
     ) -> None:
+        """Report a problem at ``path``; ``unsupported=False``: an error no engine runs past."""
         runs = f"; the built-in engine runs: {', '.join(also)}" if also else ""
+        if not unsupported:
+            self.ctx.problem(path, message, hint=engine_hint + runs)
+            return
         self.ctx.problem(
             path, message, hint=engine_hint + runs, kind=UnsupportedByEngine, engine=engine
         )
@@ -236,6 +248,8 @@ def _input_feature(feature: dict[str, Any], path: KeyPath, report: _Reporter) ->
         )
     _tokenizer(feature, path, report)
     _probe(feature, path, _INPUT_PROBES, report, f"input feature {_name(feature)}: ")
+    if ftype == "image":
+        check_image_input(feature, path, report)
 
 
 def _output_feature(feature: dict[str, Any], path: KeyPath, report: _Reporter) -> None:

@@ -11,14 +11,14 @@ from __future__ import annotations
 import contextlib
 import logging
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from typing import Any
+from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 import torch
 
 from ludwig_nb.engines.builtin.stacks import stack_columns
 
-__all__ = ["Batch", "Precision", "TensorData", "batch_order", "resolve_device"]
+__all__ = ["Batch", "Precision", "RowSource", "TensorData", "batch_order", "resolve_device"]
 
 log = logging.getLogger(__name__)
 
@@ -26,6 +26,25 @@ log = logging.getLogger(__name__)
 Batch = dict[str, tuple[torch.Tensor, ...]]
 
 _RESIDENT_BYTES = 2 * 1024**3  # bytes of preprocessed data moved to the GPU whole
+
+
+@runtime_checkable
+class RowSource(Protocol):
+    """A column read at each batch instead of held as a tensor (decoded images on disk)."""
+
+    def __len__(self) -> int: ...
+
+    def read(self, index: np.ndarray) -> np.ndarray:
+        """The rows ``index``, rows first."""
+        ...
+
+    def read_range(self, start: int, end: int) -> np.ndarray:
+        """Rows ``start`` to ``end - 1``."""
+        ...
+
+
+def _is_lazy(parts: Sequence[Any]) -> bool:
+    return len(parts) == 1 and isinstance(parts[0], RowSource)
 
 
 def resolve_device(requested: str | None) -> torch.device:
@@ -108,14 +127,23 @@ class TensorData:
             present = [n for n in names if n in arrays]
             if present:
                 stacked[key] = (torch.from_numpy(stack_columns(arrays, present)),)
+        #: columns read from elsewhere at each batch (decoded images in a disk cache)
+        self.lazy: dict[str, RowSource] = {
+            name: parts[0]  # type: ignore[misc]  # checked by _is_lazy
+            for name, parts in arrays.items()
+            if _is_lazy(parts)
+        }
         self.tensors: Batch = {
             name: tuple(torch.from_numpy(np.ascontiguousarray(a)) for a in parts)
             for name, parts in arrays.items()
+            if name not in self.lazy
         }
         self.tensors.update(stacked)
         first = next(iter(self.tensors.values()), (torch.zeros(0),))
-        self.rows = int(first[0].shape[0])
+        lazy_rows = [len(source) for source in self.lazy.values()]
+        self.rows = int(first[0].shape[0]) if self.tensors or not lazy_rows else lazy_rows[0]
         self.pinned = False
+        self._target = torch.device("cpu")  # where lazy batches go (the placed device)
 
     @property
     def device(self) -> torch.device:
@@ -129,9 +157,14 @@ class TensorData:
         return sum(t.numel() * t.element_size() for ts in self.tensors.values() for t in ts)
 
     def place(self, device: torch.device) -> TensorData:
-        """Move to ``device`` when it fits, else pin host memory (CUDA); returns self."""
+        """Move to ``device`` when it fits, else pin host memory (CUDA); returns self.
+
+        Lazy columns stay where they are; their batches are pinned (and copied to ``device`` when
+        the other tensors are there).
+        """
         if device.type != "cuda":
             return self
+        self._target = device
         if self.nbytes <= _RESIDENT_BYTES:
             self.tensors = {k: tuple(t.to(device) for t in v) for k, v in self.tensors.items()}
         else:
@@ -141,17 +174,35 @@ class TensorData:
 
     def gather(self, index: torch.Tensor) -> Batch:
         """The batch of rows ``index`` (a 1-D tensor), pinned again when the data are pinned."""
+        lazy = self._lazy_batch(lambda source: source.read(index.cpu().numpy()))
         index = index.to(self.device)  # no-op when already there
         if self.pinned:  # gathered rows must be pinned again for a non-blocking copy
-            return {
+            batch = {
                 k: tuple(t.index_select(0, index).pin_memory() for t in v)
                 for k, v in self.tensors.items()
             }
-        return {k: tuple(t.index_select(0, index) for t in v) for k, v in self.tensors.items()}
+        else:
+            batch = {k: tuple(t.index_select(0, index) for t in v) for k, v in self.tensors.items()}
+        batch.update(lazy)
+        return batch
 
     def rows_slice(self, start: int, end: int) -> Batch:
-        """The batch of rows ``start`` to ``end - 1`` (views, no copy)."""
-        return {k: tuple(t[start:end] for t in v) for k, v in self.tensors.items()}
+        """The batch of rows ``start`` to ``end - 1`` (views, no copy, but for lazy columns)."""
+        batch = {k: tuple(t[start:end] for t in v) for k, v in self.tensors.items()}
+        batch.update(self._lazy_batch(lambda source: source.read_range(start, end)))
+        return batch
+
+    def _lazy_batch(self, read: Callable[[RowSource], np.ndarray]) -> Batch:
+        """The lazy columns' rows: pinned for a GPU, on it when the other tensors are."""
+        out: Batch = {}
+        for name, source in self.lazy.items():
+            rows = torch.from_numpy(read(source))
+            if self._target.type == "cuda":
+                rows = rows.pin_memory()
+                if self.device.type == "cuda":
+                    rows = rows.to(self.device, non_blocking=True)
+            out[name] = (rows,)
+        return out
 
 
 def to_device(batch: Batch, device: torch.device) -> Batch:

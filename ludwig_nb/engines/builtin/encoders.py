@@ -280,6 +280,7 @@ ENCODERS = {
     "bag": ("embed",),
     "vector": ("dense", "passthrough"),
     "date": ("embed",),
+    "image": ("stacked_cnn", "_resnet_legacy", "mlp_mixer", "_vit_legacy"),  # + torchvision's
 }
 _DEFAULT = {
     "number": "passthrough",
@@ -291,6 +292,7 @@ _DEFAULT = {
     "bag": "embed",
     "vector": "dense",
     "date": "embed",
+    "image": "stacked_cnn",
 }
 
 
@@ -301,6 +303,10 @@ def build_encoder(feature: Mapping[str, Any], meta: Mapping[str, Any]) -> nn.Mod
     those first).
     """
     kind = feature["type"]
+    if kind == "image":  # image/encoders.py: Ludwig's own in plain torch, torchvision's
+        from ludwig_nb.engines.builtin.image.encoders import build_image_encoder
+
+        return build_image_encoder(feature, meta)
     params = dict(feature.get("encoder") or {})
     name = params.get("type") or _DEFAULT[kind]
     if name not in ENCODERS[kind]:

@@ -42,7 +42,8 @@ class BuiltinEngine(Engine):
     def prepare_data(self, config: Mapping[str, Any], dataset: Any) -> Any:
         """Load and check the data (columns, values, classes, non-empty splits).
 
-        Raises ``DataError``. The table is loaded here, once: the thread preprocesses it.
+        Raises ``DataError``. The table is loaded here, once: the thread preprocesses it. Image
+        inputs have their paths made absolute and every image checked (its header and end).
         A file, while torch is not loaded, is read, checked and preprocessed by a second
         process instead (prefetch.py) while this one imports torch (the warm-up thread, started
         here if the CLI did not): the result is then its ``Prefetch`` handle, checked.
@@ -52,8 +53,10 @@ class BuiltinEngine(Engine):
 
             return check_llm_data(config, dataset)
         from ludwig_nb.engines.builtin import prefetch
+        from ludwig_nb.engines.builtin.image.capabilities import image_inputs
 
-        if prefetch.wanted(dataset):
+        images = bool(image_inputs(config))  # read here: the image checks need the table
+        if prefetch.wanted(dataset) and not images:
             from ludwig_nb.engines.base import config_seed
             from ludwig_nb.engines.builtin import warmup
 
@@ -64,7 +67,13 @@ class BuiltinEngine(Engine):
                 log.debug("ludwig_nb: no prefetch process; reading here", exc_info=True)
         from ludwig_nb.data import check_dataset
 
-        return check_dataset(config, dataset)
+        loaded = check_dataset(config, dataset)
+        if not images:
+            return loaded
+        from ludwig_nb.engines.builtin.image.feature import prepare_image_columns
+
+        # image paths made absolute (relative to the dataset file) and every image checked
+        return prepare_image_columns(config, loaded, dataset)
 
     def plan(self, config: Mapping[str, Any], rows: int) -> ScheduleInfo:
         """The schedule over ``rows`` training rows at the config's batch size.

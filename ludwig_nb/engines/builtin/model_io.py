@@ -21,6 +21,7 @@ import torch
 from ludwig_nb.data.errors import DataError
 from ludwig_nb.engines.builtin.device import Precision, TensorData, resolve_device
 from ludwig_nb.engines.builtin.evaluation import evaluate_split, forward_all
+from ludwig_nb.engines.builtin.image.encoders import weights_in_checkpoint
 from ludwig_nb.engines.builtin.model import ECD, Objective, input_stacks, to_data_space
 from ludwig_nb.engines.errors import ModelLoadError
 from ludwig_nb.engines.manifest import write_manifest
@@ -78,13 +79,15 @@ class BuiltinModel:
     def _prepare(self, data: Any, *, outputs: bool) -> tuple[pd.DataFrame, TensorData]:
         from ludwig_nb.data.loading import load_table
         from ludwig_nb.data.value_checks import check_column_names
-        from ludwig_nb.engines.builtin.preprocessing.pipeline import transform_frame
+        from ludwig_nb.engines.builtin.image.feature import prepare_image_columns
+        from ludwig_nb.engines.builtin.image.tables import transform_features
 
         frame = check_column_names(load_table(data), "the data")
         if frame.empty:
             action = "evaluate" if outputs else "predict"
             raise DataError(f"nothing to {action}: the data has no rows; pass at least one")
-        arrays = transform_frame(self.metadata, frame, outputs=outputs)
+        frame = prepare_image_columns(self.config, frame, data)  # paths relative to the file
+        arrays = transform_features(self.metadata, frame, outputs=outputs)
         return frame, TensorData(arrays, input_stacks(self.config)).place(self.device)
 
     def predict(self, data: Any) -> pd.DataFrame:
@@ -129,7 +132,8 @@ class BuiltinModel:
         target.mkdir(parents=True, exist_ok=True)
         state = {k: v.detach().cpu() for k, v in _plain_module(self.module).state_dict().items()}
         torch.save(state, target / WEIGHTS_FILE)
-        (target / CONFIG_FILE).write_text(json.dumps(self.config, indent=2, default=str))
+        saved = weights_in_checkpoint(self.config)  # pretrained encoders load from these weights
+        (target / CONFIG_FILE).write_text(json.dumps(saved, indent=2, default=str))
         (target / METADATA_FILE).write_text(json.dumps(self.metadata, indent=1, default=str))
         write_manifest(target, "builtin")
         return target

@@ -29,6 +29,7 @@ from ludwig_nb.engines.builtin.batch_probe import (
 from ludwig_nb.engines.builtin.checkpoint import BEST, CHECKPOINTS_DIR, LATEST, load_checkpoint
 from ludwig_nb.engines.builtin.device import Precision, TensorData, resolve_device
 from ludwig_nb.engines.builtin.distributed import shard_rows
+from ludwig_nb.engines.builtin.image.encoders import own_augmentation
 from ludwig_nb.engines.builtin.layers import own_dropout
 from ludwig_nb.engines.builtin.memory import apply_memory_limit
 from ludwig_nb.engines.builtin.model import ECD, Objective
@@ -241,6 +242,7 @@ def build_setup(
     batch_size = int(resume["batch_size"]) if resume else _batch_size(trainer, job, parts)
     generator = torch.Generator(device=device).manual_seed(seed)
     own_dropout(module, generator)
+    own_augmentation(module, generator)
     parts["splits"] = splits
     eval_batch_size = _eval_batch_size(trainer, batch_size, parts)
     plan = dataclasses.replace(

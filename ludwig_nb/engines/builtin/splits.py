@@ -14,13 +14,12 @@ import numpy as np
 import pandas as pd
 
 from ludwig_nb.data import DataError, load_dataset, sample_rows, split_dataset, split_rows
+from ludwig_nb.engines.builtin.image.tables import fit_features, transform_features
 from ludwig_nb.engines.builtin.preprocessing.pipeline import (
     Arrays,
     FeatureProgress,
     drop_missing_rows,
-    fit_preprocessing,
     kept_rows,
-    transform_frame,
 )
 from ludwig_nb.engines.builtin.stacks import input_stacks, stack_columns
 
@@ -86,7 +85,7 @@ def _fit_by_column(
                 on_feature(index, total, str(feature["name"]), len(rows))
             column = str(feature.get("column") or feature["name"])
             part = frame[[column]].iloc[rows] if column in frame.columns else frame.iloc[:0, :0]
-            fitted = fit_preprocessing({role: [feature]}, part)
+            fitted = fit_features({role: [feature]}, part)
             metadata["features"].update(fitted["features"])
             metadata["version"] = fitted["version"]
     return {"version": metadata.pop("version", None), **metadata}
@@ -110,7 +109,7 @@ def _transform_rows(
     for name, meta in metadata["features"].items():
         column = meta["column"]
         part = frame[[column]].iloc[rows] if column in frame.columns else frame.iloc[:0, :0]
-        (values,) = transform_frame({**metadata, "features": {name: meta}}, part).values()
+        (values,) = transform_features({**metadata, "features": {name: meta}}, part).values()
         if name in where:
             key, i = where[name]
             matrices[key][:, i] = values[0]
@@ -154,9 +153,9 @@ def prepare_arrays(
     else:
         frames = _frames(config, loaded, seed)
         if metadata is None:
-            metadata = fit_preprocessing(config, frames["training"], on_feature)
+            metadata = fit_features(config, frames["training"], on_feature)
         for name in list(frames):  # one split's frame at a time, released once transformed
-            arrays[name] = _stacked(transform_frame(metadata, frames.pop(name)), stacks)
+            arrays[name] = _stacked(transform_features(metadata, frames.pop(name)), stacks)
     log.info("rows per split: %s", {k: _rows(v) for k, v in arrays.items()})
     return dict(metadata), arrays
 

@@ -23,9 +23,10 @@ from typing import Any
 import torch
 
 from ludwig_nb.core import events as ev
-from ludwig_nb.core.control import Control, StopRequested
+from ludwig_nb.core.control import CheckpointRequests, Control, StopRequested
 from ludwig_nb.core.ludwig_results import evaluation_frequency
 from ludwig_nb.engines.base import Emit, TrainJob
+from ludwig_nb.engines.builtin.batch_queue import batch_source
 from ludwig_nb.engines.builtin.capture import StepCapture
 from ludwig_nb.engines.builtin.checkpoint import BEST, LATEST, load_checkpoint, save_checkpoint
 from ludwig_nb.engines.builtin.device import Batch, batch_order, prefetched
@@ -60,6 +61,12 @@ def _stop_reason(reason: str | None) -> str:
     return reason if reason.startswith("stopped") else f"stopped: {reason}"
 
 
+def _sample_unit(config: dict[str, Any]) -> str:
+    """What one row of a batch is: "images" when an image is an input, else "samples"."""
+    inputs = config.get("input_features") or []
+    return "images" if any(f.get("type") == "image" for f in inputs) else "samples"
+
+
 def loss_sync_interval(device: torch.device) -> float:
     """Seconds between reads of the per-step losses (one host sync per read).
 
@@ -80,6 +87,7 @@ class _Done:
     rows: int
     learning_rate: float
     loss: torch.Tensor
+    data_wait: float  # seconds the step waited for its batch
 
 
 class Training:
@@ -178,6 +186,7 @@ class Training:
                 start_step=self.completed,
                 host=socket.gethostname(),
                 device_index=_gpu_index(self.s.device),
+                sample_unit=_sample_unit(self.job.config),
             )
         )
         self._phase("training")
@@ -246,30 +255,43 @@ class Training:
             epoch = plan.epoch_of(self.completed)
             first = epoch * plan.steps_per_epoch
             count = min(plan.steps_per_epoch, plan.total_steps - first)
+            # one copy per epoch, not one per batch; on the host for columns read from disk
+            # (their reads need the rows there: no device-to-host copy per batch)
+            where = "cpu" if s.train.lazy else s.train.device
             order = self.distributed.shard(
                 batch_order(s.train.rows, s.seed, epoch, self.trainer.get("should_shuffle", True))
-            ).to(s.train.device)  # one copy per epoch, not one per batch
-            size = plan.batch_size
-            batches = prefetched(
-                self._batch_maker(order, size), count, s.device, start=self.completed - first
-            )
-            for _ in range(self.completed - first, count):
-                step = self.completed
-                self._boundary()
-                self._step(step, epoch, batches)
-                if self.capture.active:
-                    self.capture.step_finished()
-                if step in evaluations and self._evaluate(step, step in checkpoints):
-                    self.s.plan = plan.ending_after(step)
-                    self._emit(
-                        ev.ScheduleChanged(
-                            time=self.clock(), schedule=self.s.plan.info(), reason="early stopping"
+            ).to(where)
+            size, begin = plan.batch_size, self.completed - first
+            maker = self._batch_maker(order, size)
+            # columns read at each batch (images on disk): made ahead by a bounded queue
+            with batch_source(maker, begin, count, ahead=bool(s.train.lazy)) as make:
+                batches = prefetched(make, count, s.device, start=begin)
+                for _ in range(begin, count):
+                    step = self.completed
+                    self._boundary()
+                    self._step(step, epoch, batches)
+                    if self.capture.active:
+                        self.capture.step_finished()
+                    if step in evaluations and self._evaluate(step, step in checkpoints):
+                        self.s.plan = plan.ending_after(step)
+                        self._emit(
+                            ev.ScheduleChanged(
+                                time=self.clock(),
+                                schedule=self.s.plan.info(),
+                                reason="early stopping",
+                            )
                         )
-                    )
-                    return "early stopping"
-                if step in checkpoints and step not in evaluations:
-                    self._checkpoint(step, best=False)
+                        return "early stopping"
+                    if step in checkpoints and step not in evaluations:
+                        self._checkpoint(step, best=False)
         return ""
+
+    def _checkpoint_if_asked(self) -> None:
+        """Save a resumable checkpoint now when the control asks (a deadline is near)."""
+        control = self.control
+        asked = isinstance(control, CheckpointRequests) and control.take_checkpoint_request()
+        if asked and self.completed > 0 and self.last_checkpoint_step != self.completed - 1:
+            self._checkpoint(self.completed - 1, best=False)
 
     def _batch_maker(self, order: torch.Tensor, size: int) -> Callable[[int], Batch]:
         train = self.s.train
@@ -283,6 +305,7 @@ class Training:
         """
         self.control.pace()
         self.control.checkpoint()
+        self._checkpoint_if_asked()
         if not self.control.paused:
             return
         self._flush()  # the steps before a pause are shown while it lasts
@@ -321,7 +344,9 @@ class Training:
         done = time.perf_counter()
         self.timings["data_wait"] += fetched - began
         self.timings["steps"] += done - began
-        self.pending.append(_Done(step, epoch, start_time, self.clock(), rows, lr, loss))
+        self.pending.append(
+            _Done(step, epoch, start_time, self.clock(), rows, lr, loss, fetched - began)
+        )
         if self.pending[-1].time - self.pending[0].start_time >= self.sync_interval:
             self._flush()
 
@@ -351,6 +376,7 @@ class Training:
                     batch_size=entry.rows,
                     loss=loss,
                     learning_rate=entry.learning_rate,
+                    data_wait=entry.data_wait,
                 )
             )
 

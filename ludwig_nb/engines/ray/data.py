@@ -67,9 +67,12 @@ def prepare(config: Mapping[str, Any], dataset: Any) -> Any:
     """
     from ludwig_nb.data import check_dataset
     from ludwig_nb.data.loading import check_columns
+    from ludwig_nb.engines.builtin.image.feature import prepare_image_columns
 
     if not (_is_path(dataset) or _split_paths(dataset)):
-        return check_dataset(config, dataset)
+        # image paths made absolute here (the workers' working folder is not the kernel's);
+        # the workers check the images, which need not be on this machine
+        return prepare_image_columns(config, check_dataset(config, dataset), dataset, check=False)
     if isinstance(dataset, Mapping):
         source: str | dict[str, str] = {
             k: _absolute(v) for k, v in dataset.items() if v is not None
@@ -96,15 +99,17 @@ def read_on_worker(dataset: Any, config: Mapping[str, Any]) -> Any:
     Raises:
         DataError: The file is unreadable or a value is bad.
     """
+    from ludwig_nb.engines.builtin.image.feature import prepare_image_columns
+
     if isinstance(dataset, PathsOnWorkers):
         from ludwig_nb.data import check_dataset
 
-        return check_dataset(
-            config, dict(dataset.source) if isinstance(dataset.source, Mapping) else dataset.source
-        )
+        source = dict(dataset.source) if isinstance(dataset.source, Mapping) else dataset.source
+        # image paths relative to the dataset file, every image checked on this worker
+        return prepare_image_columns(config, check_dataset(config, source), source)
     if isinstance(dataset, list) and dataset:
         import ray
 
         if isinstance(dataset[0], ray.ObjectRef):  # a DataFrame travels via the object store
             return read_on_worker(ray.get(dataset[0]), config)
-    return dataset
+    return prepare_image_columns(config, dataset, None)  # paths absolute already: checked

@@ -22,7 +22,7 @@ def _unsupported(text: str) -> UnsupportedByEngine:
     return info.value
 
 
-@pytest.mark.parametrize("ftype", ["image", "audio", "timeseries", "h3"])
+@pytest.mark.parametrize("ftype", ["audio", "timeseries", "h3"])
 def test_input_types_outside_the_engine(ftype: str) -> None:
     err = _unsupported(HEAD + f"    type: {ftype}\n")
     assert (err.line, err.path) == (6, "input_features[0].type")
@@ -135,7 +135,7 @@ def test_feature_level_options_outside_the_engine() -> None:
 
 def test_every_problem_is_listed() -> None:
     err = _unsupported(
-        HEAD + "    type: image\ncombiner: {type: sequence}\ntrainer: {optimizer: lbfgs}\n"
+        HEAD + "    type: audio\ncombiner: {type: sequence}\ntrainer: {optimizer: lbfgs}\n"
     )
     assert [e.path for e in err.errors] == [
         "input_features[0].type",
@@ -159,7 +159,7 @@ def test_ray_backend_points_at_engine_ray() -> None:
 
 
 def test_schema_errors_are_the_config_layers_and_never_engine_errors() -> None:
-    text = HEAD + "    type: image\ntrainer:\n  epochs: 0\n"
+    text = HEAD + "    type: audio\ntrainer:\n  epochs: 0\n"
     with pytest.raises(Exception) as info:
         load_config(text)
     assert not isinstance(info.value, UnsupportedByEngine)
@@ -169,7 +169,7 @@ def test_schema_errors_are_the_config_layers_and_never_engine_errors() -> None:
 def test_a_dict_source_is_refused_without_lines() -> None:
     cfg = load_config(
         {
-            "input_features": [{"name": "x", "type": "image"}],
+            "input_features": [{"name": "x", "type": "audio"}],
             "output_features": [{"name": "y", "type": "binary"}],
         }
     )
@@ -181,7 +181,8 @@ def test_a_dict_source_is_refused_without_lines() -> None:
 def test_data_layer_types_are_the_engines() -> None:
     from ludwig_nb.engines.builtin.preprocessing.pipeline import INPUT_TYPES, OUTPUT_TYPES
 
-    assert set(BUILTIN_ENCODERS) == set(BUILTIN_INPUT_TYPES) == set(INPUT_TYPES)
+    # image inputs are the engine's own (engines/builtin/image/), not the data layer's
+    assert set(BUILTIN_ENCODERS) == set(BUILTIN_INPUT_TYPES) == {*INPUT_TYPES, "image"}
     assert BUILTIN_OUTPUT_TYPES == OUTPUT_TYPES
 
 
@@ -199,3 +200,60 @@ def test_every_supported_output_loads(ftype: str) -> None:
         f"  - {{name: y, type: {ftype}}}\n"
     )
     assert load_config(text).output_features[0]["type"] == ftype
+
+
+IMAGE_HEAD = (
+    "output_features:\n  - {name: y, type: binary}\ninput_features:\n  - name: img\n"
+    "    type: image\n"
+)
+
+
+@pytest.mark.parametrize("encoder", ["stacked_cnn", "_resnet_legacy", "mlp_mixer"])
+def test_image_inputs_with_ludwigs_own_encoders_run(encoder: str) -> None:
+    check_builtin(load_config(IMAGE_HEAD + f"    encoder: {{type: {encoder}}}\n"))
+    text = IMAGE_HEAD + "    encoder: {type: _vit_legacy, use_pretrained: false}\n"
+    check_builtin(load_config(text + "    augmentation: true\n"))
+
+
+def test_image_refusals_are_located_at_their_keys() -> None:
+    text = (
+        IMAGE_HEAD
+        + "    encoder: {type: _vit_legacy}\n"
+        + "    augmentation:\n      - {type: random_blur}\n      - {type: auto_augmentation}\n"
+        + "    preprocessing: {num_classes: 3}\n"
+        + "  - {name: mask, type: image, encoder: {type: unet}}\n"
+    )
+    err = _unsupported(text)
+    where = {e.path: e for e in err.errors}  # type: ignore[attr-defined]
+    assert "Hugging Face hub" in where["input_features[0].encoder.use_pretrained"].message
+    assert where["input_features[0].augmentation[1].type"].line == 9
+    assert "class masks" in where["input_features[0].preprocessing.num_classes"].message
+    assert "unet image encoder" in where["input_features[1].encoder.type"].message
+    assert err.engine == "ludwig"
+
+
+def test_torchvision_families_need_a_torchvision_that_loads(monkeypatch) -> None:
+    from ludwig_nb.engines.builtin.image import capabilities
+
+    monkeypatch.setattr(
+        capabilities, "_torchvision_problem", lambda: "torchvision is not installed"
+    )
+    err = _unsupported(IMAGE_HEAD + "    encoder: {type: efficientnet, use_pretrained: false}\n")
+    assert err.path == "input_features[0].encoder.type"
+    assert "needs torchvision (torchvision is not installed)" in err.message
+    assert "stacked_cnn" in (err.hint or "")
+
+
+def test_missing_pretrained_weights_are_an_error_no_engine_runs_past(monkeypatch) -> None:
+    from ludwig_nb.config import ConfigError
+    from ludwig_nb.engines.builtin.image import capabilities, torchvision_encoders
+
+    monkeypatch.setattr(capabilities, "_torchvision_problem", lambda: None)
+    monkeypatch.setattr(
+        torchvision_encoders, "pretrained_problem", lambda encoder: "put resnet18.pth at /x"
+    )
+    with pytest.raises(ConfigError) as info:
+        check_builtin(load_config(IMAGE_HEAD + "    encoder: {type: resnet, model_variant: 18}\n"))
+    assert not isinstance(info.value, UnsupportedByEngine)  # engine: auto does not move on
+    assert info.value.path == "input_features[0].encoder.use_pretrained"
+    assert "put resnet18.pth at /x" in info.value.message

@@ -262,7 +262,9 @@ def test_an_image_config_trains_through_ludwig_with_the_dashboard_pumping(digits
     from ludwig_nb.ui.pump import Pump
     from ludwig_nb.ui.text_view import TextView
 
-    assert select_engine("auto", load_config(IMAGE_CONFIG)).name == "ludwig"
+    assert select_engine("auto", load_config(IMAGE_CONFIG)).name == "builtin"
+    unet = IMAGE_CONFIG.replace("type: stacked_cnn", "type: unet")  # not run by the built-in one
+    assert select_engine("auto", load_config(unet)).name == "ludwig"
     frames: list[dict[str, str]] = []
     run = train(
         IMAGE_CONFIG,
@@ -271,6 +273,7 @@ def test_an_image_config_trains_through_ludwig_with_the_dashboard_pumping(digits
         results_dir=tmp_path / "results",
         registry_dir=tmp_path / "registry",
         threads=1,
+        engine="ludwig",
     )
     view = TextView(run, frames.append, min_interval=0.0)
     pump = Pump(fps=20)

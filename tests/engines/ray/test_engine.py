@@ -371,3 +371,32 @@ def test_a_placement_that_cannot_be_met_in_time_fails_the_run_saying_what_is_mis
         "(backend.trainer.num_workers); the job was cancelled"
     ) in message
     assert not [p for p in ray_children() if "RayTrainWorker" in " ".join(p.cmdline())]
+
+
+def test_image_inputs_train_on_two_workers_from_a_csv_of_relative_paths(ray_session, tmp_path):
+    """The workers read the CSV, resolve its relative image paths against its folder, check
+    and decode the images themselves (one from its disk cache), and train image + number."""
+    from ludwig_nb.data.image_datasets import write_shapes
+
+    csv = write_shapes(tmp_path / "shapes", rows=90, size=16)
+    config = {
+        "input_features": [
+            {"name": "image", "type": "image", "preprocessing": {"in_memory": False}},
+            {"name": "ink", "type": "number"},
+        ],
+        "output_features": [{"name": "label", "type": "category"}],
+        "trainer": {"epochs": 2, "batch_size": 8, "eval_batch_size": 64},
+        "backend": {"type": "ray", "trainer": {"num_workers": 2}},
+    }
+    run = ludwig_nb.train(
+        config, csv, results_dir=tmp_path, registry_dir=tmp_path / "reg", wait=True
+    )
+    assert run.error is None, run.traceback_text
+    assert run.status == "completed"
+    started = next(e for e in run.events if isinstance(e, ev.RunStarted))
+    assert started.sample_unit == "images"
+    steps = [e for e in run.events if isinstance(e, ev.StepFinished)]
+    assert steps and all(e.data_wait is not None for e in steps)
+    model = load_model(run.directory / "model")
+    assert model.metadata["features"]["image"]["height"] == 16
+    assert len(model.predict(csv)) == 90  # paths relative to the CSV, here too
