@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import errno
 import os
 import sys
+import warnings
 from collections.abc import Callable, Sequence
 from typing import NoReturn
 
 from ludwig_nb.cli import compare, hyperopt, kernel, model, train
+from ludwig_nb.cli.messages import is_output_error, os_error_text, show_warning
 from ludwig_nb.cli.parser import build_parser
 
 __all__ = ["entry", "main", "start_engine_warm_up"]
@@ -68,10 +71,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     """
     start_engine_warm_up(sys.argv[1:] if argv is None else argv)
     args = build_parser().parse_args(argv)
+    with warnings.catch_warnings():
+        warnings.showwarning = show_warning  # ours, one line each: no source file and line
+        return _dispatch(args)
+
+
+def _dispatch(args: argparse.Namespace) -> int:
+    """Run the command ``args`` names; a user's mistake is one line on stderr and status 2."""
     from ludwig_nb.config import ConfigError
     from ludwig_nb.data import DataError
     from ludwig_nb.engines.base import EngineUnavailable
     from ludwig_nb.runs import CheckpointError, ModelLoadError, RunDirectoryError
+    from ludwig_nb.search import SearchBusyError
 
     try:
         return _COMMANDS[args.command](args)
@@ -83,9 +94,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         CheckpointError,
         ModelLoadError,
         RunDirectoryError,
+        SearchBusyError,
         ValueError,
     ) as exc:
         print(f"ludwig-nb: {exc}", file=sys.stderr)
+        return 2
+    except OSError as exc:
+        if is_output_error(exc):
+            raise  # entry() says it in one line
+        print(f"ludwig-nb: {os_error_text(exc)}", file=sys.stderr)
         return 2
 
 
@@ -100,8 +117,11 @@ def entry() -> NoReturn:
     try:
         code = main()
         sys.stdout.flush()
-    except BrokenPipeError:  # the reader stopped reading (| head): it wants no more, quietly
+    except OSError as exc:  # the output cannot be written: a full disk, a closed pipe
         code = 1
+        if exc.errno != errno.EPIPE:  # a reader that stopped reading (| head) wants quiet
+            reason = exc.strerror or str(exc)
+            print(f"ludwig-nb: cannot write the output: {reason}", file=sys.stderr, flush=True)
     try:
         import atexit
 

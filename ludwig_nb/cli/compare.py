@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 import math
 from typing import TYPE_CHECKING
 
@@ -15,27 +14,19 @@ __all__ = ["metrics_text", "run"]
 
 def run(args: argparse.Namespace) -> int:
     """Compare runs: the config diff and the metrics table (``--json``: as JSON)."""
+    from ludwig_nb.core import strict_json
     from ludwig_nb.runs.compare import compare
 
     comparison = compare(*args.runs)
     config = comparison.config_all if args.all_config else comparison.config_diff
-    if args.json:
-        rows = [
-            {k: (None if isinstance(v, float) and math.isnan(v) else v) for k, v in row.items()}
-            for row in comparison.rows()
-        ]
-        print(
-            json.dumps(
-                {
-                    "runs": comparison.names,
-                    "warnings": comparison.warnings,
-                    "config": {p: list(v) for p, v in config.items()},
-                    "rows": rows,
-                },
-                indent=1,
-                default=str,
-            )
-        )
+    if args.json:  # strict JSON: a NaN or an infinite delta is null, listed under nonfinite
+        document = {
+            "runs": comparison.names,
+            "warnings": comparison.warnings,
+            "config": {p: list(v) for p, v in config.items()},
+            "rows": comparison.rows(),
+        }
+        print(strict_json.dumps(strict_json.flagged(document), indent=1))
         return 0
     # one write: a reader that stops early (| head) has the text in its pipe already
     print(_text(comparison, config if args.all_config else None))

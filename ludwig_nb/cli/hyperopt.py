@@ -8,6 +8,8 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from ludwig_nb.cli.messages import read_config
+
 if TYPE_CHECKING:
     from ludwig_nb.search import Search
 
@@ -22,7 +24,7 @@ def run(args: argparse.Namespace) -> int:
     from ludwig_nb.runs.api import make_run_id
     from ludwig_nb.search import hyperopt
 
-    text = Path(args.config).read_text(encoding="utf-8")
+    text = read_config(Path(args.config))
     search = hyperopt(
         text,
         args.dataset,

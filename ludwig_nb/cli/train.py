@@ -7,6 +7,8 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ludwig_nb.cli.messages import read_config
+
 if TYPE_CHECKING:
     from ludwig_nb.runs import Run
 
@@ -28,9 +30,7 @@ def _train_inputs(args: argparse.Namespace) -> tuple[Any, Any, str | None]:  # a
             "train needs --config and --dataset (or --demo NAME, or --resume-from RUN_DIR)"
         )
     config_path = Path(args.config)
-    if not config_path.is_file():
-        raise FileNotFoundError(f"config file not found: {args.config}")
-    text = config_path.read_text(encoding="utf-8")
+    text = read_config(config_path)
     kept = args.resume_from is not None  # a resumed run keeps its own name
     return text, args.dataset, args.name or (None if kept else config_path.stem)
 

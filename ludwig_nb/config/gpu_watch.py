@@ -16,6 +16,7 @@ from typing import Any, Literal
 from ludwig_nb.config.gpu_watch_deadline import DEFAULT_DEADLINE, DeadlineField
 from ludwig_nb.config.schema.fields import Ctx, ListOf, Param, Section, Spec
 from ludwig_nb.config.yaml_positions import KeyPath
+from ludwig_nb.core.alarm_limits import level_problem
 from ludwig_nb.core.alarms import ACTIONS, METRICS, THROTTLE_METRICS, parse_threshold
 
 __all__ = [
@@ -313,7 +314,25 @@ def _check_alarm(alarm: dict[str, Any], path: KeyPath, ctx: Ctx) -> None:
         alarm["clear_below"] = float(clear)
         if isinstance(alarm["threshold"], float) and clear > alarm["threshold"]:
             ctx.problem((*path, "clear_below"), "must not be above the threshold (hysteresis)")
+    _check_levels(alarm, path, ctx)
     _check_margins(alarm, path, ctx)
+
+
+def _check_levels(alarm: dict[str, Any], path: KeyPath, ctx: Ctx) -> None:
+    """A level an alarm can reach: not one that fires on every sample or never fires."""
+    metric = alarm.get("metric")
+    for key, clear in (("threshold", False), ("clear_below", True)):
+        value = alarm.get(key)
+        if value is None or (isinstance(value, str) and metric != "temperature"):
+            continue  # none, or a kind of level the checks above refused already
+        try:
+            level = parse_threshold(value, clear=clear)
+        except ValueError:
+            continue  # refused where it was parsed
+        problem = level_problem(str(metric), level, clear=clear)
+        if problem is not None:
+            hint = "e.g. threshold: 250" if metric == "power" else "e.g. 85 or 'slowdown-5'"
+            ctx.problem((*path, key), problem, hint=hint)
 
 
 def _is_margin(value: object) -> bool:

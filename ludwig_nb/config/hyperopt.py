@@ -15,9 +15,11 @@ from __future__ import annotations
 
 import copy
 import math
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from ludwig_nb.config.errors import ConfigError
+from ludwig_nb.config.hyperopt_values import check_values
 from ludwig_nb.config.schema.fields import Ctx, suggest
 from ludwig_nb.config.yaml_positions import KeyPath
 
@@ -173,7 +175,7 @@ def load_search_config(source: Any) -> dict[str, object]:
     config = load_config(source)
     rendered = config.to_dict()
     ctx = Ctx(config.positions)
-    check_hyperopt(rendered, ctx, config.written_hyperopt)
+    check_hyperopt(rendered, ctx, config.written_hyperopt, config.written)
     if ctx.problems:
         ordered = sorted(ctx.problems, key=lambda p: (p.line is None, p.line or 0, p.column or 0))
         raise ConfigError.collect(ordered)
@@ -191,16 +193,27 @@ def trial_base(config: Config) -> Config:
 
     rendered = config.to_dict()
     rendered.pop("hyperopt", None)
-    return Config(rendered, source=config.source, positions=config.positions)
+    base = Config(rendered, source=config.source, positions=config.positions)
+    if config.written is not None:
+        base.written = {k: v for k, v in config.written.items() if k != "hyperopt"}
+    return base
 
 
-def check_hyperopt(cfg: dict[str, object], ctx: Ctx, written: object = None) -> None:
+def check_hyperopt(
+    cfg: dict[str, object],
+    ctx: Ctx,
+    written: object = None,
+    document: Mapping[str, object] | None = None,
+) -> None:
     """Check the ``hyperopt`` section against ``cfg``; problems go into ``ctx``.
 
     ``written``: the section as the user wrote it (default: ``cfg["hyperopt"]``); the
     schema layer's rendering fills Ludwig's Ray defaults (``executor.type: ray``), so the
-    meaning is checked on what was written. Replaces ``cfg["hyperopt"]`` with that section
-    with our defaults filled in (Ludwig's, but ``executor.type: local``).
+    meaning is checked on what was written. ``document``: the whole config as written, which
+    each trial's values go into as a trial's do (default: ``cfg``, the rendered config, where a
+    value that changes a ``type`` keeps the other type's defaults). Replaces
+    ``cfg["hyperopt"]`` with that section with our defaults filled in (Ludwig's, but
+    ``executor.type: local``).
     """
     raw = cfg.get("hyperopt") if written is None else written
     if raw is None:
@@ -220,7 +233,12 @@ def check_hyperopt(cfg: dict[str, object], ctx: Ctx, written: object = None) -> 
     on_ray = isinstance(executor, dict) and executor.get("type") == "ray"
     search = section.get("search_alg")
     kind = search.get("type") if isinstance(search, dict) else None
+    before = len(ctx.problems)
     _check_parameters(cfg, section.get("parameters"), ctx, normal_ok=on_ray and kind != "optuna")
+    params = section["parameters"]
+    if len(ctx.problems) == before and isinstance(params, dict):  # paths and spaces sound
+        as_written = dict(document) if document is not None else cfg
+        check_values(as_written, params, ctx, apply_parameters, cfg)  # then the values they give
     _check_goal_metric(cfg, section, ctx)
     _check_search_alg(search, ctx, on_ray)
     _check_points(section, ctx)

@@ -70,4 +70,5 @@ def _load(source: ConfigSource) -> Config:
     config.written_hyperopt = (
         source.written_hyperopt if isinstance(source, Config) else data.get("hyperopt")
     )
+    config.written = source.written if isinstance(source, Config) else data
     return config

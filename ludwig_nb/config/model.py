@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+from collections.abc import Mapping
 from typing import Any
 
 from ludwig_nb.config.errors import ConfigWarning
@@ -42,6 +43,8 @@ class Config:
         #: the ``hyperopt`` section as written, before Ludwig's defaults were filled in
         #: (its meaning is the search's to check: ``config.hyperopt.load_search_config``)
         self.written_hyperopt: object = None
+        #: the whole document as written (before upgrades and defaults); None when unknown
+        self.written: Mapping[str, object] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """The fully rendered config, ``gpu_watch`` included (a deep copy)."""

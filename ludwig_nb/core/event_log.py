@@ -10,6 +10,11 @@ appends do not change).
 
 Append-only and single-writer: the run appends under its lock; readers may read any
 index below a length they have seen, from any thread.
+
+A week-long run's steps are thinned as they come (``core/step_thinning.py``): every step
+up to the budget, then one in a growing stride, so that the log holds fewer than 2.7 x the
+budget steps however long the run (every other event is kept). :attr:`EventLog.steps_seen` and
+:attr:`EventLog.samples_seen` count every step appended, kept or not.
 """
 
 from __future__ import annotations
@@ -22,14 +27,23 @@ from collections.abc import Iterator, Sequence
 from typing import overload
 
 from ludwig_nb.core import events as ev
+from ludwig_nb.core.step_thinning import keeps_step
 
 __all__ = ["EventLog", "EventView"]
 
 
 class EventLog:
-    """The events of one run, in order; see the module docstring."""
+    """The events of one run, in order; see the module docstring.
 
-    def __init__(self) -> None:
+    Args:
+        budget: steps kept whole before the thinning starts (None:
+            ``step_thinning.STEP_BUDGET``).
+    """
+
+    def __init__(self, budget: int | None = None) -> None:
+        self._budget = budget
+        self.steps_seen = 0  # every StepFinished appended, kept or thinned out
+        self.samples_seen = 0  # the rows their batches held
         self._kinds = bytearray()  # per event: 1 = a step in the columns, 0 = an object
         self._other_at = array("q")  # index in the log of each object event
         self._others: list[ev.Event] = []
@@ -46,8 +60,16 @@ class EventLog:
         self._wait_known = bytearray()
 
     def append(self, event: ev.Event) -> None:
-        """Append one event (a step is stored as a row of columns, anything else as the object)."""
+        """Append one event (a step is stored as a row of columns, anything else as the object).
+
+        A step the thinning leaves out is counted in :attr:`steps_seen` only.
+        """
         row = _step_row(event) if type(event) is ev.StepFinished else None
+        if row is not None:
+            self.steps_seen += 1
+            self.samples_seen += row[4]
+            if not keeps_step(row[1], self._budget):
+                return  # thinned out: counted, not kept
         if row is None:
             self._other_at.append(len(self._kinds))
             self._others.append(event)

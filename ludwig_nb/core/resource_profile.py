@@ -134,10 +134,13 @@ def summarize(
     timeline: Sequence[Interval],
     steps: Sequence[tuple[float, float, int]],
     interval: float,
+    counted: tuple[int, int] | None = None,
 ) -> dict[str, object]:
     """The run's summary figures.
 
-    ``steps``: ``(start_time, end_time, batch_size)`` per training step. ``interval``: the
+    ``steps``: ``(start_time, end_time, batch_size)`` per training step. ``counted``: the
+    ``(steps, samples)`` trained when ``steps`` holds a sample of them (a long run's thinned
+    record); None: ``steps`` holds every step. ``interval``: the
     sampler's period (s). Returns per-phase seconds, steps/s and samples/s over training
     time, and per GPU: peak memory (bytes), energy (J, from the energy counter when the driver
     has one, else the integral of power), J per training sample, peak temperature (°C), the
@@ -150,13 +153,13 @@ def summarize(
     for start, end, phase in timeline:
         phase_s[phase] = phase_s.get(phase, 0.0) + (end - start)
     training_s = phase_s.get("training", 0.0)
-    trained = sum(size for _, _, size in steps)
+    count, trained = counted or (len(steps), sum(size for _, _, size in steps))
     summary: dict[str, Any] = {
         "total_s": (timeline[-1][1] - timeline[0][0]) if timeline else 0.0,
         "phase_s": phase_s,
-        "steps": len(steps),
+        "steps": count,
         "samples_trained": trained,
-        "steps_per_s": len(steps) / training_s if training_s > 0 else None,
+        "steps_per_s": count / training_s if training_s > 0 else None,
         "samples_per_s": trained / training_s if training_s > 0 else None,
         "sample_count": len(samples),
         "interval_s": interval,

@@ -63,6 +63,10 @@ def load_table(source: Any) -> pd.DataFrame:
         frame = reader(path)
     except ImportError as err:
         raise DataError(f"{path}: cannot read {kind} files here ({err})") from err
+    except UnicodeDecodeError as err:
+        raise DataError(
+            f"{path}: not a {kind[1:].upper()} table (byte {err.start} is not UTF-8 text)"
+        ) from err
     except Exception as err:
         reason = str(err).splitlines()[0] if str(err) else type(err).__name__
         raise DataError(f"{path}: unreadable as {kind[1:].upper()} ({reason})") from err
@@ -164,9 +168,7 @@ def _header(source: Any) -> pd.DataFrame | None:
         raise DataError(
             f"dataset must be a DataFrame, a path or a dict of splits, not {type(source).__name__}"
         )
-    path = Path(source).expanduser()
-    if not path.exists():
-        raise DataError(f"{path}: no such file")
+    path, _ = table_path(source)  # a directory, a missing file: said as the full read says it
     kind = path.suffix.lower()
     try:
         if kind == ".parquet":

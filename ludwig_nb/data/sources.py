@@ -57,16 +57,35 @@ def table_path(source: str | Path) -> tuple[Path, str]:
     if isinstance(source, str) and source.startswith(DEMO_PREFIX):
         source = demo_dataset(source.removeprefix(DEMO_PREFIX).strip())
     path = Path(source).expanduser()
-    suffixes = [s.lower() for s in path.suffixes]
-    if suffixes and suffixes[-1] in _COMPRESSED:
-        suffixes = suffixes[:-1]
-    kind = suffixes[-1] if suffixes else ""
+    if path.is_dir():
+        raise DataError(_directory_message(path))
+    kind = _kind_of(path)
     if kind not in READABLE_SUFFIXES:
         known = ", ".join(sorted(READABLE_SUFFIXES))
         raise DataError(f"{path}: unknown file type {kind or '(none)'!r}; use one of {known}")
     if not path.is_file():
         raise DataError(f"{path}: no such file")
     return path, kind
+
+
+def _directory_message(path: Path) -> str:
+    """A dataset path that is a directory: say so, and name the tables in it."""
+    try:
+        tables = sorted(
+            p.name for p in path.iterdir() if p.is_file() and _kind_of(p) in READABLE_SUFFIXES
+        )
+    except OSError:
+        tables = []
+    shown = ", ".join(tables[:5]) + (", ..." if len(tables) > 5 else "")
+    where = f" (it holds {shown})" if tables else ""
+    return f"{path}: is a directory, not a table file: pass one of its files{where}"
+
+
+def _kind_of(path: Path) -> str:
+    suffixes = [s.lower() for s in path.suffixes]
+    if suffixes and suffixes[-1] in _COMPRESSED:
+        suffixes = suffixes[:-1]
+    return suffixes[-1] if suffixes else ""
 
 
 def source_label(source: Any) -> str:
@@ -113,19 +132,57 @@ def missing_column(
     """
     existing = [str(c) for c in columns]
     present = set(existing)
-    for role, column in _feature_columns(config, outputs):
+    wanted = _feature_columns(config, outputs)
+    if existing and not any(column in present for _, column in wanted):
+        return _not_this_table(where, existing, [c for _, c in wanted])
+    for role, column in wanted:
         if column in present:
             continue
         close = difflib.get_close_matches(column, existing, n=1, cutoff=0.6)
         hint = f"; did you mean {close[0]!r}?" if close else ""
-        shown = ", ".join(existing[:20]) + (", ..." if len(existing) > 20 else "")
         kind = "input" if role == "input_features" else "output"
-        return DataError(f"{where}: {kind} column {column!r} not found{hint} (columns: {shown})")
+        return DataError(
+            f"{where}: {kind} column {column!r} not found{hint} (columns: {_shown(existing)})"
+        )
     split = (config.get("preprocessing") or {}).get("split") or {}
     by = split.get("column")
     if split.get("type") in ("fixed", "stratify") and by and by not in present:
         return DataError(f"{where}: split column {split['column']!r} not found")
     return None
+
+
+#: the longest column name an error shows whole (characters)
+_SHOWN_NAME = 40
+
+
+def _shown(names: Sequence[str]) -> str:
+    """Column names for an error: the first 20, each printable and cut to 40 characters."""
+    out = []
+    for name in names[:20]:
+        text = "".join(ch if ch.isprintable() else "?" for ch in name)
+        out.append(text if len(text) <= _SHOWN_NAME else text[: _SHOWN_NAME - 1] + "…")
+    return ", ".join(out) + (", ..." if len(names) > 20 else "")
+
+
+def _not_this_table(where: str, existing: list[str], wanted: list[str]) -> DataError:
+    """None of the config's columns is in the table's header: it may not be the table at all.
+
+    Its first line is not shown (a file that is not a table may hold anything, a password
+    file's line included); a close match to a column the config names is.
+    """
+    for column in wanted:
+        close = difflib.get_close_matches(column, existing, n=1, cutoff=0.6)
+        if close:
+            return DataError(
+                f"{where}: input column {column!r} not found; did you mean {_shown(close)!r}? "
+                "(none of the config's columns is in the table's header)"
+            )
+    names = ", ".join(repr(c) for c in wanted[:5]) + (", ..." if len(wanted) > 5 else "")
+    count = f"{len(existing)} column{'s' if len(existing) != 1 else ''}"
+    return DataError(
+        f"{where}: none of the config's columns ({names}) is in its header (its first line: "
+        f"{count}, not shown): is it the table you meant? A table's first line names its columns"
+    )
 
 
 def _cheap_columns(source: Any) -> list[str] | None:
@@ -140,6 +197,8 @@ def _cheap_columns(source: Any) -> list[str] | None:
             header = next(csv.reader(handle, delimiter="\t" if kind == ".tsv" else ","), [])
     except (OSError, UnicodeDecodeError, csv.Error):
         return None  # the full read reports it, worded for the file
+    if not header:
+        raise DataError(f"{path}: is empty (no header line naming the columns)")
     if len(set(header)) != len(header):
         return None  # pandas renames repeated names ("a.1"): leave them to the full check
     return header

@@ -189,6 +189,7 @@ def _settings(args: Any) -> dict[str, Any]:
             raise UsageError("--resume-below and --action need --alarm (e.g. --alarm slowdown-5)")
     else:
         rule = _alarm_rule(args)
+        _check_levels(rule, args)
     return {
         "interval": args.interval,
         "devices": None if args.devices is None else parse_devices(args.devices),
@@ -196,6 +197,42 @@ def _settings(args: Any) -> dict[str, Any]:
         "history": parse_duration(args.history),
         "simulate": bool(args.simulate),
     }
+
+
+def _check_devices(sampler: Any, devices: list[int], owned: bool) -> None:
+    """Refuse ``--devices`` that name a GPU the sampler does not read (``UsageError``).
+
+    Without any GPU the view shows the host and says why instead. ``owned``: the sampler was
+    made here (a simulated one: it is stopped before the error).
+    """
+    latest = sampler.latest()
+    try:
+        gpus = latest.gpus if latest is not None else sampler.gpu_source.sample()
+    except Exception:  # a driver that fails to read: the view says so itself
+        return
+    present = sorted({g.index for g in gpus if g.mig_index is None})
+    missing = [d for d in devices if d not in present]
+    if not missing or not present:  # no GPU at all: the view shows the host and says why
+        return
+    if owned:
+        sampler.stop()
+    names = ", ".join(map(str, missing))
+    kind = "simulated " if owned else ""
+    have = f"{kind}GPU{'s' if len(present) > 1 else ''} {', '.join(map(str, present))}"
+    raise UsageError(f"--devices {names}: no such GPU here (there is {have})")
+
+
+def _check_levels(rule: Any, args: Any) -> None:
+    """Refuse an alarm level no GPU reads (-5 °C fires always, 1e6 °C never): ``UsageError``."""
+    from ludwig_nb.core.alarm_limits import level_problem
+
+    problem = level_problem("temperature", rule.threshold)
+    if problem is not None:
+        raise UsageError(f"--alarm {args.alarm}: {problem}")
+    if rule.clear_below is not None:
+        problem = level_problem("temperature", rule.clear_below, clear=True)
+        if problem is not None:
+            raise UsageError(f"--resume-below {args.resume_below}: {problem}")
 
 
 def _alarm_rule(args: Any) -> Any:
@@ -284,10 +321,13 @@ def build_watch(
                 sampler.interval = interval
     if interval is not None:
         sampler.interval = interval
+    if devices is not None:
+        _check_devices(sampler, devices, owned)
     watch = None
     if rule is not None:
         policy = AlarmPolicy([rule], devices=devices)
-        watch = AlarmWatch(sampler, policy, targets or _live_runs).start()
+        # a simulated card heats with the runs' load: it stands for the device they train on
+        watch = AlarmWatch(sampler, policy, targets or _live_runs, own_gpu=simulate).start()
 
     def cleanup() -> None:
         if watch is not None:

@@ -320,7 +320,9 @@ class LudwigMagics(Magics):
         """
         from ludwig_nb.config import ConfigError
         from ludwig_nb.data import DataError
+        from ludwig_nb.engines.base import EngineUnavailable
         from ludwig_nb.search import hyperopt
+        from ludwig_nb.search.lock import SearchBusyError
         from ludwig_nb.ui.search_panel import show_search
 
         args = parse_argstring(self.ludwig_hyperopt, line)
@@ -340,8 +342,8 @@ class LudwigMagics(Magics):
             )
         except ConfigError as err:
             raise UsageError(str(err.shifted(1))) from None
-        except (DataError, FileNotFoundError, ValueError) as exc:
-            raise UsageError(str(exc)) from None
+        except (DataError, EngineUnavailable, OSError, SearchBusyError, ValueError) as exc:
+            raise UsageError(str(exc)) from None  # each names its file, folder or fix
         self._user_ns[args.name or "search"] = search
         self._user_ns["_ludwig_search"] = search
         show_search(search, fps=self.frame_rate, block=bool(args.wait))

@@ -2,7 +2,8 @@
 
 It subscribes to a :class:`~ludwig_nb.gpu.Sampler`; on every snapshot it feeds the GPUs to
 the :class:`~ludwig_nb.core.alarms.AlarmPolicy` and, for each raised or cleared alarm, acts
-on the runs using that GPU (a run with ``device_index`` None is affected by every GPU):
+on the runs using that GPU (a run with ``device_index`` None is affected by every GPU; a run on
+the CPU by none, unless the watch is its own simulated GPU's):
 
 * ``warn``: an ``AlarmRaised`` / ``AlarmCleared`` event only;
 * ``pause``: ``control.pause("alarm:<rule>")`` until the alarm clears on every GPU that
@@ -12,7 +13,10 @@ on the runs using that GPU (a run with ``device_index`` None is affected by ever
   :class:`~ludwig_nb.runs.throttle_watch.ThrottleWatch` sets the runs' duty cycle
   (``control.set_pace``) to hold the metric at the threshold.
 
-A run that starts while a pausing alarm is up is paused at the next snapshot. Everything
+A run that starts while a pausing or stopping alarm is up is paused or stopped at the next
+snapshot. Only runs that train on a GPU are acted on: one on the CPU never, one whose device is
+not known yet (preprocessing) once its ``RunStarted`` names a GPU; a simulated GPU stands for
+whatever device its runs train on. Everything
 runs on the sampler thread; ``RunControl`` and ``emit`` are thread-safe.
 """
 
@@ -47,6 +51,10 @@ class AlarmTarget(Protocol):
         """The GPU the run trains on; None: unknown or several (every alarm applies)."""
 
     @property
+    def uses_gpu(self) -> bool | None:
+        """False for a run on the CPU (no GPU's alarm acts on it); None while not known."""
+
+    @property
     def is_active(self) -> bool:
         """True while the run can still train (not finished, failed or stopped)."""
 
@@ -67,7 +75,9 @@ class AlarmWatch:
     """Applies ``policy`` to ``sampler``'s snapshots and acts on ``targets()``.
 
     ``clock``: wall-clock seconds for the events (default ``time.time``). ``log`` keeps the
-    last transitions (newest last, at most ``log_size``) for views.
+    last transitions (newest last, at most ``log_size``) for views. ``own_gpu``: the sampler is
+    the targets' own simulated GPU, which acts on them whatever device they train on; else a
+    run on the CPU (``uses_gpu`` False) is never acted on.
 
     Args:
         sampler: Its snapshots are checked.
@@ -86,15 +96,19 @@ class AlarmWatch:
         clock: Callable[[], float] = time.time,
         log_size: int = 50,
         power_capper: Callable[[], PowerCapper] | None = None,
+        own_gpu: bool = False,
     ) -> None:
         self.sampler = sampler
+        #: the sampler is the targets' own (simulated) GPU: it acts on them on any device
+        self.own_gpu = own_gpu
         self.policy = policy
         self._targets = targets
         self._clock = clock
         self._lock = threading.Lock()
         self._unsubscribe: Callable[[], None] | None = None
-        # (rule name, device) -> the targets this alarm paused
+        # (rule name, device) -> the targets this alarm paused, and those it stopped
         self._paused: dict[tuple[str, int], list[AlarmTarget]] = {}
+        self._stopped: dict[tuple[str, int], list[AlarmTarget]] = {}
         self._log: list[AlarmTransition] = []
         self._log_size = log_size
         self.throttle = ThrottleWatch(policy.rules, policy.devices, power_capper)
@@ -135,7 +149,7 @@ class AlarmWatch:
         """Feed one snapshot; apply and return the transitions (the sampler calls this)."""
         with self._lock:
             transitions = self.policy.update(snapshot.gpus, snapshot.time)
-            targets = [t for t in self._targets() if t.is_active]
+            targets = [t for t in self._targets() if t.is_active and self._watched(t)]
             for change in transitions:
                 self._apply(change, targets)
                 self._log.append(change)
@@ -144,6 +158,16 @@ class AlarmWatch:
             if self.throttle:
                 self.throttle.on_snapshot(snapshot, targets)
         return transitions
+
+    def _watched(self, target: AlarmTarget) -> bool:
+        """Whether this watch's GPUs act on ``target``: a run known to train on a GPU.
+
+        A GPU's heat says nothing of a run that does not train on it, and until its
+        ``RunStarted`` (preprocessing) a run's device is not known: an alarm already up then
+        catches it when it starts on a GPU (see :meth:`_catch_up`). A simulated GPU stands for
+        the device its runs train on, whichever that is (``own_gpu``).
+        """
+        return self.own_gpu or target.uses_gpu is True
 
     # -- actions ---------------------------------------------------------------------
     def _apply(self, change: AlarmTransition, targets: list[AlarmTarget]) -> None:
@@ -154,6 +178,7 @@ class AlarmWatch:
                 self._raise(change, target)
             return
         paused = self._paused.pop(key, [])
+        self._stopped.pop(key, None)
         for target in {id(t): t for t in [*affected, *paused]}.values():
             self._emit(target, self._cleared_event(change))
         for target in paused:
@@ -167,11 +192,14 @@ class AlarmWatch:
             self._paused.setdefault((change.rule.name, change.device), []).append(target)
         elif action == "stop":
             target.control.stop(f"alarm: {change.message}")
+            self._stopped.setdefault((change.rule.name, change.device), []).append(target)
         self._emit(target, self._raised_event(change))
 
     def _catch_up(self, targets: list[AlarmTarget], snapshot: Snapshot) -> None:
-        """Pause runs that started while a pausing alarm was already up."""
+        """Pause or stop runs that started while a pausing or stopping alarm was already up."""
         for rule, device in self.policy.active():
+            if rule.action == "stop":
+                self._late_stop(rule, device, targets, snapshot)
             if rule.action != "pause":
                 continue
             paused = self._paused.setdefault((rule.name, device), [])
@@ -180,6 +208,19 @@ class AlarmWatch:
                     target.control.pause(pause_reason(rule.name))
                     paused.append(target)
                     self._emit(target, self._late_event(rule, device, snapshot))
+
+    def _late_stop(
+        self, rule: AlarmRule, device: int, targets: list[AlarmTarget], snapshot: Snapshot
+    ) -> None:
+        """Stop the runs a stopping alarm has not acted on yet (they started after it rose)."""
+        acted = self._stopped.setdefault((rule.name, device), [])
+        for target in targets:
+            if _uses(target, device) and not any(target is t for t in acted):
+                acted.append(target)
+                if not target.control.stop_requested:
+                    event = self._late_event(rule, device, snapshot)
+                    target.control.stop(f"alarm: {event.message}")
+                    self._emit(target, event)
 
     # -- events ----------------------------------------------------------------------
     def _raised_event(self, change: AlarmTransition) -> AlarmRaised:

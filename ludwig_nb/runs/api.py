@@ -19,7 +19,6 @@ dashboard in between (:func:`prepare_run`, then :meth:`PendingRun.start`):
 from __future__ import annotations
 
 import os
-import re
 import secrets
 import sys
 import time
@@ -29,6 +28,7 @@ from typing import TYPE_CHECKING, Any
 
 import yaml
 
+from ludwig_nb.core.names import safe_name
 from ludwig_nb.engines.base import TrainJob
 from ludwig_nb.engines.registry import AUTO, get_engine, select_engine
 from ludwig_nb.runs import live
@@ -64,7 +64,7 @@ def default_registry_dir() -> Path:
 
 def make_run_id(name: str, now: float) -> str:
     """``<name>-<yyyymmdd-hhmmss>-<4 hex>``; the name is reduced to safe characters."""
-    slug = re.sub(r"[^A-Za-z0-9_.-]+", "-", name).strip("-.")[:60] or "run"
+    slug = safe_name(name)
     stamp = time.strftime("%Y%m%d-%H%M%S", time.localtime(now))
     return f"{slug}-{stamp}-{secrets.token_hex(2)}"
 

@@ -5,7 +5,9 @@ A ludwig_nb run (handle or directory) or a Ludwig output directory (``ludwig tra
 ``model/model_hyperparameters.json``, LudwigProfiler's ``system_resource_usage/``).
 
 :func:`load_source` gives a :class:`RunRecord`; a path that is neither kind raises
-``FileNotFoundError`` naming the path and what was looked for.
+``FileNotFoundError`` naming the path and what was looked for, and a file in it that is damaged
+or of the wrong shape a ``SourceFileError`` (a ``ValueError``) naming the file
+(``runs/source_files.py``).
 """
 
 from __future__ import annotations
@@ -17,9 +19,15 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from ludwig_nb.core import events as ev
+from ludwig_nb.runs.source_files import (
+    SourceFileError,
+    json_object,
+    kind_of,
+    metric_tables,
+    ndjson_objects,
+    yaml_mapping,
+)
 from ludwig_nb.store import rundir
 
 __all__ = ["Curve", "RunRecord", "hardware_label", "load_source"]
@@ -94,89 +102,130 @@ def load_source(source: Any, name: str | None = None) -> RunRecord:
     )
 
 
-def _json(path: Path) -> Any:
-    if not path.is_file():
-        return None
-    try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as exc:
-        raise ValueError(f"{path}: not valid JSON (line {exc.lineno}): {exc.msg}") from None
+def _json(path: Path) -> dict[str, Any]:
+    """The JSON object in ``path`` (``{}`` without the file). Raises ``SourceFileError``."""
+    return json_object(path) or {}
 
 
 def _profile_summary(path: Path) -> dict[str, Any]:
-    from ludwig_nb.runs.profile_files import load_profile
+    from ludwig_nb.runs.profile_files import PROFILE_FILE, load_profile
 
     try:
-        summary: dict[str, object] = load_profile(path).get("summary") or {}
-        return summary
+        summary = load_profile(path).get("summary") or {}
     except FileNotFoundError:
         return {}
+    except (UnicodeDecodeError, ValueError) as exc:
+        raise SourceFileError(f"{path / PROFILE_FILE}: {_reason(exc)}") from None
+    if not isinstance(summary, dict):
+        raise SourceFileError(f"{path / PROFILE_FILE}: its summary is {kind_of(summary)}")
+    return summary
+
+
+def _reason(exc: Exception) -> str:
+    if isinstance(exc, UnicodeDecodeError):
+        return "not text: not a file a run writes"
+    return str(exc).split(": ", 1)[-1] if str(exc).startswith("/") else str(exc)
 
 
 # -- ludwig_nb runs ----------------------------------------------------------------------
 def _read_events(path: Path) -> list[ev.Event]:
-    out: list[ev.Event] = []
-    with open(path / rundir.EVENTS_FILE, encoding="utf-8") as lines:
-        for line in lines:
+    """The run's events but its steps (the first line aside).
+
+    Steps are skipped unread (nearly all of a long run's lines); so are lines that are not
+    events (a torn last line).
+
+    Raises ``SourceFileError`` for a log with lines none of which is an event.
+    """
+    file = path / rundir.EVENTS_FILE
+    with open(file, "rb") as handle:
+        lines = []
+        for number, raw in enumerate(handle):
+            if number and ev.is_step_line(raw):
+                continue  # compare reads evaluations and phases: a long run's steps are skipped
             try:
-                out.append(ev.event_from_dict(json.loads(line)))
-            except (ValueError, KeyError, TypeError):
-                continue  # a torn last line of a crashed run
+                lines.append(json.loads(raw))
+            except ValueError:  # not JSON, not UTF-8
+                lines.append(None)
+    out: list[ev.Event] = []
+    for data in ndjson_objects(lines, file):
+        try:
+            out.append(ev.event_from_dict(data))
+        except (ValueError, KeyError, TypeError, AttributeError):
+            continue  # a torn or foreign line
+    return out
+
+
+def _metrics_table(metrics: object) -> dict[str, dict[str, dict[str, float]]]:
+    """An evaluation's metrics with anything not split -> feature -> metric -> number left out."""
+    out: dict[str, dict[str, dict[str, float]]] = {}
+    if not isinstance(metrics, Mapping):
+        return out
+    for split, features in metrics.items():
+        for feature, values in (features or {}).items() if isinstance(features, Mapping) else ():
+            if isinstance(values, Mapping):
+                kept = {
+                    str(m): float(v)
+                    for m, v in values.items()
+                    if isinstance(v, int | float) and not isinstance(v, bool)
+                }
+                out.setdefault(str(split), {})[str(feature)] = kept
     return out
 
 
 def _from_directory(path: Path, name: str | None, events: list[ev.Event] | None) -> RunRecord:
     events = _read_events(path) if events is None else events
-    config = yaml.safe_load((path / rundir.CONFIG_FILE).read_text(encoding="utf-8")) or {}
-    status = _json(path / rundir.STATUS_FILE) or {}
+    config = yaml_mapping(path / rundir.CONFIG_FILE)
+    status = _json(path / rundir.STATUS_FILE)
     started = next((e for e in events if isinstance(e, ev.RunStarted)), None)
-    evaluations = [e for e in events if isinstance(e, ev.EvaluationFinished)]
+    evaluations = [
+        (e, _metrics_table(e.metrics)) for e in events if isinstance(e, ev.EvaluationFinished)
+    ]
     first = events[0].time if events else 0.0
+    keys = {
+        (s, f, m) for _, t in evaluations for s, fs in t.items() for f, ms in fs.items() for m in ms
+    }
     curves: dict[tuple[str, str, str], Curve] = {}
-    for key in sorted(
-        {
-            (s, f, m)
-            for e in evaluations
-            for s, fs in e.metrics.items()
-            for f, ms in fs.items()
-            for m in ms
-        }
-    ):
-        split, feature, metric = key
-        curves[key] = Curve(
-            step=tuple(float(e.step + 1) for e in evaluations),
-            epoch=tuple(float(e.epoch + 1) for e in evaluations),
-            elapsed=tuple(e.time - first for e in evaluations),
-            value=tuple(e.metrics.get(split, {}).get(feature, {}).get(metric) for e in evaluations),
+    for split, feature, metric in sorted(keys):
+        curves[(split, feature, metric)] = Curve(
+            step=tuple(float(e.step + 1) for e, _ in evaluations),
+            epoch=tuple(float(e.epoch + 1) for e, _ in evaluations),
+            elapsed=tuple(e.time - first for e, _ in evaluations),
+            value=tuple(t.get(split, {}).get(feature, {}).get(metric) for _, t in evaluations),
         )
     best = status.get("best_metrics") or status.get("latest_metrics") or {}
     test = _json(path / "test_statistics.json")
-    metrics = _flatten_metrics(best)
+    metrics = _flatten_metrics(best if isinstance(best, Mapping) else {})
     if test:
         metrics.update(_flatten_metrics({"test": test}))
-    description = _json(path / "description.json") or {}
+    description = _json(path / "description.json")
     profile = _profile_summary(path)
     facts = {
-        "status": status.get("status"),
+        "status": status.get("status") if isinstance(status.get("status"), str) else None,
         "device": started.device if started else status.get("device"),
-        "gpus": sorted({str(g.get("name")) for g in (profile.get("gpus") or {}).values()}),
+        "gpus": _gpu_names(profile.get("gpus")),
         "dataset": description.get("dataset") or description.get("training_set"),
         "seed": description.get("random_seed"),
         "steps": status.get("step"),
-        "duration_s": (status["finished_at"] - status["started_at"])
-        if status.get("finished_at") and status.get("started_at")
-        else None,
+        "duration_s": _duration(status),
     }
+    label = status.get("name") if isinstance(status.get("name"), str) else None
     return RunRecord(
-        name or status.get("name") or path.name,
-        path,
-        "ludwig_nb",
-        config,
-        metrics,
-        curves,
-        profile,
-        facts,
+        name or label or path.name, path, "ludwig_nb", config, metrics, curves, profile, facts
     )
+
+
+def _gpu_names(gpus: object) -> list[str]:
+    """The GPU names a profile summary's ``gpus`` (index -> facts) holds."""
+    if not isinstance(gpus, Mapping):
+        return []
+    return sorted({str(g.get("name")) for g in gpus.values() if isinstance(g, Mapping)})
+
+
+def _duration(status: Mapping[str, Any]) -> float | None:
+    start, end = status.get("started_at"), status.get("finished_at")
+    if isinstance(start, int | float) and isinstance(end, int | float) and start and end:
+        return float(end - start)
+    return None
 
 
 def _flatten_metrics(metrics: Mapping[str, object]) -> dict[tuple[str, str, str], float]:
@@ -195,48 +244,72 @@ def _flatten_metrics(metrics: Mapping[str, object]) -> dict[tuple[str, str, str]
 
 # -- Ludwig output directories -----------------------------------------------------------
 def _from_ludwig(path: Path, name: str | None) -> RunRecord:
-    description = _json(path / "description.json") or {}
-    config = description.get("config") or _json(path / "model" / "model_hyperparameters.json")
-    stats = _json(path / "training_statistics.json") or {}
-    frequency = stats.get("evaluation_frequency") or {"frequency": 1.0, "period": "epoch"}
+    description = _json(path / "description.json")
+    config = description.get("config")
+    if config is None:
+        config = _json(path / "model" / "model_hyperparameters.json")
+    if not isinstance(config, dict):
+        where = path / "description.json"
+        raise SourceFileError(f"{where}: its config is {kind_of(config)}, not an object")
+    stats_file = path / "training_statistics.json"
+    stats = _json(stats_file)
+    every, by_step = _frequency(stats.get("evaluation_frequency"), stats_file)
     curves: dict[tuple[str, str, str], Curve] = {}
     metrics: dict[tuple[str, str, str], float] = {}
-    for split in ("training", "validation", "test"):
-        for feature, by_metric in (stats.get(split) or {}).items():
-            for metric, values in by_metric.items():
-                xs = [(i + 1) * float(frequency["frequency"]) for i in range(len(values))]
-                by_step = frequency["period"] == "step"
-                curves[(split, feature, metric)] = Curve(
-                    step=tuple(xs) if by_step else (None,) * len(xs),
-                    epoch=(None,) * len(xs) if by_step else tuple(xs),
-                    elapsed=(None,) * len(xs),
-                    value=tuple(values),
-                )
-                finite = [v for v in values if isinstance(v, (int, float))]
-                if finite:
-                    metrics[(split, feature, metric)] = float(finite[-1])
+    tables = metric_tables(stats, stats_file, ("training", "validation", "test"))
+    for key, values in tables.items():
+        xs = tuple((i + 1) * every for i in range(len(values)))
+        nothing = (None,) * len(xs)
+        curves[key] = Curve(
+            step=xs if by_step else nothing,
+            epoch=nothing if by_step else xs,
+            elapsed=nothing,
+            value=values,
+        )
+        finite = [v for v in values if v is not None]
+        if finite:
+            metrics[key] = finite[-1]
     test = _json(path / "test_statistics.json")
     if test:
         metrics.update(_flatten_metrics({"test": test}))
     facts = {
         "status": "completed" if stats else None,
         "device": None,
-        "gpus": sorted(
-            str(d.get("gpu_type"))
-            for d in ((description.get("compute") or {}).get("devices") or {}).values()
-        ),
+        "gpus": _ludwig_gpus(description.get("compute")),
         "dataset": description.get("dataset") or description.get("training_set"),
         "seed": description.get("random_seed"),
         "steps": None,
         "duration_s": None,
     }
-    return RunRecord(
-        name or path.name,
-        path,
-        "ludwig",
-        dict(config or {}),
-        metrics,
-        curves,
-        _profile_summary(path),
-        facts,
-    )
+    profile = _profile_summary(path)
+    return RunRecord(name or path.name, path, "ludwig", config, metrics, curves, profile, facts)
+
+
+def _frequency(frequency: object, path: Path) -> tuple[float, bool]:
+    """``evaluation_frequency`` as (evaluations apart, by step). Raises ``SourceFileError``."""
+    if frequency is None:
+        return 1.0, False
+    every = frequency.get("frequency", 1) if isinstance(frequency, dict) else None
+    period = frequency.get("period", "epoch") if isinstance(frequency, dict) else None
+    if (
+        not isinstance(every, int | float)
+        or isinstance(every, bool)
+        or period
+        not in (
+            "epoch",
+            "step",
+        )
+    ):
+        raise SourceFileError(
+            f"{path}: evaluation_frequency is {frequency!r}, not "
+            "{frequency: <number>, period: epoch or step}"
+        )
+    return float(every), period == "step"
+
+
+def _ludwig_gpus(compute: object) -> list[str]:
+    """The GPU types ``description.json``'s ``compute.devices`` names."""
+    devices = compute.get("devices") if isinstance(compute, Mapping) else None
+    if not isinstance(devices, Mapping):
+        return []
+    return sorted(str(d.get("gpu_type")) for d in devices.values() if isinstance(d, Mapping))

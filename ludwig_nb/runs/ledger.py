@@ -80,6 +80,8 @@ class RunLedger:
         self.early_stop = EarlyStopWatch(config)
         #: the GPU index the run trains on; set from each RunStarted (None on CPU)
         self.device_index: int | None = None
+        #: whether it trains on a GPU: False on the CPU, None before its RunStarted says
+        self.uses_gpu: bool | None = None
 
     def append(self, event: ev.Event) -> RunState:
         """Record ``event``; returns the new state.
@@ -93,6 +95,7 @@ class RunLedger:
             self.early_stop.observe(event)
             if isinstance(event, ev.RunStarted):
                 self.device_index = device_index_of(event)
+                self.uses_gpu = "cuda" in event.device  # "cuda:1", "2 × cuda (Ray)"
             return self.state
 
     def subscribe(self) -> EventSubscription:

@@ -188,10 +188,16 @@ def attach(run: Run, cfg: Config, remote: TrainJob | None = None) -> None:
     _samplers[run] = sampler
     _profile_run(run, sampler)
     _watch_deadline(run, section, sampler)
-    if not simulate and enabled == "auto" and not sampler.gpu_available:
-        return  # host CPU/RAM for the dashboard; no GPU to raise alarms on
+    if not simulate and not sampler.gpu_available:
+        why = sampler.reason or "no GPU found"
+        _say_alarms_cannot_act(cfg, f"no GPU to watch here ({why})")
+        if enabled == "auto":
+            return  # host CPU/RAM for the dashboard; no GPU to raise alarms on
+    elif not simulate and run.uses_gpu is False:
+        _say_alarms_cannot_act(cfg, "this run trains on the CPU (its device)")
     _watch_slowdown(run, sampler)
-    watch = AlarmWatch(sampler, AlarmPolicy.from_config(section), targets=lambda: [run]).start()
+    policy = AlarmPolicy.from_config(section)
+    watch = AlarmWatch(sampler, policy, targets=lambda: [run], own_gpu=owned).start()
     if not owned:
         with _KernelWatches.lock:
             _KernelWatches.runs.add(run)
@@ -204,6 +210,34 @@ def attach(run: Run, cfg: Config, remote: TrainJob | None = None) -> None:
             _unwatch(run)
 
     run.add_finish_callback(_detach)
+
+
+def _say_alarms_cannot_act(cfg: Config, why: str) -> None:
+    """Warn, at each alarm the config wrote, that it cannot act on this run (``ConfigWarning``).
+
+    The default alarm is silent: only what the user asked for deserves the word.
+    """
+    import warnings
+
+    from ludwig_nb.config import ConfigWarning
+
+    written = (cfg.written or {}).get("gpu_watch")
+    alarms = written.get("alarms") if isinstance(written, Mapping) else None
+    for i, alarm in enumerate(alarms if isinstance(alarms, list) else []):
+        if not isinstance(alarm, Mapping):
+            continue
+        where = cfg.position(("gpu_watch", "alarms", i))
+        source = cfg.positions.text_of(where[0]) if where and cfg.positions else None
+        what = f"{alarm.get('metric', 'temperature')} alarm ({alarm.get('action', 'warn')})"
+        note = ConfigWarning(
+            f"{why}: this {what} cannot act on the run",
+            line=where[0] if where else None,
+            column=where[1] if where else None,
+            path=f"gpu_watch.alarms[{i}]",
+            hint="train on a GPU, or try it on a simulated one: gpu_watch: {simulate: true}",
+            source_line=source,
+        )
+        warnings.warn(note, stacklevel=4)
 
 
 class _NoRemoteCap:
@@ -233,7 +267,11 @@ def _attach_remote(run: Run, section: Mapping[str, Any], job: TrainJob) -> None:
     _profile_run(run, sampler)
     _watch_deadline(run, section, sampler)
     _watch_slowdown(run, sampler)
-    watch = AlarmWatch(
-        sampler, AlarmPolicy.from_config(section), targets=lambda: [run], power_capper=_NoRemoteCap
+    watch = AlarmWatch(  # the workers report only the GPUs they train on: the run's own
+        sampler,
+        AlarmPolicy.from_config(section),
+        targets=lambda: [run],
+        power_capper=_NoRemoteCap,
+        own_gpu=True,
     ).start()
     run.add_finish_callback(lambda _: watch.close())

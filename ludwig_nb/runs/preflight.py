@@ -134,12 +134,28 @@ def _phase_time(events: list[ev.Event], phase: str) -> float | None:
 
 
 def _full_schedule(
-    engine: Engine, rendered: Mapping[str, Any], pilot: ev.ScheduleInfo
+    engine: Engine, rendered: Mapping[str, Any], pilot: ev.ScheduleInfo, rows: int
 ) -> ev.ScheduleInfo:
-    """The full run's plan, from the engine, at the batch size the pilot settled on."""
+    """The full run's plan, from the engine: ``rows`` training rows, the pilot's batch size."""
     config = copy.deepcopy(dict(rendered))
     config["trainer"]["batch_size"] = pilot.batch_size
-    return engine.plan(config, pilot.steps_per_epoch * pilot.batch_size)
+    return engine.plan(config, rows)
+
+
+def training_rows(pilot: ev.ScheduleInfo, steps: list[ev.StepFinished]) -> int:
+    """The training rows of one epoch, from the pilot's plan and the rows its batches held.
+
+    Every batch of an epoch holds ``batch_size`` rows but its last, which holds the rest: when
+    the pilot reached that last batch its rows are known, else the plan's bound stands (a
+    batch size above the rows is one batch holding them all).
+    """
+    last = pilot.steps_per_epoch - 1
+    seen = next(
+        (s.batch_size for s in steps if s.step % max(1, pilot.steps_per_epoch) == last), None
+    )
+    if seen is None:
+        return pilot.steps_per_epoch * pilot.batch_size
+    return last * pilot.batch_size + int(seen)
 
 
 def estimate(
@@ -223,7 +239,9 @@ def _predict(events: list[ev.Event], rendered: Mapping[str, Any], engine: Engine
     spread = statistics.pstdev(durations) if len(durations) > 1 else 0.0
     evaluations = _durations(events, ev.EvaluationFinished)
     checkpoints = _durations(events, ev.CheckpointSaved)
-    full = _full_schedule(engine, rendered, started.schedule)
+    full = _full_schedule(
+        engine, rendered, started.schedule, training_rows(started.schedule, step_events)
+    )
     schedule = Schedule(
         total_steps=full.total_steps,
         epoch_starts=full.epoch_starts,

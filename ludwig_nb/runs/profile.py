@@ -71,6 +71,10 @@ class ProfiledRun(RunHandle, Protocol):
     def events(self) -> Sequence[ev.Event]:
         """The run's events so far (its phases and steps)."""
 
+    @property
+    def steps_trained(self) -> tuple[int, int]:
+        """``(steps, samples)`` trained: every step, its record kept or thinned out."""
+
 
 class ResourceProfile:
     """Collects a run's samples from ``sampler`` (None: phases and steps only).
@@ -189,6 +193,7 @@ class ResourceProfile:
         steps = [
             (e.start_time, e.time, e.batch_size) for e in events if isinstance(e, ev.StepFinished)
         ]
+        counted, trained = self._run.steps_trained  # the record thins a long run's steps
         static = static_facts(self._devices)
         per_phase = {
             tag: rp.ludwig_keys(
@@ -207,7 +212,9 @@ class ResourceProfile:
             "units": rp.UNITS,
             **rp.ludwig_keys(samples, "run", total, static),
             "static": static,
-            "summary": rp.summarize(samples, timeline, steps, self.interval),
+            "summary": rp.summarize(
+                samples, timeline, steps, self.interval, counted=(counted, trained)
+            ),
             "phases": per_phase,
             "timeline": [list(i) for i in timeline],
             "dropped_samples": self.dropped,

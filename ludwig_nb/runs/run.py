@@ -132,6 +132,8 @@ class Run:
         self._listeners: list[Callable[[ev.Event], None]] = []
         self._clock = clock
         self._ledger = RunLedger(run_id, name, engine.name, config=job.config)
+        if job.device is not None and not str(job.device).startswith("cuda"):
+            self._ledger.uses_gpu = False  # asked for the CPU: known before it starts
         self._lock = self._ledger.lock
         self._done = threading.Event()
         self._thread: threading.Thread | None = None
@@ -453,6 +455,15 @@ class Run:
         self._ledger.device_index = index
 
     @property
+    def uses_gpu(self) -> bool | None:
+        """Whether it trains on a GPU.
+
+        False on the CPU (no GPU alarm acts on it), None while its device is not known yet
+        (before its ``RunStarted``, with the device left to it).
+        """
+        return self._ledger.uses_gpu
+
+    @property
     def status(self) -> str:
         """The run's status (``queued``, ``training``, ``completed``, ...)."""
         return self.state.status
@@ -489,8 +500,18 @@ class Run:
             return self._ledger.events.view()
 
     @property
+    def steps_trained(self) -> tuple[int, int]:
+        """``(steps, samples)`` trained so far: every step, whether its record was kept or not.
+
+        A long run's record thins its steps (``core/step_thinning.py``); these count them all.
+        """
+        with self._lock:
+            log = self._ledger.events
+            return log.steps_seen, log.samples_seen
+
+    @property
     def steps(self) -> pd.DataFrame:
-        """One row per training step.
+        """One row per training step kept in the record (past 200,000 steps a thinning sample).
 
         ``step``, ``epoch``, ``loss``, ``learning_rate``, ``batch_size``, ``start_time``, ``time``
         (wall-clock seconds), ``duration_s`` and ``data_wait`` (seconds of the step spent waiting

@@ -22,6 +22,7 @@ import html
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+from ludwig_nb.core import events as ev
 from ludwig_nb.core.formatting import format_duration
 
 if TYPE_CHECKING:
@@ -44,8 +45,8 @@ _OOM = ("out of memory", "outofmemory", "cuda error: out of memory")
 class SweepPoint:
     """One value's prediction.
 
-    Seconds, samples/s, bytes; ``fits`` False with ``error`` set when the pilot ran out of memory
-    (or failed for another reason).
+    Seconds, samples/s (the rows the pilot's batches held per second), bytes; ``fits`` False
+    with ``error`` set when the pilot ran out of memory (or failed for another reason).
     """
 
     value: object
@@ -59,6 +60,8 @@ class SweepPoint:
     peak_memory: int | None = None
     memory_total: int | None = None
     error: str = ""
+    #: what to know of the value that does not make it fail (a batch above the rows)
+    note: str = ""
 
 
 class SweepEstimate:
@@ -107,14 +110,52 @@ def parse_vary(vary: object) -> tuple[str, list[object]]:
             'vary takes one config path and its values, e.g. {"trainer.batch_size": [32, 64, 128]}'
         )
     ((path, values),) = vary.items()
-    if not isinstance(path, str) or not path or isinstance(values, (str, bytes)):
+    if not isinstance(path, str) or not path:
         raise ValueError(f"vary: {path!r} must be a dotted config path with a list of values")
-    values = list(values) if isinstance(values, Sequence) else None
+    if isinstance(values, (set, frozenset)):
+        values = _ordered(path, values)
+    if not isinstance(values, Sequence) or isinstance(values, (str, bytes)):
+        raise ValueError(
+            f"vary: {path!r} takes a list of values, e.g. {{{path!r}: [32, 64]}}, not {values!r}"
+        )
+    values = list(values)
     if not values:
         raise ValueError(f"vary: {path!r} needs at least one value")
     if len(set(map(repr, values))) != len(values):
         raise ValueError(f"vary: {path!r} lists a value twice")
     return path, values
+
+
+def _ordered(path: str, values: set[object] | frozenset[object]) -> list[object]:
+    """A set's values in order (a sweep is shown in the order of its values)."""
+    try:
+        return sorted(values)  # type: ignore[type-var]
+    except TypeError:
+        raise ValueError(
+            f"vary: {path!r} takes a list of values (a set of these has no order)"
+        ) from None
+
+
+def _checked(engine: Any, rendered: Mapping[str, object], path: str, value: object) -> object:
+    """``value`` as the config schema reads it (``64.0`` -> ``64``), checked by the engine.
+
+    Raises ``ConfigError`` naming the value, as for a value written in the config.
+    """
+    from ludwig_nb.config import ConfigError, load_config
+
+    try:
+        config = load_config(_with_value(rendered, path, value))
+        engine.check(config)
+    except ConfigError as err:
+        first = err.errors[0]
+        where = f"{first.path}: " if first.path and first.path != path else ""
+        raise ConfigError(
+            f"vary {path}={value!r}: {where}{first.message}", hint=first.hint
+        ) from None
+    node: Any = config.to_dict()
+    for key in path.split("."):
+        node = node[key]
+    return node
 
 
 def _with_value(rendered: Mapping[str, object], path: str, value: object) -> dict[str, object]:
@@ -159,6 +200,7 @@ def _point(
         return SweepPoint(value, fits=False, peak_memory=peak, memory_total=total, error=message)
     prediction = predict_from_pilot(run, config, options["engine"])
     schedule = prediction.schedule
+    rows = _rows_per_step(run.events)
     fits = peak is None or total is None or peak <= options["memory_fraction"] * total
     return SweepPoint(
         value,
@@ -166,7 +208,8 @@ def _point(
         total_s=prediction.total_s,
         epoch_s=_epoch_s(prediction),
         step_s=prediction.step_s,
-        samples_per_s=schedule.batch_size / prediction.step_s if prediction.step_s else None,
+        samples_per_s=rows / prediction.step_s if prediction.step_s and rows else None,
+        note=_note(path, value, run.events),
         steps_per_epoch=schedule.steps_per_epoch,
         epochs=schedule.epochs,
         peak_memory=peak,
@@ -175,6 +218,25 @@ def _point(
         if fits
         else f"peak {peak} bytes is over {options['memory_fraction']:.0%} of the device's {total}",
     )
+
+
+def _rows_per_step(events: Sequence[object]) -> float | None:
+    """The rows the pilot's batches held, on average (a batch above the rows holds them all)."""
+    rows = [e.batch_size for e in events if isinstance(e, ev.StepFinished)]
+    return sum(rows) / len(rows) if rows else None
+
+
+def _note(path: str, value: object, events: Sequence[object]) -> str:
+    """What the user should know of a value whose batches hold fewer rows than it asks for."""
+    rows = [e.batch_size for e in events if isinstance(e, ev.StepFinished)]
+    if not rows or not isinstance(value, int) or not path.endswith("batch_size"):
+        return ""
+    if value > max(rows):
+        return (
+            f"{value:,} is more than the {max(rows):,} training rows: each batch holds all "
+            f"{max(rows):,} (as batch_size {max(rows)} would)"
+        )
+    return ""
 
 
 def _epoch_s(prediction: Any) -> float:
@@ -205,8 +267,10 @@ def estimate_sweep(
 ) -> SweepEstimate:
     """One pilot per value of ``vary`` (see the module doc).
 
-    Raises ``ConfigError`` for a config (or a varied value) that does not validate, ``ValueError``
-    for a bad ``vary``, ``DataError`` for the dataset, like :func:`ludwig_nb.train`.
+    Each value is read as the config schema reads it (``64.0`` is ``64``) and checked before the
+    first pilot. Raises ``ConfigError`` for a config (or a varied value, named) that does not
+    validate, ``ValueError`` for a bad ``vary``, ``DataError`` for the dataset, like
+    :func:`ludwig_nb.train`.
     """
     from ludwig_nb.config import Config, load_config
     from ludwig_nb.engines.registry import select_engine
@@ -216,8 +280,8 @@ def estimate_sweep(
     cfg = config if isinstance(config, Config) else load_config(config)
     rendered = cfg.to_dict()
     chosen = select_engine(engine, cfg)
-    for value in values:  # every value is checked before the first pilot starts
-        chosen.check(load_config(_with_value(rendered, path, value)))
+    # every value is checked before the first pilot starts, and taken as the schema reads it
+    values = [_checked(chosen, rendered, path, value) for value in values]
     chosen.warm_up()  # the pilots' first steps must measure the run, not one-off imports
     options = {
         "device": device,
@@ -278,6 +342,8 @@ def sweep_html(sweep: SweepEstimate) -> str:
         tds = "".join(f"<td style='padding:2px 8px'>{c}</td>" for c in cells)
         bar = _bar(p.epoch_s, longest_epoch, "#1565c0") + _bar(p.total_s, longest, color)
         err = f"<br><small style='color:#c62828'>{html.escape(p.error)}</small>" if p.error else ""
+        if p.note:
+            err += f"<br><small style='color:#555'>{html.escape(p.note)}</small>"
         rows.append(f"<tr>{tds}<td style='width:40%'>{bar}{err}</td></tr>")
     head = "".join(
         f"<th>{h}</th>"

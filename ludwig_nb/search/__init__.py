@@ -11,7 +11,8 @@ from __future__ import annotations
 
 from ludwig_nb.search.api import SEARCH_CONFIG_FILE, hyperopt
 from ludwig_nb.search.handle import Search
-from ludwig_nb.search.journal import JOURNAL_FILE
+from ludwig_nb.search.journal import JOURNAL_FILE, JournalWarning
+from ludwig_nb.search.lock import SearchBusyError
 from ludwig_nb.search.statistics import STATISTICS_FILE
 from ludwig_nb.search.trial import STATES, TrialRecord
 
@@ -20,7 +21,9 @@ __all__ = [
     "SEARCH_CONFIG_FILE",
     "STATES",
     "STATISTICS_FILE",
+    "JournalWarning",
     "Search",
+    "SearchBusyError",
     "TrialRecord",
     "hyperopt",
 ]

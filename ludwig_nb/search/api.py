@@ -17,9 +17,11 @@ from typing import Any
 
 import yaml
 
+from ludwig_nb.core.names import safe_name
 from ludwig_nb.runs.api import make_run_id
 from ludwig_nb.search.executor import Executor
 from ludwig_nb.search.handle import Search
+from ludwig_nb.search.lock import SearchLock
 
 __all__ = ["SEARCH_CONFIG_FILE", "hyperopt", "make_executor"]
 
@@ -49,7 +51,8 @@ def hyperopt(
     trials train the built-in loop in Ray Tune's actors). Raises ``ConfigError`` (located) for
     a bad config or a missing ``hyperopt`` section, ``EngineUnavailable`` for an engine or
     executor that cannot run here, ``DataError`` for a bad dataset, ``ValueError`` when the
-    directory holds a different search.
+    directory holds a different search, ``SearchBusyError`` while another search runs in it,
+    ``RunDirectoryError`` (an ``OSError`` naming the path) when it cannot be written.
     """
     from ludwig_nb.config import ConfigError
     from ludwig_nb.config.hyperopt import trial_base
@@ -69,21 +72,28 @@ def hyperopt(
     executor = make_executor(section)
     planner = executor.check(trial_base(cfg), engine)
     check_dataset(rendered, dataset)
-    name = name or make_run_id("search", time.time())  # named as runs are
-    directory = _directory(Path(results_dir).resolve() / name, raw)
-    search = Search(
-        name=name,
-        directory=directory,
-        raw_config=raw,
-        section=section,
-        dataset=dataset,
-        rendered=rendered,
-        train_options={"device": device, "random_seed": random_seed, "threads": threads},
-        registry_dir=registry_dir,
-        engine=engine,
-        executor=executor,
-        planner=planner,
-    )
+    name = safe_name(name, default="search") if name else make_run_id("search", time.time())
+    _check_registry(registry_dir)
+    lock = _locked(Path(results_dir).resolve() / name)
+    try:
+        directory = _directory(lock.directory, raw)
+        search = Search(
+            name=name,
+            directory=directory,
+            raw_config=raw,
+            section=section,
+            dataset=dataset,
+            rendered=rendered,
+            train_options={"device": device, "random_seed": random_seed, "threads": threads},
+            registry_dir=registry_dir,
+            engine=engine,
+            executor=executor,
+            planner=planner,
+            lock=lock,
+        )
+    except BaseException:
+        lock.release()
+        raise
     search.start()
     if wait:
         search.wait()
@@ -112,20 +122,58 @@ def make_executor(section: dict[str, Any], gpu_count: int | None = None) -> Exec
     return LocalExecutor(packer_for(share, gpu_count) if share > 0 else None)
 
 
-def _directory(directory: Path, raw: dict[str, object]) -> Path:
-    """Create the search directory and write its ``search.yaml``.
+def _check_registry(registry_dir: Path | None) -> None:
+    """The run registry every trial registers in can be written (else no trial could run).
 
-    Raises ``ValueError`` when it holds a different search.
+    Raises ``RunDirectoryError`` naming it and the fix.
     """
-    directory.mkdir(parents=True, exist_ok=True)
+    import errno
+
+    from ludwig_nb.runs.api import default_registry_dir
+    from ludwig_nb.store.directories import explain
+
+    path = Path(registry_dir) if registry_dir is not None else default_registry_dir()
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+        if not os.access(path, os.W_OK | os.X_OK):
+            raise PermissionError(errno.EACCES, "permission denied", str(path))
+    except OSError as err:
+        raise explain(err, path, "registry") from err
+
+
+def _locked(directory: Path) -> SearchLock:
+    """Create the search directory and take its lock.
+
+    Raises ``SearchBusyError`` (another search runs there) or ``RunDirectoryError``.
+    """
+    from ludwig_nb.store.directories import explain
+
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+        return SearchLock(directory).acquire()
+    except OSError as err:
+        raise explain(err, directory, "results") from err
+
+
+def _directory(directory: Path, raw: dict[str, object]) -> Path:
+    """Write the search directory's ``search.yaml`` (the lock held).
+
+    Raises ``ValueError`` when it holds a different search, ``RunDirectoryError`` when it
+    cannot be written.
+    """
+    from ludwig_nb.store.directories import explain
+
     saved = directory / SEARCH_CONFIG_FILE
     text = yaml.safe_dump(raw, sort_keys=True)
-    if saved.exists() and saved.read_text(encoding="utf-8") != text:
-        raise ValueError(
-            f"{str(directory)!r} holds a different search (its {SEARCH_CONFIG_FILE} differs); "
-            "pass another name, or delete that folder to start over"
-        )
-    saved.write_text(text, encoding="utf-8")
+    try:
+        if saved.exists() and saved.read_text(encoding="utf-8", errors="replace") != text:
+            raise ValueError(
+                f"{str(directory)!r} holds a different search (its {SEARCH_CONFIG_FILE} "
+                "differs); pass another name, or delete that folder to start over"
+            )
+        saved.write_text(text, encoding="utf-8")
+    except OSError as err:
+        raise explain(err, directory, "results") from err
     return directory
 
 

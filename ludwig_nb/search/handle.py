@@ -38,6 +38,7 @@ if TYPE_CHECKING:
     from ludwig_nb.engines.base import Engine
     from ludwig_nb.runs.run import Run
     from ludwig_nb.search.executor import Executor
+    from ludwig_nb.search.lock import SearchLock
 
 __all__ = ["Search"]
 
@@ -60,6 +61,7 @@ class Search:
         executor: What schedules and runs the trials (``api.make_executor``).
         planner: The engine whose plan the trials follow (``Executor.check``): the search
             ETA costs queued trials by its plan; None: by the finished trials' mean.
+        lock: The search directory's lock, held until the search ends (released then).
     """
 
     def __init__(
@@ -77,6 +79,7 @@ class Search:
         engine: str = "auto",
         executor: Executor,
         planner: Engine | None = None,
+        lock: SearchLock | None = None,
     ) -> None:
         from ludwig_nb.search.space import SearchSpace
 
@@ -97,6 +100,8 @@ class Search:
         self._done = threading.Event()
         self._thread: threading.Thread | None = None
         self.error: BaseException | None = None
+        #: why ``hyperopt_statistics.json`` could not be written at the end (None: it was)
+        self.statistics_error: BaseException | None = None
         self.goal = section["goal"]
         self.metric_path = (_split(section["split"]), section["output_feature"], section["metric"])
         #: how the trials are scheduled and run (``executor.type``: local or ray)
@@ -112,6 +117,7 @@ class Search:
         self.ended: float | None = None
         self._draws: Any = None  # QueuedDraws, made on the first ETA that needs one
         self._slots: int | None = None  # trials at once as the executor found (Ray: its CPUs)
+        self._dir_lock = lock
         self._journal = Journal(directory, clock, self._lock)
         self._trials: dict[int, TrialRecord] = self._journal.restore()
         #: trials a resumed search found done in its journal (never rerun); 0 for a new one
@@ -428,8 +434,10 @@ class Search:
             record.state = state
             record.ended = self._clock()
         self._journal.append(finished_entry(record, state))
-        with contextlib.suppress(OSError):
+        try:
             self._write_statistics()
+        except Exception as exc:  # derived from the journal: rewritten at the next trial's end
+            self.statistics_error = exc
 
     def journal(self, entry: dict[str, object]) -> None:
         """Append one line to the search's journal (``time`` is added). Raises ``OSError``."""
@@ -441,19 +449,29 @@ class Search:
             return [t for t in self._trials.values() if t.state == "running"]
 
     def _drive(self) -> None:
+        """The driver thread: the executor, then the statistics.
+
+        Whatever fails, the search ends (``error`` says why) and its folder is released.
+        """
         try:
             self.started = self._clock()
             self.executor.run(self)
         except BaseException as exc:
             self.error = exc
-            self._journal.append(
-                {"event": "search_failed", "message": str(exc) or type(exc).__name__}
-            )
+            with contextlib.suppress(Exception):  # a full disk: the error is kept in memory
+                self._journal.append(
+                    {"event": "search_failed", "message": str(exc) or type(exc).__name__}
+                )
         finally:
-            self.ended = self._clock()
-            with contextlib.suppress(OSError):
+            try:
+                self.ended = self._clock()
                 self._write_statistics()
-            self._done.set()
+            except Exception as exc:  # the statistics are derived: the journal has it all
+                self.statistics_error = exc
+            finally:
+                if self._dir_lock is not None:
+                    self._dir_lock.release()
+                self._done.set()
 
     def _queued_shapes(self, records: list[TrialRecord]) -> list[TrialShape]:
         from ludwig_nb.search.cost import QueuedDraws, rows_from_schedules

@@ -7,11 +7,14 @@ test split of its last evaluation), read from the trials' ``events.ndjson``.
 
 from __future__ import annotations
 
+import contextlib
 import json
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from ludwig_nb.core import events as ev
+from ludwig_nb.core import strict_json
 from ludwig_nb.search.trial import TrialRecord
 from ludwig_nb.store import rundir
 
@@ -48,7 +51,7 @@ def write_statistics(
     kept = {k: v for k, v in section.items() if not k.startswith("_")}
     stats = {"hyperopt_config": kept, "hyperopt_results": results}
     tmp = directory / (STATISTICS_FILE + ".tmp")
-    tmp.write_text(json.dumps(stats, indent=2, allow_nan=False, default=str), encoding="utf-8")
+    tmp.write_text(strict_json.dumps(strict_json.flagged(stats), indent=2), encoding="utf-8")
     tmp.replace(directory / STATISTICS_FILE)
 
 
@@ -62,16 +65,40 @@ def run_statistics(run_dir: str | None) -> tuple[dict[str, object], dict[str, ob
     last: dict[str, object] = {}
     if run_dir is None:
         return training, last
-    events, _, _ = rundir.read_events(Path(run_dir) / rundir.EVENTS_FILE)
-    for entry in events:
-        if entry.get("type") != "evaluation_finished":
+    for entry in _evaluations(Path(run_dir) / rundir.EVENTS_FILE):
+        metrics = entry.get("metrics")
+        if entry.get("type") != "evaluation_finished" or not isinstance(metrics, dict):
             continue
-        metrics_by_split: dict[str, Any] = entry.get("metrics") or {}  # type: ignore[assignment]
-        for split, features in metrics_by_split.items():
-            for feature, metrics in features.items():
-                for metric, value in metrics.items():
+        for split, features in _mappings(metrics):
+            for feature, values in _mappings(features):
+                for metric, value in values.items():
                     training.setdefault(split, {}).setdefault(feature, {}).setdefault(
                         metric, []
                     ).append(value)
-        last = metrics_by_split.get("test", {})
+        test = metrics.get("test")
+        last = test if isinstance(test, dict) else {}
     return training, last
+
+
+def _mappings(value: object) -> list[tuple[str, dict[str, Any]]]:
+    """The items of ``value`` whose values are mappings (a damaged log's others are skipped)."""
+    if not isinstance(value, dict):
+        return []
+    return [(str(k), v) for k, v in value.items() if isinstance(v, dict)]
+
+
+def _evaluations(path: Path) -> list[dict[str, Any]]:
+    """The objects of the event log ``path`` but its steps (skipped unread); [] without it."""
+    out: list[dict[str, Any]] = []
+    try:
+        with open(path, "rb") as handle:
+            for raw in handle:
+                if ev.is_step_line(raw):
+                    continue
+                with contextlib.suppress(ValueError):  # a torn line, bytes that are not text
+                    entry = json.loads(raw)
+                    if isinstance(entry, dict):
+                        out.append(entry)
+    except OSError:
+        return []
+    return out

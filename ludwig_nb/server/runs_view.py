@@ -18,7 +18,15 @@ from ludwig_nb.core import strict_json
 from ludwig_nb.core.state import ACTIVE_STATUSES, FINAL_STATUSES
 from ludwig_nb.store import registry, rundir
 
-__all__ = ["INTERRUPTED", "KNOWN_STATUSES", "find_run", "list_runs", "run_summary", "safe_summary"]
+__all__ = [
+    "INTERRUPTED",
+    "KNOWN_STATUSES",
+    "find_run",
+    "holds_run",
+    "list_runs",
+    "run_summary",
+    "safe_summary",
+]
 
 INTERRUPTED = "interrupted"
 KNOWN_STATUSES = ACTIVE_STATUSES | FINAL_STATUSES
@@ -268,9 +276,12 @@ def run_summary(
         raw_dir = ""
     directory = Path(raw_dir)
     status = _read_status(directory, problems) if raw_dir else {}
+    run_id = str(entry["run_id"])
+    if status.get("run_id", run_id) != run_id:  # a directory that holds another run
+        problems.append("registry entry: its directory holds another run's status")
+        status, raw_dir = {}, ""
     pid, texts, started = _entry_fields(entry, status, problems)
     alive = pid_alive(pid)
-    run_id = str(entry["run_id"])
     summary: dict[str, Any] = {
         "run_id": run_id,
         "name": texts["name"]
@@ -341,6 +352,17 @@ def _broken_summary(entry: Mapping[str, object], err: Exception) -> dict[str, ob
     }
 
 
+def holds_run(directory: Path, run_id: str) -> bool:
+    """Whether ``directory`` holds run ``run_id``: its ``status.json`` names that run id.
+
+    The only directories whose files the server reads out or writes control files into.
+    """
+    if not directory.is_absolute() or not directory.is_dir():
+        return False
+    status = rundir.read_json(directory / rundir.STATUS_FILE)
+    return isinstance(status, dict) and status.get("run_id") == run_id
+
+
 def list_runs(
     registry_dir: Path, pid_alive: Callable[[int], bool] = registry.pid_alive
 ) -> list[dict[str, object]]:
@@ -363,12 +385,16 @@ def find_run(registry_dir: Path, run_id: str) -> dict[str, object] | None:
 
     Only ``<registry_dir>/<run_id>.json`` is ever opened, and only after the id has passed
     :func:`ludwig_nb.store.rundir.is_valid_run_id`, so no request can name a path outside
-    the registry.
+    the registry. The directory the entry names must hold that run (:func:`holds_run`): an
+    entry pointing anywhere else (``/``, a home directory) is no run, whose files are neither
+    served nor written.
     """
     if not rundir.is_valid_run_id(run_id):
         return None
     entry = rundir.read_json(registry_dir / f"{run_id}.json")
     directory = None if entry is None else entry.get("directory")
     if entry is None or entry.get("run_id") != run_id or not isinstance(directory, str):
+        return None
+    if not holds_run(Path(directory), run_id):
         return None
     return entry

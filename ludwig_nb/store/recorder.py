@@ -1,6 +1,9 @@
 """``RunRecorder``: writes a run's events and status into its run directory as it goes.
 
-``events.ndjson`` is append-only. Lines are buffered in memory and written whole: on
+``events.ndjson`` is append-only, and bounded: a week-long run's steps are written whole up to
+a budget, then one in a growing stride (``core/step_thinning.py``, the same steps the run keeps
+in memory), so that 10 million steps write fewer than 2.7 x the budget step lines; every other
+event is written. Lines are buffered in memory and written whole: on
 every event that is not a step (phase changes, evaluations, pauses, the end), and at least
 every ``flush_interval`` seconds by a timer, even when no event arrives. ``status.json`` is
 replaced atomically at every non-step event and, while steps run, by the timer every
@@ -27,6 +30,7 @@ from typing import Any
 from ludwig_nb.core import events as ev
 from ludwig_nb.core import strict_json
 from ludwig_nb.core.state import RunState
+from ludwig_nb.core.step_thinning import keeps_step
 from ludwig_nb.store import rundir
 
 __all__ = ["RunRecorder", "Ticker", "thread_ticker"]
@@ -113,7 +117,8 @@ class RunRecorder:
                 return
             if self._ticker is not None and self._stop_ticker is None:
                 self._stop_ticker = self._ticker(self.tick, self._flush_interval)
-            self._pending.append(event)
+            if not isinstance(event, ev.StepFinished) or keeps_step(event.step):
+                self._pending.append(event)  # a long run's steps thin out (step_thinning)
             self._state = state
             if urgent:
                 self._flush_events()

@@ -4,6 +4,9 @@ import json
 
 import pytest
 
+from ludwig_nb.cli import main
+from tests.cli.conftest import CONFIG
+
 
 def test_the_console_script_exits_quickly_with_its_output_and_files_whole(files):
     import os
@@ -76,3 +79,29 @@ def test_torch_is_warmed_up_early_only_for_a_builtin_train(monkeypatch, argv, st
     monkeypatch.setattr(warmup, "start", lambda: started.append(True))
     app.start_engine_warm_up(argv)
     assert started == ([True] if starts else [])
+
+
+@pytest.mark.filterwarnings("default::ludwig_nb.config.ConfigWarning")  # shown, as for a user
+def test_a_config_warning_is_the_clis_own_line_without_a_source_path(files, capsys):
+    tmp, config, data = files
+    config.write_text(CONFIG.replace("{name: a, type: number}", "{name: a, type: number, foo: 1}"))
+    args = ["train", "-c", str(config), "-d", str(data), "-o", str(tmp / "r"), "--no-progress"]
+    assert main([*args, "--threads", "1"]) == 0
+    err = capsys.readouterr().err
+    (line,) = [x for x in err.splitlines() if "foo" in x]
+    assert line == (
+        "ludwig-nb: warning: line 2, input_features[0].foo: 'foo' is not a feature key: "
+        "Ludwig ignores it, and so does ludwig_nb (remove it)"
+    )
+    assert ".py:" not in err and "ConfigWarning" not in err
+
+
+def test_a_config_path_that_is_a_directory_or_binary_is_one_line(files, capsys):
+    tmp, config, data = files
+    assert main(["train", "-c", str(tmp), "-d", str(data)]) == 2
+    assert capsys.readouterr().err == (
+        f"ludwig-nb: config file {tmp} is a directory: pass the YAML file in it\n"
+    )
+    config.write_bytes(b"\xff\xfe\x00")
+    assert main(["hyperopt", "-c", str(config), "-d", str(data)]) == 2
+    assert capsys.readouterr().err == f"ludwig-nb: config file {config} is not text (byte 0)\n"

@@ -138,6 +138,41 @@ def test_memory_limit_must_be_positive(fail: Callable[..., ConfigError], minimal
     assert err.path == "gpu_watch.gpu_memory_limit"
 
 
+@pytest.mark.parametrize(
+    ("alarm", "key", "words"),
+    [
+        ("{threshold: -5, action: stop}", "threshold", "the alarm would fire on every sample"),
+        ("{threshold: 1000000}", "threshold", "1e+06 °C is above a GPU's temperature"),
+        ("{threshold: .nan}", "threshold", "nan is not a level an alarm can reach"),
+        ("{threshold: slowdown-90}", "threshold", "90 °C under the GPU's slowdown temperature"),
+        ("{threshold: slowdown+25}", "threshold", "above the GPU's shutdown temperature"),
+        ("{threshold: 85, clear_below: 3}", "clear_below", "the alarm would never clear"),
+        ("{metric: power, threshold: 50000}", "threshold", "50000 W is above a GPU board's"),
+    ],
+)
+def test_a_level_no_gpu_reads_is_refused_with_what_it_would_do(
+    fail: Callable[..., ConfigError], minimal: str, alarm: str, key: str, words: str
+) -> None:
+    err = fail(minimal + f"gpu_watch:\n  alarms:\n    - {alarm}\n")
+    assert (err.line, err.path) == (9, f"gpu_watch.alarms[0].{key}")
+    assert words in str(err) and err.hint is not None
+
+
+@pytest.mark.parametrize(
+    "alarm",
+    [
+        "{threshold: 20}",
+        "{threshold: 120, clear_below: 100}",
+        "{threshold: slowdown-60}",
+        "{threshold: slowdown+15}",
+        "{metric: power, threshold: 700}",
+        "{metric: memory, threshold: 100}",
+    ],
+)
+def test_levels_at_the_edges_of_what_gpus_read_are_accepted(minimal: str, alarm: str) -> None:
+    load_config(minimal + f"gpu_watch:\n  alarms:\n    - {alarm}\n")
+
+
 def test_margin_thresholds_render_and_build_rules(minimal: str) -> None:
     from ludwig_nb.core.alarms import AlarmPolicy
 

@@ -283,3 +283,36 @@ def test_the_ray_executor_takes_a_storage_path_and_a_config_without_one_renders_
     assert "storage_path" not in plain["hyperopt"]["executor"]
     with pytest.raises(ConfigError, match="must be a string"):
         load_config(HEAD + GOOD + "  executor: {type: ray, storage_path: 3}\n")
+
+
+@pytest.mark.parametrize(
+    ("space", "path", "words"),
+    [
+        ("trainer.batch_size: {space: grid_search, values: [8, 0]}", "values[1]", ">= 1, got 0"),
+        ("trainer.learning_rate: {space: choice, categories: [0.1, .nan]}", "[1]", "not NaN"),
+        ("trainer.learning_rate: {space: uniform, lower: 0.1, upper: 2}", "upper", "<= 1, got 2"),
+        ("trainer.epochs: {space: qrandint, lower: 0, upper: 8, q: 2}", "lower", ">= 1, got 0"),
+        (
+            "trainer.optimizer: {space: choice, categories: [{type: adam}, {type: sdg}]}",
+            "[1]",
+            "sdg",
+        ),
+        ("x.preprocessing.normalization: {space: choice, categories: [zscore, z]}", "[1]", "'z'"),
+    ],
+)
+def test_every_value_a_trial_may_get_is_checked_at_its_line(space, path, words):
+    err = _error(f"  parameters:\n    {space}\n")
+    assert err.line == 9 and err.path.endswith(path) and words in str(err)
+
+
+def test_values_the_schema_accepts_pass_with_their_neighbours():
+    cfg = _load(
+        "  parameters:\n"
+        "    trainer.batch_size: {space: qrandint, lower: 8, upper: 64, q: 8}\n"
+        "    trainer.learning_rate: {space: loguniform, lower: 0.0001, upper: 1}\n"
+        "    t.encoder.type: {space: choice, categories: [parallel_cnn, rnn, embed]}\n"
+        "    t.encoder.dropout: {space: uniform, lower: 0.0, upper: 0.5}\n"
+        "    x.preprocessing.fill_value: {space: grid_search, values: [0.0, -1.5]}\n"
+        "    .: {space: choice, categories: [{trainer: {epochs: 2}}, {combiner: {type: concat}}]}\n"
+    )
+    assert len(cfg["hyperopt"]["parameters"]) == 6

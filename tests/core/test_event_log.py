@@ -114,3 +114,18 @@ def test_steps_take_a_quarter_of_the_memory_of_objects():
     finally:
         tracemalloc.stop()
     assert in_columns * 3 < as_objects, (in_columns / n, as_objects / n)
+
+
+def test_past_the_budget_steps_thin_out_while_every_other_event_stays():
+    from ludwig_nb.core.step_thinning import keeps_step
+
+    events = _mixed(400)
+    log = EventLog(budget=50)
+    for e in events:
+        log.append(e)
+    kept_steps = [e for e in events if isinstance(e, ev.StepFinished) and keeps_step(e.step, 50)]
+    assert log.steps == len(kept_steps) < 400 and log.steps_seen == 400
+    assert log.samples_seen == 32 * 400
+    assert log.others() == [e for e in events if not isinstance(e, ev.StepFinished)]
+    expected = [e for e in events if not isinstance(e, ev.StepFinished) or e in kept_steps]
+    assert list(log) == expected and log.step_columns()["step"] == [e.step for e in kept_steps]

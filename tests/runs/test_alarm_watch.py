@@ -36,6 +36,7 @@ class Target:
     def __init__(self, device_index: int | None = 0, active: bool = True) -> None:
         self.control = RunControl()
         self.device_index = device_index
+        self.uses_gpu = True  # a run training on a GPU
         self.is_active = active
         self.events: list[Event] = []
 
@@ -134,6 +135,40 @@ def test_inactive_runs_are_left_alone_and_late_runs_are_caught_up() -> None:
     assert isinstance(event, AlarmRaised) and "already up" in event.message and event.value == 88.0
     watch.on_snapshot(hot(60.0))
     assert not late.control.paused
+
+
+@pytest.mark.parametrize("action", ["pause", "stop", "throttle"])
+def test_a_gpus_alarm_never_acts_on_a_run_on_the_cpu(action: str) -> None:
+    on_cpu, on_gpu = Target(None), Target(0)
+    on_cpu.uses_gpu = False
+    watch = watch_for(action, [on_cpu, on_gpu])
+    for t in range(6):
+        watch.on_snapshot(hot(99.0, t=float(t)))
+    assert on_cpu.events == [] and not on_cpu.control.paused
+    assert not on_cpu.control.stop_requested and on_cpu.control.duty == 1.0
+    assert on_gpu.events  # the GPU's own run is acted on
+    own = AlarmWatch(
+        StubSampler(), AlarmPolicy(list(watch.policy.rules)), lambda: [on_cpu], own_gpu=True
+    )
+    own.on_snapshot(hot(99.0))  # a simulated card stands for the CPU run's device
+    assert on_cpu.events
+
+
+def test_a_run_whose_device_is_not_known_yet_is_caught_when_it_starts_on_a_gpu() -> None:
+    starting, cpu_later = Target(None), Target(None)
+    starting.uses_gpu = cpu_later.uses_gpu = None  # preprocessing: no RunStarted yet
+    watch = watch_for("stop", [starting, cpu_later])
+    watch.on_snapshot(hot(95.0, t=0.0))
+    assert not starting.control.stop_requested and not cpu_later.control.stop_requested
+    starting.uses_gpu, starting.device_index = True, 0  # RunStarted: cuda:0
+    cpu_later.uses_gpu = False  # RunStarted: cpu
+    watch.on_snapshot(hot(95.0, t=1.0))
+    assert starting.control.stop_requested
+    assert "already up when the run started" in starting.control.stop_reason
+    assert [e.type for e in starting.events] == ["alarm_raised"]
+    watch.on_snapshot(hot(96.0, t=2.0))  # acted on once
+    assert len(starting.events) == 1
+    assert not cpu_later.control.stop_requested and cpu_later.events == []
 
 
 def test_stopping_the_watch_releases_its_pauses_and_unsubscribes() -> None:
@@ -256,7 +291,9 @@ def test_hot_simulated_gpu_pauses_the_builtin_engine_until_it_cools(tmp_path: Pa
     )
     sampler = Sampler(gpu, None, clock=vt.clock, sleep=vt.sleep)
     rule = AlarmRule.from_config({"threshold": "slowdown-5", "action": "pause", "consecutive": 2})
-    watch = AlarmWatch(sampler, AlarmPolicy([rule]), lambda: [target], clock=vt.clock).start()
+    watch = AlarmWatch(
+        sampler, AlarmPolicy([rule]), lambda: [target], clock=vt.clock, own_gpu=True
+    ).start()  # the simulated card stands for the device the run trains on (the CPU here)
     x = numpy.random.default_rng(0).normal(size=200)
     data = pandas.DataFrame({"x": x, "y": 2.0 * x + 1.0})
     config = load_config(

@@ -3,6 +3,7 @@ error before any thread or directory, and what trains by surprise is a warning."
 
 import json
 import threading
+import warnings
 
 import numpy as np
 import pandas as pd
@@ -271,6 +272,38 @@ def test_a_damaged_checkpoint_is_refused_before_the_thread_naming_the_file(
         latest.unlink()
     threads = set(threading.enumerate())
     with pytest.raises((CheckpointError, FileNotFoundError), match=match):
+        _train(CONFIG, df, tmp_path, resume_from=source)
+    assert not (tmp_path / "results").exists() and not _new_threads(threads)
+
+
+@pytest.mark.parametrize(
+    ("damage", "match"),
+    [
+        ("truncate", r"best\.ckpt: not a readable checkpoint \(truncated"),
+        ("garbage", r"best\.ckpt: not a readable checkpoint \(not a file torch wrote"),
+        ("latest", r"best\.ckpt: its weights do not fit this config"),
+    ],
+)
+def test_a_damaged_best_checkpoint_is_refused_before_the_thread_too(
+    df, tmp_path, stopped, damage, match
+):
+    from ludwig_nb.runs import CheckpointError
+
+    source = _copy_run(stopped, tmp_path)
+    best = source / "checkpoints" / "best.ckpt"
+    assert best.is_file()  # the stopped run evaluated: it has a best
+    if damage == "truncate":
+        best.write_bytes(best.read_bytes()[:4000])
+    elif damage == "garbage":
+        best.write_bytes(b"not a checkpoint at all" * 10)
+    else:  # a best of another model: another run's checkpoint copied over
+        import torch
+
+        state = torch.load(best, weights_only=True)
+        state["model"] = {k: v[..., :1] if v.dim() else v for k, v in state["model"].items()}
+        torch.save(state, best)
+    threads = set(threading.enumerate())
+    with pytest.raises(CheckpointError, match=match):
         _train(CONFIG, df, tmp_path, resume_from=source)
     assert not (tmp_path / "results").exists() and not _new_threads(threads)
 
@@ -574,3 +607,87 @@ trainer: {epochs: 200, batch_size: 16}
     from pathlib import Path
 
     assert Path(named.group(1)).is_file()
+
+
+# -- GPU alarms and runs on the CPU --------------------------------------------------------
+HOT_ALARM = """\
+gpu_watch:
+  interval: 0.25
+  alarms:
+    - {metric: temperature, threshold: 80, consecutive: 1, action: stop}
+    - {metric: throttle, action: pause}
+"""
+
+
+@pytest.fixture
+def hot_gpu(monkeypatch):
+    """The kernel's sampler reads one GPU at 99 °C (a fake at the driver: no GPU here)."""
+    from ludwig_nb import gpu
+
+    source = gpu.SimulatedGpu(load=lambda: 1.0, start_temperature=99.0, name="Hot GPU")
+    sampler = gpu.Sampler(source, gpu.HostSource(), interval=0.25)
+    monkeypatch.setattr(gpu, "kernel_sampler", lambda start=True: sampler)
+    sampler.start()
+    yield sampler
+    sampler.stop()
+
+
+@pytest.mark.parametrize("device", ["cpu", None])
+def test_a_hot_gpus_stop_alarm_never_stops_a_run_on_the_cpu(df, tmp_path, hot_gpu, device):
+    config = ab_config("{epochs: 30, batch_size: 4, early_stop: -1}") + HOT_ALARM
+    ticks = []
+    hot_gpu.subscribe(ticks.append)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        run = _train(config, ab_frame(200), tmp_path, device=device, wait=True)
+    assert run.status == "completed" and not run.control.stop_requested
+    assert not [e for e in run.events if e.type.startswith("alarm")]
+    assert len(ticks) >= 3  # the GPU was read, hot, while the run prepared and trained
+    said = [str(w.message) for w in caught]
+    cannot = "this run trains on the CPU (its device): this temperature alarm (stop) cannot act"
+    # known before it starts (device "cpu"): the alarms the config wrote say so
+    assert any(cannot in text for text in said) == (device == "cpu")
+
+
+def test_alarms_with_no_gpu_here_say_they_cannot_act(df, tmp_path):
+    from ludwig_nb.config import ConfigWarning
+    from ludwig_nb.gpu import kernel_sampler
+
+    if kernel_sampler(start=False).gpu_available:
+        pytest.skip("this machine has a GPU")
+    config = ab_config("{epochs: 1, batch_size: 16}") + HOT_ALARM
+    with pytest.warns(ConfigWarning) as caught:
+        run = _train(config, df, tmp_path, wait=True)
+    assert run.status == "completed"
+    first, second = (w.message for w in caught)
+    assert first.line == 10 and first.path == "gpu_watch.alarms[0]"
+    assert str(first).startswith("line 10, gpu_watch.alarms[0]: no GPU to watch here (")
+    assert "this temperature alarm (stop) cannot act on the run" in str(first)
+    assert "this throttle alarm (pause) cannot act on the run" in str(second)
+    assert "simulate: true" in first.hint
+
+
+@pytest.mark.parametrize(
+    ("trainer", "where"),
+    [
+        ("{epochs: 1, learning_rate: .nan}", "trainer.learning_rate"),
+        ("{epochs: 1, regularization_lambda: .nan}", "trainer.regularization_lambda"),
+    ],
+)
+def test_a_nan_number_is_refused_at_its_line_before_the_thread(df, tmp_path, trainer, where):
+    from ludwig_nb.config import ConfigError
+
+    threads = set(threading.enumerate())
+    with pytest.raises(ConfigError) as info:
+        _train(ab_config(trainer), df, tmp_path)
+    assert (info.value.line, info.value.path) == (6, where)
+    assert "must be a number, not NaN" in str(info.value)
+    assert not (tmp_path / "results").exists() and not _new_threads(threads)
+
+
+def test_a_whole_float_where_an_integer_belongs_trains_as_the_integer(df, tmp_path):
+    run = _train(ab_config("{epochs: 2.0, batch_size: 16.0}"), df, tmp_path, wait=True)
+    assert run.status == "completed" and run.state.total_steps == 2 * -(-84 // 16)
+    assert (
+        run.config["trainer"]["batch_size"] == 16 and type(run.config["trainer"]["epochs"]) is int
+    )

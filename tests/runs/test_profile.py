@@ -181,6 +181,7 @@ def test_a_long_run_keeps_bounded_memory_and_exact_counters(tmp_path):
         directory=tmp_path,
         device_index=None,
         state=SimpleNamespace(is_final=False, status="training", step=0),
+        steps_trained=(0, 0),
         events=[
             ev.PhaseChanged(time=0.0, phase="training"),
             ev.RunFinished(time=100.0, status="completed", step=0),

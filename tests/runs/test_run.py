@@ -270,3 +270,48 @@ def test_status_json_of_a_run_without_early_stopping_has_no_forecast(tmp_path):
     run = make_run(tmp_path, ScriptedEngine(steps=3)).start().wait(10)
     status = rundir.read_json(run.directory / rundir.STATUS_FILE)
     assert status["early_stop"] is None and status["end_reason"] == ""
+
+
+def test_a_long_runs_record_thins_its_steps_alike_in_memory_and_on_disk(tmp_path, monkeypatch):
+    """Past the budget (lowered here from 100,000 to 40) the run keeps and writes one step in a
+    growing stride, the same steps in both; every evaluation stays, the profile and the
+    state count every step, and compare, the sidebar's reader and Ludwig's statistics read
+    the history whole."""
+    from ludwig_nb.core import step_thinning
+    from ludwig_nb.runs import train
+    from ludwig_nb.runs.compare import compare
+    from ludwig_nb.search.statistics import run_statistics
+    from ludwig_nb.server.runs_view import run_summary
+    from tests.runs.conftest import ab_config, ab_frame
+
+    monkeypatch.setattr(step_thinning, "STEP_BUDGET", 40)
+    config = ab_config("{epochs: 20, batch_size: 2, early_stop: -1}")
+    run = train(
+        config,
+        ab_frame(60),
+        results_dir=tmp_path,
+        registry_dir=tmp_path / "reg",
+        threads=1,
+        wait=True,
+    )
+    assert run.status == "completed" and run.step == 420  # 42 rows: 21 steps x 20 epochs
+    kept = [s for s in range(420) if step_thinning.keeps_step(s)]
+    assert 80 < len(kept) < 130  # all below 80, then 1 in 4, 1 in 16, ...
+    lines = [json.loads(x) for x in (run.directory / rundir.EVENTS_FILE).read_text().splitlines()]
+    on_disk = [x["step"] for x in lines if x["type"] == "step_finished"]
+    assert on_disk == kept == list(run.steps["step"])
+    assert run.steps_trained == (420, 2 * 420)
+    evaluations = [x for x in lines if x["type"] == "evaluation_finished"]
+    assert len(evaluations) == 20 and len(run.history) == 20  # every evaluation kept
+    summary = run.resources.to_dict()["summary"]
+    assert summary["steps"] == 420 and summary["samples_trained"] == 840
+    status = json.loads((run.directory / rundir.STATUS_FILE).read_text())
+    assert status["step"] == 420 and status["status"] == "completed"
+    curve = compare(run, run.directory).records[1].curves[("validation", "combined", "loss")]
+    assert len(curve.value) == 20
+    training, _ = run_statistics(str(run.directory))  # a search's Ludwig statistics
+    assert len(training["validation"]["combined"]["loss"]) == 20
+    ludwig = json.loads((run.directory / "training_statistics.json").read_text())
+    assert len(ludwig["validation"]["combined"]["loss"]) == 20  # what ludwig visualize reads
+    entry = {"run_id": run.id, "directory": str(run.directory), "pid": 0}
+    assert run_summary(entry, pid_alive=lambda pid: False)["step"] == 420

@@ -30,6 +30,7 @@ class Target:
     def __init__(self, clock: Clock) -> None:
         self.control = RunControl(clock=clock, sleep=clock.sleep)
         self.device_index = 0
+        self.uses_gpu = True  # a run training on a GPU
         self.is_active = True
         self.events: list[Event] = []
 

@@ -3,8 +3,10 @@
 import json
 import threading
 
+import pytest
+
 from ludwig_nb.core import events as ev
-from ludwig_nb.search.journal import JOURNAL_FILE, Journal, finished_entry
+from ludwig_nb.search.journal import JOURNAL_FILE, Journal, JournalWarning, finished_entry
 from ludwig_nb.search.trial import TrialRecord
 
 
@@ -56,3 +58,49 @@ def test_a_trial_the_whole_search_stopped_in_does_not_count(tmp_path):
 
 def test_no_journal_yet_means_no_trials(tmp_path):
     assert _journal(tmp_path).restore() == {}
+
+
+def test_a_non_finite_number_is_written_as_null_with_its_path_and_the_line_reads_back(tmp_path):
+    journal = _journal(tmp_path)
+    journal.append({"event": "trial_started", "trial": 0, "params": {"a.fill": float("nan")}})
+    line = json.loads((tmp_path / JOURNAL_FILE).read_text())  # strict JSON: no NaN token
+    assert line["params"] == {"a.fill": None} and line["nonfinite"] == ["params.a.fill"]
+    assert journal.restore()[0].params == {"a.fill": None}
+
+
+def test_the_entry_after_a_torn_line_starts_its_own_line_and_is_read_back(tmp_path):
+    journal = _journal(tmp_path)
+    journal.append({"event": "trial_started", "trial": 0, "params": {"a": 1}})
+    with (tmp_path / JOURNAL_FILE).open("a") as fh:
+        fh.write('{"time": 11.0, "event": "trial_fin')  # the kernel died mid-line
+    assert sorted(journal.restore()) == [0]  # a torn last line is no news: no warning
+    journal.append({"event": "trial_started", "trial": 1, "params": {"a": 2}})
+    assert sorted(journal.restore()) == [0, 1]
+
+
+@pytest.mark.parametrize(
+    ("line", "words"),
+    [
+        ("[1, 2]", "a JSON list, not a journal entry"),
+        ("5", "a number, not a journal entry"),
+        ("\xff\xfe", "not a JSON line"),
+        ('{"time": 1, "event": "trial_started", "trial": 1, "params": [1]}', "params are not"),
+        ('{"time": 1, "event": "trial_started", "trial": "x", "params": {}}', "trial is not"),
+        ('{"time": 1, "event": "trial_evaluated", "trial": 0, "value": 0.1}', "KeyError"),
+        ('{"time": 1, "event": "trial_finished", "trial": 0, "state": "done"}', "state 'done'"),
+        ('{"time": 1, "event": "trial_finished", "trial": 0, "state": "failed", "gpu": 3}', ""),
+    ],
+)
+def test_a_line_that_is_not_an_entry_warns_with_file_and_line_and_leaves_the_trial(
+    tmp_path, line, words
+):
+    journal = _journal(tmp_path)
+    journal.append({"event": "trial_started", "trial": 0, "params": {"a": 1}})
+    with (tmp_path / JOURNAL_FILE).open("a", encoding="utf-8") as fh:
+        fh.write(line + "\n")
+    with pytest.warns(JournalWarning) as caught:
+        trials = journal.restore()
+    (warning,) = caught
+    assert str(warning.message).startswith(f"{tmp_path / JOURNAL_FILE}, line 2: ")
+    assert words in str(warning.message)
+    assert list(trials) == [0] and trials[0].state == "running" and trials[0].curve == []

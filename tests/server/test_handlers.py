@@ -217,6 +217,40 @@ async def test_traversal_never_reads_outside_the_registry(jp_fetch, registry, tm
     assert not (outside / rundir.CONTROL_FILE).exists()
 
 
+@pytest.mark.parametrize("where", ["root", "home", "another run"])
+async def test_a_registry_entry_naming_a_directory_without_its_run_is_no_run(
+    jp_fetch, registry, tmp_path, where
+):
+    """An entry pointing at ``/``, at a home directory or at another run's folder: its files
+    are neither served nor written (the sidebar lists it, marked, without a directory)."""
+    import os
+
+    folder = {"root": Path("/"), "home": tmp_path / "user", "another run": tmp_path / "other"}[
+        where
+    ]
+    if where != "root":
+        folder.mkdir()
+        (folder / rundir.EVENTS_FILE).write_text('{"type": "run_finished", "secret": 1}\n')
+    if where == "another run":
+        rundir.write_json_atomic(
+            folder / rundir.STATUS_FILE, {"run_id": "other", "status": "training"}
+        )
+    registry.mkdir(parents=True, exist_ok=True)
+    pointer = {"run_id": "posing", "name": "x", "directory": str(folder), "pid": os.getpid()}
+    (registry / "posing.json").write_text(json.dumps(pointer))
+    assert await _status(jp_fetch, "ludwig-nb", "runs", "posing") == 404
+    for action in ("stop", "pause", "resume"):
+        status = await _status(
+            jp_fetch, "ludwig-nb", "runs", "posing", action, method="POST", body=b""
+        )
+        assert status == 404
+    assert not (folder / rundir.CONTROL_FILE).exists()
+    listed = json.loads((await jp_fetch("ludwig-nb", "runs")).body)["runs"]
+    (run,) = [r for r in listed if r["run_id"] == "posing"]
+    if where == "another run":
+        assert run["directory"] == "" and run["status"] == "queued" and run["problems"]
+
+
 async def test_unknown_action_is_not_routed(jp_fetch, make_run):
     make_run(RUN_ID)
     assert (
@@ -366,6 +400,7 @@ _SHAPES: dict[str, tuple[dict[str, Any], Any]] = {
     "nonfinite": (
         {},
         {
+            "run_id": "nonfinite",  # the run the directory holds: the server serves it
             "status": "training",
             "last_loss": float("inf"),
             "latest_metrics": {"validation": {"y": {"loss": float("nan")}}},
@@ -511,6 +546,8 @@ async def test_every_reply_shape_is_recorded_for_the_sidebar_tests(jp_fetch, reg
         directory = tmp_path / run_id
         directory.mkdir()
         written = _worded_status(status) if isinstance(status, str) else status
+        if isinstance(written, dict) and "run_id" in written:
+            written = {**written, "run_id": run_id}  # the run the directory holds
         raw = written if isinstance(written, bytes) else json.dumps(written).encode()
         (directory / rundir.STATUS_FILE).write_bytes(raw)
         pointer = {

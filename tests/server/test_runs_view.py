@@ -54,11 +54,34 @@ def test_list_runs_is_newest_first(tmp_path):
 def test_find_run_only_opens_registry_files(tmp_path):
     registry = tmp_path / "registry"
     register_run(registry, _entry(tmp_path, "good"))
+    rundir.write_json_atomic(tmp_path / "good" / rundir.STATUS_FILE, {"run_id": "good"})
     (tmp_path / "secret.json").write_text('{"run_id": "../secret", "directory": "/"}')
     assert find_run(registry, "good") is not None
     assert find_run(registry, "../secret") is None
     assert find_run(registry, "..") is None
     assert find_run(registry, "missing") is None
+
+
+@pytest.mark.parametrize(
+    ("directory", "status"),
+    [
+        ("/", None),  # the root: holds no run
+        ("home", None),  # a directory without a status.json
+        ("other", {"run_id": "someone-else", "status": "training"}),  # another run's
+        ("relative", {"run_id": "r1"}),  # not an absolute path
+    ],
+)
+def test_find_run_follows_only_a_directory_that_holds_that_run(tmp_path, directory, status):
+    registry = tmp_path / "registry"
+    folder = Path(directory) if directory in ("/", "relative") else tmp_path / directory
+    if status is not None and folder.is_absolute():
+        rundir.write_json_atomic(folder / rundir.STATUS_FILE, status)
+    register_run(registry, registry_entry("r1", "r1", folder, 1, 1.0))
+    assert find_run(registry, "r1") is None
+    summary = run_summary(rundir.read_json(registry / "r1.json"), pid_alive=lambda pid: True)
+    if status is not None and directory == "other":  # its status is not shown as this run's
+        assert summary["status"] == "queued" and summary["directory"] == ""
+        assert "its directory holds another run's status" in summary["problems"][0]
 
 
 def test_find_run_rejects_an_entry_naming_another_run(tmp_path):

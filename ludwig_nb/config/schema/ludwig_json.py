@@ -239,6 +239,8 @@ class JValue(Spec):
             self._check_bounds(value, path, ctx)
             if isinstance(value, int) and "number" in self.types and "integer" not in self.types:
                 return float(value)  # Ludwig loads a written number field as a float
+            if isinstance(value, float) and "number" not in self.types and value.is_integer():
+                return int(value)  # 1e9 or 64.0 where an integer belongs: as Ludwig loads it
         elif isinstance(value, list | tuple):
             return self._check_items(list(value), path, ctx)
         return value
@@ -256,7 +258,10 @@ class JValue(Spec):
 
     def _check_bounds(self, number: float, path: KeyPath, ctx: Ctx) -> None:
         if math.isnan(number):
-            return  # JSON schema compares NaN as in range; Ludwig lets it through
+            # JSON schema compares NaN as in range and Ludwig lets it through, to fail (or train
+            # on NaN) once the run has started; no Ludwig number means anything as NaN
+            ctx.problem(path, "must be a number, not NaN")
+            return
         problem = bounds_problem(number, self.bounds)
         if problem is not None:
             ctx.problem(path, problem)

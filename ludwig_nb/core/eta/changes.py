@@ -138,6 +138,12 @@ class ChangeDetector:
         self._restart_blocks(end)
         self._refit_next = start + 2 * (end - start)
 
+    def forget(self, drop: int) -> None:
+        """The ``drop`` oldest step times were forgotten: indices move down with them."""
+        self._seg = max(0, self._seg - drop)
+        self._refit_next = max(0, self._refit_next - drop)
+        self._block_origin = max(0, self._block_origin - drop)
+
     def _restart_blocks(self, origin: int) -> None:
         self._block_origin = origin
         self._block = []

@@ -124,3 +124,8 @@ TOKEN_QUADRATIC_GAIN = 0.10
 #: A ``Throttled`` duty cycle that moves by at least this fraction (or crosses 1) starts
 #: a new regime.
 DUTY_CHANGE = 0.1
+
+#: regular step times a run's ETA holds (2 x 8 bytes each): past this many it forgets the
+#: oldest half, so a week-long run's ETA holds at most ~16 MB; its windows (MSER's batches,
+#: the bulk, the reference) all fit in the half it keeps
+HISTORY_STEPS = 1 << 20

@@ -32,6 +32,11 @@ class SelfCheck:
         self._predictions: list[tuple[int, float]] = []  # (steps seen, seconds predicted)
         self._next = const.BACKTEST_MIN_STEPS
 
+    def forget(self, drop: int) -> None:
+        """The ``drop`` oldest step times were forgotten: step counts move down with them."""
+        self._predictions = [(at - drop, s) for at, s in self._predictions if at - drop >= 0]
+        self._next = max(0, self._next - drop)
+
     def due(self, steps: int) -> bool:
         """Is a prediction due after ``steps`` regular steps?"""
         return steps >= self._next
@@ -84,7 +89,10 @@ class StepRate:
         self._last_step_s: float | None = None
         # Since the last known change: the first settled cut, the alarms since, the
         # direction of the last large swing (+1, -1, 0) and whether one reversed another.
-        self._origin: int | None = None
+        self._origin: int | None = None  # steps since the run began (not an index of _x)
+        self._forgotten = 0  # the oldest step times forgotten (_forget_oldest)
+        self._forgotten_s = 0.0  # their sum (seconds)
+        self._origin_s = 0.0  # the sum of every step time before the origin (seconds)
         self._alarms, self._swing, self._comes_back = 0, 0, False
         # Per segment (set by _start_segment):
         self._seg = 0
@@ -97,8 +105,8 @@ class StepRate:
 
     @property
     def count(self) -> int:
-        """Regular steps seen."""
-        return len(self._x)
+        """Regular steps seen (those forgotten included)."""
+        return self._forgotten + len(self._x)
 
     @property
     def stable_span(self) -> tuple[int, int] | None:
@@ -135,6 +143,8 @@ class StepRate:
         level = self._detector.level_s
         if level is not None:
             duration = min(duration, const.STRAGGLER_CAP * level)
+        if len(self._x) >= const.HISTORY_STEPS:
+            self._forget_oldest(len(self._x) - const.HISTORY_STEPS // 2)
         self._x.append(duration)
         self._cum.append(self._cum[-1] + duration)
         self._last_step_s = duration
@@ -161,9 +171,10 @@ class StepRate:
         end = len(self._x)
         if level is None or not self._comes_back or self._origin is None or steps_left <= 0:
             return level
-        lam_k = self._alarms / (end - self._origin) * steps_left
+        seen = self._forgotten + end - self._origin  # steps since the origin (absolute)
+        lam_k = self._alarms / seen * steps_left
         w = -math.expm1(-lam_k) / lam_k
-        history = (self._cum[end] - self._cum[self._origin]) / (end - self._origin)
+        history = (self._forgotten_s + self._cum[end] - self._origin_s) / seen
         return w * level + (1.0 - w) * history
 
     def _level_s(self) -> float | None:
@@ -245,10 +256,39 @@ class StepRate:
             self._was_stable = self._was_stable or settled
             if settled:
                 self._settled_cut = cut
-                self._origin = cut if self._origin is None else self._origin
+                if self._origin is None:  # counted from the run's first step (absolute)
+                    self._origin = self._forgotten + cut
+                    self._origin_s = self._forgotten_s + self._cum[cut]
         else:
             self._cut = self._settled_cut if settled else None
         self._mser_next = end + max(const.MSER_BATCH, int(n * const.REVISIT_GROWTH))
+
+    def _forget_oldest(self, drop: int) -> None:
+        """Forget the ``drop`` oldest step times: memory stays bounded however long the run.
+
+        Every index into them moves down by ``drop`` (one that pointed into what is forgotten
+        points at the oldest step kept); the origin of the load's come-and-go rate is kept in
+        steps since the run began (``_forgotten`` + index) and the sum of the step times before
+        it, so that the long-run mean still counts what was forgotten.
+        """
+        from itertools import accumulate
+
+        self._forgotten_s += self._cum[drop]
+        kept = self._x[drop:]
+        self._x = kept
+        self._cum = array("d", accumulate(kept, initial=0.0))
+        self._forgotten += drop
+
+        def moved(index: int) -> int:
+            return max(0, index - drop)
+
+        self._seg = moved(self._seg)
+        self._adjust_until = moved(self._adjust_until)
+        self._mser_next = moved(self._mser_next)
+        self._cut = None if self._cut is None else moved(self._cut)
+        self._settled_cut = None if self._settled_cut is None else moved(self._settled_cut)
+        self._detector.forget(drop)
+        self._check.forget(drop)
 
     def _pooled_tail(self, own: float, n: int) -> float:
         """The segment's own tail share (``n`` steps) shrunk towards the history's."""

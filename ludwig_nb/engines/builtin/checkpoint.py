@@ -101,8 +101,9 @@ def check_resume(run_dir: Path, config: Mapping[str, Any]) -> None:
     """Check that the run's latest checkpoint loads and fits ``config``.
 
     Runs before the thread starts, on ``<run_dir>/checkpoints/latest.ckpt``: same features, same
-    model shapes. Reads the tensors memory-mapped and builds the model on torch's "meta" device, so
-    nothing large is allocated.
+    model shapes; and on ``best.ckpt`` when there is one (the resumed run keeps it as its best
+    weights): it loads, with the same shapes. Reads the tensors memory-mapped and builds the
+    model on torch's "meta" device, so nothing large is allocated.
 
     Raises ``FileNotFoundError`` / :class:`CheckpointError`, naming the file.
     """
@@ -122,6 +123,9 @@ def check_resume(run_dir: Path, config: Mapping[str, Any]) -> None:
     except Exception as err:
         raise CheckpointError(f"{path}: its metadata does not fit the config ({err})") from err
     _same_shapes(path, module.state_dict(), state["model"])
+    best = Path(run_dir) / CHECKPOINTS_DIR / BEST
+    if best.is_file():
+        _same_shapes(best, module.state_dict(), load_checkpoint(best, mmap=True)["model"])
 
 
 def _same_features(path: Path, saved: Mapping[str, Any], config: Mapping[str, Any]) -> None:

@@ -10,13 +10,14 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from ludwig_nb.engines.ray.backend import RayBackend
     from ludwig_nb.engines.ray.engine import RayEngine
-    from ludwig_nb.engines.ray.errors import RunKilled, WorkerFailed
+    from ludwig_nb.engines.ray.errors import RayNotStarted, RunKilled, WorkerFailed
 
-__all__ = ["RayBackend", "RayEngine", "RunKilled", "WorkerFailed"]
+__all__ = ["RayBackend", "RayEngine", "RayNotStarted", "RunKilled", "WorkerFailed"]
 
 _WHERE = {
     "RayBackend": "ludwig_nb.engines.ray.backend",
     "RayEngine": "ludwig_nb.engines.ray.engine",
+    "RayNotStarted": "ludwig_nb.engines.ray.errors",
     "RunKilled": "ludwig_nb.engines.ray.errors",
     "WorkerFailed": "ludwig_nb.engines.ray.errors",
 }

@@ -10,7 +10,7 @@ backend:
   trainer: {strategy: ddp, num_workers: 2, use_gpu: false, resources_per_worker: {CPU: 1},
             placement_strategy: PACK, max_failures: 0}
 ```
-``num_workers: 0`` runs the same per-worker code in-process (Ray Train's local mode).
+``num_workers`` is at least 1: without Ray, the built-in engine runs the same loop.
 Stdlib only: the check runs on the caller's thread before anything heavy is imported.
 """
 
@@ -49,7 +49,7 @@ _TRAINER_KEYS = (
 
 @dataclasses.dataclass(frozen=True)
 class RayBackend:
-    """What ``backend:`` asks for. ``num_workers`` 0 is local mode (in-process)."""
+    """What ``backend:`` asks for."""
 
     num_workers: int = 1
     use_gpu: bool = False
@@ -60,13 +60,8 @@ class RayBackend:
     storage_path: str | None = None
 
     @property
-    def local_mode(self) -> bool:
-        """Whether the run trains without Ray (``num_workers: 0``)."""
-        return self.num_workers == 0
-
-    @property
     def world_size(self) -> int:
-        """The number of training ranks (1 in local mode)."""
+        """The number of training ranks."""
         return max(1, self.num_workers)
 
     @classmethod
@@ -158,13 +153,13 @@ def _check_trainer(trainer: Mapping[str, Any], ctx: Ctx) -> None:
             "Ludwig's horovod/deepspeed/fsdp strategies are not supported",
         )
     workers = trainer.get("num_workers", 1)
-    if not _is_int(workers) or workers < 0:
+    if not _is_int(workers) or workers < 1:
         _problem(
             ctx,
             (*path, "num_workers"),
-            f"num_workers must be an integer >= 0, not {workers!r}",
-            hint="0 runs the workers' code in-process (debugging); "
-            "N >= 1 starts N Ray Train workers",
+            f"num_workers must be an integer >= 1 (the Ray Train workers), not {workers!r}",
+            hint="to train in this process without Ray, leave the backend out (engine: "
+            "builtin runs the same loop)",
         )
     if not isinstance(trainer.get("use_gpu", False), bool):
         _problem(

@@ -6,8 +6,12 @@ workers' output stays out of the cell), creates the run's channel, launches ``fi
 ``ray.cancel(force=True)`` it, which ends the controller and its workers and frees the
 placement group), then long-polls the channel and feeds every event to the run's ``emit``,
 forwarding Stop/Pause the other way. It never shuts Ray down and never calls ``ray stop``.
-With ``num_workers: 0`` the same ``fit()`` runs on a helper thread in this process (Ray
-Train's local mode) and the channel is in-process.
+
+Before the workers report (Ray starting, the workers being placed) a Stop ends the run at
+once (the job is cancelled: nothing trained yet to stop gracefully); workers the Ray cannot
+place are said at once when it can never have them, and after :data:`PLACEMENT_TIMEOUT_S`
+when its free resources do not come. Whatever ends the job, the driver cancels it (its
+controller and workers end) and kills the channel: nothing of the run is left running.
 """
 
 from __future__ import annotations
@@ -27,15 +31,11 @@ from typing import Any
 from ludwig_nb.core import events as ev
 from ludwig_nb.core.control import Control, StopRequested
 from ludwig_nb.engines.base import Emit, TrainJob
+from ludwig_nb.engines.ray import resources
 from ludwig_nb.engines.ray.backend import RayBackend, worker_config
-from ludwig_nb.engines.ray.channel import (
-    NAMESPACE,
-    ProgressChannel,
-    register_local_channel,
-    unregister_local_channel,
-)
+from ludwig_nb.engines.ray.channel import NAMESPACE, ProgressChannel
 from ludwig_nb.engines.ray.data import PathsOnWorkers
-from ludwig_nb.engines.ray.errors import RunKilled, WorkerFailed
+from ludwig_nb.engines.ray.errors import RayNotStarted, RunKilled, WorkerFailed
 from ludwig_nb.engines.ray.gpu_view import WorkersView
 from ludwig_nb.engines.ray.heartbeat import HEARTBEAT_S
 from ludwig_nb.engines.ray.worker import WORKER_LOGS, train_loop_per_worker
@@ -55,27 +55,95 @@ __all__ = [
 log = logging.getLogger(__name__)
 
 WORKERS_FILE = "workers.json"
+#: the setting that asks for each of Ray's own resources
+_SETTINGS = {"CPU": "backend.trainer.num_workers", "GPU": "backend.trainer.use_gpu"}
 #: ``<run dir>/checkpoints/stored_at.json``: where a run with a storage path keeps them
 STORED_AT = "stored_at.json"
 POLL_S = 0.25  # seconds one long-poll of the channel waits for events
+#: starts of a local Ray tried: Ray waits a fixed 30 s for its node, which a busy machine misses
+_START_ATTEMPTS = 3
 DASHBOARD_PORT = 8265  # Ray's default
 
 
 def ensure_ray(address: str | None) -> bool:
-    """Connect to Ray once per process.
+    """Connect to Ray once per process; later runs (and searches) reuse the connection.
 
     ``address`` (or ``RAY_ADDRESS``) joins a cluster, neither starts a local one. True when this
     call started it. Never shuts anything down.
+
+    A local Ray is started on a thread that lives as long as the process (:class:`_RayHost`):
+    Ray ties its node processes (GCS, raylet, agents) to the thread that started them
+    (``PR_SET_PDEATHSIG`` acts when that thread ends), so one started on a run's thread died
+    with the run, and the next run's Ray calls ended the whole process ("Failed to connect to
+    GCS ... The program will terminate").
     """
     import ray
 
     if ray.is_initialized():
         return False
-    target = address or os.environ.get("RAY_ADDRESS") or None
+    return _RayHost.start(address or os.environ.get("RAY_ADDRESS") or None)
+
+
+class _RayHost:
+    """The thread that starts (and then keeps) this process's connection to Ray.
+
+    It calls ``ray.init`` and then waits for the process to end: the node processes a local
+    Ray starts are its children and live as long as it does. One per process; the caller waits
+    for the start and gets its exception.
+    """
+
+    lock = threading.Lock()
+    thread: threading.Thread | None = None
+    #: this process started a local Ray (not one it joined): it is all there is
+    started_here = False
+    #: set only by tests: the host thread ends (a kernel's lives as long as the kernel)
+    release = threading.Event()
+
+    @classmethod
+    def start(cls, target: str | None) -> bool:
+        import queue
+
+        with cls.lock:
+            import ray
+
+            if ray.is_initialized():
+                return False
+            done: queue.SimpleQueue[BaseException | None] = queue.SimpleQueue()
+            thread = threading.Thread(
+                target=cls._host, args=(target, done), name="ludwig_nb-ray-host", daemon=True
+            )
+            thread.start()
+            failure = done.get()
+            if failure is not None:
+                raise failure
+            cls.thread = thread
+            cls.started_here = target is None
+            return True
+
+    @staticmethod
+    def _host(target: str | None, done: Any) -> None:
+        try:
+            _init(target)
+        except BaseException as failure:  # handed to the caller, which raises it
+            done.put(failure)
+            return
+        done.put(None)
+        _RayHost.release.wait()  # keep the node processes' parent thread alive
+
+
+def _init(target: str | None) -> None:
+    """``ray.init`` once, retried when a loaded machine misses the raylet's wait.
+
+    Raises ``RayNotStarted`` (what Ray said, and what to do) when a local Ray does not start
+    in ``_START_ATTEMPTS`` tries or the cluster at ``target`` cannot be reached.
+    """
+    import ray
+
     # a busy machine starts the dashboard agent in more than the raylet's default 30 s wait
     os.environ.setdefault("RAY_agent_register_timeout_ms", "120000")
-    for attempt in range(2):  # a loaded machine can miss the raylet's fixed agent wait once
+    for attempt in range(_START_ATTEMPTS):  # a loaded machine can miss the raylet's fixed wait
         local = {} if target is not None else {"dashboard_port": dashboard_port()}
+        before = _child_pids()
         try:
             ray.init(
                 address=target,
@@ -84,13 +152,63 @@ def ensure_ray(address: str | None) -> bool:
                 logging_level=logging.WARNING,
                 **local,
             )
-            return True
+            return
         except Exception as failure:  # Ray raises a bare Exception when its node times out
-            if target is not None or attempt == 1 or "timed out during startup" not in str(failure):
-                raise
-            log.warning("ludwig_nb: the local Ray did not start in time; trying once more")
+            timed_out = target is None and "timed out during startup" in str(failure)
+            if not timed_out or attempt == _START_ATTEMPTS - 1:
+                raise _not_started(target, failure, timed_out) from failure
+            log.warning("ludwig_nb: the local Ray did not start in time; trying again")
             ray.shutdown()
-    return True
+            _end_failed_node(before)
+
+
+def _child_pids() -> set[int]:
+    """The ids of this process's descendants now."""
+    import psutil
+
+    return {child.pid for child in psutil.Process().children(recursive=True)}
+
+
+def _end_failed_node(before: set[int]) -> None:
+    """End the Ray processes a failed start left running (its GCS, dashboard, monitors).
+
+    ``ray.shutdown`` after a node that timed out leaves them; only descendants that were not
+    in ``before`` and run Ray's code are ended (by id: terminate, then kill after 10 s).
+    """
+    import psutil
+
+    left = []
+    for child in psutil.Process().children(recursive=True):
+        with contextlib.suppress(psutil.Error):
+            if child.pid not in before and _is_ray_process(child.cmdline()):
+                child.terminate()
+                left.append(child)
+    _, alive = psutil.wait_procs(left, timeout=10)
+    for child in alive:
+        with contextlib.suppress(psutil.Error):
+            child.kill()
+
+
+def _is_ray_process(cmdline: list[str]) -> bool:
+    """Whether a command line is one of Ray's processes (its binaries, scripts or workers)."""
+    return any(f"{os.sep}ray{os.sep}" in part or part.startswith("ray::") for part in cmdline)
+
+
+def _not_started(target: str | None, failure: Exception, timed_out: bool) -> RayNotStarted:
+    """Why Ray did not start, in a user's words, with Ray's own first line."""
+    said = next(iter(str(failure).strip().splitlines()), "") or type(failure).__name__
+    if target is not None:
+        return RayNotStarted(
+            f"could not connect to the Ray cluster at {target!r} (backend.address, or the "
+            f"RAY_ADDRESS environment variable): {said}"
+        )
+    if timed_out:
+        return RayNotStarted(
+            f"the local Ray did not start: its node missed Ray's start-up wait "
+            f"{_START_ATTEMPTS} times ({said}); this machine is too busy for it now: run "
+            "again when it is quieter"
+        )
+    return RayNotStarted(f"the local Ray did not start: {said}")
 
 
 def dashboard_port(preferred: int = DASHBOARD_PORT) -> int:
@@ -143,6 +261,28 @@ def _watch_settings(config: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+def _dead_rank(beats: Any) -> str:
+    """``": rank 1 on <host> (pid N) is gone"``: the rank whose process died.
+
+    From its last heartbeat (a killed process reports nothing itself); "" when none is known
+    to be gone.
+    """
+    import psutil
+
+    if beats is None:
+        return ""
+    try:
+        reports = beats()
+    except Exception:  # the channel went with the job
+        return ""
+    here = socket.gethostname()
+    for report in reports:
+        pid, host = report.get("pid"), report.get("host")
+        if host == here and isinstance(pid, int) and not psutil.pid_exists(pid):
+            return f": rank {report.get('rank')} on {host} (pid {pid}) is gone"
+    return ""
+
+
 def _fit(loop: dict[str, Any], scaling: dict[str, Any], run: dict[str, Any]) -> None:
     """``TorchTrainer(...).fit()``: in a Ray task, or in-process in local mode."""
     from ray.train import FailureConfig, RunConfig, ScalingConfig
@@ -181,6 +321,11 @@ class RayDriver:
         self._killed = False
         self._view = WorkersView()
         self._beats_at = float("-inf")  # monotonic time the heartbeats were last read
+        self._launched = 0.0  # monotonic time the job was launched
+        self._started = False  # rank 0 has reported (its RunStarted): the workers are placed
+        self._early_stop = False  # a Stop came before that: the job was cancelled
+        self._unplaced: str | None = None  # why the workers could not be placed in time
+        self._ranks: dict[int, str] = {}  # rank -> host, from the heartbeats
 
     # -- the loop configs ----------------------------------------------------------------
     def _loop_config(self, dataset: Any) -> dict[str, Any]:
@@ -194,7 +339,6 @@ class RayDriver:
             "seed": self.job.seed,
             "use_gpu": self.backend.use_gpu,
             "resume_from": self._resume_dir(),
-            "in_process": self.backend.local_mode,
             "gpu_watch": _watch_settings(self.job.config),
         }
 
@@ -255,13 +399,11 @@ class RayDriver:
 
     # -- the run -------------------------------------------------------------------------
     def run(self) -> Any:
-        """Train on Ray Train (or in-process in local mode) and return the model rank 0 saved."""
+        """Train on Ray Train and return the model rank 0 saved (None: stopped before it)."""
         self.storage_dir.mkdir(parents=True, exist_ok=True)
         self._point_home()
-        if self.backend.local_mode:
-            self._run_local()
-        else:
-            self._run_remote()
+        if not self._run_remote():
+            return None  # stopped before the workers trained: the run ends "stopped"
         return self._collect_model()
 
     def _emit_phase(self, detail: str) -> None:
@@ -269,40 +411,15 @@ class RayDriver:
 
         self.emit(ev.PhaseChanged(time=time.time(), phase="preprocessing", detail=detail))
 
-    def _run_local(self) -> None:
-        channel = register_local_channel(self.channel_name)
-        failure: list[BaseException] = []
-
-        def target() -> None:
-            try:
-                _fit(self._loop_config(self.job.dataset), self._scaling(), self._run_config())
-            except BaseException as exc:
-                failure.append(exc)
-
-        thread = threading.Thread(
-            target=target, name=f"ludwig_nb-ray-local-{self.job.run_id}", daemon=True
-        )
-        try:
-            thread.start()
-            self._pump(
-                channel.poll,
-                lambda: not thread.is_alive(),
-                channel.set_control,
-                None,
-                channel.heartbeats,
-            )
-            thread.join()
-            self._write_workers(channel.workers())
-            if failure:
-                self._raise_failure(failure[0], channel.errors())
-        finally:
-            unregister_local_channel(self.channel_name)
-
-    def _run_remote(self) -> None:
+    def _run_remote(self) -> bool:
+        """The job on Ray; False when a Stop came before the workers trained."""
         import ray
 
         self._emit_phase("starting Ray")
         ensure_ray(self.backend.address)
+        if self.control.stop_requested:
+            return False  # stopped while Ray started: nothing launched
+        self._check_cluster(ray)
         from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 
         # the channel and the task that owns the controller live on the driver's node: losing
@@ -319,6 +436,7 @@ class RayDriver:
             )
             .remote()
         )
+        ref = None
         try:
             self._emit_phase(f"starting {self.backend.num_workers} Ray Train workers")
             dataset = self.job.dataset
@@ -351,16 +469,25 @@ class RayDriver:
                 result: list[dict[str, Any]] = ray.get(actor.heartbeats.remote(), timeout=10)
                 return result
 
+            self._launched = time.monotonic()
             self._pump(poll, done, set_control, kill, beats)
             with contextlib.suppress(Exception):
                 self._write_workers(ray.get(actor.workers.remote(), timeout=30))
             try:
                 ray.get(ref)
             except BaseException as exc:
+                if self._early_stop:
+                    return False
+                if self._unplaced is not None:
+                    raise WorkerFailed(self._unplaced) from None
                 if self._killed:
                     raise self._kill_error() from None
-                self._raise_failure(exc, ray.get(actor.errors.remote()))
+                self._raise_failure(exc, ray.get(actor.errors.remote()), beats)
+            return not self._early_stop
         finally:
+            if ref is not None:
+                with contextlib.suppress(Exception):  # whatever ended it, nothing of it runs on
+                    ray.cancel(ref, force=True)
             with contextlib.suppress(Exception):
                 ray.kill(actor)
 
@@ -373,16 +500,70 @@ class RayDriver:
         cursor = 0
         while True:
             finished = done()  # read before polling: nothing pushed before the end is lost
+            if not self._started and not finished:
+                self._before_start(kill)
             self._forward_control(set_control, kill)
             batch, cursor = poll(cursor, 0.0 if finished else POLL_S)
             for event in batch:
                 if isinstance(event, ev.StepFinished) and event.step <= self.last_step:
                     continue  # redone after a restart from the last checkpoint: seen already
+                self._started = True
                 self._observe(event)
                 self.emit(self._as_run_wide(event))
             self._read_beats(beats, force=finished and not batch)
             if finished and not batch:
                 return
+
+    def _before_start(self, kill: Any) -> None:
+        """While the workers are not placed, a Stop cancels the job.
+
+        So does a placement that waits past :data:`PLACEMENT_TIMEOUT_S` for resources the
+        cluster does not have free.
+        """
+        if self._early_stop or self._unplaced is not None:
+            return
+        if self.control.stop_requested:
+            log.info(
+                "ludwig_nb: Stop before the workers started: cancelling run %s", self.job.run_id
+            )
+            self._early_stop = True
+            kill()
+            return
+        waited = time.monotonic() - self._launched
+        if waited >= resources.PLACEMENT_TIMEOUT_S:
+            missing = self._missing_now()
+            if missing is not None:
+                workers = self.backend.world_size
+                self._unplaced = (
+                    f"Ray could not place the {workers} worker{'s' if workers != 1 else ''} "
+                    f"in {waited:.0f} s: {missing}; the job was cancelled"
+                )
+                kill()
+
+    def _missing_now(self) -> str | None:
+        """What the workers need that the cluster does not have free now, or None."""
+        import ray
+
+        needs = resources.worker_needs(self.backend)
+        free = ray.available_resources()
+        for name, each in needs.items():
+            if float(free.get(name, 0.0)) + 1e-9 < each:
+                total = float(ray.cluster_resources().get(name, 0.0))
+                setting = _SETTINGS.get(name, f"backend.trainer.resources_per_worker.{name}")
+                return (
+                    f"each worker needs {each:g} {name} and the cluster has "
+                    f"{float(free.get(name, 0.0)):g} free of {total:g} ({setting})"
+                )
+        return None
+
+    def _check_cluster(self, ray: Any) -> None:
+        """Workers the connected Ray can never place (nor grow to): ``WorkerFailed`` at once."""
+        if not _RayHost.started_here:
+            return  # a cluster this kernel joined may grow: its placement is waited for
+        problem = resources.shortfall(self.backend, dict(ray.cluster_resources()), "this Ray")
+        if problem is not None:
+            path, text = problem
+            raise WorkerFailed(f"{'.'.join(path)}: {text}")
 
     def _as_run_wide(self, event: ev.Event) -> ev.Event:
         """Name the run's devices in rank 0's ``RunStarted`` (it names rank 0's own).
@@ -465,7 +646,9 @@ class RayDriver:
             f"the Ray job was cancelled by a second Stop after step {self.last_step}; {where}"
         )
 
-    def _raise_failure(self, exc: BaseException, errors: list[dict[str, Any]]) -> None:
+    def _raise_failure(
+        self, exc: BaseException, errors: list[dict[str, Any]], beats: Any = None
+    ) -> None:
         logs = self.storage_dir / WORKER_LOGS  # rank 0 writes the run folder there
         if errors:
             first = errors[0]
@@ -478,8 +661,9 @@ class RayDriver:
             raise failed from None
         text = str(exc).strip().splitlines()
         summary = next((line for line in reversed(text) if line.strip()), type(exc).__name__)
+        who = _dead_rank(beats)
         failed = WorkerFailed(
-            f"the Ray job failed ({type(exc).__name__}): {summary} (worker logs: {logs})"
+            f"the Ray job failed ({type(exc).__name__}){who}: {summary} (worker logs: {logs})"
         )
         failed.add_note(str(exc))
         raise failed from None

@@ -37,6 +37,37 @@ def ray_missing() -> str | None:
     return None
 
 
+def _check_local_resources(rendered: Mapping[str, Any], ctx: Any) -> None:
+    """Workers a local Ray can never place are refused at their setting's line.
+
+    A run that joins a cluster (``address``, ``RAY_ADDRESS``) is checked once connected: a
+    cluster can grow (the driver waits, then says what is missing).
+    """
+    import os
+    import sys
+
+    from ludwig_nb.engines.ray.backend import RayBackend
+    from ludwig_nb.engines.ray.resources import local_resources, shortfall
+
+    backend = RayBackend.from_config(rendered)
+    ray = sys.modules.get("ray")
+    if ray is not None and ray.is_initialized():  # this kernel's Ray: what it has
+        have, where = dict(ray.cluster_resources()), "this kernel's Ray"
+    elif backend.address or os.environ.get("RAY_ADDRESS"):
+        return
+    else:
+        have, where = local_resources(), "this machine"
+    problem = shortfall(backend, have, where)
+    if problem is not None:
+        path, text = problem
+        hint = (
+            "use_gpu: false trains on the CPUs"
+            if path[-1] == "use_gpu"
+            else ("fewer workers, or less per worker (resources_per_worker)")
+        )
+        ctx.problem(path, text, hint=hint)
+
+
 class RayEngine(Engine):
     """Trains built-in ECD configs data-parallel on Ray Train (``backend: {type: ray}``)."""
 
@@ -59,10 +90,12 @@ class RayEngine(Engine):
         ctx = Ctx(config.positions)
         check_backend(rendered, ctx)
         check_engine_support({**rendered, "backend": None}, ctx)
+        missing = ray_missing()
+        if not ctx.problems and missing is None:
+            _check_local_resources(rendered, ctx)
         if ctx.problems:
             ordered = sorted(ctx.problems, key=lambda p: (p.line is None, p.line or 0))
             raise ConfigError.collect(ordered)
-        missing = ray_missing()
         if missing is not None:
             raise EngineUnavailable(missing)
 

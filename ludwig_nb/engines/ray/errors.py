@@ -1,8 +1,12 @@
-"""How a run on Ray ends badly: a worker failed, or a second Stop killed the job."""
+"""How a run on Ray ends badly: Ray did not start, a worker failed, a second Stop killed it."""
 
 from __future__ import annotations
 
-__all__ = ["RunKilled", "WorkerFailed"]
+__all__ = ["RayNotStarted", "RunKilled", "WorkerFailed"]
+
+
+class RayNotStarted(RuntimeError):
+    """Ray did not start here, or its cluster did not answer; the message says what to do."""
 
 
 class WorkerFailed(RuntimeError):

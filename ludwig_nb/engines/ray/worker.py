@@ -1,7 +1,6 @@
 """What each Ray Train worker runs: the built-in engine's own training loop, as one rank.
 
-:func:`train_loop_per_worker` is handed to ``TorchTrainer`` (and, with ``num_workers: 0``,
-runs in-process in Ray Train's local mode: the same function). Rank 0 writes the run
+:func:`train_loop_per_worker` is handed to ``TorchTrainer``. Rank 0 writes the run
 directory and emits the events (batched into the channel); the other ranks train into a
 scratch directory and emit nothing. The model is wrapped in ``DistributedDataParallel``
 when there is more than one rank, and each rank takes its shard of the batch order.
@@ -18,7 +17,6 @@ import socket
 import tempfile
 import time
 import traceback
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -33,19 +31,6 @@ from ludwig_nb.engines.ray.worker_control import WorkerControl, torch_agree
 __all__ = ["WORKER_LOGS", "parameters_digest", "train_loop_per_worker"]
 
 WORKER_LOGS = "workers"  # <run dir>/workers/rank-<r>.log
-
-
-@contextlib.contextmanager
-def _worker_log(path: Path, in_process: bool) -> Iterator[None]:
-    """Send this worker's prints and log records to ``path``.
-
-    Not in local mode: there the worker is a thread of the kernel, whose output is the notebook's.
-    """
-    if in_process:
-        yield
-        return
-    with log_to_file(path):
-        yield
 
 
 def _device(use_gpu: bool) -> Any:
@@ -85,7 +70,7 @@ def train_loop_per_worker(loop: dict[str, Any]) -> None:
     scratch = None if rank == 0 else Path(tempfile.mkdtemp(prefix=f"ludwig_nb-rank{rank}-"))
     log_path = run_dir / WORKER_LOGS / f"rank-{rank}.log"
     try:
-        with _worker_log(log_path, loop["in_process"]):
+        with log_to_file(log_path):
             _train(loop, (rank, local_rank, world), client, scratch or run_dir, Training)
     except BaseException as exc:
         with contextlib.suppress(Exception):  # the run layer still gets Ray's own error

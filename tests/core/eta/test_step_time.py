@@ -195,3 +195,33 @@ def test_load_that_comes_and_goes_is_predicted_by_the_long_run_mean():
 def test_a_change_that_stays_keeps_its_level_over_any_horizon():
     rate = _fed(_bursts([1.0, 1.0, 3.0, 3.0]))
     assert rate.step_s(steps_left=1000) == pytest.approx(3.0, rel=0.05)
+
+
+def test_a_long_run_holds_a_bounded_history_and_keeps_its_estimate(monkeypatch):
+    from ludwig_nb.core.eta import constants
+
+    monkeypatch.setattr(constants, "HISTORY_STEPS", 2048)
+    durations = _noisy(30_000, 0.1, seed=5)
+    bounded = _fed(durations)
+    assert len(bounded._x) <= 2048 and len(bounded._cum) == len(bounded._x) + 1
+    assert bounded.count == 30_000 and bounded.state == "stable"
+    assert bounded.step_s() == pytest.approx(0.1, rel=0.02)
+    var, _, df = bounded.variance(0.1)
+    assert df > 3 and var > 0
+    # a change after the history was forgotten is still found and followed
+    for d in _noisy(2_000, 0.25, seed=6):
+        bounded.add(d)
+    assert bounded.step_s() == pytest.approx(0.25, rel=0.05)
+
+
+def test_load_that_comes_and_goes_keeps_its_long_run_mean_past_the_bound(monkeypatch):
+    from ludwig_nb.core.eta import constants
+
+    swings = _bursts([1.0, 3.0, 1.0, 3.0, 1.0, 3.0], n=600)
+    whole = _fed(swings).step_s(steps_left=1000)
+    monkeypatch.setattr(constants, "HISTORY_STEPS", 1024)
+    forgetting = _fed(swings)
+    assert forgetting.count == len(swings) == 3600 and len(forgetting._x) <= 1024
+    ahead = forgetting.step_s(steps_left=1000)
+    assert ahead is not None and 1.6 < ahead < 2.6  # still between the levels
+    assert ahead == pytest.approx(whole, rel=0.25)

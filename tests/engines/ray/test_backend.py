@@ -47,22 +47,63 @@ def test_a_full_backend_section_reads_into_the_backend(ray_installed):
         address="auto",
         storage_path="/shared/ckpt",
     )
-    assert (backend.world_size, backend.local_mode) == (3, False)
+    assert backend.world_size == 3
 
 
-def test_zero_workers_is_local_mode_of_one_rank(ray_installed):
-    cfg = config("backend: {type: ray, trainer: {num_workers: 0}}\n")
-    RayEngine().check(cfg)
-    backend = RayBackend.from_config(cfg.to_dict())
-    assert (backend.local_mode, backend.world_size) == (True, 1)
+def test_zero_workers_is_refused_with_a_pointer_to_the_builtin_engine(ray_installed):
+    with pytest.raises(UnsupportedByEngine) as caught:
+        RayEngine().check(config("backend: {type: ray, trainer: {num_workers: 0}}\n"))
+    assert caught.value.path == "backend.trainer.num_workers" and caught.value.line == 6
+    assert "num_workers must be an integer >= 1 (the Ray Train workers), not 0" in str(caught.value)
+    assert "leave the backend out" in caught.value.hint
+
+
+@pytest.fixture
+def two_cpus_no_gpu(ray_installed, monkeypatch):
+    """What a local Ray started here would have: 2 CPUs, no GPU (the machine's, faked)."""
+    monkeypatch.setattr(
+        "ludwig_nb.engines.ray.resources.local_resources", lambda: {"CPU": 2.0, "GPU": 0.0}
+    )
+
+
+@pytest.mark.parametrize(
+    ("trainer", "path", "words"),
+    [
+        (
+            "{num_workers: 2, use_gpu: true}",
+            "backend.trainer.use_gpu",
+            "2 workers x 1 GPU need 2 GPU, and this machine has 0: Ray would wait for them forever",
+        ),
+        ("{num_workers: 4}", "backend.trainer.num_workers", "need 4 CPU, and this machine has 2"),
+        (
+            "{num_workers: 1, resources_per_worker: {TPU: 1}}",
+            "backend.trainer.resources_per_worker.TPU",
+            "1 worker x 1 TPU need 1 TPU, and this machine has 0",
+        ),
+    ],
+)
+def test_workers_a_local_ray_could_never_place_are_refused_at_their_line(
+    two_cpus_no_gpu, trainer, path, words
+):
+    with pytest.raises(ConfigError) as caught:
+        RayEngine().check(config(f"backend:\n  type: ray\n  trainer: {trainer}\n"))
+    assert (caught.value.path, caught.value.line) == (path, 8)
+    assert words in str(caught.value)
+    assert not isinstance(caught.value, UnsupportedByEngine)  # not "another engine runs it"
+
+
+def test_a_run_that_joins_a_cluster_is_not_judged_by_this_machine(two_cpus_no_gpu):
+    RayEngine().check(
+        config("backend: {type: ray, address: auto, trainer: {num_workers: 8, use_gpu: true}}\n")
+    )
 
 
 @pytest.mark.parametrize(
     ("trainer", "path", "words"),
     [
         ("{strategy: horovod}", "backend.trainer.strategy", "strategy 'horovod'"),
-        ("{num_workers: -1}", "backend.trainer.num_workers", "integer >= 0"),
-        ("{num_workers: two}", "backend.trainer.num_workers", "integer >= 0"),
+        ("{num_workers: -1}", "backend.trainer.num_workers", "integer >= 1"),
+        ("{num_workers: two}", "backend.trainer.num_workers", "integer >= 1"),
         ("{use_gpu: 1}", "backend.trainer.use_gpu", "true or false"),
         ("{placement_strategy: RANDOM}", "backend.trainer.placement_strategy", "PACK"),
         ("{resources_per_worker: {CPU: -2}}", "backend.trainer.resources_per_worker.CPU", ">= 0"),

@@ -69,3 +69,155 @@ def test_a_local_ray_s_dashboard_takes_another_port_when_the_default_is_held():
         other = dashboard_port(preferred=held)
         assert other != held and other > 0
     assert dashboard_port(preferred=held) == held  # free again: the preferred one
+
+
+def _fate_shared_child():
+    """A child process that the kernel kills when the thread that started it ends, as Ray's
+    node processes are (``PR_SET_PDEATHSIG`` in their ``preexec_fn``)."""
+    import ctypes
+    import signal
+    import subprocess
+
+    libc = ctypes.CDLL(None, use_errno=True)
+
+    def die_with_the_parent_thread() -> None:
+        libc.prctl(1, signal.SIGKILL, 0, 0, 0)  # PR_SET_PDEATHSIG
+
+    # as Ray does: only the child can ask for its own death signal
+    return subprocess.Popen(["sleep", "120"], preexec_fn=die_with_the_parent_thread)  # noqa: PLW1509
+
+
+def test_a_local_ray_lives_on_a_thread_that_outlives_the_run_that_started_it(monkeypatch):
+    """Ray ties a local node's processes to the thread that started them; one started on a run's
+    thread died with the run (and the next run ended the process). The kernel's Ray is started
+    on a thread that lives as long as the process."""
+    import subprocess
+    import sys
+    import threading
+    import types
+
+    import pytest
+
+    from ludwig_nb.engines.ray import driver
+
+    if not sys.platform.startswith("linux"):
+        pytest.skip("PR_SET_PDEATHSIG is Linux's")
+    children: dict[str, subprocess.Popen] = {}
+
+    def start_a_node(target: str | None) -> None:  # what ray.init does for a local node
+        children[threading.current_thread().name] = _fate_shared_child()
+
+    monkeypatch.setattr(driver, "_init", start_a_node)
+    monkeypatch.setattr(driver._RayHost, "thread", None)
+    monkeypatch.setattr(driver._RayHost, "started_here", False)
+    fake_ray = types.SimpleNamespace(is_initialized=lambda: bool(children))
+    monkeypatch.setitem(sys.modules, "ray", fake_ray)
+    try:
+        run_thread = threading.Thread(target=driver.ensure_ray, args=(None,), name="run-1")
+        run_thread.start()
+        run_thread.join()
+        assert list(children) == ["ludwig_nb-ray-host"] and driver._RayHost.started_here
+        assert driver.ensure_ray(None) is False  # the next run joins it
+        # the same start on a thread that ends: its node dies with it
+        direct = threading.Thread(target=start_a_node, args=(None,), name="run-2")
+        direct.start()
+        direct.join()
+        assert children["run-2"].wait(timeout=30) == -9  # killed as its thread ended
+        assert children["ludwig_nb-ray-host"].poll() is None  # the kernel's lives on
+    finally:
+        driver._RayHost.release.set()  # the host thread ends (a kernel's never does)
+        if driver._RayHost.thread is not None:
+            driver._RayHost.thread.join(timeout=30)
+        driver._RayHost.release = threading.Event()  # the next host lives on
+        for child in children.values():
+            child.kill()
+            child.wait()
+
+
+class _FailingRay:
+    """``ray.init`` failing as Ray does: a bare Exception when its node misses the start-up
+    wait, a ConnectionError when no cluster answers at the address."""
+
+    def __init__(self, failure: Exception) -> None:
+        self.failure, self.inits, self.shutdowns = failure, 0, 0
+
+    def init(self, **_: object) -> None:
+        self.inits += 1
+        raise self.failure
+
+    def shutdown(self) -> None:
+        self.shutdowns += 1
+
+
+def test_a_local_ray_that_never_starts_is_said_plainly_after_its_tries(monkeypatch):
+    import sys
+
+    import pytest
+
+    from ludwig_nb.engines.ray import RayNotStarted, driver
+
+    ray = _FailingRay(Exception("The current node timed out during startup. This could..."))
+    monkeypatch.setitem(sys.modules, "ray", ray)
+    monkeypatch.setattr(driver, "dashboard_port", lambda: 8265)
+    with pytest.raises(RayNotStarted) as info:
+        driver._init(None)
+    assert (ray.inits, ray.shutdowns) == (driver._START_ATTEMPTS, driver._START_ATTEMPTS - 1)
+    assert str(info.value) == (
+        f"the local Ray did not start: its node missed Ray's start-up wait "
+        f"{driver._START_ATTEMPTS} times (The current node timed out during startup. This "
+        "could...); this machine is too busy for it now: run again when it is quieter"
+    )
+
+
+def test_a_cluster_that_does_not_answer_is_named_at_once_with_rays_words(monkeypatch):
+    import sys
+
+    import pytest
+
+    from ludwig_nb.engines.ray import RayNotStarted, driver
+
+    ray = _FailingRay(ConnectionError("Could not find any running Ray instance.\nmore"))
+    monkeypatch.setitem(sys.modules, "ray", ray)
+    with pytest.raises(RayNotStarted) as info:
+        driver._init("10.0.0.9:6379")
+    assert ray.inits == 1  # an address that does not answer is not a busy machine: no retry
+    assert str(info.value) == (
+        "could not connect to the Ray cluster at '10.0.0.9:6379' (backend.address, or the "
+        "RAY_ADDRESS environment variable): Could not find any running Ray instance."
+    )
+
+
+def test_a_start_that_timed_out_leaves_no_ray_process_before_the_next_try(monkeypatch, tmp_path):
+    """``ray.shutdown`` after a node that missed its start-up wait leaves its GCS, dashboard
+    and monitors running; they are ended before the next try, and nothing else is."""
+    import subprocess
+    import sys
+
+    from ludwig_nb.engines.ray import driver
+
+    fake_gcs = tmp_path / "ray" / "gcs_server"  # a path such as Ray's binaries have
+    fake_gcs.parent.mkdir()
+    fake_gcs.write_text("import time\ntime.sleep(120)\n")
+    started: list[subprocess.Popen] = []
+
+    class TimingOutOnce(_FailingRay):
+        def init(self, **_: object) -> None:
+            self.inits += 1
+            if self.inits == 1:
+                started.append(subprocess.Popen([sys.executable, str(fake_gcs)]))
+                started.append(subprocess.Popen(["sleep", "120"]))  # not Ray's: left alone
+                raise self.failure
+
+    ray = TimingOutOnce(Exception("The current node timed out during startup."))
+    monkeypatch.setitem(sys.modules, "ray", ray)
+    monkeypatch.setattr(driver, "dashboard_port", lambda: 8265)
+    try:
+        driver._init(None)
+        gcs, other = started
+        assert (ray.inits, ray.shutdowns) == (2, 1)
+        assert gcs.poll() is not None  # ended before the second try
+        assert other.poll() is None
+    finally:
+        for child in started:
+            child.kill()
+            child.wait()

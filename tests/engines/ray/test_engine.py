@@ -1,10 +1,10 @@
-"""engine: ray with real Ray Train (marker ``ray``; scripts/ci/test_ray.sh): local mode on the
-real loop, a 2-worker TorchTrainer on CPU (gloo) streaming to the notebook, cooperative
-Stop, Pause/Resume, force cancel by a second Stop, a killed worker, resume after a stop
-and after a crash (checkpoints on a storage path), the workers' GPUs (the fake NVML on
-every Ray node) in the run's gauges and alarms, the throttle's duty on the workers.
-Every test has a hard timeout; the session's Ray is shut down at the end and no
-``ray::`` process may be left. Scenarios share runs where they can (CI time)."""
+"""engine: ray with real Ray Train (marker ``ray``; scripts/ci/test_ray.sh): a 2-worker
+TorchTrainer on CPU (gloo) streaming to the notebook, cooperative Stop, Pause/Resume, force
+cancel by a second Stop, a killed worker, resume after a stop and after a crash (checkpoints
+on a storage path), the workers' GPUs (the fake NVML on every Ray node) in the run's gauges
+and alarms, the throttle's duty on the workers. Every test has a hard timeout; the
+session's Ray is shut down at the end and no ``ray::`` process may be left. Scenarios share
+runs where they can (CI time)."""
 
 from __future__ import annotations
 
@@ -39,31 +39,6 @@ def steps_of(run) -> list[int]:
 
 def cpus_free(ray) -> bool:
     return ray.available_resources().get("CPU", 0) == RAY_CPUS
-
-
-def test_local_mode_runs_the_worker_code_in_process(tmp_path):
-    import ray
-
-    data = table(rows=200)
-    run = ludwig_nb.train(
-        ray_config(0), data, results_dir=tmp_path, registry_dir=tmp_path / "reg", wait=True
-    )
-    assert run.error is None, run.traceback_text
-    assert (run.engine_name, run.status) == ("ray", "completed")
-    started = next(e for e in run.events if isinstance(e, ev.RunStarted))
-    assert started.engine == "ray"
-    # one rank: the whole table, the built-in loop's own plan (140 training rows / 16)
-    assert steps_of(run) == list(range(run.total_steps))
-    assert run.total_steps == started.schedule.total_steps
-    workers = json.loads((run.directory / "workers.json").read_text())["workers"]
-    assert [w["rank"] for w in workers] == [0]
-    assert len(load_model(run.directory / "model").predict(data.head(5))) == 5
-    row = [e for e in run.events if isinstance(e, ev.WorkersReported)][-1].workers
-    assert [(w["rank"], w["host"], w["steps"]) for w in row] == [
-        (0, socket.gethostname(), run.total_steps)
-    ]
-    if not ray.is_initialized():  # local mode does not start Ray
-        assert ray_children() == []
 
 
 def test_two_workers_stream_steps_in_order_and_keep_the_ranks_identical(ray_session, tmp_path):
@@ -244,14 +219,19 @@ def test_a_killed_worker_fails_the_run_with_the_error_shown_and_it_resumes(ray_s
     )
     workers = [p for p in ray_children() if "RayTrainWorker" in " ".join(p.cmdline())]
     assert len(workers) == 2
-    os.kill(workers[-1].pid, signal.SIGKILL)  # a worker this test's Ray started
+    killed = workers[-1].pid
+    os.kill(killed, signal.SIGKILL)  # a worker this test's Ray started
     run.wait(240)
     assert run.is_done
     assert run.status == "failed"
     assert type(run.error).__name__ == "WorkerFailed"
     failed = next(e for e in run.events if isinstance(e, ev.RunFailed))
     assert "Ray" in failed.message and "worker logs" in failed.message
+    # the rank that died, by its last heartbeat: a killed process reports nothing itself
+    assert f" on {socket.gethostname()} (pid {killed}) is gone" in failed.message
     wait_for(lambda: cpus_free(ray_session), timeout=120)
+    # the run cancelled what it started: no worker of it outlives the failure
+    wait_for(lambda: not [p for p in ray_children() if "RayTrainWorker" in " ".join(p.cmdline())])
 
     again = ludwig_nb.train(
         config,
@@ -322,6 +302,75 @@ def test_with_max_failures_a_killed_worker_restarts_from_the_last_checkpoint(ray
     assert len(starts) == 2 and starts[1].start_step > 0  # resumed, not from step 0
     assert steps_of(run) == list(range(run.total_steps))  # each step once, in order
     wait_for(lambda: cpus_free(ray_session), timeout=60)
+
+
+def test_use_gpu_without_a_gpu_is_refused_at_its_line_before_anything_starts(ray_session, tmp_path):
+    from ludwig_nb.config import ConfigError
+
+    config = (
+        "input_features: [{name: x, type: number}]\n"
+        "output_features: [{name: y, type: binary}]\n"
+        "backend:\n  type: ray\n  trainer: {num_workers: 2, use_gpu: true}\n"
+    )
+    with pytest.raises(ConfigError) as caught:
+        ludwig_nb.train(config, table(), results_dir=tmp_path, registry_dir=tmp_path / "reg")
+    assert (caught.value.path, caught.value.line) == ("backend.trainer.use_gpu", 5)
+    assert "2 workers x 1 GPU need 2 GPU, and this kernel's Ray has 0" in str(caught.value)
+    assert not (tmp_path / "reg").exists() or list((tmp_path / "reg").iterdir()) == []
+
+
+@pytest.fixture
+def cpus_taken(ray_session):
+    """Every CPU of the session's Ray held by another job (an actor), so a run's workers wait
+    for their placement; released at the end."""
+
+    @ray_session.remote(num_cpus=RAY_CPUS)
+    class Holder:
+        def ready(self) -> bool:
+            return True
+
+    holder = Holder.remote()
+    ray_session.get(holder.ready.remote(), timeout=120)
+    yield
+    ray_session.kill(holder)
+    wait_for(lambda: cpus_free(ray_session), timeout=60)
+
+
+def test_stop_ends_a_run_whose_workers_wait_for_their_placement(cpus_taken, tmp_path):
+    run = ludwig_nb.train(
+        ray_config(1, epochs=400), table(), results_dir=tmp_path, registry_dir=tmp_path / "reg"
+    )
+    wait_for(
+        lambda: any(  # the workers are being started: Ray waits for a free CPU
+            isinstance(e, ev.PhaseChanged) and "Ray Train workers" in (e.detail or "")
+            for e in run.events
+        )
+    )
+    run.stop()  # one Stop: nothing trains yet, so it need not be graceful
+    run.wait(120)
+    assert run.is_done and run.status == "stopped" and run.error is None
+    assert not steps_of(run)
+    assert not [p for p in ray_children() if "RayTrainWorker" in " ".join(p.cmdline())]
+
+
+def test_a_placement_that_cannot_be_met_in_time_fails_the_run_saying_what_is_missing(
+    cpus_taken, tmp_path, monkeypatch
+):
+    from ludwig_nb.engines.ray import resources
+
+    monkeypatch.setattr(resources, "PLACEMENT_TIMEOUT_S", 5.0)
+    run = ludwig_nb.train(
+        ray_config(1), table(), results_dir=tmp_path, registry_dir=tmp_path / "reg"
+    )
+    run.wait(180)
+    assert run.status == "failed" and type(run.error).__name__ == "WorkerFailed"
+    message = str(run.error)
+    assert message.startswith("Ray could not place the 1 worker in ")
+    assert (
+        f"each worker needs 1 CPU and the cluster has 0 free of {RAY_CPUS} "
+        "(backend.trainer.num_workers); the job was cancelled"
+    ) in message
+    assert not [p for p in ray_children() if "RayTrainWorker" in " ".join(p.cmdline())]
 
 
 def test_image_inputs_train_on_two_workers_from_a_csv_of_relative_paths(ray_session, tmp_path):
