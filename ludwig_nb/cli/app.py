@@ -73,6 +73,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     with warnings.catch_warnings():
         warnings.showwarning = show_warning  # ours, one line each: no source file and line
+        # ludwig_nb's warnings (config, data, journal: all UserWarnings) are said, whatever the
+        # interpreter's filters (-W error, a test runner's) would do with them
+        warnings.simplefilter("default", UserWarning)
         return _dispatch(args)
 
 

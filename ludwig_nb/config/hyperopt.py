@@ -246,9 +246,8 @@ def check_hyperopt(
 
 
 def _hint(word: str, options: Any) -> str:
-    close = suggest(str(word), options)
-    listed = ", ".join(options)
-    return f"{close} (one of: {listed})" if close else f"one of: {listed}"
+    close = suggest(str(word), options)  # "did you mean 'x'?" or None
+    return close or f"one of: {', '.join(options)}"
 
 
 # -- parameters --------------------------------------------------------------------------
