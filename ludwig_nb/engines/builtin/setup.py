@@ -29,7 +29,7 @@ from ludwig_nb.engines.builtin.batch_probe import (
 from ludwig_nb.engines.builtin.checkpoint import BEST, CHECKPOINTS_DIR, LATEST, load_checkpoint
 from ludwig_nb.engines.builtin.device import Precision, TensorData, resolve_device
 from ludwig_nb.engines.builtin.distributed import shard_rows
-from ludwig_nb.engines.builtin.layers import own_dropout
+from ludwig_nb.engines.builtin.dropout import own_dropout
 from ludwig_nb.engines.builtin.memory import apply_memory_limit
 from ludwig_nb.engines.builtin.model import ECD, Objective
 from ludwig_nb.engines.builtin.optim import auto_learning_rate, build_optimizer
