@@ -31,6 +31,8 @@ class Plan:
     checkpoints_after: tuple[int, ...]
     evaluations_after: tuple[int, ...]
     evaluation_batches: int = 0  # batches one evaluation runs over every split it evaluates
+    eval_batch_size: int = 0
+    batch_note: str = ""  # why the batch sizes are what they are, when auto picked them
 
     def epoch_of(self, step: int) -> int:
         """The 0-based epoch that step ``step`` (0-based) belongs to."""
@@ -47,6 +49,8 @@ class Plan:
             checkpoints_after=self.checkpoints_after,
             batch_size=self.batch_size,
             evaluation_batches=self.evaluation_batches,
+            eval_batch_size=self.eval_batch_size,
+            batch_note=self.batch_note,
         )
 
     def ending_after(self, step: int) -> Plan:
@@ -126,7 +130,8 @@ class LearningRate:
         extra = self.once[1] if self.once is not None and self.once[0] == step else 1.0
         if step < self.warmup:
             return self.base * self.factor * extra * step / max(1.0, self.warmup)
-        return self.base * self.factor * extra * self._decay(step - math.floor(self.warmup))
+        # torch's SequentialLR starts the decay at the first whole step past the warm-up
+        return self.base * self.factor * extra * self._decay(step - math.ceil(self.warmup))
 
     def _decay(self, step: int) -> float:
         kind = self.params.get("decay")
