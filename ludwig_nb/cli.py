@@ -71,7 +71,11 @@ def _parser() -> argparse.ArgumentParser:
         "backend: {type: ray}), builtin, ludwig or ray",
     )
     train.add_argument("--no-progress", action="store_true", help="no progress output")
-    train.add_argument("--json", action="store_true", help="print the best metrics as JSON")
+    train.add_argument(
+        "--json",
+        action="store_true",
+        help="print the best metrics, the end-of-run warnings and the batch size as JSON",
+    )
     train.add_argument(
         "--profile-steps", type=int, default=0, help="torch.profiler capture of N steps"
     )
@@ -308,12 +312,23 @@ def _train(args: argparse.Namespace) -> int:
         Follower(run, sys.stderr).follow()
     state = run.state
     print(_final_report(state, str(run.directory)))
-    if args.json and state.best_metrics:
-        print(json.dumps(state.best_metrics, indent=1, default=float))
+    if args.json:
+        print(json.dumps(_train_json(state), indent=1, default=float))
     if run.error is not None:
         print(f"error: {state.error}", file=sys.stderr)
         return 1
     return 0
+
+
+def _train_json(state: RunState) -> dict[str, object]:
+    """``train --json``: the best metrics, the warnings and the batch size (with why)."""
+    return {
+        "status": state.status,
+        "metrics": dict(state.best_metrics or state.latest_metrics),
+        "warnings": list(state.warnings),
+        "batch_size": state.batch_size,
+        "batch_note": state.batch_note,
+    }
 
 
 def _wait(run: Run) -> None:
@@ -380,6 +395,9 @@ def _final_report(state: RunState, directory: str) -> str:
         else:
             lines.append("metrics (latest evaluation):")
         lines.append(table)
+    lines.extend(f"warning: {warning}" for warning in state.warnings)
+    if state.batch_note:
+        lines.append(state.batch_note)
     return "\n".join(lines)
 
 

@@ -9,4 +9,5 @@ venv=$(bash scripts/setup_ludwig_env.sh | tail -n 1)
 "$venv/bin/python" -c "import ludwig, sys; print('test_ludwig: ludwig', ludwig.__version__, 'python', sys.version.split()[0])"
 # -p no:warnings: Ludwig 0.11 raises ~20k deprecation warnings (marshmallow) per run
 exec "$venv/bin/python" -m pytest -q -p no:cacheprovider -p no:warnings -m ludwig tests/engines/ludwig \
-  tests/runs/test_ludwig_files.py tests/config/test_ludwig_parity.py "$@"
+  tests/runs/test_ludwig_files.py tests/config/test_ludwig_parity.py \
+  tests/engines/builtin/test_ludwig_model_parity.py tests/engines/builtin/test_ludwig_training_parity.py "$@"

@@ -282,7 +282,9 @@ def test_the_console_script_exits_quickly_with_its_output_and_files_whole(files)
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout.startswith("completed: 56/56 steps")  # flushed before os._exit
-    assert json.loads(done.stdout[done.stdout.index("\n{") :])  # the metrics, whole
+    payload = json.loads(done.stdout[done.stdout.index("\n{") :])  # whole
+    assert payload["metrics"] and payload["status"] == "completed"
+    assert isinstance(payload["warnings"], list) and payload["batch_size"] > 0
     (run_dir,) = out.iterdir()
     events = (run_dir / "events.ndjson").read_text().splitlines()
     assert json.loads(events[-1])["type"] == "run_finished"  # the log is whole

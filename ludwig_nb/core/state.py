@@ -65,6 +65,8 @@ class RunState:
     best_step: int | None = None  # steps done at the best evaluation
     evaluations_since_best: int = 0  # evaluations in a row without improvement
     workers: tuple[Mapping[str, object], ...] = ()  # a distributed run's ranks (WorkersReported)
+    batch_note: str = ""  # why the batch sizes are what they are, when auto picked them
+    warnings: tuple[str, ...] = ()  # what went wrong with the kept model (RunFinished.warnings)
 
     @property
     def progress(self) -> float:
@@ -86,6 +88,7 @@ class RunState:
         data["progress"] = self.progress
         data["alarms"] = [dict(a) for a in self.alarms]
         data["workers"] = [dict(w) for w in self.workers]
+        data["warnings"] = list(self.warnings)
         return data
 
 
@@ -126,6 +129,7 @@ def _changes(state: RunState, event: ev.Event) -> dict[str, Any]:
             "epochs": sched.epochs,
             "steps_per_epoch": sched.steps_per_epoch,
             "batch_size": sched.batch_size,
+            "batch_note": sched.batch_note or state.batch_note,
         }
     if isinstance(event, ev.ScheduleChanged):
         sched = event.schedule
@@ -209,6 +213,7 @@ def _changes(state: RunState, event: ev.Event) -> dict[str, Any]:
             "reason": event.reason,
             "finished_at": event.time,
             "best_metrics": event.best_metrics or state.best_metrics,
+            "warnings": event.warnings,
         }
     if isinstance(event, ev.RunFailed):
         return {

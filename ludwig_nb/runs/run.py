@@ -29,6 +29,7 @@ from ludwig_nb.core.status_words import early_stop_block, status_words
 from ludwig_nb.engines.base import PreparedDataset
 from ludwig_nb.runs.handle import EtaReading
 from ludwig_nb.runs.ledger import EventSubscription, RunLedger
+from ludwig_nb.runs.pinned_config import pin_batch_sizes
 from ludwig_nb.runs.recorder import RunRecorder
 
 if TYPE_CHECKING:
@@ -262,8 +263,15 @@ class Run:
 
     # -- events ----------------------------------------------------------------------
     def emit(self, event: ev.Event) -> None:
-        """Record an event (any thread): state, ETA, subscribers, run directory."""
+        """Record an event (any thread): state, ETA, subscribers, run directory.
+
+        A ``RunFinished`` gets the run's hindsight first (what went wrong with the kept model);
+        a ``RunStarted`` whose batch size ``auto`` chose pins that size in ``config.yaml``.
+        """
+        event = self._ledger.completed(event)
         state = self._ledger.append(event)
+        if isinstance(event, ev.RunStarted):
+            pin_batch_sizes(self.directory, self._job.config, event.schedule)
         try:
             self._recorder.record(event, state)
         except OSError:  # a full disk must not kill training; the events stay in memory
