@@ -154,6 +154,7 @@ _SCHEDULES: dict[str, dict[str, Any]] = {
     "warmup-cosine": {"warmup_fraction": 0.2, "decay": "cosine", "t_0": 15},
 }
 
+
 class _Progress:
     """What Ludwig's ``LRScheduler.eval_step`` reads of its progress tracker."""
 
@@ -239,3 +240,65 @@ def test_same_gradient_clipping(spec: dict[str, Any]) -> None:
     for a, b in zip(model.parameters(), twin.parameters(), strict=True):
         assert a.grad is not None and b.grad is not None
         torch.testing.assert_close(a.grad, b.grad)
+
+
+def _ludwig_metric(name: str, **kwargs: Any) -> Any:
+    from ludwig import distributed
+    from ludwig.modules import metric_modules
+
+    try:  # Ludwig's metrics sync through its distributed strategy: a local one, as in a run
+        distributed.get_current_dist_strategy()
+    except RuntimeError:
+        distributed.init_dist_strategy("local")
+
+    return getattr(metric_modules, name)(**kwargs)
+
+
+def _score(metric: Any, preds: torch.Tensor, target: torch.Tensor) -> float:
+    metric.update(preds, target)
+    return float(metric.compute())
+
+
+def test_same_validation_metrics() -> None:
+    """The metrics a run is validated by mean what Ludwig's mean (category accuracy: macro)."""
+    import numpy as np
+
+    from ludwig_nb.engines.builtin.metrics import feature_metrics
+
+    generator = torch.Generator().manual_seed(5)
+    prob = torch.rand(200, generator=generator)
+    target = (torch.rand(200, generator=generator) < prob * 0.8 + 0.1).long()
+    ours = feature_metrics("binary", target.numpy(), prob.numpy().astype(np.float64), {})
+    for name, cls in (
+        ("accuracy", "Accuracy"),
+        ("precision", "PrecisionMetric"),
+        ("recall", "RecallMetric"),
+        ("specificity", "SpecificityMetric"),
+        ("roc_auc", "BinaryAUROCMetric"),
+    ):
+        assert ours[name] == pytest.approx(_score(_ludwig_metric(cls), prob, target), abs=1e-6)
+
+    logits = torch.randn(300, 5, generator=generator)
+    classes = torch.randint(0, 5, (300,), generator=generator)
+    probs = torch.softmax(logits, dim=1)
+    ours = feature_metrics("category", classes.numpy(), probs.numpy().astype(np.float64), {})
+    for name, cls in (
+        ("accuracy", "CategoryAccuracy"),
+        ("accuracy_micro", "CategoryAccuracyMicro"),
+        ("roc_auc", "CategoryAUROCMetric"),
+    ):
+        theirs = _score(_ludwig_metric(cls, num_classes=5), probs, classes)
+        assert ours[name] == pytest.approx(theirs, abs=1e-5), name
+    hits = _score(_ludwig_metric("HitsAtKMetric", num_classes=5, top_k=3), logits, classes)
+    assert ours["hits_at_k"] == pytest.approx(hits, abs=1e-6)
+
+    truth = torch.randn(100, generator=generator)
+    pred = truth + 0.5 * torch.randn(100, generator=generator)
+    ours = feature_metrics("number", truth.numpy(), pred.numpy().astype(np.float64), {})
+    for name, cls in (
+        ("mean_squared_error", "MSEMetric"),
+        ("mean_absolute_error", "MAEMetric"),
+        ("root_mean_squared_error", "RMSEMetric"),
+        ("r2", "R2Score"),
+    ):
+        assert ours[name] == pytest.approx(_score(_ludwig_metric(cls), pred, truth), rel=1e-5)
