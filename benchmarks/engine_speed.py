@@ -21,7 +21,7 @@ Parts (``--part``, default all), each printing its ratio against its goal:
   numbers (the user's DataFrame already in memory), against the raw float32 data.
   Goal 2x.
 * ``ludwig``: whole process, ``ludwig-nb train`` vs ``ludwig train`` (Ludwig 0.11 from
-  scripts/setup_ludwig_env.sh) on the issue's case from a CSV; median of 3 interleaved.
+  scripts/setup/ludwig_env.sh) on the issue's case from a CSV; median of 3 interleaved.
   Goal 10x.
 
 One torch thread throughout (``OMP_NUM_THREADS=1`` in subprocesses).
@@ -145,7 +145,8 @@ def engine_steps(config: dict[str, Any], frame: pd.DataFrame) -> tuple[list[floa
 def _hand_inputs(config: dict[str, Any], frame: pd.DataFrame) -> tuple[Any, dict[str, int]]:
     """The training split as the data layer makes it (the engine's own split and seed)."""
     from benchmarks.hand_torch import HandData
-    from ludwig_nb.data import fit_preprocessing, split_dataset, transform_frame
+    from ludwig_nb.data import split_dataset
+    from ludwig_nb.engines.builtin.preprocessing.pipeline import fit_preprocessing, transform_frame
 
     train = split_dataset(frame, config.get("preprocessing") or {}, 42)["training"]
     metadata = fit_preprocessing(config, train)
@@ -404,7 +405,7 @@ def part_memory(rows: int) -> None:
 def _ludwig_python() -> Path | None:
     """The Ludwig venv's python for this checkout's requirements (its cache key), if built."""
     where = subprocess.run(
-        ["bash", str(ROOT / "scripts" / "setup_ludwig_env.sh"), "--path"],
+        ["bash", str(ROOT / "scripts" / "setup" / "ludwig_env.sh"), "--path"],
         capture_output=True,
         text=True,
         check=True,
@@ -436,7 +437,7 @@ def part_ludwig(repeats: int) -> None:
 
     ludwig = _ludwig_python()
     if ludwig is None:
-        print("== end to end vs Ludwig: skipped (run scripts/setup_ludwig_env.sh first)")
+        print("== end to end vs Ludwig: skipped (run scripts/setup/ludwig_env.sh first)")
         return
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)

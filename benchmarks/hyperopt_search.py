@@ -10,7 +10,7 @@ pruning, the built-in engine on this machine's CPU), and prints
 * the best validation loss found after 1, 2, ... trials, per algorithm (mean over seeds),
   and the ratio TPE / random at each count;
 * the search ETA's error at 25 / 50 / 75 % of the search: the panel's "search done ≈"
-  (``Search.remaining_s``: the per-trial cost model of ``core/search_eta.py``) sampled at
+  (``Search.remaining_s``: the per-trial cost model of ``search/eta.py``) sampled at
   the moment that share of trials had finished, against the time the search really took
   from then on: |predicted - actual| / actual; beside it, at the same moments, the
   estimate before the cost model ("before": every queued trial costs the mean finished
@@ -34,7 +34,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import yaml
 
 from ludwig_nb.data import demo_config, demo_dataset
-from ludwig_nb.runs import hyperopt
+from ludwig_nb.search import hyperopt
 
 SPACE = {
     "trainer.learning_rate": {"space": "loguniform", "lower": 0.00003, "upper": 0.3},

@@ -7,7 +7,7 @@ the first Ludwig run in the process, Ludwig's import); "steps/s" is the stable r
 between the first and the last StepFinished over that wall time minus the evaluations and
 checkpoints inside it. Runs alternate (builtin, ludwig, builtin, ...); the best of each counts.
 
-    $(bash scripts/setup_ludwig_env.sh | tail -1)/bin/python benchmarks/ludwig_engine.py \
+    $(bash scripts/setup/ludwig_env.sh | tail -1)/bin/python benchmarks/ludwig_engine.py \
         [--epochs 3] [--repeats 2] [--threads 1]
 """
 

@@ -31,9 +31,10 @@ from sklearn.preprocessing import OneHotEncoder, StandardScaler
 
 from ludwig_nb.config import load_config
 from ludwig_nb.core.control import RunControl
-from ludwig_nb.data import demo_config, demo_dataset, drop_missing_rows, split_dataset
+from ludwig_nb.data import demo_config, demo_dataset, split_dataset
 from ludwig_nb.engines.base import DEFAULT_SEED, TrainJob
 from ludwig_nb.engines.builtin import BuiltinEngine
+from ludwig_nb.engines.builtin.preprocessing.pipeline import drop_missing_rows
 
 
 def _columns(config: dict) -> tuple[list[str], list[str], list[str], str, str]:

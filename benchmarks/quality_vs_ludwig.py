@@ -7,7 +7,7 @@ and one scorer scores the predictions: accuracy for binary and category outputs,
 number outputs. A case counts as "at Ludwig's quality" when the built-in engine's mean over the
 seeds is within 0.01 of Ludwig's or better. Run it with the Ludwig venv's python (it has both):
 
-    $(bash scripts/setup_ludwig_env.sh | tail -1)/bin/python benchmarks/quality_vs_ludwig.py \
+    $(bash scripts/setup/ludwig_env.sh | tail -1)/bin/python benchmarks/quality_vs_ludwig.py \
         [--set dev|holdout|all] [--cases a,b] [--batch fixed|auto|both] [--seeds 42,7]
 
 It prints one line per run, then per case the means and the count of cases within 0.01 of

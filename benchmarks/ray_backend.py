@@ -10,7 +10,7 @@ stamped on it (same host, same clock); it includes rank 0's batching (steps are 
 group, the controller, the workers, torch import and the process group).
 On a shared 2-core machine the numbers are noisy: report, do not gate.
 
-    PYTHONPATH=. $(bash scripts/setup_ray_env.sh | tail -1)/bin/python benchmarks/ray_backend.py \
+    PYTHONPATH=. $(bash scripts/setup/ray_env.sh | tail -1)/bin/python benchmarks/ray_backend.py \
         [--epochs 3] [--rows 4000] [--variants builtin,ray0,ray1,ray2]
 """
 

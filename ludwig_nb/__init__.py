@@ -29,7 +29,7 @@ __all__ = [
 _LAZY = {
     "load_config": "ludwig_nb.config:load_config",
     "train": "ludwig_nb.runs:train",
-    "hyperopt": "ludwig_nb.runs:hyperopt",
+    "hyperopt": "ludwig_nb.search:hyperopt",
     "load_model": "ludwig_nb.runs:load_model",
     "estimate": "ludwig_nb.runs:estimate",
     "compare": "ludwig_nb.ui.compare_view:compare",

@@ -22,22 +22,17 @@ def test_import_is_cheap_no_torch_no_nvml_no_threads():
     assert out.stdout.strip() == "[] 0"
 
 
-def test_the_run_layer_loads_the_search_modules_only_when_a_search_is_asked_for():
+def test_the_run_layer_loads_no_search_module_and_the_search_loads_neither_optuna_nor_ray():
     code = (
         "import sys; from ludwig_nb.runs import train; "
-        "before = 'ludwig_nb.runs.search' in sys.modules; "
-        "from ludwig_nb.runs import Search, hyperopt; "
-        "print(before, Search.__module__, hyperopt.__module__)"
+        "before = sorted(m for m in sys.modules if m.startswith('ludwig_nb.search')); "
+        "import ludwig_nb; hyperopt = ludwig_nb.hyperopt; "
+        "from ludwig_nb.search import Search; "
+        "heavy = [m for m in ('optuna', 'ray', 'torch', 'pandas') if m in sys.modules]; "
+        "print(before, Search.__module__, hyperopt.__module__, heavy)"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert out.stdout.split() == ["False", "ludwig_nb.runs.search", "ludwig_nb.runs.search"]
-    missing = subprocess.run(
-        [sys.executable, "-c", "import ludwig_nb.runs as r; r.nothing"],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    assert missing.returncode == 1 and "has no attribute 'nothing'" in missing.stderr
+    assert out.stdout.split() == ["[]", "ludwig_nb.search.handle", "ludwig_nb.search.api", "[]"]
 
 
 def _imports(path: Path) -> set[str]:
@@ -81,3 +76,15 @@ def test_unknown_attribute_is_an_attribute_error():
 
     with pytest.raises(AttributeError, match="no attribute 'nope'"):
         ludwig_nb.nope
+
+
+def test_core_touches_no_file_and_starts_no_thread():
+    io_modules = {"os", "pathlib", "tempfile", "shutil", "io", "subprocess", "socket", "glob"}
+    offenders = {}
+    for path in PACKAGE.joinpath("core").rglob("*.py"):
+        text = path.read_text()
+        found = sorted(_imports(path) & io_modules)
+        found += [call for call in ("open(", "Thread(", "Timer(") if call in text]
+        if found:
+            offenders[str(path.relative_to(PACKAGE))] = found
+    assert offenders == {}

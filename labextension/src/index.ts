@@ -2,7 +2,13 @@
  * ludwig-nb: a left-area JupyterLab panel with GPU cards and every kernel's training runs.
  */
 
-import { ILayoutRestorer, JupyterFrontEnd, JupyterFrontEndPlugin } from '@jupyterlab/application';
+import {
+  ILabShell,
+  ILayoutRestorer,
+  JupyterFrontEnd,
+  JupyterFrontEndPlugin
+} from '@jupyterlab/application';
+import { DocumentWidget } from '@jupyterlab/docregistry';
 import { ISettingRegistry } from '@jupyterlab/settingregistry';
 import { LabIcon } from '@jupyterlab/ui-components';
 
@@ -22,33 +28,39 @@ const ICON_SVG =
 export const ludwigIcon = new LabIcon({ name: 'ludwig-nb:gpu', svgstr: ICON_SVG });
 
 /** The models of the notebooks open in the main area (duck-typed: see notebook_refresh.ts). */
-function openNotebooks(app: JupyterFrontEnd): NotebookLike[] {
+function openNotebooks(shell: ILabShell): NotebookLike[] {
   const found: NotebookLike[] = [];
-  for (const widget of app.shell.widgets('main')) {
-    const context = (widget as { context?: { isReady?: boolean; model?: unknown } }).context;
-    const model = context?.isReady ? (context.model as Partial<NotebookLike> | undefined) : undefined;
-    if (model?.cells && typeof model.cells.get === 'function') {
+  for (const widget of shell.widgets('main')) {
+    if (!(widget instanceof DocumentWidget) || !widget.context.isReady) {
+      continue;
+    }
+    const model = widget.context.model as Partial<NotebookLike>;
+    if (model.cells && typeof model.cells.get === 'function') {
       found.push(model as NotebookLike);
     }
   }
   return found;
 }
 
+/** The path of the document in focus (null: none, or not a document). */
+function currentPath(shell: ILabShell): string | null {
+  const current = shell.currentWidget;
+  return current instanceof DocumentWidget ? current.context.path : null;
+}
+
 /**
  * Reopened notebooks: a saved run snapshot whose run has gone on since the save is replaced
  * by the run's current one from its run directory (see notebook_refresh.ts).
  */
-function startSnapshotRefresh(app: JupyterFrontEnd): Poll {
+function startSnapshotRefresh(shell: ILabShell): Poll {
   const refresher = new SnapshotRefresher({ api: snapshotApi });
   const poll = new Poll({
-    factory: () => refresher.refresh(openNotebooks(app)),
+    factory: () => refresher.refresh(openNotebooks(shell)),
     frequency: { interval: 2000, backoff: false },
     standby: 'when-hidden',
     name: 'ludwig-nb:snapshots'
   });
-  (app.shell as unknown as { currentChanged?: { connect: (f: () => void) => void } }).currentChanged?.connect(
-    () => void poll.refresh()
-  );
+  shell.currentChanged.connect(() => void poll.refresh());
   return poll;
 }
 
@@ -56,33 +68,32 @@ const plugin: JupyterFrontEndPlugin<void> = {
   id: PLUGIN_ID,
   description: 'GPU cards and the training runs of every kernel, with Stop / Pause / Resume.',
   autoStart: true,
+  requires: [ILabShell],
   optional: [ISettingRegistry, ILayoutRestorer],
   activate: (
     app: JupyterFrontEnd,
+    shell: ILabShell,
     settingRegistry: ISettingRegistry | null,
     restorer: ILayoutRestorer | null
   ) => {
     const model = new SidebarModel({ api: serverApi });
     const panel = new SidebarPanel(model);
     panel.title.icon = ludwigIcon;
-    app.shell.add(panel, 'left', { rank: 900 });
+    shell.add(panel, 'left', { rank: 900 });
     // the "this notebook" filter follows the document in focus
     const follow = () => {
-      const current = app.shell.currentWidget as { context?: { path?: string } } | null;
-      const path = current?.context?.path ?? null;
+      const path = currentPath(shell);
       if (path !== null && path.endsWith('.ipynb') && path !== model.runListOptions.notebook) {
         model.runListOptions = { ...model.runListOptions, notebook: path };
       }
     };
-    const shell = app.shell as unknown as { currentChanged?: { connect: (f: () => void) => void } };
-    shell.currentChanged?.connect(follow);
+    shell.currentChanged.connect(follow);
     follow();
     restorer?.add(panel, PANEL_ID);
-    startSnapshotRefresh(app);
+    startSnapshotRefresh(shell);
 
     let interval = 2000;
-    const start = () =>
-      model.startPolling({ interval, isHidden: () => !panel.isVisible });
+    const start = () => model.startPolling({ interval, isHidden: () => !panel.isVisible });
     start();
 
     if (settingRegistry) {

@@ -32,12 +32,18 @@ export interface OutputLike {
 export interface OutputsLike {
   readonly length: number;
   get(index: number): OutputLike;
-  set(index: number, value: { output_type: string; data: Record<string, unknown>; metadata: Record<string, unknown> }): void;
+  set(
+    index: number,
+    value: { output_type: string; data: Record<string, unknown>; metadata: Record<string, unknown> }
+  ): void;
 }
 
 /** What it needs of a notebook model (INotebookModel: cells of ICellModel). */
 export interface NotebookLike {
-  readonly cells: { readonly length: number; get(index: number): { readonly type: string; readonly outputs?: OutputsLike } };
+  readonly cells: {
+    readonly length: number;
+    get(index: number): { readonly type: string; readonly outputs?: OutputsLike };
+  };
 }
 
 export interface SnapshotApi {
@@ -115,7 +121,9 @@ export class SnapshotRefresher {
   async refresh(notebooks: Iterable<NotebookLike>): Promise<void> {
     const stale = [...notebooks].flatMap(nb => staleSnapshots(nb));
     const now = this._clock();
-    const wanted = new Set(stale.map(s => s.runId).filter(id => (this._askAfter.get(id) ?? 0) <= now));
+    const wanted = new Set(
+      stale.map(s => s.runId).filter(id => (this._askAfter.get(id) ?? 0) <= now)
+    );
     const replies = new Map<string, SnapshotReply>();
     await Promise.all(
       [...wanted].map(async runId => {

@@ -13,7 +13,11 @@ import { Card, Meter, RunFilter, RunRow, ViewState } from './view_state';
 
 export const PANEL_ID = 'ludwig-nb-sidebar';
 const ACTIONS: ControlAction[] = ['pause', 'resume', 'stop'];
-const ACTION_LABELS: Record<ControlAction, string> = { stop: 'Stop', pause: 'Pause', resume: 'Resume' };
+const ACTION_LABELS: Record<ControlAction, string> = {
+  stop: 'Stop',
+  pause: 'Pause',
+  resume: 'Resume'
+};
 
 function el<K extends keyof HTMLElementTagNameMap>(
   tag: K,
@@ -86,8 +90,21 @@ export class SidebarPanel extends Widget {
     const runsHeader = el('h2', 'jp-LudwigNb-header', 'Runs');
     this._filters = this._filterControls();
     this._runs = el('ul', 'jp-LudwigNb-runs');
-    this._noRuns = el('div', 'jp-LudwigNb-empty', 'No runs yet. Start one in a notebook with ludwig_nb.train(config, data).');
-    const parts = [this._error, header, this._gpuMessage, this._cards, runsHeader, this._filters, this._noRuns, this._runs];
+    this._noRuns = el(
+      'div',
+      'jp-LudwigNb-empty',
+      'No runs yet. Start one in a notebook with ludwig_nb.train(config, data).'
+    );
+    const parts = [
+      this._error,
+      header,
+      this._gpuMessage,
+      this._cards,
+      runsHeader,
+      this._filters,
+      this._noRuns,
+      this._runs
+    ];
     for (const child of parts) {
       this.node.appendChild(child);
     }
@@ -119,30 +136,33 @@ export class SidebarPanel extends Widget {
     super.dispose();
   }
 
-  protected onAfterShow(msg: Message): void {
+  protected onAfterShow(_msg: Message): void {
     void this._model.poll?.refresh();
   }
 
   /** The run filter (live / this notebook / all) and the "hide finished" switch. */
   private _filterControls(): HTMLElement {
     const box = el('div', 'jp-LudwigNb-filters');
-    const select = el('select', 'jp-LudwigNb-filter') as HTMLSelectElement;
+    const select = el('select', 'jp-LudwigNb-filter');
     for (const [value, label] of [
       ['all', 'all runs'],
       ['live', 'live runs'],
       ['notebook', 'this notebook']
     ]) {
-      const option = el('option', '', label) as HTMLOptionElement;
+      const option = el('option', '', label);
       option.value = value;
       select.appendChild(option);
     }
     select.value = this._model.runListOptions.filter;
     select.title = 'Which runs to list';
     select.addEventListener('change', () => {
-      this._model.runListOptions = { ...this._model.runListOptions, filter: select.value as RunFilter };
+      this._model.runListOptions = {
+        ...this._model.runListOptions,
+        filter: select.value as RunFilter
+      };
     });
     const label = el('label', 'jp-LudwigNb-hideFinished');
-    const check = el('input', 'jp-LudwigNb-hideFinished-input') as HTMLInputElement;
+    const check = el('input', 'jp-LudwigNb-hideFinished-input');
     check.type = 'checkbox';
     check.checked = this._model.runListOptions.hideFinished;
     check.addEventListener('change', () => {
@@ -167,7 +187,7 @@ export class SidebarPanel extends Widget {
     for (const row of rows) {
       if (row.group !== group) {
         group = row.group;
-        ordered.push(el('li', 'jp-LudwigNb-group', group) as HTMLLIElement);
+        ordered.push(el('li', 'jp-LudwigNb-group', group));
       }
       const item = existing.get(row.id) ?? this._newRunItem(row.id);
       updateRunItem(item, row);
@@ -188,7 +208,11 @@ export class SidebarPanel extends Widget {
     }
     const buttons = el('div', 'jp-LudwigNb-run-actions');
     for (const action of ACTIONS) {
-      const button = el('button', `jp-Button jp-mod-styled jp-LudwigNb-${action}`, ACTION_LABELS[action]);
+      const button = el(
+        'button',
+        `jp-Button jp-mod-styled jp-LudwigNb-${action}`,
+        ACTION_LABELS[action]
+      );
       button.dataset.action = action;
       button.type = 'button';
       buttons.appendChild(button);
@@ -238,10 +262,13 @@ function updateRunItem(item: HTMLLIElement, row: RunRow): void {
   item
     .querySelector('.jp-LudwigNb-progress')
     ?.replaceWith(bar(row.progress, 'jp-LudwigNb-progress', row.likelyStop));
-  (item.querySelector('.jp-LudwigNb-run-actions') as HTMLElement).hidden = !Object.values(row.actions).some(Boolean);
+  (item.querySelector('.jp-LudwigNb-run-actions') as HTMLElement).hidden = !Object.values(
+    row.actions
+  ).some(Boolean);
   for (const action of ACTIONS) {
     const button = item.querySelector(`button[data-action="${action}"]`) as HTMLButtonElement;
     button.disabled = !row.actions[action];
-    button.hidden = action === 'resume' ? row.status !== 'paused' : action === 'pause' && row.status === 'paused';
+    button.hidden =
+      action === 'resume' ? row.status !== 'paused' : action === 'pause' && row.status === 'paused';
   }
 }

@@ -80,6 +80,9 @@ export interface StepFinished extends EventBase {
   batch_size: number;
   loss: number | null;
   learning_rate: number | null;
+  /** LLM runs: non-padding and padded tokens of the step (absent otherwise) */
+  tokens?: number | null;
+  padded_tokens?: number | null;
 }
 export interface EvaluationFinished extends EventBase {
   type: 'evaluation_finished';
@@ -195,6 +198,44 @@ export interface DataProgress extends EventBase {
   total: number;
 }
 
+/** An LLM run's model: parameters that train of all, adapter, quantization. */
+export interface ModelDescribed extends EventBase {
+  type: 'model_described';
+  base_model: string;
+  architecture: string;
+  trainable: number;
+  total: number;
+  adapter: string;
+  quantization: string;
+  dtype: string;
+  gradient_checkpointing: boolean;
+  estimate_bytes: number | null;
+}
+
+/** An LLM run's data, tokenized: rows and token lengths per split. */
+export interface TokensCounted extends EventBase {
+  type: 'tokens_counted';
+  splits: Record<string, Record<string, number>>;
+  limit: number | null;
+}
+
+/** An LLM epoch's batches once ordered: padded and non-padding tokens of each step. */
+export interface EpochPlanned extends EventBase {
+  type: 'epoch_planned';
+  epoch: number;
+  first_step: number;
+  padded_tokens: number[];
+  tokens: number[];
+}
+
+/** Answers generated at an evaluation, beside the expected ones. */
+export interface SamplesGenerated extends EventBase {
+  type: 'samples_generated';
+  step: number;
+  split: string;
+  samples: Array<Record<string, string>>;
+}
+
 export type RunEvent =
   | RunStarted
   | ScheduleChanged
@@ -212,7 +253,11 @@ export type RunEvent =
   | RunFailed
   | BaselineComputed
   | WorkersReported
-  | DataProgress;
+  | DataProgress
+  | ModelDescribed
+  | TokensCounted
+  | EpochPlanned
+  | SamplesGenerated;
 
 /** An active alarm as kept in RunState.alarms. */
 export interface ActiveAlarm {

@@ -178,7 +178,14 @@ export function gpuCard(gpu: GpuSample, options: ViewOptions = DEFAULT_VIEW_OPTI
       : `GPU ${gpu.index} MIG ${gpu.mig_index}`;
   const key = gpu.uuid ?? label;
   if (gpu.lost) {
-    return { key, title: label, subtitle: 'lost: the device stopped answering', meters: [], throttle: [], level: 'alarm' };
+    return {
+      key,
+      title: label,
+      subtitle: 'lost: the device stopped answering',
+      meters: [],
+      throttle: [],
+      level: 'alarm'
+    };
   }
   const meters = [
     percentMeter('Utilisation', gpu.utilization_gpu),
@@ -201,7 +208,14 @@ export function hostCard(host: HostSample): Card {
   const cpu = percentMeter('CPU', host.cpu_percent);
   const ram = memoryMeter(host.memory_used, host.memory_total);
   ram.label = 'RAM';
-  return { key: 'host', title: 'Host', subtitle: 'no GPU: CPU and RAM', meters: [cpu, ram], throttle: [], level: 'ok' };
+  return {
+    key: 'host',
+    title: 'Host',
+    subtitle: 'no GPU: CPU and RAM',
+    meters: [cpu, ram],
+    throttle: [],
+    level: 'ok'
+  };
 }
 
 /** The metric a person cares about: validation > test > training, "combined" first, loss first. */
@@ -227,13 +241,21 @@ export function bestMetric(metrics: Metrics): { text: string } | null {
   return { text: `best ${splitName} ${featureName} ${metricName} ${formatNumber(value)}` };
 }
 
-const HEADLINE_METRICS = ['accuracy', 'mean_absolute_error', 'root_mean_squared_error', 'r2', 'roc_auc'];
+const HEADLINE_METRICS = [
+  'accuracy',
+  'mean_absolute_error',
+  'root_mean_squared_error',
+  'r2',
+  'roc_auc'
+];
 
 /**
  * The best metric beside the trivial baseline on the same split, as core/baseline.py words it:
  * "test churn accuracy 0.945 · always 'no': 0.865" (null when the run has no baseline yet).
  */
-export function baselineText(run: Pick<RunSummary, 'best_metrics' | 'baseline' | 'baseline_predictors'>): string | null {
+export function baselineText(
+  run: Pick<RunSummary, 'best_metrics' | 'baseline' | 'baseline_predictors'>
+): string | null {
   const metrics = run.best_metrics ?? {};
   const split = ['test', 'validation', 'training'].find(s => metrics[s] !== undefined);
   if (!split) {
@@ -243,9 +265,13 @@ export function baselineText(run: Pick<RunSummary, 'best_metrics' | 'baseline' |
   for (const [feature, predictor] of Object.entries(run.baseline_predictors ?? {})) {
     const model = metrics[split]?.[feature] ?? {};
     const base = run.baseline?.[split]?.[feature] ?? {};
-    const name = HEADLINE_METRICS.find(m => typeof model[m] === 'number' && typeof base[m] === 'number');
+    const name = HEADLINE_METRICS.find(
+      m => typeof model[m] === 'number' && typeof base[m] === 'number'
+    );
     if (name) {
-      parts.push(`${split} ${feature} ${name} ${formatNumber(model[name])} · ${predictor}: ${formatNumber(base[name])}`);
+      parts.push(
+        `${split} ${feature} ${name} ${formatNumber(model[name])} · ${predictor}: ${formatNumber(base[name])}`
+      );
     }
   }
   return parts.length > 0 ? parts.join('; ') : null;
@@ -265,7 +291,9 @@ export function pauseText(run: Pick<RunSummary, 'pause_text'>): string {
  * likely stop ("≤ 11,000 steps · likely stop ≈ step 2,600"); ended, why it ended ("stopped
  * early: no validation improvement in 5 evaluations; best at step 2,600"); "" without.
  */
-export function earlyStopText(run: Pick<RunSummary, 'status' | 'alive' | 'early_stop' | 'end_reason'>): string {
+export function earlyStopText(
+  run: Pick<RunSummary, 'status' | 'alive' | 'early_stop' | 'end_reason'>
+): string {
   const ended = FINAL_STATUSES.has(run.status) || !run.alive;
   if (ended) {
     return run.status === 'interrupted' ? '' : (run.end_reason ?? '');
@@ -274,7 +302,9 @@ export function earlyStopText(run: Pick<RunSummary, 'status' | 'alive' | 'early_
 }
 
 /** Where the run will likely stop, as a fraction of the planned total (null: no forecast). */
-export function likelyStopFraction(run: Pick<RunSummary, 'status' | 'alive' | 'early_stop'>): number | null {
+export function likelyStopFraction(
+  run: Pick<RunSummary, 'status' | 'alive' | 'early_stop'>
+): number | null {
   const info = run.early_stop;
   if (!info || FINAL_STATUSES.has(run.status) || !run.alive) {
     return null;
@@ -296,7 +326,9 @@ export function etaText(run: RunSummary, now: number): string {
     return run.phase_detail;
   }
   if (FINAL_STATUSES.has(status)) {
-    const when = run.finished_at ? ` after ${formatDuration(run.finished_at - (run.started_at ?? run.finished_at))}` : '';
+    const when = run.finished_at
+      ? ` after ${formatDuration(run.finished_at - (run.started_at ?? run.finished_at))}`
+      : '';
     return `${status}${when}`;
   }
   // with early stopping the planned total is only a bound, and so is the time to it
@@ -305,8 +337,7 @@ export function etaText(run: RunSummary, now: number): string {
     return 'ETA: estimating…';
   }
   const elapsed = run.written_at ? Math.max(0, now - run.written_at) : 0;
-  const remaining =
-    eta.finish_time !== null ? eta.finish_time - now : eta.remaining_s - elapsed;
+  const remaining = eta.finish_time !== null ? eta.finish_time - now : eta.remaining_s - elapsed;
   if (eta.state === 'warming_up') {
     // before the stable phase the number is provisional and its interval is not honest yet
     return `warming up… ${run.early_stop ? '≤' : '≈'} ${formatDuration(remaining)}`;
@@ -355,7 +386,11 @@ function alarmsText(run: RunSummary, alarms: RunSummary['alarms']): string {
 
 const PAUSABLE = new Set(['training', 'evaluating', 'preprocessing', 'queued']);
 
-export function runRow(run: RunSummary, now: number, pending: ReadonlySet<ControlAction> = new Set()): RunRow {
+export function runRow(
+  run: RunSummary,
+  now: number,
+  pending: ReadonlySet<ControlAction> = new Set()
+): RunRow {
   const final = FINAL_STATUSES.has(run.status) || !run.alive;
   // an ended run shows how it ended, not the alarms that were active at that moment
   const alarms = final ? [] : (run.alarms ?? []);
@@ -400,7 +435,8 @@ export function gpuSection(
   }
   const gpuCards = reply.gpus.map(g => gpuCard(g, options));
   const hostCardValue = gpuCards.length === 0 && reply.host ? hostCard(reply.host) : null;
-  const gpuMessage = gpuCards.length === 0 ? (reply.reason ? `No GPU: ${reply.reason}` : 'No GPU') : '';
+  const gpuMessage =
+    gpuCards.length === 0 ? (reply.reason ? `No GPU: ${reply.reason}` : 'No GPU') : '';
   return { gpuCards, hostCard: hostCardValue, gpuMessage };
 }
 
@@ -414,7 +450,11 @@ export interface RunListOptions {
   notebook: string | null;
 }
 
-export const DEFAULT_RUN_LIST: RunListOptions = { filter: 'all', hideFinished: false, notebook: null };
+export const DEFAULT_RUN_LIST: RunListOptions = {
+  filter: 'all',
+  hideFinished: false,
+  notebook: null
+};
 
 /**
  * The kernel knows its notebook as an absolute path (JPY_SESSION_NAME = the kernel's cwd +
@@ -438,14 +478,21 @@ function groupKey(run: RunSummary): string {
 }
 
 function groupName(run: RunSummary): string {
-  return run.notebook ? basename(run.notebook) : run.kernel ? `kernel ${run.kernel}` : 'other processes';
+  return run.notebook
+    ? basename(run.notebook)
+    : run.kernel
+      ? `kernel ${run.kernel}`
+      : 'other processes';
 }
 
 /**
  * The runs to list, in a stable order: live runs first, then by notebook (grouped), then
  * by start time and id, so that rows never swap places between refreshes.
  */
-export function runList(runs: RunSummary[], options: RunListOptions = DEFAULT_RUN_LIST): RunSummary[] {
+export function runList(
+  runs: RunSummary[],
+  options: RunListOptions = DEFAULT_RUN_LIST
+): RunSummary[] {
   const kept = runs.filter(run => {
     if (options.hideFinished && !isLive(run)) {
       return false;

@@ -63,7 +63,10 @@ describe('SidebarModel.refresh', () => {
 
   it('a run moves from training to stopped between refreshes', async () => {
     const api = new FakeApi();
-    api.runReplies.push({ runs: [run()] }, { runs: [run({ status: 'stopped', finished_at: 1010 })] });
+    api.runReplies.push(
+      { runs: [run()] },
+      { runs: [run({ status: 'stopped', finished_at: 1010 })] }
+    );
     const model = new SidebarModel({ api, clock: () => 1010 });
     await model.refresh();
     expect(model.view.runs[0].actions.stop).toBe(true);

@@ -13,7 +13,9 @@ describe('rendering policy', () => {
           .split('\n')
           .map((line, i) => ({ where: `${f}:${i + 1}`, line }))
       )
-      .filter(({ line }) => /innerHTML|outerHTML|insertAdjacentHTML|document\.write|dangerouslySetInnerHTML/.test(line))
+      .filter(({ line }) =>
+        /innerHTML|outerHTML|insertAdjacentHTML|document\.write|dangerouslySetInnerHTML/.test(line)
+      )
       .filter(({ line }) => !line.trim().startsWith('*') && !line.trim().startsWith('//'));
     expect(offenders).toEqual([]);
   });

@@ -23,22 +23,36 @@ class Outputs implements OutputsLike {
   get(index: number): OutputLike {
     return this.items[index];
   }
-  set(index: number, value: { output_type: string; data: Record<string, unknown>; metadata: Record<string, unknown> }): void {
+  set(
+    index: number,
+    value: { output_type: string; data: Record<string, unknown>; metadata: Record<string, unknown> }
+  ): void {
     this.items[index] = { type: value.output_type, data: value.data, metadata: value.metadata };
   }
 }
 
-function snapshotOutput(runId: string, status: string | undefined, text = `${runId}: ${status}`): OutputLike {
+function snapshotOutput(
+  runId: string,
+  status: string | undefined,
+  text = `${runId}: ${status}`
+): OutputLike {
   const meta: Record<string, unknown> = { run_id: runId, directory: `/results/${runId}` };
   if (status !== undefined) {
     meta.status = status;
   }
-  return { type: 'display_data', data: { 'text/plain': text, 'text/html': `<div>${text}</div>` }, metadata: { ludwig_nb: meta } };
+  return {
+    type: 'display_data',
+    data: { 'text/plain': text, 'text/html': `<div>${text}</div>` },
+    metadata: { ludwig_nb: meta }
+  };
 }
 
 function notebook(...cells: OutputLike[][]): { nb: NotebookLike; outputs: Outputs[] } {
   const outputs = cells.map(items => new Outputs(items));
-  const all = [...outputs.map(o => ({ type: 'code', outputs: o as OutputsLike })), { type: 'markdown' }];
+  const all = [
+    ...outputs.map(o => ({ type: 'code', outputs: o as OutputsLike })),
+    { type: 'markdown' }
+  ];
   return { nb: { cells: { length: all.length, get: (i: number) => all[i] } }, outputs };
 }
 
@@ -47,7 +61,10 @@ function reply(runId: string, status: SnapshotReply['status'], text: string): Sn
     run_id: runId,
     status,
     final: ['completed', 'stopped', 'failed', 'interrupted'].includes(status),
-    bundle: { 'text/plain': text, 'text/html': `<div class="ludwig-nb-snapshot" data-status="${status}">${text}</div>` }
+    bundle: {
+      'text/plain': text,
+      'text/html': `<div class="ludwig-nb-snapshot" data-status="${status}">${text}</div>`
+    }
   };
 }
 
@@ -89,7 +106,11 @@ describe('stale snapshots', () => {
 describe('the refresher', () => {
   it('puts the final snapshot of a run that ended since the save in place', async () => {
     const { nb, outputs } = notebook([snapshotOutput('a', 'training')]);
-    const done = reply('a', 'completed', 'a: completed, step 3,100 / 3,100\nstopped early: no validation improvement in 5 evaluations');
+    const done = reply(
+      'a',
+      'completed',
+      'a: completed, step 3,100 / 3,100\nstopped early: no validation improvement in 5 evaluations'
+    );
     const refresher = new SnapshotRefresher({ api: api({ a: done }), clock: () => 0 });
     await refresher.refresh([nb]);
     const out = outputs[0].get(0);
@@ -107,9 +128,15 @@ describe('the refresher', () => {
 
   it('refreshes a live run at most every liveInterval, a status change at once', async () => {
     let now = 0;
-    const replies: Record<string, SnapshotReply> = { a: reply('a', 'training', 'a: training, step 10') };
+    const replies: Record<string, SnapshotReply> = {
+      a: reply('a', 'training', 'a: training, step 10')
+    };
     const { nb, outputs } = notebook([snapshotOutput('a', 'training', 'a: training, step 5')]);
-    const refresher = new SnapshotRefresher({ api: api(replies), clock: () => now, liveInterval: 10_000 });
+    const refresher = new SnapshotRefresher({
+      api: api(replies),
+      clock: () => now,
+      liveInterval: 10_000
+    });
     await refresher.refresh([nb]);
     expect(outputs[0].get(0).data['text/plain']).toBe('a: training, step 10');
     replies.a = reply('a', 'training', 'a: training, step 20');
@@ -132,7 +159,11 @@ describe('the refresher', () => {
     const missing = api({});
     const { nb, outputs } = notebook([snapshotOutput('gone', 'training')]);
     const before = outputs[0].get(0);
-    const refresher = new SnapshotRefresher({ api: missing, clock: () => now, retryInterval: 30_000 });
+    const refresher = new SnapshotRefresher({
+      api: missing,
+      clock: () => now,
+      retryInterval: 30_000
+    });
     await refresher.refresh([nb]);
     now = 10_000;
     await refresher.refresh([nb]);

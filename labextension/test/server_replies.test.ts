@@ -32,7 +32,14 @@ describe('recorded server replies', () => {
 
   it('a good run has no note, a malformed one is marked and says why', () => {
     expect(noteText(byId.get('good')!)).toBe('');
-    for (const id of ['pid-text', 'metrics-list', 'alarms-object', 'status-unknown', 'status-list', 'status-garbage']) {
+    for (const id of [
+      'pid-text',
+      'metrics-list',
+      'alarms-object',
+      'status-unknown',
+      'status-list',
+      'status-garbage'
+    ]) {
       const row = runRow(byId.get(id)!, 1000);
       expect(row.noteText, id).not.toBe('');
       expect(row.level, id).not.toBe('ok');
@@ -49,7 +56,9 @@ describe('recorded server replies', () => {
 
   it("a run paused by an alarm shows the run's own words and its early-stop forecast", () => {
     const row = runRow(byId.get('early-stop-paused')!, 1000);
-    expect(row.etaText).toBe('paused: GPU 0 at 88 °C, 4 °C under its slowdown point; resumes below 82 °C');
+    expect(row.etaText).toBe(
+      'paused: GPU 0 at 88 °C, 4 °C under its slowdown point; resumes below 82 °C'
+    );
     expect(row.earlyStopText).toBe('≤ 11,000 steps · likely stop ≈ step 2,479');
     expect(row.likelyStop).toBeCloseTo(2479 / 11000, 6);
     expect(row.alarmText).toBe(''); // the pause text already names the pausing alarm
@@ -59,7 +68,9 @@ describe('recorded server replies', () => {
 
   it('a run that stopped early says why, and marks no forecast', () => {
     const row = runRow(byId.get('early-stopped')!, 1000);
-    expect(row.earlyStopText).toBe('stopped early: no validation improvement in 5 evaluations; best at step 600');
+    expect(row.earlyStopText).toBe(
+      'stopped early: no validation improvement in 5 evaluations; best at step 600'
+    );
     expect(row.likelyStop).toBeNull();
     const bad = runRow(byId.get('early-stop-list')!, 1000);
     expect(bad.earlyStopText).toBe('');

@@ -71,7 +71,12 @@ describe('GPU cards', () => {
         gpus: [],
         available: false,
         reason: 'NVML library not found',
-        host: { time: 1, cpu_percent: 12.4, memory_used: 8 * 1024 ** 3, memory_total: 32 * 1024 ** 3 }
+        host: {
+          time: 1,
+          cpu_percent: 12.4,
+          memory_used: 8 * 1024 ** 3,
+          memory_total: 32 * 1024 ** 3
+        }
       })
     );
     expect(section.gpuCards).toEqual([]);
@@ -80,7 +85,9 @@ describe('GPU cards', () => {
   });
 
   it('does not show the host card when GPUs are present', () => {
-    const section = gpuSection(gpusReply({ host: { time: 1, cpu_percent: 5, memory_used: 1, memory_total: 2 } }));
+    const section = gpuSection(
+      gpusReply({ host: { time: 1, cpu_percent: 5, memory_used: 1, memory_total: 2 } })
+    );
     expect(section.hostCard).toBeNull();
     expect(section.gpuCards).toHaveLength(1);
   });
@@ -101,9 +108,21 @@ describe('run rows', () => {
   });
 
   it('says "warming up" with a provisional number, and marks "adjusting"', () => {
-    const warm = { remaining_s: 300, low_s: 0, high_s: 900, state: 'warming_up', finish_time: 1300 };
+    const warm = {
+      remaining_s: 300,
+      low_s: 0,
+      high_s: 900,
+      state: 'warming_up',
+      finish_time: 1300
+    };
     expect(etaText(run({ eta: warm }), 1000)).toBe('warming up… ≈ 5m 00s');
-    const adjusting = { remaining_s: 300, low_s: 240, high_s: 360, state: 'adjusting', finish_time: null };
+    const adjusting = {
+      remaining_s: 300,
+      low_s: 240,
+      high_s: 360,
+      state: 'adjusting',
+      finish_time: null
+    };
     expect(etaText(run({ eta: adjusting, written_at: 1000 }), 1000)).toBe(
       'ETA 5m 00s (4m 00s – 6m 00s) · adjusting'
     );
@@ -138,11 +157,21 @@ describe('run rows', () => {
   });
 
   it('keeps the run name as given (the panel sets it as text)', () => {
-    expect(runRow(run({ name: '<img src=x onerror=alert(1)>' }), 0).name).toBe('<img src=x onerror=alert(1)>');
+    expect(runRow(run({ name: '<img src=x onerror=alert(1)>' }), 0).name).toBe(
+      '<img src=x onerror=alert(1)>'
+    );
   });
 
   it('shows alarms by message', () => {
-    const alarm = { rule: 'temperature', device: 0, value: 84, threshold: 82, action: 'warn', message: 'GPU 0 at 84 °C', time: 1 };
+    const alarm = {
+      rule: 'temperature',
+      device: 0,
+      value: 84,
+      threshold: 82,
+      action: 'warn',
+      message: 'GPU 0 at 84 °C',
+      time: 1
+    };
     const row = runRow(run({ alarms: [alarm] }), 0);
     expect(row.alarmText).toBe('GPU 0 at 84 °C');
     expect(row.level).toBe('warn');
@@ -162,7 +191,9 @@ describe('best metric', () => {
   });
 
   it('falls back to the first feature and metric', () => {
-    expect(bestMetric({ test: { label: { accuracy: 0.9 } } })!.text).toBe('best test label accuracy 0.9');
+    expect(bestMetric({ test: { label: { accuracy: 0.9 } } })!.text).toBe(
+      'best test label accuracy 0.9'
+    );
     expect(bestMetric({})).toBeNull();
   });
 });
@@ -170,14 +201,19 @@ describe('best metric', () => {
 describe('baseline beside the best metric', () => {
   const withBaseline = run({
     status: 'completed',
-    best_metrics: { test: { churn: { accuracy: 0.945, loss: 0.18 } }, validation: { churn: { accuracy: 0.95 } } },
+    best_metrics: {
+      test: { churn: { accuracy: 0.945, loss: 0.18 } },
+      validation: { churn: { accuracy: 0.95 } }
+    },
     baseline: { test: { churn: { accuracy: 0.865 } }, validation: { churn: { accuracy: 0.86 } } },
     baseline_predictors: { churn: "always 'no'" }
   });
 
   it('puts the baseline on the same split as the metric', () => {
     expect(baselineText(withBaseline)).toBe("test churn accuracy 0.945 · always 'no': 0.865");
-    expect(runRow(withBaseline, 1000).bestMetricText).toBe("best: test churn accuracy 0.945 · always 'no': 0.865");
+    expect(runRow(withBaseline, 1000).bestMetricText).toBe(
+      "best: test churn accuracy 0.945 · always 'no': 0.865"
+    );
   });
 
   it('falls back to the plain best metric without a baseline', () => {
@@ -222,7 +258,14 @@ describe('run list', () => {
     run({ run_id: 'c', name: 'old', notebook: 'b.ipynb', status: 'completed', started_at: 100 }),
     run({ run_id: 'b', name: 'other', notebook: 'b.ipynb', status: 'training', started_at: 300 }),
     run({ run_id: 'a', name: 'mine', notebook: 'a.ipynb', status: 'training', started_at: 400 }),
-    run({ run_id: 'd', name: 'dead', notebook: 'a.ipynb', status: 'interrupted', alive: false, started_at: 50 })
+    run({
+      run_id: 'd',
+      name: 'dead',
+      notebook: 'a.ipynb',
+      status: 'interrupted',
+      alive: false,
+      started_at: 50
+    })
   ];
 
   it('puts live runs first, grouped by notebook, in a stable order', () => {
@@ -234,41 +277,68 @@ describe('run list', () => {
 
   it('filters live / this notebook / all and hides finished runs', () => {
     const ids = (options: Partial<RunListOptions>) =>
-      runList([...runs], { filter: 'all', hideFinished: false, notebook: null, ...options }).map(r => r.run_id);
+      runList([...runs], { filter: 'all', hideFinished: false, notebook: null, ...options }).map(
+        r => r.run_id
+      );
     expect(ids({ filter: 'live' })).toEqual(['a', 'b']);
     expect(ids({ filter: 'notebook', notebook: 'b.ipynb' })).toEqual(['b', 'c']);
     expect(ids({ filter: 'notebook', notebook: 'b.ipynb', hideFinished: true })).toEqual(['b']);
     expect(ids({ hideFinished: true })).toEqual(['a', 'b']);
     expect(ids({ filter: 'notebook' })).toEqual([]);
     const absolute = [run({ run_id: 'x', notebook: '/srv/root/work/a.ipynb' })];
-    expect(runList(absolute, { filter: 'notebook', hideFinished: false, notebook: 'work/a.ipynb' })).toHaveLength(1);
-    expect(runList(absolute, { filter: 'notebook', hideFinished: false, notebook: 'a.ipynb' })).toHaveLength(1);
-    expect(runList(absolute, { filter: 'notebook', hideFinished: false, notebook: 'b/a.ipynb' })).toHaveLength(0);
+    expect(
+      runList(absolute, { filter: 'notebook', hideFinished: false, notebook: 'work/a.ipynb' })
+    ).toHaveLength(1);
+    expect(
+      runList(absolute, { filter: 'notebook', hideFinished: false, notebook: 'a.ipynb' })
+    ).toHaveLength(1);
+    expect(
+      runList(absolute, { filter: 'notebook', hideFinished: false, notebook: 'b/a.ipynb' })
+    ).toHaveLength(0);
   });
 });
 
 describe('pause in words', () => {
   it("shows the run's own wording, never the rule", () => {
-    const alarm = { rule: 'temperature>=slowdown-5', device: 0, value: 88, threshold: 83, action: 'pause',
-                    message: 'GPU 0 at 88°C (alarm at 83°C): pause', time: 1 };
+    const alarm = {
+      rule: 'temperature>=slowdown-5',
+      device: 0,
+      value: 88,
+      threshold: 83,
+      action: 'pause',
+      message: 'GPU 0 at 88°C (alarm at 83°C): pause',
+      time: 1
+    };
     const words = 'paused: GPU 0 at 88 °C, 4 °C under its slowdown point; resumes below 78 °C';
-    const paused = run({ status: 'paused', pause_reason: 'alarm:temperature>=slowdown-5', alarms: [alarm],
-                         pause_text: words });
+    const paused = run({
+      status: 'paused',
+      pause_reason: 'alarm:temperature>=slowdown-5',
+      alarms: [alarm],
+      pause_text: words
+    });
     expect(pauseText(paused)).toBe(words);
     expect(etaText(paused, 1000)).toBe(words);
     // a status.json from before pause_text: no rule text either
-    const old = run({ status: 'paused', pause_reason: 'alarm:temperature>=slowdown-5', alarms: [alarm],
-                      pause_text: null });
+    const old = run({
+      status: 'paused',
+      pause_reason: 'alarm:temperature>=slowdown-5',
+      alarms: [alarm],
+      pause_text: null
+    });
     expect(etaText(old, 1000)).toBe('paused');
   });
 });
 
 describe('data phase in words', () => {
-  it("shows how far the data is before the first step, and the ETA after", () => {
+  it('shows how far the data is before the first step, and the ETA after', () => {
     const words = 'feature 2 of 4 (total_day_minutes) · 3,500 rows';
-    expect(etaText(run({ status: 'preprocessing', phase_detail: words, eta: null }), 1000)).toBe(words);
+    expect(etaText(run({ status: 'preprocessing', phase_detail: words, eta: null }), 1000)).toBe(
+      words
+    );
     // an older status.json without the field still reads as before
-    expect(etaText(run({ status: 'preprocessing', phase_detail: null, eta: null }), 1000)).toBe('ETA: estimating…');
+    expect(etaText(run({ status: 'preprocessing', phase_detail: null, eta: null }), 1000)).toBe(
+      'ETA: estimating…'
+    );
     // once training, the ETA wins over a stale detail
     expect(etaText(run({ status: 'training', phase_detail: words }), 1000)).not.toBe(words);
   });
@@ -276,24 +346,43 @@ describe('data phase in words', () => {
 
 describe('alarms and counts in words', () => {
   it("shows the run's alarm lines, none once it has ended, and groups big counts", () => {
-    const alarm = { rule: 'temperature>=slowdown-5', device: 0, value: 86, threshold: 82, action: 'warn',
-                    message: 'GPU 0 at 86°C (alarm at 82°C): warn', time: 1 };
+    const alarm = {
+      rule: 'temperature>=slowdown-5',
+      device: 0,
+      value: 86,
+      threshold: 82,
+      action: 'warn',
+      message: 'GPU 0 at 86°C (alarm at 82°C): warn',
+      time: 1
+    };
     const words = ['GPU 0 at 86°C (alarm at 82°C) · warning only'];
     expect(runRow(run({ alarms: [alarm], alarm_texts: words }), 1000).alarmText).toBe(words[0]);
     expect(runRow(run({ alarms: [alarm], alarm_texts: null }), 1000).alarmText).toBe(alarm.message);
-    expect(runRow(run({ status: 'completed', alarms: [alarm], alarm_texts: words }), 1000).alarmText).toBe('');
-    expect(runRow(run({ step: 2100, total_steps: 52500 }), 1000).progressText).toBe('2,100 / 52,500 steps (4 %)');
+    expect(
+      runRow(run({ status: 'completed', alarms: [alarm], alarm_texts: words }), 1000).alarmText
+    ).toBe('');
+    expect(runRow(run({ step: 2100, total_steps: 52500 }), 1000).progressText).toBe(
+      '2,100 / 52,500 steps (4 %)'
+    );
   });
 });
 
 describe('early stopping', () => {
   const early = {
-    patience: 5, metric: 'accuracy', upper_bound: 11000, likely_step: 2600, earliest_step: 1500,
-    likely_remaining_s: 40, text: '≤ 11,000 steps · likely stop ≈ step 2,600'
+    patience: 5,
+    metric: 'accuracy',
+    upper_bound: 11000,
+    likely_step: 2600,
+    earliest_step: 1500,
+    likely_remaining_s: 40,
+    text: '≤ 11,000 steps · likely stop ≈ step 2,600'
   };
 
   it('says the total is a bound, the ETA too, and marks the likely stop', () => {
-    const row = runRow(run({ total_steps: 11000, step: 1000, progress: 1000 / 11000, early_stop: early }), 1000);
+    const row = runRow(
+      run({ total_steps: 11000, step: 1000, progress: 1000 / 11000, early_stop: early }),
+      1000
+    );
     expect(row.earlyStopText).toBe('≤ 11,000 steps · likely stop ≈ step 2,600');
     expect(row.etaText).toMatch(/^ETA ≤ 5m 00s/);
     expect(row.likelyStop).toBeCloseTo(2600 / 11000, 6);
@@ -313,7 +402,11 @@ describe('early stopping', () => {
 
   it('an ended run says why it ended; an interrupted one does not repeat a dead forecast', () => {
     const reason = 'stopped early: no validation improvement in 5 evaluations; best at step 2,600';
-    const done = run({ status: 'completed', end_reason: reason, early_stop: { ...early, text: reason } });
+    const done = run({
+      status: 'completed',
+      end_reason: reason,
+      early_stop: { ...early, text: reason }
+    });
     expect(runRow(done, 1000).earlyStopText).toBe(reason);
     expect(runRow(done, 1000).likelyStop).toBeNull();
     const dead = run({ status: 'interrupted', alive: false, early_stop: early });

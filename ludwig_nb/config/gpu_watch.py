@@ -1,7 +1,8 @@
 """The ``gpu_watch:`` section (ours, not Ludwig's): GPU monitoring and temperature alarms.
 
 Shape and defaults are in docs/CONTRACTS.md. ``check_gpu_watch`` validates and renders the
-section; ``GpuWatchConfig.from_dict`` gives the typed form the run layer uses.
+section; ``GpuWatchConfig.from_dict`` gives its typed view (``Config.gpu_watch``). The run
+layer reads the rendered dict (runs/monitoring.py).
 """
 
 from __future__ import annotations

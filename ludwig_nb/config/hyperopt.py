@@ -15,11 +15,14 @@ from __future__ import annotations
 
 import copy
 import math
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ludwig_nb.config.errors import ConfigError
 from ludwig_nb.config.schema.fields import Ctx, suggest
 from ludwig_nb.config.yaml_positions import KeyPath
+
+if TYPE_CHECKING:
+    from ludwig_nb.config.model import Config
 
 __all__ = [
     "EXECUTORS",
@@ -33,6 +36,7 @@ __all__ = [
     "check_hyperopt",
     "hyperopt_defaults",
     "load_search_config",
+    "trial_base",
 ]
 
 #: space type -> (required arguments, optional arguments with defaults)
@@ -174,6 +178,20 @@ def load_search_config(source: Any) -> dict[str, object]:
         ordered = sorted(ctx.problems, key=lambda p: (p.line is None, p.line or 0, p.column or 0))
         raise ConfigError.collect(ordered)
     return rendered
+
+
+def trial_base(config: Config) -> Config:
+    """``config`` without its ``hyperopt`` section: what trains each trial, parameters aside.
+
+    The positions of ``config``'s keys are kept, so that an engine's refusal of it is located
+    in the search's config (an engine refuses a config with a ``hyperopt`` section: that is a
+    search, not one run).
+    """
+    from ludwig_nb.config.model import Config
+
+    rendered = config.to_dict()
+    rendered.pop("hyperopt", None)
+    return Config(rendered, source=config.source, positions=config.positions)
 
 
 def check_hyperopt(cfg: dict[str, object], ctx: Ctx, written: object = None) -> None:

@@ -19,7 +19,7 @@ from ludwig_nb.config.yaml_positions import KeyPath
 
 __all__ = ["LUDWIG_VERSION", "SEARCH_ALG_KEYS_READ", "TOP_LEVEL_KEYS", "render"]
 
-#: ``search_alg`` keys the local executor reads (runs/search.py, runs/search_space.py) that
+#: ``search_alg`` keys the local executor reads (search/local.py, search/space.py) that
 #: Ludwig's schema lacks for some search types (``random`` has no seed field, ``optuna`` no
 #: ``n_startup_trials``): load_config must not call them ignored
 SEARCH_ALG_KEYS_READ = ("random_state_seed", "seed", "points_to_evaluate", "n_startup_trials")
@@ -53,7 +53,10 @@ def render(data: Mapping[str, object], ctx: Ctx) -> dict[str, object]:
     top = ludwig_spec(str(model_type))
     assert isinstance(top, JObject)
     _check_top_keys(config, top, ctx)
-    written_defaults, rendered_defaults = check_defaults(config.get("defaults"), ("defaults",), ctx)
+    # an LLM's defaults are checked against its own section below (a rendered LLM config,
+    # loaded again by a pilot or a trial, carries Ludwig's LLM defaults, not ECD's)
+    ecd_defaults = config.get("defaults") if model_type == "ecd" else None
+    written_defaults, rendered_defaults = check_defaults(ecd_defaults, ("defaults",), ctx)
     out: dict[str, object] = {"model_type": model_type}
     for side in ("input_features", "output_features"):
         out[side] = _features(config, side, ctx, written_defaults if model_type == "ecd" else {})
@@ -64,6 +67,9 @@ def render(data: Mapping[str, object], ctx: Ctx) -> dict[str, object]:
         if key == "defaults":
             out["defaults"] = rendered_defaults
         spec = top.field(key)
+        if key == "defaults" and model_type == "llm" and spec is not None:
+            # an LLM's defaults are its own section (text: passthrough), not ECD's
+            out["defaults"] = spec.check(config.get("defaults") or {}, ("defaults",), ctx)
         if key in ("model_type", "input_features", "output_features", "defaults") or spec is None:
             continue
         if key == "ludwig_version":
@@ -71,12 +77,29 @@ def render(data: Mapping[str, object], ctx: Ctx) -> dict[str, object]:
         elif key in config:
             with ctx.muted(_read_by_search(config[key]) if key == "hyperopt" else []):
                 out[key] = spec.check(config[key], (key,), ctx)
-        elif key == "hyperopt":
-            out[key] = None  # Ludwig renders no hyperopt section unless one is written
+        elif key in ("hyperopt", "quantization", "model_parameters"):
+            # Ludwig renders none of them unless written (its schema's "disabled" choice: null)
+            out[key] = None
         elif getattr(spec, "has_default", False):
             out[key] = spec.default()
+    if model_type == "llm":
+        out[TRUST_REMOTE_CODE] = _trust_remote_code(config.get(TRUST_REMOTE_CODE), ctx)
     out["gpu_watch"] = check_gpu_watch(config.get("gpu_watch"), ("gpu_watch",), ctx)
     return out
+
+
+#: an LLM config's permission to run a model's own code from its folder or the hub (as in
+#: later Ludwig releases; 0.11 has no such key and never runs it): false unless written
+TRUST_REMOTE_CODE = "trust_remote_code"
+
+
+def _trust_remote_code(value: object, ctx: Ctx) -> bool:
+    if value is None:
+        return False
+    if not isinstance(value, bool):
+        ctx.problem((TRUST_REMOTE_CODE,), "trust_remote_code must be true or false")
+        return False
+    return value
 
 
 def _read_by_search(section: object) -> list[KeyPath]:
@@ -89,6 +112,8 @@ def _read_by_search(section: object) -> list[KeyPath]:
 
 def _check_top_keys(data: Mapping[str, object], top: JObject, ctx: Ctx) -> None:
     known = [*top.field_names, "gpu_watch"]
+    if "base_model" in top.field_names:  # an LLM config
+        known.append(TRUST_REMOTE_CODE)
     for key in data:
         if key not in known:
             ctx.note(

@@ -64,22 +64,6 @@ _SCHEDULER_KEYS = {  # Ludwig 0.7: trainer.<old> -> trainer.learning_rate_schedu
 #: every feature type Ludwig knows (``get_base_type_registry``): the ones a config may name,
 #: and the distribution type Ludwig registers for its own outputs
 _FEATURE_TYPES = (*FEATURE_TYPES, "category_distribution")
-_FEATURE_TYPES = (
-    "audio",
-    "bag",
-    "binary",
-    "category",
-    "category_distribution",
-    "date",
-    "h3",
-    "image",
-    "number",
-    "sequence",
-    "set",
-    "text",
-    "timeseries",
-    "vector",
-)
 
 
 def _version(text: object) -> tuple[int, ...]:

@@ -189,6 +189,8 @@ def _step_row(event: ev.StepFinished) -> _Row | None:
 
     None when one does not fit a column: the event is then kept as an object, unchanged.
     """
+    if event.tokens is not None or event.padded_tokens is not None:
+        return None  # an LLM step keeps its token counts: held as the object
     try:
         lr, loss = event.learning_rate, event.loss
         return (

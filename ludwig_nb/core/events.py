@@ -29,9 +29,11 @@ __all__ = [
     "BaselineComputed",
     "CheckpointSaved",
     "DataProgress",
+    "EpochPlanned",
     "EvaluationFinished",
     "Event",
     "Metrics",
+    "ModelDescribed",
     "OomRecovered",
     "Paused",
     "PhaseChanged",
@@ -39,10 +41,12 @@ __all__ = [
     "RunFailed",
     "RunFinished",
     "RunStarted",
+    "SamplesGenerated",
     "ScheduleChanged",
     "ScheduleInfo",
     "StepFinished",
     "Throttled",
+    "TokensCounted",
     "WorkersReported",
     "event_from_dict",
     "event_from_json",
@@ -219,6 +223,17 @@ class StepFinished(Event):
     batch_size: int
     loss: float | None  # None where the engine does not see each step's loss
     learning_rate: float | None = None
+    #: LLM runs: the step's tokens that are not padding (prompt + target, Ludwig's count),
+    #: and its padded tokens (rows x the batch's longest row: what the step computed on)
+    tokens: int | None = None
+    padded_tokens: int | None = None
+
+    def to_dict(self) -> dict[str, object]:
+        """As :meth:`Event.to_dict`; the token counts only when known (an LLM run's)."""
+        data = super().to_dict()
+        if self.tokens is None and self.padded_tokens is None:
+            del data["tokens"], data["padded_tokens"]
+        return data
 
     def to_json(self) -> str:
         """Strict JSON (one line), the same text as :meth:`Event.to_json` writes.
@@ -235,6 +250,8 @@ class StepFinished(Event):
             and type(self.step) is int
             and type(self.epoch) is int
             and type(self.batch_size) is int
+            and self.tokens is None
+            and self.padded_tokens is None
             and _isfinite(time_ + start + (loss or 0.0) + (rate or 0.0))
         ):
             return (
@@ -395,6 +412,71 @@ class BaselineComputed(Event):
 
 
 @dataclasses.dataclass(frozen=True)
+class ModelDescribed(Event):
+    """An LLM run's model, once loaded: what it is and how much of it trains.
+
+    ``trainable`` / ``total``: parameters (a quantized weight counts its parameters).
+    ``adapter``: "lora", "adalora", "ia3" or "" (every weight trains). ``quantization``: "4-bit"
+    / "8-bit" / "". ``dtype``: the weights' torch dtype. ``estimate_bytes``: the memory the
+    pre-flight estimated for a step on the device (None when none was made).
+    """
+
+    type: ClassVar[str] = "model_described"
+    base_model: str
+    architecture: str
+    trainable: int
+    total: int
+    adapter: str = ""
+    quantization: str = ""
+    dtype: str = ""
+    gradient_checkpointing: bool = False
+    estimate_bytes: int | None = None
+
+
+@dataclasses.dataclass(frozen=True)
+class TokensCounted(Event):
+    """An LLM run's data, tokenized: per split its rows and token lengths.
+
+    ``splits``: ``{split: {"rows", "tokens", "longest", "mean", "truncated", "longest_before"}}``
+    (tokens of prompt + target + end of sequence; ``truncated`` rows lost tokens to ``limit``,
+    the shortest of the configured maximum lengths, None without one).
+    """
+
+    type: ClassVar[str] = "tokens_counted"
+    splits: Mapping[str, Mapping[str, float]]
+    limit: int | None = None
+
+
+@dataclasses.dataclass(frozen=True)
+class EpochPlanned(Event):
+    """An LLM epoch's batches, once ordered: what each of its steps will compute on.
+
+    ``first_step``: the epoch's first step (0-based). ``padded_tokens[i]`` / ``tokens[i]``: the
+    padded and non-padding tokens of step ``first_step + i``. A token-aware ETA sums its
+    per-token cost over the steps still to come (``core/eta/``).
+    """
+
+    type: ClassVar[str] = "epoch_planned"
+    epoch: int
+    first_step: int
+    padded_tokens: tuple[int, ...] = ()
+    tokens: tuple[int, ...] = ()
+
+
+@dataclasses.dataclass(frozen=True)
+class SamplesGenerated(Event):
+    """Answers an LLM generated at an evaluation, beside the expected ones.
+
+    ``samples``: up to five ``{"prompt", "expected", "generated"}`` of ``split``.
+    """
+
+    type: ClassVar[str] = "samples_generated"
+    step: int
+    split: str
+    samples: tuple[Mapping[str, str], ...] = ()
+
+
+@dataclasses.dataclass(frozen=True)
 class RunFinished(Event):
     """``status`` is "completed" or "stopped"; ``reason`` says why it ended.
 
@@ -441,6 +523,10 @@ EVENT_TYPES: dict[str, type[Event]] = {
         BaselineComputed,
         WorkersReported,
         DataProgress,
+        ModelDescribed,
+        TokensCounted,
+        EpochPlanned,
+        SamplesGenerated,
     )
 }
 
@@ -459,6 +545,11 @@ def event_from_dict(data: Mapping[str, Any]) -> Event:
         kwargs["workers"] = tuple(dict(w) for w in kwargs["workers"])
     if "warnings" in kwargs:
         kwargs["warnings"] = tuple(str(w) for w in kwargs["warnings"])
+    if "samples" in kwargs:
+        kwargs["samples"] = tuple(dict(s) for s in kwargs["samples"])
+    for key in ("padded_tokens", "tokens"):
+        if isinstance(kwargs.get(key), list):
+            kwargs[key] = tuple(kwargs[key])
     return cls(**kwargs)
 
 

@@ -67,6 +67,15 @@ class RunState:
     workers: tuple[Mapping[str, object], ...] = ()  # a distributed run's ranks (WorkersReported)
     batch_note: str = ""  # why the batch sizes are what they are, when auto picked them
     warnings: tuple[str, ...] = ()  # what went wrong with the kept model (RunFinished.warnings)
+    # an LLM run's: its model (ModelDescribed's fields), tokens trained on so far (non-padding
+    # and padded), its data's token lengths per split (TokensCounted) and the answers it
+    # generated at the last evaluation (SamplesGenerated), with that evaluation's step
+    llm: Mapping[str, object] = dataclasses.field(default_factory=dict)
+    tokens_seen: int = 0
+    padded_tokens_seen: int = 0
+    sequence_lengths: Mapping[str, object] = dataclasses.field(default_factory=dict)
+    samples: tuple[Mapping[str, str], ...] = ()
+    samples_step: int | None = None
 
     @property
     def progress(self) -> float:
@@ -89,6 +98,7 @@ class RunState:
         data["alarms"] = [dict(a) for a in self.alarms]
         data["workers"] = [dict(w) for w in self.workers]
         data["warnings"] = list(self.warnings)
+        data["samples"] = [dict(s) for s in self.samples]
         return data
 
 
@@ -150,7 +160,7 @@ def _changes(state: RunState, event: ev.Event) -> dict[str, Any]:
             return {}
         return {"status": "preprocessing", "phase_detail": data_progress_text(event)}
     if isinstance(event, ev.StepFinished):
-        return {
+        changes = {
             "step": event.step + 1,
             "epoch": event.epoch,
             "last_loss": event.loss,
@@ -158,6 +168,13 @@ def _changes(state: RunState, event: ev.Event) -> dict[str, Any]:
             "samples_seen": state.samples_seen + event.batch_size,
             "status": "training" if state.status in ("evaluating", "queued") else state.status,
         }
+        if event.tokens is not None:
+            changes["tokens_seen"] = state.tokens_seen + event.tokens
+        if event.padded_tokens is not None:
+            changes["padded_tokens_seen"] = state.padded_tokens_seen + event.padded_tokens
+        return changes
+    if isinstance(event, ev.ModelDescribed | ev.TokensCounted | ev.SamplesGenerated):
+        return _llm_changes(event)
     if isinstance(event, ev.EvaluationFinished):
         best = event.improved or not state.best_metrics
         return {
@@ -223,6 +240,17 @@ def _changes(state: RunState, event: ev.Event) -> dict[str, Any]:
             "error": f"{event.error_type}: {event.message}",
             "reason": event.message,
         }
+    return {}
+
+
+def _llm_changes(event: ev.Event) -> dict[str, Any]:
+    """What an LLM run's own events change."""
+    if isinstance(event, ev.ModelDescribed):
+        return {"llm": {k: v for k, v in event.to_dict().items() if k not in ("type", "v")}}
+    if isinstance(event, ev.TokensCounted):
+        return {"sequence_lengths": {"splits": event.splits, "limit": event.limit}}
+    if isinstance(event, ev.SamplesGenerated):
+        return {"samples": event.samples, "samples_step": event.step + 1}
     return {}
 
 

@@ -1,8 +1,9 @@
-"""ludwig_nb.data: dataset loading, splits, per-feature preprocessing, demo datasets.
+"""ludwig_nb.data: dataset sources and loading, splits, value checks, demo datasets, baseline.
 
+Engine-neutral (an engine's own preprocessing is the engine's: engines/builtin/preprocessing/).
 Imports pandas and numpy, never torch. The names below load on first use (PEP 562), so that
-``ludwig_nb.data.errors``, ``.demo``, ``.sources`` and ``.feature_types`` (a cell's cheap
-checks, before its dashboard) do not import pandas.
+``ludwig_nb.data.errors``, ``.demo`` and ``.sources`` (a cell's cheap checks, before its
+dashboard) do not import pandas.
 """
 
 from __future__ import annotations
@@ -20,12 +21,6 @@ if TYPE_CHECKING:
     )
     from ludwig_nb.data.errors import DataError, DataWarning
     from ludwig_nb.data.loading import Dataset, check_dataset, load_dataset, load_table
-    from ludwig_nb.data.preprocessing import (
-        drop_missing_rows,
-        fit_preprocessing,
-        kept_rows,
-        transform_frame,
-    )
     from ludwig_nb.data.splits import SPLIT_NAMES, sample_rows, split_dataset, split_rows
 
 __all__ = [
@@ -39,15 +34,11 @@ __all__ = [
     "demo_config",
     "demo_dataset",
     "demo_help",
-    "drop_missing_rows",
-    "fit_preprocessing",
-    "kept_rows",
     "load_dataset",
     "load_table",
     "sample_rows",
     "split_dataset",
     "split_rows",
-    "transform_frame",
 ]
 
 _HOMES = {
@@ -60,12 +51,6 @@ _HOMES = {
     ),
     "ludwig_nb.data.errors": ("DataError", "DataWarning"),
     "ludwig_nb.data.loading": ("Dataset", "check_dataset", "load_dataset", "load_table"),
-    "ludwig_nb.data.preprocessing": (
-        "drop_missing_rows",
-        "fit_preprocessing",
-        "kept_rows",
-        "transform_frame",
-    ),
     "ludwig_nb.data.splits": ("SPLIT_NAMES", "sample_rows", "split_dataset", "split_rows"),
 }
 _WHERE = {name: module for module, names in _HOMES.items() for name in names}

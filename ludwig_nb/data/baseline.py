@@ -1,11 +1,13 @@
 """The trivial baseline a model must beat, computed from the training split's targets.
 
 For every binary or category output the baseline always predicts the training split's most
-frequent value; for every number output it always predicts the training mean. Its metrics
-are scored on every split with the names the engines use (``accuracy``, ``roc_auc``,
-``mean_absolute_error``, ``root_mean_squared_error``, ``mean_squared_error``, ``r2``), so a
-summary can put "accuracy 0.94 · always 'no': 0.86" side by side. Other output types
-(text, set, sequence, vector) get no baseline.
+frequent value; for every number output it always predicts the training mean; for every
+text output (an LLM's answer) it always answers the training split's most frequent answer.
+Its metrics are scored on every split with the names the engines use (``accuracy``,
+``roc_auc``, ``mean_absolute_error``, ``root_mean_squared_error``, ``mean_squared_error``,
+``r2``, ``sequence_accuracy``: the share of rows answered exactly), so a summary can put
+"accuracy 0.94 · always 'no': 0.86" side by side. Other output types (set, sequence, vector)
+get no baseline.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ludwig_nb.data.preprocessing.missing import is_missing
+from ludwig_nb.data.missing import is_missing
 
 __all__ = ["Baseline", "table_baseline", "trivial_baseline"]
 
@@ -90,6 +92,16 @@ def _feature_baseline(
         for split, frame in frames.items():
             if column in frame.columns:
                 scored[split] = _class_metrics(_present(frame, column), majority, kind)
+        return f"always {majority!r}", scored
+    if kind == "text":
+        majority = _majority(train)
+        if majority is None:
+            return None
+        for split, frame in frames.items():
+            if column in frame.columns:
+                values = _present(frame, column).map(str).to_numpy()
+                if values.size:
+                    scored[split] = {"sequence_accuracy": float(np.mean(values == majority))}
         return f"always {majority!r}", scored
     if kind == "number":
         numbers = pd.to_numeric(train, errors="coerce").dropna()

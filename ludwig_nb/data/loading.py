@@ -124,8 +124,7 @@ def check_dataset(config: Mapping[str, Any], dataset: Any) -> Dataset:
     and that no split would be empty. Returns the loaded dataset, which the engine accepts as
     ``TrainJob.dataset``. Raises :class:`DataError`.
     """
-    from ludwig_nb.data.preprocessing import check_values
-    from ludwig_nb.data.value_checks import check_column_names, warn_surprises
+    from ludwig_nb.data.value_checks import check_column_names, check_values, warn_surprises
 
     loaded = load_dataset(dataset)
     if isinstance(loaded, dict):

@@ -16,9 +16,10 @@ from typing import Any
 import pandas as pd
 
 from ludwig_nb.data.errors import DataError, DataWarning
-from ludwig_nb.data.preprocessing.missing import is_missing
+from ludwig_nb.data.missing import is_missing
+from ludwig_nb.data.values import fit_binary, parse_numbers
 
-__all__ = ["check_column_names", "warn_surprises"]
+__all__ = ["check_column_names", "check_values", "warn_surprises"]
 
 
 def check_column_names(frame: pd.DataFrame, where: str) -> pd.DataFrame:
@@ -43,6 +44,19 @@ def check_column_names(frame: pd.DataFrame, where: str) -> pd.DataFrame:
 
 def _column(feature: Mapping[str, Any]) -> str:
     return str(feature.get("column") or feature["name"])
+
+
+def check_values(config: Mapping[str, Any], frame: pd.DataFrame) -> None:
+    """Cheap value checks before training.
+
+    Number columns parse and are finite, binary columns hold two values (raises :class:`DataError`).
+    """
+    for feature in [*(config.get("input_features") or []), *(config.get("output_features") or [])]:
+        if feature["type"] == "number":
+            parse_numbers(frame[_column(feature)], _column(feature))
+        elif feature["type"] == "binary":
+            prep = feature.get("preprocessing") or {}
+            fit_binary(frame[_column(feature)], prep, _column(feature))
 
 
 def warn_surprises(config: Mapping[str, Any], frame: pd.DataFrame, where: str) -> list[str]:

@@ -1,10 +1,18 @@
 """The ``Engine`` protocol: the contract a training backend owns.
 
 An engine says what it can run (:meth:`Engine.check`, on the caller's thread, raising the
-located ``UnsupportedByEngine``), how it plans a run (:meth:`Engine.plan`, for pre-flight and
-the ETA's schedule), what it needs of the data before its thread starts
-(:meth:`Engine.prepare_data`), how it trains (:meth:`Engine.fit`) and how its saved models
-load (:meth:`Engine.load`, chosen by the manifest in the model folder, see manifest.py).
+located ``UnsupportedByEngine``), how it plans a run (:meth:`Engine.plan`, for pre-flight, the
+ETA's schedule and the search's cost model), what it needs of the data before its thread
+starts (:meth:`Engine.prepare_data`), how it trains (:meth:`Engine.fit`) and how its saved
+models load (:meth:`Engine.load`, chosen by the manifest in the model folder, see
+manifest.py). With defaults, so that an engine declares only what it has: whether its GPUs are
+on other machines (:attr:`Engine.gpus_on_workers`), a check of a checkpoint before the thread
+starts (:meth:`Engine.check_resume`), how it warms up in the background and in a kernel
+(:meth:`Engine.start_warm_up`, :meth:`Engine.use_in_kernel`, :attr:`Engine.check_modules`),
+what its framework knows of its devices (:meth:`Engine.devices`), what a step of a config
+needs of a GPU's memory (:meth:`Engine.estimate_memory`, for pre-flight) and what schedules a
+search's trials on it (:meth:`Engine.search_backend`). The layers above ask the engine all
+this and never import one: engines subclass :class:`Engine` to inherit the defaults.
 
 ``fit`` gets a validated, fully rendered config and the dataset, calls ``emit`` for every
 event (core/events.py), and checks ``control`` at every step boundary
@@ -15,16 +23,20 @@ blocks while paused). It never touches a widget and never prints.
 from __future__ import annotations
 
 import dataclasses
+import threading
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol, runtime_checkable
 
 from ludwig_nb.core.control import Control
 from ludwig_nb.core.events import Event, ScheduleInfo
+from ludwig_nb.engines.devices import NO_DEVICE_FACTS, DeviceFacts
 
 if TYPE_CHECKING:
     from ludwig_nb.config import Config
     from ludwig_nb.core.gpu_sample import Snapshot
+    from ludwig_nb.core.memory_estimate import MemoryEstimate
+    from ludwig_nb.engines.search_backend import TuneHooks, TuneSpec
 
 __all__ = [
     "DEFAULT_SEED",
@@ -32,6 +44,7 @@ __all__ = [
     "Engine",
     "EngineUnavailable",
     "PreparedDataset",
+    "SearchBackend",
     "TrainJob",
     "TrainedModel",
     "config_seed",
@@ -143,6 +156,13 @@ class Engine(Protocol):
     """A training backend; see the module docstring for the contract."""
 
     name: str
+    #: its runs' GPUs are on other machines: their workers read them and feed the snapshots
+    #: back through ``TrainJob.gpu_feed`` (Ray); False: the run layer's sampler reads them here
+    gpus_on_workers: ClassVar[bool] = False
+    #: modules its check imports (a first cell's, before its dashboard) and modules its data
+    #: preparation imports, in order: a kernel imports them ahead (ipython/warmup.py)
+    check_modules: ClassVar[tuple[str, ...]] = ()
+    data_modules: ClassVar[tuple[str, ...]] = ()
 
     def check(self, config: Config) -> None:
         """Reject what this engine cannot run of a valid ``config``.
@@ -182,4 +202,98 @@ class Engine(Protocol):
 
     def load(self, folder: Path, manifest: Mapping[str, Any]) -> TrainedModel:
         """Load a model this engine saved in ``folder`` (``manifest``: its manifest file)."""
+        ...
+
+    def check_resume(self, run_dir: Path, config: Mapping[str, Any]) -> None:
+        """Before the thread starts: the run's checkpoint in ``run_dir`` loads and fits ``config``.
+
+        Raises ``FileNotFoundError`` or ``CheckpointError`` naming the file. The default checks
+        nothing (the engine finds out in ``fit``).
+        """
+        del run_dir, config
+
+    def start_warm_up(self) -> threading.Thread | None:
+        """Start :meth:`warm_up` in a background thread, once per process; returns that thread.
+
+        What the CLI starts while it reads the config and the data, and a kernel after its
+        first cell's modules. None (the default): nothing is worth warming ahead.
+        """
+        return None
+
+    def use_in_kernel(self) -> None:
+        """This process is a Jupyter kernel that loaded the extension (it stays, and warms up).
+
+        The built-in engine then reads its runs' data in this process. The default: nothing.
+        """
+        return
+
+    def devices(self) -> DeviceFacts:
+        """What its framework knows of the devices it trains on (engines/devices.py).
+
+        The default: nothing (no allocator bytes, no versions, no peak memory).
+        """
+        return NO_DEVICE_FACTS
+
+    def estimate_memory(self, config: Mapping[str, Any], dataset: Any) -> MemoryEstimate | None:
+        """The GPU memory a training step of ``config`` on ``dataset`` needs, before any runs.
+
+        ``ludwig_nb.estimate`` attaches it to its prediction. None (the default): this engine
+        makes no such estimate for ``config``.
+        """
+        del config, dataset
+        return None
+
+    def search_backend(self) -> SearchBackend | None:
+        """What schedules a search's trials on this engine (``executor: {type: <name>}``).
+
+        None (the default): a search runs on it through the local executor only.
+        """
+        return None
+
+
+class SearchBackend(Protocol):
+    """An engine's scheduler of a search's trials (Ray Tune for the ``ray`` engine)."""
+
+    def missing(self, search_alg: str) -> str | None:
+        """Why it cannot run ``search_alg`` (its type) here, naming the extra; None when it can.
+
+        Cheap: no import of the scheduler's framework.
+        """
+        ...
+
+    def check(self, config: Config) -> Engine:
+        """Reject what its trials cannot train of a valid ``config`` (``UnsupportedByEngine``).
+
+        ``config`` is a trial's: without the ``hyperopt`` section. Returns the engine whose
+        loop the trials train (its plan is theirs: the search's cost model plans with it).
+        """
+        ...
+
+    def trial_engine(self, channel: str, tune_id: str, storage: Path | None) -> Engine:
+        """The engine of a trial's run in the notebook, which mirrors the trial.
+
+        Args:
+            channel: the experiment's channel (the ``channel`` of ``TuneHooks.start_trial``).
+            tune_id: the trial's id in the experiment.
+            storage: the experiment's ``storage_path`` (None: the run directories).
+        """
+        ...
+
+    def decode(
+        self, parameters: dict[str, dict[str, Any]], values: dict[str, Any]
+    ) -> dict[str, Any]:
+        """The scheduler's sampled ``values`` -> the values written into the trial's config."""
+        ...
+
+    def trial_folder(self, storage: Path | None, run_dir: Path, run_id: str) -> Path:
+        """Where a trial writes its run folder: on ``storage``, else its run directory."""
+        ...
+
+    def run(self, spec: TuneSpec, hooks: TuneHooks) -> None:
+        """Run the experiment until its trials are done or the search stops (blocks).
+
+        Raises:
+            RuntimeError: the scheduler failed to run the experiment (a trial's failure ends
+                that trial as failed, and the experiment goes on).
+        """
         ...

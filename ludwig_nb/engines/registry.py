@@ -18,7 +18,15 @@ from ludwig_nb.engines.base import Engine, EngineUnavailable
 if TYPE_CHECKING:
     from ludwig_nb.config import Config
 
-__all__ = ["AUTO", "ENGINES", "ENGINE_NAMES", "get_engine", "select_engine"]
+__all__ = [
+    "AUTO",
+    "DEFAULT",
+    "ENGINES",
+    "ENGINE_NAMES",
+    "default_engine",
+    "get_engine",
+    "select_engine",
+]
 
 #: name -> "module:class"; imported only when asked for (torch and Ludwig are heavy).
 ENGINES = {
@@ -27,6 +35,8 @@ ENGINES = {
     "ray": "ludwig_nb.engines.ray:RayEngine",
 }
 AUTO = "auto"
+#: the engine ``auto`` picks for a config every engine can run: the one warmed up ahead
+DEFAULT = "builtin"
 #: what ``engine=`` accepts, in the order help texts list them
 ENGINE_NAMES = (AUTO, *ENGINES)
 
@@ -39,6 +49,11 @@ def get_engine(name: str) -> Engine:
     module_name, cls_name = target.split(":")
     engine: Engine = getattr(importlib.import_module(module_name), cls_name)()
     return engine
+
+
+def default_engine() -> Engine:
+    """The engine ``auto`` picks first (:data:`DEFAULT`): what the CLI and a kernel warm up."""
+    return get_engine(DEFAULT)
 
 
 def select_engine(name: str, config: Config) -> Engine:
@@ -54,9 +69,9 @@ def select_engine(name: str, config: Config) -> Engine:
         engine = get_engine(name)
         engine.check(config)
         return engine
-    builtin = get_engine("builtin")
+    first = default_engine()
     try:
-        builtin.check(config)
+        first.check(config)
     except UnsupportedByEngine as refusal:
         ludwig = get_engine("ludwig")
         try:
@@ -64,4 +79,4 @@ def select_engine(name: str, config: Config) -> Engine:
         except EngineUnavailable:
             raise refusal from None
         return ludwig
-    return builtin
+    return first

@@ -202,9 +202,9 @@ def build_watch(
     from ludwig_nb.core.alarms import AlarmPolicy
     from ludwig_nb.gpu import HostSource, Sampler, SimulatedGpu, ThermalProfile, kernel_sampler
     from ludwig_nb.runs.alarm_watch import AlarmWatch
+    from ludwig_nb.ui.charts.svg_widgets import SvgTimeline
     from ludwig_nb.ui.colab import resolve_charts
     from ludwig_nb.ui.gpu_watch_view import GpuWatchView
-    from ludwig_nb.ui.svg_charts import SvgTimeline
 
     owned = sampler is None and simulate
     if sampler is None:

@@ -31,7 +31,8 @@ class LudwigMagics(Magics):
     results_dir = Unicode("results", help="Where run directories are created.").tag(config=True)
     frame_rate = Float(4.0, help="Dashboard updates per second (at most).").tag(config=True)
     engine = Unicode(
-        "auto", help="Default training engine: auto, builtin or ludwig (real Ludwig)."
+        "auto",
+        help="Default training engine: auto, builtin, ludwig (real Ludwig) or ray (Ray Train).",
     ).tag(config=True)
     charts = CaselessStrEnum(
         ["auto", "svg", "bqplot"],
@@ -64,7 +65,8 @@ class LudwigMagics(Magics):
     @argument("--results-dir", help="Where the run directory goes (default: results).")
     @argument(
         "--engine",
-        help="auto (default: built-in when it can run the config, else Ludwig), builtin, ludwig.",
+        help="auto (default: built-in when it can run the config, else Ludwig; Ray Train for "
+        "backend: {type: ray}), builtin, ludwig, ray.",
     )
     @argument("--device", help='"cpu", "cuda", "cuda:1"; default: the first GPU, else CPU.')
     @argument("--seed", type=int, help="Random seed (default 42, as in Ludwig).")
@@ -313,7 +315,7 @@ class LudwigMagics(Magics):
         """
         from ludwig_nb.config import ConfigError
         from ludwig_nb.data import DataError
-        from ludwig_nb.runs import hyperopt
+        from ludwig_nb.search import hyperopt
         from ludwig_nb.ui.search_panel import show_search
 
         args = parse_argstring(self.ludwig_hyperopt, line)

@@ -11,9 +11,9 @@ import time
 from pathlib import Path
 from typing import Any
 
-from ludwig_nb.core import rundir
 from ludwig_nb.core.formatting import format_duration
 from ludwig_nb.core.state import FINAL_STATUSES
+from ludwig_nb.store import registry, rundir
 
 __all__ = ["collect_rows", "runs_table_html"]
 
@@ -56,15 +56,15 @@ def _row(state: dict[str, Any], directory: str, now: float, notebook: str = "") 
     }
 
 
-def _others(registry: Path, seen: set[str], now: float) -> list[tuple[Any, ...]]:
+def _others(registry_dir: Path, seen: set[str], now: float) -> list[tuple[Any, ...]]:
     """``(live rank, notebook, started_at, run id, row)`` for runs of other processes."""
     out = []
-    for entry in rundir.iter_registry(registry):
+    for entry in registry.iter_registry(registry_dir):
         if entry["run_id"] in seen:
             continue
         directory = str(entry.get("directory", ""))
         state = rundir.read_json(Path(directory) / rundir.STATUS_FILE) or dict(entry)
-        alive = rundir.pid_alive(int(entry.get("pid") or 0))
+        alive = registry.pid_alive(int(entry.get("pid") or 0))
         if state.get("status") not in FINAL_STATUSES and not alive:
             state["status"] = "interrupted"
         state.setdefault("name", entry.get("name", ""))

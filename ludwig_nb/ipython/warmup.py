@@ -35,10 +35,10 @@ __all__ = [
 
 log = logging.getLogger(__name__)
 
-#: in the order the first cell needs them: its check and its dashboard (no pandas)
+#: in the order the first cell needs them: its check (the engine's check modules come right
+#: after the config's) and its dashboard (no pandas)
 WARM_MODULES = (
     "ludwig_nb.config",
-    "ludwig_nb.engines.builtin.capabilities",
     "ludwig_nb.runs",
     "ludwig_nb.runs.monitoring",
     "ipywidgets",
@@ -47,12 +47,12 @@ WARM_MODULES = (
 )
 
 #: held back like torch while a cell builds its dashboard and its run reads the data (that
-#: read imports pandas itself): what the run's thread and the charts need next
+#: read imports pandas itself): what the run's thread (then the engine's data modules) and
+#: the charts need next
 LATER_MODULES = (
     "ludwig_nb.data.loading",
-    "ludwig_nb.data.preprocessing",
     "bqplot",
-    "ludwig_nb.ui.charts",
+    "ludwig_nb.ui.charts.curve_chart",
 )
 
 #: seconds the torch step waits at most for cells that hold it (a cell that never
@@ -144,13 +144,26 @@ def start_kernel_warm_up() -> threading.Thread | None:
     charts anyway, and with a prefetch process a Run All's first step came later, 1.81 s vs
     1.46 s), and one background thread imports the first cell's modules, then has the engine
     warm up (torch; held back while a cell builds its dashboard): the dashboard soon, and the
-    first step soon after ``train()``. The engine's warm-up is its own one thread
-    (``engines.builtin.warmup.start``): one already started (by a ``train()``) is joined, not
+    first step soon after ``train()``. The engine is the default engine, asked through the
+    engine protocol: its check and data modules join the lists, and its warm-up is its own one
+    thread (``Engine.start_warm_up``): one already started (by a ``train()``) is joined, not
     run twice. Started before the IPython shell exists, ipywidgets finds no shell to register
     its comm targets with: the ludwig_nb kernel registers them itself. Returns the thread (None
     if it was started before).
     """
-    from ludwig_nb.engines.builtin import prefetch, warmup
+    from ludwig_nb.engines.registry import default_engine
 
-    prefetch.read_in_this_process()
-    return warm_imports(then=lambda: warmup.start().join())
+    engine = default_engine()
+    engine.use_in_kernel()
+    config, *views = WARM_MODULES
+    loading, *charts = LATER_MODULES
+    return warm_imports(
+        modules=(config, *engine.check_modules, *views),
+        later=(loading, *engine.data_modules, *charts),
+        then=lambda: _join(engine.start_warm_up()),
+    )
+
+
+def _join(thread: threading.Thread | None) -> None:
+    if thread is not None:
+        thread.join()

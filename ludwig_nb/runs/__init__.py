@@ -1,4 +1,4 @@
-"""Runs: the ``Run`` handle, its worker thread, its run directory, and saved models."""
+"""Runs: one run. The ``Run`` handle, its worker thread, its run directory, and saved models."""
 
 from __future__ import annotations
 
@@ -7,14 +7,13 @@ from typing import TYPE_CHECKING, Any
 
 from ludwig_nb.engines.errors import CheckpointError, ModelLoadError
 from ludwig_nb.runs.api import load_model, train
-from ludwig_nb.runs.directories import RunDirectoryError
 from ludwig_nb.runs.ledger import EventSubscription
 from ludwig_nb.runs.run import Run
+from ludwig_nb.store.directories import RunDirectoryError
 
 if TYPE_CHECKING:
     from ludwig_nb.config import ConfigSource
     from ludwig_nb.runs.preflight import Prediction
-    from ludwig_nb.runs.search import Search, hyperopt
     from ludwig_nb.runs.sweep import SweepEstimate
 
 __all__ = [
@@ -23,9 +22,7 @@ __all__ = [
     "ModelLoadError",
     "Run",
     "RunDirectoryError",
-    "Search",
     "estimate",
-    "hyperopt",
     "load_model",
     "train",
 ]
@@ -50,20 +47,3 @@ def estimate(
     from ludwig_nb.runs.preflight import estimate as _estimate
 
     return _estimate(config, dataset, **kwargs)
-
-
-def __getattr__(name: str) -> Any:
-    """``Search`` and ``hyperopt``, imported on first use (PEP 562).
-
-    A plain ``train`` never pays for the search modules (Optuna glue, Tune, trial journals).
-
-    Raises:
-        AttributeError: For any other name.
-    """
-    if name in ("Search", "hyperopt"):
-        from ludwig_nb.runs import search
-
-        value = getattr(search, name)
-        globals()[name] = value
-        return value
-    raise AttributeError(f"module 'ludwig_nb.runs' has no attribute {name!r}")

@@ -29,12 +29,12 @@ from typing import TYPE_CHECKING, Any
 
 import yaml
 
-from ludwig_nb.core import rundir
 from ludwig_nb.engines.base import TrainJob
 from ludwig_nb.engines.registry import AUTO, get_engine, select_engine
 from ludwig_nb.runs import live
-from ludwig_nb.runs.directories import explain, make_run_directory, undo
 from ludwig_nb.runs.run import Run
+from ludwig_nb.store import registry, rundir
+from ludwig_nb.store.directories import explain, make_run_directory, undo
 
 if TYPE_CHECKING:
     from ludwig_nb.config import Config
@@ -58,7 +58,7 @@ def default_registry_dir() -> Path:
     """``<jupyter runtime dir>/ludwig_nb/runs`` (honours ``JUPYTER_RUNTIME_DIR``)."""
     from jupyter_core.paths import jupyter_runtime_dir
 
-    return rundir.registry_dir(Path(jupyter_runtime_dir()))
+    return registry.registry_dir(Path(jupyter_runtime_dir()))
 
 
 def make_run_id(name: str, now: float) -> str:
@@ -150,13 +150,13 @@ class PendingRun:
     Args:
         run: The run (not started).
         created: The folder ``make_run_directory`` created (removed when the run is discarded).
-        registry: The registry folder holding its entry.
+        registry_dir: The registry folder holding its entry.
     """
 
-    def __init__(self, run: Run, created: Path | None, registry: Path) -> None:
+    def __init__(self, run: Run, created: Path | None, registry_dir: Path) -> None:
         self.run = run
         self._created = created
-        self._registry = registry
+        self._registry = registry_dir
 
     def start(self) -> Run:
         """Start the run's thread (it reads the data first); returns the run."""
@@ -188,7 +188,7 @@ class PendingRun:
             self.run.wait()
         self.run._abandon()
         live.remove_run(self.run)
-        rundir.unregister_run(self._registry, self.run.id)  # a missing entry is ignored
+        registry.unregister_run(self._registry, self.run.id)  # a missing entry is ignored
         undo(self._created)
 
 
@@ -227,7 +227,7 @@ def prepare_run(
     name = name or "run"
     run_id = make_run_id(name, now)
     directory, created = make_run_directory(Path(results_dir).resolve(), run_id)
-    registry = Path(registry_dir) if registry_dir is not None else default_registry_dir()
+    registry_path = Path(registry_dir) if registry_dir is not None else default_registry_dir()
     try:
         (directory / rundir.CONFIG_FILE).write_text(
             yaml.dump(rendered, Dumper=_YAML_DUMPER, sort_keys=False), encoding="utf-8"
@@ -259,19 +259,19 @@ def prepare_run(
         undo(created)
         raise explain(err, directory, "results") from err
     try:
-        rundir.prune_registry(registry, now)  # the registry lists live and recent runs only
-        rundir.register_run(
-            registry,
-            rundir.registry_entry(run_id, name, directory, os.getpid(), now, **_origin()),
+        registry.prune_registry(registry_path, now)  # it lists live and recent runs only
+        registry.register_run(
+            registry_path,
+            registry.registry_entry(run_id, name, directory, os.getpid(), now, **_origin()),
         )
     except OSError as err:
         run._abandon()
         undo(created)
-        raise explain(err, registry, "registry") from err
+        raise explain(err, registry_path, "registry") from err
     live.add_run(run)
-    _attach_monitoring(run, cfg, job if getattr(engine_impl, "gpus_on_workers", False) else None)
+    _attach_monitoring(run, cfg, job if engine_impl.gpus_on_workers else None)
     _write_ludwig_files_at_end(run, rendered, dataset, random_seed)
-    return PendingRun(run, created, registry)
+    return PendingRun(run, created, registry_path)
 
 
 def _data_label(dataset: Any) -> str:
@@ -287,7 +287,7 @@ def _checked(engine: Engine, cfg: Config) -> Engine:
 
 
 def _check_resume(
-    resume_from: str | os.PathLike[str] | None, engine: Any, config: dict[str, Any]
+    resume_from: str | os.PathLike[str] | None, engine: Engine, config: dict[str, Any]
 ) -> Path | None:
     """Return the checked run directory to resume from, or None.
 
@@ -303,9 +303,7 @@ def _check_resume(
             f"cannot resume from {str(path)!r}: it has no checkpoints/ folder "
             "(pass the run directory of a stopped or crashed run)"
         )
-    check = getattr(engine, "check_resume", None)  # engines without one check in fit()
-    if check is not None:
-        check(path, config)
+    engine.check_resume(path, config)  # engines that check in fit() inherit a no-op
     return path
 
 

@@ -20,7 +20,7 @@ from typing import Any
 import yaml
 
 from ludwig_nb.core import events as ev
-from ludwig_nb.core import rundir
+from ludwig_nb.store import rundir
 
 __all__ = ["Curve", "RunRecord", "hardware_label", "load_source"]
 

@@ -48,6 +48,10 @@ class EventFeed(Protocol):
         """The events since the last drain, in order (empty once closed)."""
         ...
 
+    def skip(self) -> None:
+        """Move past every event so far without reading them (``state``: the latest)."""
+        ...
+
     def close(self) -> None:
         """Stop reading; later drains return nothing."""
         ...

@@ -64,6 +64,17 @@ class EventSubscription:
             self.state = self._ledger.state
         return new
 
+    def skip(self) -> None:
+        """Move past every event so far without reading them (:attr:`state` is then the latest).
+
+        For a view that draws no curve: nothing is rebuilt from the log.
+        """
+        if self.closed:
+            return
+        with self._ledger.lock:
+            self._position = len(self._ledger.events)
+            self.state = self._ledger.state
+
     def close(self) -> None:
         """Stop reading: later drains return nothing."""
         self.closed = True

@@ -12,9 +12,10 @@ from importlib import metadata
 from typing import TYPE_CHECKING, Any
 
 from ludwig_nb.core import ludwig_results as lr
-from ludwig_nb.core.rundir import write_json_atomic
+from ludwig_nb.store.rundir import write_json_atomic
 
 if TYPE_CHECKING:
+    from ludwig_nb.engines.devices import DeviceFacts
     from ludwig_nb.runs.run import Run
 
 __all__ = ["write_ludwig_files"]
@@ -27,19 +28,13 @@ def _version(package: str) -> str | None:
         return None
 
 
-def _compute() -> dict[str, object]:
-    """Ludwig's ``compute`` block: nodes, and the CUDA devices when torch sees any."""
+def _compute(devices: DeviceFacts) -> dict[str, object]:
+    """Ludwig's ``compute`` block: nodes, and the GPUs the run's framework sees, if any."""
     out: dict[str, object] = {"num_nodes": 1}
-    torch = sys.modules.get("torch")
-    if torch is not None and torch.cuda.is_available():
-        out["gpus_per_node"] = torch.cuda.device_count()
-        out["devices"] = {
-            str(i): {
-                "gpu_type": torch.cuda.get_device_name(i),
-                "device_capability": list(torch.cuda.get_device_capability(i)),
-            }
-            for i in range(torch.cuda.device_count())
-        }
+    gpus = devices.accelerators()
+    if gpus:
+        out["gpus_per_node"] = len(gpus)
+        out["devices"] = {str(i): gpu for i, gpu in enumerate(gpus)}
     return out
 
 
@@ -64,6 +59,6 @@ def write_ludwig_files(run: Run, config: dict[str, Any], dataset: object, seed: 
         command=" ".join(sys.argv),
         random_seed=42 if seed is None else seed,
         dataset=dataset,
-        compute=_compute(),
+        compute=_compute(run.engine.devices()),
     )
     write_json_atomic(run.directory / lr.DESCRIPTION_FILE, described)

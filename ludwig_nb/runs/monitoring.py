@@ -113,7 +113,8 @@ def _profile_run(run: Run, sampler: object) -> None:
     """
     from ludwig_nb.runs.profile import ResourceProfile
 
-    profile = run.resources = ResourceProfile(run, sampler).start()
+    devices = run.engine.devices()
+    profile = run.resources = ResourceProfile(run, sampler, devices=devices).start()
 
     def write(_: Run) -> None:
         profile.stop()

@@ -17,7 +17,7 @@ from typing import Any
 import yaml
 
 from ludwig_nb.core import events as ev
-from ludwig_nb.core import rundir
+from ludwig_nb.store import rundir
 
 __all__ = ["pin_batch_sizes", "pinned_config"]
 

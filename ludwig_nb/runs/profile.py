@@ -20,7 +20,6 @@ import json
 import logging
 import os
 import platform
-import sys
 import threading
 from collections.abc import Sequence
 from pathlib import Path
@@ -29,7 +28,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from ludwig_nb.core import events as ev
 from ludwig_nb.core import resource_profile as rp
 from ludwig_nb.core.gpu_sample import GpuSample
-from ludwig_nb.core.rundir import write_atomic
+from ludwig_nb.engines.devices import NO_DEVICE_FACTS, DeviceFacts
 from ludwig_nb.runs.handle import RunHandle
 from ludwig_nb.runs.profile_files import (
     PROFILE_FILE,
@@ -38,6 +37,7 @@ from ludwig_nb.runs.profile_files import (
     load_profile,
     profile_frame,
 )
+from ludwig_nb.store.rundir import write_atomic
 
 if TYPE_CHECKING:
     from ludwig_nb.core.gpu_sample import Snapshot
@@ -75,15 +75,25 @@ class ProfiledRun(RunHandle, Protocol):
 class ResourceProfile:
     """Collects a run's samples from ``sampler`` (None: phases and steps only).
 
+    ``devices``: the facts of the run's engine (``Engine.devices()``): its framework
+    allocator's bytes on the run's GPU beside NVML's, and its version.
+
     It keeps the sampler's own immutable snapshots (no copy per tick) and builds the rows
     when read. Past ``max_samples`` (6 h at 1 Hz) it keeps every other sample and from then
     on every second tick, and so on: memory stays bounded, the energy and throttle counters
     stay exact (first and last samples are kept), peaks may miss a dropped tick.
     """
 
-    def __init__(self, run: ProfiledRun, sampler: Any, max_samples: int = 21_600) -> None:
+    def __init__(
+        self,
+        run: ProfiledRun,
+        sampler: Any,
+        max_samples: int = 21_600,
+        devices: DeviceFacts = NO_DEVICE_FACTS,
+    ) -> None:
         self._run = run
         self._sampler = sampler
+        self._devices = devices  # the run's engine's: its allocator's bytes, its version
         self._lock = threading.Lock()
         self._samples: list[tuple[str, int, Snapshot, dict[str, int]]] = []
         self._max = max(2, max_samples)
@@ -127,7 +137,9 @@ class ResourceProfile:
         if state.is_final:
             return
         torch_memory = (
-            {} if self._run.device_index is None else _torch_memory(self._run.device_index)
+            {}
+            if self._run.device_index is None
+            else self._devices.allocator_memory(self._run.device_index)
         )
         row = (_STATUS_PHASE.get(state.status, state.status), state.step, snapshot, torch_memory)
         with self._lock:
@@ -177,7 +189,7 @@ class ResourceProfile:
         steps = [
             (e.start_time, e.time, e.batch_size) for e in events if isinstance(e, ev.StepFinished)
         ]
-        static = static_facts()
+        static = static_facts(self._devices)
         per_phase = {
             tag: rp.ludwig_keys(
                 [s for s in samples if s["phase"] == phase],
@@ -213,26 +225,12 @@ class ResourceProfile:
         return write_atomic(path, lambda handle: handle.write(text))
 
 
-def _torch_memory(index: int) -> dict[str, int]:
-    """The CUDA caching allocator's bytes for device ``index``, when torch uses CUDA."""
-    torch = sys.modules.get("torch")
-    if torch is None:
-        return {}
-    try:
-        if not torch.cuda.is_available() or not torch.cuda.is_initialized():
-            return {}
-        return {
-            "torch_allocated": int(torch.cuda.memory_allocated(index)),
-            "torch_reserved": int(torch.cuda.memory_reserved(index)),
-            "torch_peak_allocated": int(torch.cuda.max_memory_allocated(index)),
-        }
-    except Exception as exc:  # another process's device, a torch without CUDA
-        log.debug("torch CUDA memory stats unavailable: %s", exc)
-        return {}
+def static_facts(devices: DeviceFacts = NO_DEVICE_FACTS) -> dict[str, object]:
+    """What LudwigProfiler records once: CPU, cores, RAM (bytes), versions.
 
-
-def static_facts() -> dict[str, object]:
-    """What LudwigProfiler records once: CPU, cores, RAM (bytes), versions."""
+    Args:
+        devices: the run's engine's device facts (its framework's version, once loaded).
+    """
     facts: dict[str, object] = {
         "cpu_name": platform.processor() or platform.machine(),
         "cpu_architecture": platform.machine().upper(),
@@ -246,7 +244,5 @@ def static_facts() -> dict[str, object]:
         facts["total_cpu_memory_size"] = int(psutil.virtual_memory().total)
     except Exception:
         facts["total_cpu_memory_size"] = None
-    torch = sys.modules.get("torch")
-    if torch is not None:
-        facts["torch_version"] = str(torch.__version__)
+    facts.update(devices.versions())
     return facts

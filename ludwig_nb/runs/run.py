@@ -21,7 +21,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ludwig_nb.core import events as ev
-from ludwig_nb.core import rundir
 from ludwig_nb.core.control import RunControl
 from ludwig_nb.core.event_log import EventView
 from ludwig_nb.core.state import RunState
@@ -30,7 +29,8 @@ from ludwig_nb.engines.base import PreparedDataset
 from ludwig_nb.runs.handle import EtaReading
 from ludwig_nb.runs.ledger import EventSubscription, RunLedger
 from ludwig_nb.runs.pinned_config import pin_batch_sizes
-from ludwig_nb.runs.recorder import RunRecorder
+from ludwig_nb.store import rundir
+from ludwig_nb.store.recorder import RunRecorder
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -108,6 +108,8 @@ class Run:
         self.id = run_id
         self.name = name
         self.directory = Path(directory)
+        #: what trains it, asked through the engine protocol only (engines/base.py)
+        self.engine = engine
         self.engine_name = engine.name
         self._control_path = str(self.directory / rundir.CONTROL_FILE)
         self.control = RunControl(poll=self._poll_control)  # reads the sidebar's control file

@@ -19,7 +19,6 @@ from __future__ import annotations
 import copy
 import dataclasses
 import html
-import sys
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -134,14 +133,6 @@ def _with_value(rendered: Mapping[str, object], path: str, value: object) -> dic
     return config
 
 
-def _cuda(device: str | None) -> Any:
-    """The torch module when pilots run on CUDA (so its allocator peak is the memory)."""
-    torch = sys.modules.get("torch")
-    if torch is None or not torch.cuda.is_available():
-        return None
-    return torch if device is None or str(device).startswith("cuda") else None
-
-
 def _point(
     rendered: Mapping[str, object],
     dataset: object,
@@ -153,17 +144,15 @@ def _point(
     from ludwig_nb.runs.preflight import pilot_run, predict_from_pilot
 
     config = load_config(_with_value(rendered, path, value)).to_dict()
-    torch = _cuda(options["device"])
-    if torch is not None:
-        torch.cuda.empty_cache()
-        torch.cuda.reset_peak_memory_stats()
+    meter = options["engine"].devices().peak_memory(options["device"])
+    if meter is not None:  # pilots on a GPU: its allocator's peak is the memory
+        meter.reset()
     run = pilot_run(
         config, dataset, options["steps"], device=options["device"], engine=options["engine"]
     )
     peak = total = None
-    if torch is not None:
-        peak = int(torch.cuda.max_memory_allocated())
-        total = int(torch.cuda.get_device_properties(torch.cuda.current_device()).total_memory)
+    if meter is not None:
+        peak, total = meter.read()
     if run.status != "completed":
         message = run.state.error or run.status
         message = ("out of memory: " if _is_oom(message) else "") + message
@@ -237,8 +226,8 @@ def estimate_sweep(
         "steps": pilot_steps or _DEFAULT_PILOT_STEPS,
     }
     points = [_point(rendered, dataset, path, value, options) for value in values]
-    torch = _cuda(device)
-    return SweepEstimate(path, points, "cuda" if torch is not None else (device or "cpu"))
+    on_gpu = chosen.devices().peak_memory(device) is not None
+    return SweepEstimate(path, points, "cuda" if on_gpu else (device or "cpu"))
 
 
 # -- the view (plain HTML and CSS bars: it survives saving the notebook) -------------------

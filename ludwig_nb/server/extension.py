@@ -12,10 +12,10 @@ from typing import Any
 
 from jupyter_core.paths import jupyter_runtime_dir
 
-from ludwig_nb.core.rundir import registry_dir
 from ludwig_nb.server.gpu_feed import GpuFeed
 from ludwig_nb.server.handlers import FEED_KEY, REGISTRY_KEY, route_table
 from ludwig_nb.server.notebook_fallback import strip_live_widgets
+from ludwig_nb.store.registry import registry_dir
 
 __all__ = ["load"]
 

@@ -23,10 +23,11 @@ from jupyter_server.utils import url_path_join
 from tornado import web
 from tornado.ioloop import IOLoop
 
-from ludwig_nb.core import rundir, strict_json
+from ludwig_nb.core import strict_json
 from ludwig_nb.server import runs_view
 from ludwig_nb.server.gpu_feed import GpuFeed
 from ludwig_nb.server.notebook_fallback import read_snapshot
+from ludwig_nb.store import rundir
 
 __all__ = [
     "AUTH_RESOURCE",

@@ -25,8 +25,8 @@ from collections.abc import Callable, Mapping, MutableMapping
 from pathlib import Path
 from typing import Any
 
-from ludwig_nb.core import rundir
 from ludwig_nb.core.status_html import METADATA_KEY, snapshot_bundle, state_from_status
+from ludwig_nb.store import registry, rundir
 
 __all__ = ["WIDGET_MIMETYPE", "read_snapshot", "replace_live_widgets", "strip_live_widgets"]
 
@@ -36,7 +36,7 @@ WIDGET_MIMETYPE = "application/vnd.jupyter.widget-view+json"
 
 
 def read_snapshot(
-    directory: str, pid_alive: Callable[[int], bool] = rundir.pid_alive
+    directory: str, pid_alive: Callable[[int], bool] = registry.pid_alive
 ) -> dict[str, Any] | None:
     """The run in ``directory`` as its snapshot.
 

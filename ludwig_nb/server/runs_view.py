@@ -14,8 +14,9 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
-from ludwig_nb.core import rundir, strict_json
+from ludwig_nb.core import strict_json
 from ludwig_nb.core.state import ACTIVE_STATUSES, FINAL_STATUSES
+from ludwig_nb.store import registry, rundir
 
 __all__ = ["INTERRUPTED", "KNOWN_STATUSES", "find_run", "list_runs", "run_summary", "safe_summary"]
 
@@ -230,7 +231,7 @@ def _entry_fields(
 
 
 def run_summary(
-    entry: Mapping[str, object], pid_alive: Callable[[int], bool] = rundir.pid_alive
+    entry: Mapping[str, object], pid_alive: Callable[[int], bool] = registry.pid_alive
 ) -> dict[str, object]:
     """One run as the sidebar shows it: the registry entry plus its latest status.
 
@@ -317,14 +318,14 @@ def _broken_summary(entry: Mapping[str, object], err: Exception) -> dict[str, ob
 
 
 def list_runs(
-    registry_dir: Path, pid_alive: Callable[[int], bool] = rundir.pid_alive
+    registry_dir: Path, pid_alive: Callable[[int], bool] = registry.pid_alive
 ) -> list[dict[str, object]]:
     """Every run in the registry, newest first; a bad entry marks only itself."""
-    return [safe_summary(entry, pid_alive) for entry in rundir.iter_registry(registry_dir)]
+    return [safe_summary(entry, pid_alive) for entry in registry.iter_registry(registry_dir)]
 
 
 def safe_summary(
-    entry: Mapping[str, object], pid_alive: Callable[[int], bool] = rundir.pid_alive
+    entry: Mapping[str, object], pid_alive: Callable[[int], bool] = registry.pid_alive
 ) -> dict[str, object]:
     """:func:`run_summary`, or a summary marked with what went wrong: never raises."""
     try:
@@ -337,7 +338,7 @@ def find_run(registry_dir: Path, run_id: str) -> dict[str, object] | None:
     """The registry entry for ``run_id``, or None for an invalid or unknown id.
 
     Only ``<registry_dir>/<run_id>.json`` is ever opened, and only after the id has passed
-    :func:`ludwig_nb.core.rundir.is_valid_run_id`, so no request can name a path outside
+    :func:`ludwig_nb.store.rundir.is_valid_run_id`, so no request can name a path outside
     the registry.
     """
     if not rundir.is_valid_run_id(run_id):

@@ -6,7 +6,7 @@ does not render widget updates sent from a background thread while no cell runs
 (colabtools #3373). So, in Colab:
 
 * charts are drawn server-side as SVG inside core ``HTML`` widgets
-  (:mod:`ludwig_nb.ui.svg_charts`), unless the custom widget manager is already active or
+  (:mod:`ludwig_nb.ui.charts.svg_widgets`), unless the custom widget manager is already active or
   the user asks for bqplot (``charts="bqplot"``), which enables it;
 * the pump runs on the main thread while the cell executes (training stays in its own
   thread), and a kernel interrupt becomes a graceful stop (:func:`graceful_interrupt`);

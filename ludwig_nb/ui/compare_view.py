@@ -15,8 +15,8 @@ from typing import Any
 from ludwig_nb.core.formatting import format_bytes, format_duration
 from ludwig_nb.runs.compare import Comparison
 from ludwig_nb.runs.compare import compare as _compare
+from ludwig_nb.ui.charts.svg import svg_line_chart
 from ludwig_nb.ui.formatting import format_metric
-from ludwig_nb.ui.svg import svg_line_chart
 
 __all__ = ["compare", "comparison_html"]
 

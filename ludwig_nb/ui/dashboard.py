@@ -24,7 +24,7 @@ import ipywidgets as widgets
 from ludwig_nb.core import events as ev
 from ludwig_nb.core.state import RunState
 from ludwig_nb.runs.handle import RunHandle
-from ludwig_nb.ui.curves import CurveData
+from ludwig_nb.ui.charts.curves import CurveData
 from ludwig_nb.ui.eta_text import EtaText
 from ludwig_nb.ui.formatting import (
     STATUS_COLORS,
@@ -32,17 +32,20 @@ from ludwig_nb.ui.formatting import (
     error_html,
     eta_line,
     format_throughput,
+    format_tokens_per_s,
     header_html,
     pace_html,
     progress_text,
 )
 from ludwig_nb.ui.gauges import MiniGauges
+from ludwig_nb.ui.llm_view import llm_panel_html
+from ludwig_nb.ui.run_view import RunView
 from ludwig_nb.ui.summary import summary_html
 from ludwig_nb.ui.throughput import ThroughputMeter
 from ludwig_nb.ui.workers_row import WorkersRow
 
 if TYPE_CHECKING:
-    from ludwig_nb.ui.charts import Writes
+    from ludwig_nb.ui.charts.curve_chart import Writes
 
 __all__ = ["Dashboard", "bqplot_chart", "bqplot_ready"]
 
@@ -61,7 +64,7 @@ _loader: list[threading.Thread] = []
 
 def _load_charts() -> None:
     try:
-        import ludwig_nb.ui.charts  # noqa: F401  (bqplot, pandas)
+        import ludwig_nb.ui.charts.curve_chart  # noqa: F401  (bqplot, pandas)
     finally:
         _charts_loaded.set()  # a failed import fails again, with its error, where it is used
 
@@ -85,7 +88,7 @@ def bqplot_ready() -> bool:
 
 def bqplot_chart(title: str, y_label: str) -> Any:
     """A bqplot ``CurveChart``, imported when the first chart is made (bqplot loads pandas)."""
-    from ludwig_nb.ui.charts import CurveChart
+    from ludwig_nb.ui.charts.curve_chart import CurveChart
 
     return CurveChart(title, y_label)
 
@@ -95,14 +98,14 @@ def _merge(into: Writes, more: Writes) -> None:
         into.setdefault(widget, {}).update(traits)
 
 
-class Dashboard:
+class Dashboard(RunView):
     """Live view of one run, read through the :class:`~ludwig_nb.runs.handle.RunHandle`.
 
     ``sampler``: a GPU sampler with ``latest() -> Snapshot | None`` (gauges and host
     CPU/RAM), or None to hide the gauges. ``clock``: wall-clock seconds (``time.time``),
     used for the ETA; the pump's ``now`` (monotonic) only throttles text refreshes.
     ``chart``: makes the two charts from ``(title, y_label)``; bqplot's ``CurveChart`` by
-    default, ``ui.svg_charts.SvgCurveChart`` where only core widgets render (Colab).
+    default, ``ui.charts.svg_widgets.SvgCurveChart`` where only core widgets render (Colab).
 
     Args:
         run: The run shown.
@@ -117,13 +120,11 @@ class Dashboard:
         max_points: int = 1000,
         chart: Callable[[str, str], Any] = bqplot_chart,
     ) -> None:
-        self.run = run
+        super().__init__(run)  # closed once the last frame and its callbacks are done
         self._chart = chart
         self._sampler = sampler
         self._clock = clock
-        self._subscription = run.subscribe()
         self._lock = threading.Lock()
-        self._closed = threading.Event()  # set once the last frame and its callbacks are done
         self._final_drawn = False
         self._final_callbacks: list[Callable[[Dashboard], None]] = []
         self._log_requested = False
@@ -162,6 +163,7 @@ class Dashboard:
         self.x_toggle.observe(self._on_x_toggle, names="value")
         self._x_requested = "step"
         self.alarms = widgets.HTML("")
+        self.llm_panel = widgets.HTML("")  # an LLM run's model, tokens and samples
         self.mini_gauges = MiniGauges(self.run.device_index)
         self.gauges = self.mini_gauges.widget
         self.workers_row = WorkersRow()  # a distributed run's ranks (empty otherwise)
@@ -182,6 +184,7 @@ class Dashboard:
                     ]
                 ),
                 self.alarms,
+                self.llm_panel,
                 self.gauges,
                 self.workers_row.widget,
                 self.charts_row,
@@ -206,6 +209,7 @@ class Dashboard:
             (self.log_toggle, "lnb-log"),
             (self.x_toggle, "lnb-x-axis"),
             (self.alarms, "lnb-alarms"),
+            (self.llm_panel, "lnb-llm"),
             (self.gauges, "lnb-gauges"),
             (self.error, "lnb-error-box"),
         ):
@@ -235,16 +239,6 @@ class Dashboard:
         self._x_requested = str(change["new"])
 
     # -- view protocol ---------------------------------------------------------------
-    @property
-    def state(self) -> RunState:
-        """The run's state as of the last event this view drew (the run's own object)."""
-        return self._subscription.state
-
-    @property
-    def closed(self) -> bool:
-        """Whether the dashboard froze (its run ended) and needs no more frames."""
-        return self._closed.is_set()
-
     def on_final(self, callback: Callable[[Dashboard], None]) -> None:
         """Call ``callback(dashboard)`` (on the refreshing thread) after the last frame."""
         self._final_callbacks.append(callback)
@@ -259,20 +253,15 @@ class Dashboard:
             if not self._final_drawn:
                 self._final_drawn = True
                 self._final_callbacks.clear()
-                self._subscription.close()
-                self._closed.set()
+                self._close()
         self._closed.wait(timeout)
-
-    def wait_closed(self, timeout: float | None = None) -> bool:
-        """Block until the last frame and its ``on_final`` callbacks are done; True if they are."""
-        return self._closed.wait(timeout)
 
     def refresh(self, now: float) -> None:
         """Draw one frame: drain events, recompute, write changed traits in one batch."""
         with self._lock:
             if self._final_drawn:
                 return
-            for event in self._subscription.drain():
+            for event in self._drain():
                 self._observe(event)
             final = self.state.is_final
             self.eta.refresh(self.state, self._clock(), now, force=final)
@@ -311,8 +300,11 @@ class Dashboard:
             self.throughput_label: {
                 "value": ""
                 if state.status == "paused" or final
-                else format_throughput(self.throughput.samples_per_s)
+                else format_tokens_per_s(
+                    self.throughput.tokens_per_s, self.throughput.samples_per_s
+                )
             },
+            self.llm_panel: {"value": llm_panel_html(state, self._gpu_memory_used())},
             self.pause_button: {
                 "disabled": state.status not in _ACTIVE or state.status == "paused"
             },
@@ -345,6 +337,18 @@ class Dashboard:
             ),
         )
         return writes
+
+    def _gpu_memory_used(self) -> int | None:
+        """This run's GPU's memory in use (bytes) from the latest sample; None without one."""
+        index = self.run.device_index
+        latest = self._sampler.latest() if self._sampler is not None else None
+        sample = latest.gpu(index) if latest is not None and index is not None else None
+        if sample is None:
+            return None
+        used: int | None = (
+            sample.process_memory if sample.process_memory is not None else sample.memory_used
+        )
+        return used
 
     def _eta_html(self, state: RunState) -> str:
         return html.escape(eta_line(state, self.eta.text))

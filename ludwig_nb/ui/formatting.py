@@ -22,6 +22,7 @@ __all__ = [
     "eta_line",
     "format_metric",
     "format_throughput",
+    "format_tokens_per_s",
     "header_html",
     "pick_metric",
     "progress_text",
@@ -64,6 +65,14 @@ def format_throughput(samples_per_s: float | None) -> str:
     if samples_per_s >= 100:
         return f"{samples_per_s:,.0f} samples/s"
     return f"{samples_per_s:.1f} samples/s"
+
+
+def format_tokens_per_s(rates: tuple[float, float] | None, samples_per_s: float | None) -> str:
+    """``"5,300 tokens/s (6,100 padded) · 12.5 samples/s"``; ``"–"`` when unknown."""
+    if rates is None or not all(math.isfinite(r) and r >= 0 for r in rates):
+        return format_throughput(samples_per_s)
+    real, padded = rates
+    return f"{real:,.0f} tokens/s ({padded:,.0f} padded) · {format_throughput(samples_per_s)}"
 
 
 def format_metric(value: object) -> str:

@@ -101,7 +101,7 @@ class GpuWatchView:
     :class:`AlarmTransition` (an ``AlarmWatch``), shown newest first. ``on_close``: called
     once by :meth:`close` (the magic stops what it started there). ``timeline``: makes a
     GPU's timeline from ``(index, history)``; bqplot by default,
-    ``ui.svg_charts.SvgTimeline`` where only core widgets render (Colab).
+    ``ui.charts.svg_widgets.SvgTimeline`` where only core widgets render (Colab).
 
     Args:
         sampler: Its snapshots are shown.

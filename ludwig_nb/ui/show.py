@@ -267,7 +267,7 @@ def _final_summary(handle: object) -> Any:
 def _chart(kind: str) -> object:
     """The dashboard's chart class for ``kind`` ("svg" or "bqplot")."""
     if kind == "svg":
-        from ludwig_nb.ui.svg_charts import SvgCurveChart
+        from ludwig_nb.ui.charts.svg_widgets import SvgCurveChart
 
         return SvgCurveChart
     from ludwig_nb.ui.dashboard import bqplot_chart

@@ -14,7 +14,8 @@ from ludwig_nb.core.baseline import compare_to_baseline, format_comparison, head
 from ludwig_nb.core.early_stop import end_reason
 from ludwig_nb.core.formatting import format_duration
 from ludwig_nb.core.state import RunState
-from ludwig_nb.ui.curves import CurveData
+from ludwig_nb.ui.charts.curves import CurveData
+from ludwig_nb.ui.charts.svg import svg_line_chart
 from ludwig_nb.ui.formatting import (
     error_html,
     format_metric,
@@ -22,8 +23,8 @@ from ludwig_nb.ui.formatting import (
     pick_metric,
     progress_text,
 )
+from ludwig_nb.ui.llm_view import llm_panel_html
 from ludwig_nb.ui.resources import resources_line
-from ludwig_nb.ui.svg import svg_line_chart
 
 __all__ = [
     "baseline_lines",
@@ -178,6 +179,7 @@ def summary_html(
         parts.append(f'<div class="lnb-batch-note" style="color:#666">{note}</div>')
     if state.status == "failed":
         parts.append(error_html(state.error or state.reason, traceback_text))
+    parts.append(llm_panel_html(state))  # an LLM run's model, tokens and last answers
     if resources_line(resources):
         parts.append(f"<div class='lnb-resources'>{html.escape(resources_line(resources))}</div>")
     if metrics:

@@ -9,39 +9,48 @@ its display handle with a ``text/plain`` + ``text/html`` bundle. The renderers a
 from __future__ import annotations
 
 import html
-import threading
 import time
 from collections.abc import Callable
 
 from ludwig_nb.core.state import RunState
 from ludwig_nb.core.status_text import alarm_line
 from ludwig_nb.runs.handle import RunHandle
-from ludwig_nb.ui.curves import CurveData
+from ludwig_nb.ui.charts.curves import CurveData
 from ludwig_nb.ui.eta_text import EtaText
 from ludwig_nb.ui.formatting import (
     STATUS_COLORS,
     alarm_banner_html,
     error_html,
     eta_line,
-    format_throughput,
+    format_tokens_per_s,
     header_html,
     pace_html,
     progress_text,
     state_text,
 )
+from ludwig_nb.ui.llm_view import llm_panel_html
+from ludwig_nb.ui.run_view import RunView
 from ludwig_nb.ui.summary import summary_html, summary_text
 from ludwig_nb.ui.throughput import ThroughputMeter
 
 __all__ = ["TextView", "render_html", "render_text"]
 
 
-def render_text(state: RunState, eta: str, samples_per_s: float | None) -> str:
-    """One line: ``"name [training] step 12 / 100 · epoch 1 / 2 · ETA … · 512 samples/s"``."""
+def render_text(
+    state: RunState,
+    eta: str,
+    samples_per_s: float | None,
+    tokens_per_s: tuple[float, float] | None = None,
+) -> str:
+    """One line: ``"name [training] step 12 / 100 · epoch 1 / 2 · ETA … · 512 samples/s"``.
+
+    An LLM run's rate leads with its tokens/s (``tokens_per_s``: real and padded).
+    """
     text = f"{state.name or state.run_id} [{state_text(state)}] {progress_text(state)}"
     if not state.is_final:
         text += f" · {eta_line(state, eta)}"
         if state.status != "paused":
-            text += f" · {format_throughput(samples_per_s)}"
+            text += f" · {format_tokens_per_s(tokens_per_s, samples_per_s)}"
     if state.last_loss is not None:
         text += f" · loss {state.last_loss:.4g}"
     if state.status == "failed":
@@ -51,7 +60,12 @@ def render_text(state: RunState, eta: str, samples_per_s: float | None) -> str:
     return text
 
 
-def render_html(state: RunState, eta: str, samples_per_s: float | None) -> str:
+def render_html(
+    state: RunState,
+    eta: str,
+    samples_per_s: float | None,
+    tokens_per_s: tuple[float, float] | None = None,
+) -> str:
     """The live state as HTML with an HTML ``<progress>`` bar (no widgets needed)."""
     color = STATUS_COLORS.get(state.status, "#757575")
     body = (
@@ -61,15 +75,19 @@ def render_html(state: RunState, eta: str, samples_per_s: float | None) -> str:
         f"{html.escape(progress_text(state))}"
     )
     if not state.is_final:
-        rate = "" if state.status == "paused" else f" · {format_throughput(samples_per_s)}"
+        rate = (
+            ""
+            if state.status == "paused"
+            else f" · {format_tokens_per_s(tokens_per_s, samples_per_s)}"
+        )
         body += f"<div>{html.escape(eta_line(state, eta) + rate)}</div>"
-    body += alarm_banner_html(state.alarms) + pace_html(state)
+    body += alarm_banner_html(state.alarms) + pace_html(state) + llm_panel_html(state)
     if state.status == "failed":
         body += error_html(state.error or state.reason, "")
     return body + "</div>"
 
 
-class TextView:
+class TextView(RunView):
     """Pump view that renders a run through ``update(bundle)`` (an IPython display handle).
 
     It reads the run's one state and ETA (:class:`~ludwig_nb.runs.handle.RunHandle`) and
@@ -88,33 +106,17 @@ class TextView:
         min_interval: float = 1.0,
         final: Callable[[dict[str, str]], None] | None = None,
     ) -> None:
-        self.run = run
+        super().__init__(run)
         self._update = update
         self._final = final or update
         self._clock = clock
         self.min_interval = min_interval
-        self._subscription = run.subscribe()
         self.curves = CurveData()
         self.eta = EtaText(run, min_interval)
         self.throughput = ThroughputMeter()
-        self._closed = threading.Event()
         self._last_text = ""
         self._last_time: float | None = None
         self.updates = 0
-
-    @property
-    def state(self) -> RunState:
-        """The run's state as of the last event this view drew (the run's own object)."""
-        return self._subscription.state
-
-    @property
-    def closed(self) -> bool:
-        """Whether the view froze (its run ended) and needs no more frames."""
-        return self._closed.is_set()
-
-    def wait_closed(self, timeout: float | None = None) -> bool:
-        """Wait up to ``timeout`` s (None: forever) for the view to close; True when it did."""
-        return self._closed.wait(timeout)
 
     def refresh(self, now: float) -> None:
         """Reduce the new events; show the new text once ``min_interval`` s passed.
@@ -123,7 +125,7 @@ class TextView:
         """
         if self._closed.is_set():
             return
-        for event in self._subscription.drain():
+        for event in self._drain():
             self.curves.observe(event)
             self.throughput.observe(event)
         final = self.state.is_final
@@ -131,22 +133,20 @@ class TextView:
         if final:
             self._finish()
             return
-        text = render_text(self.state, self.eta.text, self.throughput.samples_per_s)
+        rates = self.throughput.samples_per_s, self.throughput.tokens_per_s
+        text = render_text(self.state, self.eta.text, *rates)
         due = self._last_time is None or now - self._last_time >= self.min_interval
         if text != self._last_text and due:
             self._last_text, self._last_time = text, now
             self._update(
                 {
                     "text/plain": text,
-                    "text/html": render_html(
-                        self.state, self.eta.text, self.throughput.samples_per_s
-                    ),
+                    "text/html": render_html(self.state, self.eta.text, *rates),
                 }
             )
             self.updates += 1
 
     def _finish(self) -> None:
-        self._subscription.close()
         self._final(
             {
                 "text/plain": summary_text(self.state),
@@ -161,4 +161,4 @@ class TextView:
             }
         )
         self.updates += 1
-        self._closed.set()
+        self._close()

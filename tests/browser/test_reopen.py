@@ -21,7 +21,7 @@ from typing import Any
 import nbformat
 import pytest
 
-from ludwig_nb.core import rundir
+from ludwig_nb.store import registry, rundir
 from tests.browser.conftest import wait_for_kernel_idle
 
 pytestmark = pytest.mark.slow
@@ -66,7 +66,7 @@ def _saved_runs(path: Path) -> dict[str, dict[str, Any]]:
 
 
 def _status(server: Any, name: str) -> dict[str, Any]:
-    for entry in rundir.iter_registry(rundir.registry_dir(server.runtime_dir)):
+    for entry in registry.iter_registry(registry.registry_dir(server.runtime_dir)):
         if entry.get("name") == name:
             return rundir.read_json(Path(entry["directory"]) / rundir.STATUS_FILE) or {}
     return {}

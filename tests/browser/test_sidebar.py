@@ -26,8 +26,8 @@ import nbformat
 import pytest
 
 from ludwig_nb.core import events as ev
-from ludwig_nb.core import rundir
 from ludwig_nb.core.state import RunState, reduce_state
+from ludwig_nb.store import registry, rundir
 
 XSS_NAME = "<img src=x onerror=alert(1)>"
 SIDEBAR = "#ludwig-nb-sidebar"
@@ -50,7 +50,7 @@ class StandinRun:
         self.step_seconds = step_seconds
         self.state = RunState()
         self.started = now
-        entry = rundir.registry_entry(
+        entry = registry.registry_entry(
             self.run_id,
             name,
             self.directory,
@@ -58,7 +58,7 @@ class StandinRun:
             now,
             notebook=os.environ.get("JPY_SESSION_NAME"),
         )
-        rundir.register_run(rundir.registry_dir(Path(jupyter_runtime_dir())), entry)
+        registry.register_run(registry.registry_dir(Path(jupyter_runtime_dir())), entry)
         schedule = ev.ScheduleInfo(
             total_steps=total_steps, steps_per_epoch=total_steps // 4, epochs=4, batch_size=32
         )
@@ -297,6 +297,13 @@ def test_sidebar_shows_gpu_and_run_and_stops_it(sidebar_lab, lab_page, artifacts
             path=str(artifacts_dir / f"sidebar_gpu_card_{mode}.png")
         )
 
+    # "this notebook" lists the run: the sidebar follows the document in focus (JupyterLab's
+    # shell names it); with no document known the filter would list nothing
+    run_filter = sidebar.locator("select.jp-LudwigNb-filter")
+    run_filter.select_option("notebook")
+    expect(item.locator(".jp-LudwigNb-run-name")).to_have_text(XSS_NAME)
+    run_filter.select_option("all")
+
     item.locator("button[data-action=pause]").click()
     expect(item.locator(".jp-LudwigNb-run-status")).to_have_text("paused", timeout=30_000)
     expect(item.locator(".jp-LudwigNb-run-eta")).to_contain_text("paused")
@@ -311,8 +318,8 @@ def test_sidebar_shows_gpu_and_run_and_stops_it(sidebar_lab, lab_page, artifacts
     assert page.dialogs == [], page.dialogs  # the onerror handler never ran
     errors = [m for m in page.console_messages if "ludwig-nb" in m.lower() and "error" in m.lower()]
     assert errors == []
-    registry = rundir.registry_dir(server.runtime_dir)
-    [entry] = list(rundir.iter_registry(registry))
+    folder = registry.registry_dir(server.runtime_dir)
+    [entry] = list(registry.iter_registry(folder))
     status = rundir.read_json(Path(entry["directory"]) / rundir.STATUS_FILE)
     assert status is not None and status["status"] == "stopped"
 

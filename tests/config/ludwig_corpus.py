@@ -1,6 +1,6 @@
 """The parity corpus: configs judged by both Ludwig 0.11's validator and ours.
 
-Built at test time in the Ludwig env (``scripts/setup_ludwig_env.sh``) from Ludwig's live
+Built at test time in the Ludwig env (``scripts/setup/ludwig_env.sh``) from Ludwig's live
 schema (every feature type x encoder / decoder / loss, every combiner and optimizer, and the
 fully rendered dict Ludwig makes of each), plus configs written here in Ludwig's syntax (its
 docs and examples), old syntax it upgrades, and invalid mutations of valid configs.

@@ -1,6 +1,6 @@
 """Schema parity with Ludwig 0.11: the same verdict as Ludwig's own validator on every config
 of the corpus (``ludwig_corpus``), and the same rendered defaults. Runs in the Ludwig env
-(``scripts/test_ludwig.sh``); elsewhere it is skipped."""
+(``scripts/ci/test_ludwig.sh``); elsewhere it is skipped."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import pytest
 from tests.config import ludwig_corpus
 
 pytestmark = pytest.mark.ludwig
-pytest.importorskip("ludwig", reason="needs the Ludwig env (scripts/setup_ludwig_env.sh)")
+pytest.importorskip("ludwig", reason="needs the Ludwig env (scripts/setup/ludwig_env.sh)")
 
 # Where ludwig_nb's verdict deliberately differs from Ludwig 0.11's (reason for each).
 _HUB = (

@@ -292,6 +292,18 @@ def test_llm_configs_are_valid_and_rendered_with_ludwigs_defaults() -> None:
     assert rendered["trainer"]["type"] == "finetune"
 
 
+def test_a_rendered_llm_config_loads_again_unchanged() -> None:
+    """A pilot run, a sweep's or a search's trial loads the rendered config once more."""
+    text = (
+        "model_type: llm\nbase_model: facebook/opt-350m\n"
+        "input_features: [{name: q, type: text}]\noutput_features: [{name: a, type: text}]\n"
+        "adapter: {type: lora}\ntrainer: {type: finetune}\n"
+    )
+    rendered = load_config(text).to_dict()
+    assert rendered["defaults"]["text"]["encoder"]["type"] == "passthrough"
+    assert load_config(rendered).to_dict() == rendered
+
+
 def test_llm_config_mistakes_are_located(fail: Callable[..., ConfigError]) -> None:
     err = fail(
         "model_type: llm\nbase_model: x\ninput_features: [{name: q, type: text}]\n"

@@ -59,6 +59,40 @@ SAMPLES = [
         target=82.0,
         idle_s=3.5,
     ),
+    ev.StepFinished(
+        time=2.5,
+        step=3,
+        epoch=0,
+        start_time=2.4,
+        batch_size=8,
+        loss=1.5,
+        learning_rate=0.0002,
+        tokens=220,
+        padded_tokens=256,
+    ),
+    ev.ModelDescribed(
+        time=0.9,
+        base_model="HuggingFaceTB/SmolLM2-135M",
+        architecture="llama",
+        trainable=921_600,
+        total=135_436_608,
+        adapter="lora",
+        quantization="4-bit",
+        dtype="torch.bfloat16",
+        estimate_bytes=2_000_000_000,
+    ),
+    ev.TokensCounted(
+        time=0.8,
+        splits={"training": {"rows": 700, "tokens": 9100, "longest": 31, "truncated": 2}},
+        limit=30,
+    ),
+    ev.EpochPlanned(time=1.0, epoch=0, first_step=0, padded_tokens=(96, 128), tokens=(80, 101)),
+    ev.SamplesGenerated(
+        time=4.0,
+        step=9,
+        split="validation",
+        samples=({"prompt": "Review: fine", "expected": "positive", "generated": "positive"},),
+    ),
     ev.OomRecovered(time=6.8, step=12, batch_size=64, micro_batch_size=32, accumulation=2),
     ev.RunFinished(time=8.0, status="completed", step=20, best_metrics={"validation": {}}),
     ev.RunFailed(time=8.0, step=3, error_type="ValueError", message="bad", traceback="tb"),
@@ -159,3 +193,13 @@ def test_a_step_line_is_the_text_the_general_encoder_writes(fields):
         line = event.to_json()
         assert line == ev.Event.to_json(event)
         assert ev.event_from_dict(json.loads(line)).step == 41
+
+
+def test_a_step_without_tokens_writes_no_token_fields():
+    plain = ev.StepFinished(time=1.0, step=0, epoch=0, start_time=0.5, batch_size=4, loss=1.0)
+    assert "tokens" not in plain.to_json()
+    assert "tokens" not in json.dumps(plain.to_dict())
+    counted = ev.StepFinished(
+        time=1.0, step=0, epoch=0, start_time=0.5, batch_size=4, loss=1.0, tokens=10
+    )
+    assert json.loads(counted.to_json())["tokens"] == 10

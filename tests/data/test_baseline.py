@@ -39,6 +39,7 @@ def test_majority_class_and_mean_come_from_the_training_split_only():
         "churn": "always 'no'",
         "kind": "always 'b'",
         "price": "always the mean 3",
+        "review": "always 'x'",
     }
     assert metrics["training"]["churn"]["accuracy"] == pytest.approx(3 / 4)  # missing left out
     assert metrics["test"]["churn"] == {"accuracy": 0.5, "roc_auc": 0.5}
@@ -50,7 +51,8 @@ def test_majority_class_and_mean_come_from_the_training_split_only():
     assert price["mean_absolute_error"] == pytest.approx(1.0)
     assert price["root_mean_squared_error"] == pytest.approx(1.0)
     assert price["r2"] == pytest.approx(1 - 2 / 2)  # the test split's own mean is 3 too
-    assert "review" not in predictors  # no trivial baseline for text outputs
+    assert metrics["training"]["review"] == {"sequence_accuracy": 1.0}
+    assert metrics["test"]["review"] == {"sequence_accuracy": 0.0}  # an LLM's answer, exactly
 
 
 def test_ties_pick_the_first_label_by_name_and_odd_columns_are_left_out():

@@ -1,4 +1,4 @@
-"""Checks on a real NVIDIA GPU (``-m gpu``; run by scripts/gpu_check.sh). Skipped elsewhere."""
+"""Checks on a real NVIDIA GPU (``-m gpu``, by scripts/checks/gpu_check.sh); skipped elsewhere."""
 
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
 """The Colab profile end to end: the magics in a real IPython shell and in a real ipykernel
 kernel (jupyter_client, nbclient), with the fake ``google.colab`` of tests/fixtures/colab.
 
-scripts/test_colab.sh runs these in a venv with exactly Colab's pins (IPython 7.34.0,
+scripts/ci/test_colab.sh runs these in a venv with exactly Colab's pins (IPython 7.34.0,
 ipykernel 6.17.1, ipywidgets 7.7.1, jupyter-server 2.14.0, tornado 6.5.1); the main suite
 runs them too, on its newer stack. What they cannot show: Colab's front end.
 """
@@ -77,8 +77,8 @@ def test_ludwig_config_in_colab_blocks_pumps_and_interrupt_stops(
     colab_shell: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from ludwig_nb.ui import show
+    from ludwig_nb.ui.charts.svg_widgets import SvgCurveChart
     from ludwig_nb.ui.pump import Pump
-    from ludwig_nb.ui.svg_charts import SvgCurveChart
 
     probes: list[InterruptAfterFrames] = []
 
@@ -232,7 +232,7 @@ def test_in_a_real_kernel_colab_cell_pumps_frames_and_interrupt_ends_it_stopped(
 
 
 def _check_pins_in_the_kernel(kc: Any) -> None:
-    """Under scripts/test_colab.sh (``LUDWIG_NB_COLAB_PINS`` names the pins file) the kernel
+    """Under scripts/ci/test_colab.sh (``LUDWIG_NB_COLAB_PINS`` names the pins file) the kernel
     runs exactly Colab's versions; elsewhere it only reports them."""
     code = (
         "from importlib.metadata import version\n"

@@ -73,6 +73,6 @@ def test_a_kernel_that_loaded_the_extension_reads_its_runs_data_itself(ip, monke
     monkeypatch.setattr(prefetch, "engine_loaded", lambda: False)
     monkeypatch.setattr(prefetch.os, "cpu_count", lambda: 2)
     assert prefetch.wanted(str(tmp_path / "data.csv"), {})
-    monkeypatch.setattr(warmup, "warm_imports", lambda then: None)  # no second warm-up thread
+    monkeypatch.setattr(warmup, "warm_imports", lambda **_: None)  # no second warm-up thread
     extension.load(ip)
     assert not prefetch.wanted(str(tmp_path / "data.csv"), {})

@@ -28,6 +28,18 @@ def test_help_is_the_docstring(ip):
     assert "--dataset" in LudwigMagics.ludwig_config.__doc__  # magic_arguments appends usage
 
 
+def test_the_engine_settings_help_names_every_engine(ip):
+    from ludwig_nb.engines.registry import ENGINE_NAMES
+    from ludwig_nb.ipython.magics import LudwigMagics
+
+    setting = LudwigMagics.class_traits()["engine"].help
+    doc = LudwigMagics.ludwig_config.__doc__
+    option = doc[doc.rindex("--engine") :].split("\n  -", 1)[0]  # its line of the options
+    for name in ENGINE_NAMES:
+        assert name in setting, name  # %config LudwigMagics.engine
+        assert name in option, name  # %%ludwig_config --engine
+
+
 def test_config_error_is_one_usage_error_at_the_cells_own_line(ip):
     ip.user_ns["df"] = pd.DataFrame({"x": [1.0, 2.0], "y": [0, 1]})
     with pytest.raises(UsageError) as info:

@@ -6,8 +6,9 @@ import sys
 
 import pytest
 
-from ludwig_nb.core import rundir
 from ludwig_nb.ipython.runs_table import collect_rows, runs_table_html
+from ludwig_nb.store import rundir
+from ludwig_nb.store.registry import register_run, registry_entry
 
 
 @pytest.fixture
@@ -24,10 +25,8 @@ def _register(registry, tmp_path, run_id, status, pid, notebook, started):
         directory / rundir.STATUS_FILE,
         {"name": run_id.split("-")[0], "status": status, "step": 5, "total_steps": 10},
     )
-    entry = rundir.registry_entry(
-        run_id, run_id.split("-")[0], directory, pid, started, notebook=notebook
-    )
-    rundir.register_run(registry, entry)
+    entry = registry_entry(run_id, run_id.split("-")[0], directory, pid, started, notebook=notebook)
+    register_run(registry, entry)
 
 
 @pytest.fixture

@@ -10,7 +10,7 @@ import pytest
 
 from ludwig_nb.core import events as ev
 from ludwig_nb.core.control import StopRequested
-from ludwig_nb.engines.base import TrainJob
+from ludwig_nb.engines.base import Engine, TrainJob
 from ludwig_nb.runs.run import Run
 
 #: the small binary task most run-layer tests train: ``a`` decides ``y``, ``b`` is noise
@@ -43,7 +43,31 @@ def until(predicate, timeout=60.0):
         time.sleep(0.001)
 
 
-class ScriptedEngine:
+class BareEngine(Engine):
+    """Only what every engine must have; the engine protocol's defaults do the rest."""
+
+    name = "bare"
+
+    def check(self, config):
+        pass
+
+    def prepare_data(self, config, dataset):
+        return dataset
+
+    def plan(self, config, rows):
+        raise NotImplementedError
+
+    def warm_up(self):
+        pass
+
+    def fit(self, job, emit, control):
+        return None
+
+    def load(self, folder, manifest):
+        raise NotImplementedError
+
+
+class ScriptedEngine(Engine):
     """Runs ``steps`` steps; each waits for the test to ``release()`` it (no sleeps)."""
 
     name = "scripted"

@@ -3,9 +3,10 @@
 import pytest
 
 from ludwig_nb.config import ConfigError
-from ludwig_nb.core import rundir
 from ludwig_nb.data import DataError
 from ludwig_nb.runs import train
+from ludwig_nb.store import rundir
+from ludwig_nb.store.registry import iter_registry
 from tests.runs.conftest import ab_config, ab_frame
 
 CONFIG = ab_config("{epochs: 3, batch_size: 16, eval_batch_size: 256}")
@@ -30,7 +31,7 @@ def _train(df, tmp_path, **kwargs):
 def test_a_run_registers_writes_its_directory_and_completes(df, tmp_path):
     run = _train(df, tmp_path, name="demo").wait(120)
     assert run.status == "completed" and run.step == run.total_steps == 27
-    (entry,) = rundir.iter_registry(tmp_path / "registry")
+    (entry,) = iter_registry(tmp_path / "registry")
     assert (
         entry["run_id"] == run.id
         and entry["name"] == "demo"
@@ -147,7 +148,7 @@ def test_prepare_run_checks_without_reading_and_the_runs_thread_reads(df, tmp_pa
         threads=1,
     )
     assert readers == [] and not pending.run.started and pending.run.directory.is_dir()
-    assert list(rundir.iter_registry(tmp_path / "registry"))  # listed before it reads
+    assert list(iter_registry(tmp_path / "registry"))  # listed before it reads
     pending.start()
     assert pending.data_checked(timeout=120)
     assert len(readers) == 1 and readers[0].startswith("ludwig_nb-run-split")
@@ -165,5 +166,5 @@ def test_a_pending_run_discarded_before_it_starts_leaves_nothing(df, tmp_path):
     )
     pending.discard()
     assert not (tmp_path / "results").exists()
-    assert not list(rundir.iter_registry(tmp_path / "registry"))
+    assert not list(iter_registry(tmp_path / "registry"))
     assert pending.run not in live.all_runs()

@@ -8,9 +8,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from ludwig_nb.core import rundir
 from ludwig_nb.data import DataError, DataWarning
+from ludwig_nb.engines.base import Engine
 from ludwig_nb.runs import train
+from ludwig_nb.store import rundir
 from tests.runs.conftest import ab_config, ab_frame
 
 CONFIG = ab_config("{epochs: 2, batch_size: 16, eval_batch_size: 256}")
@@ -65,7 +66,7 @@ def test_an_infinite_number_in_a_csv_is_refused(df, tmp_path):
     _refused(CONFIG, str(path), tmp_path, r"number column 'a' has 1 infinite value \(row 5")
 
 
-class _OverflowingEngine:
+class _OverflowingEngine(Engine):
     """Evaluates to an infinite loss, as a diverging validation metric does."""
 
     name = "overflowing"
@@ -399,7 +400,7 @@ class _DiskFullUnder:
         import errno
         import tempfile
 
-        from ludwig_nb.runs import recorder
+        from ludwig_nb.store import recorder
 
         self.full = False
         enospc = lambda where: OSError(errno.ENOSPC, "No space left on device", str(where))  # noqa: E731

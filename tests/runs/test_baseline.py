@@ -58,14 +58,14 @@ def test_no_baseline_for_unreadable_data_or_outputs_without_one(tmp_path):
         name="r",
     )
     assert baseline_event(bad, lambda: 0.0) is None
-    text = TrainJob(
-        config={"output_features": [{"name": "t", "type": "text"}]},
-        dataset=pd.DataFrame({"t": ["a", "b", "c"] * 10}),
+    vector = TrainJob(
+        config={"output_features": [{"name": "t", "type": "vector"}]},
+        dataset=pd.DataFrame({"t": ["1 2", "3 4", "5 6"] * 10}),
         run_dir=tmp_path,
         run_id="r",
         name="r",
     )
-    assert baseline_event(text, lambda: 0.0) is None
+    assert baseline_event(vector, lambda: 0.0) is None  # (text outputs have one: an LLM's)
 
 
 class _Prepared:

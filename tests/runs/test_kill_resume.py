@@ -11,8 +11,8 @@ import time
 
 import pytest
 
-from ludwig_nb.core import rundir
 from ludwig_nb.ipython.runs_table import collect_rows
+from ludwig_nb.store import rundir
 
 CONFIG = """\
 input_features:

@@ -63,6 +63,25 @@ def test_a_feed_sees_the_state_of_the_last_event_it_drained() -> None:
     assert feed.drain() == [] and feed.state.step == 2
 
 
+def test_a_feed_that_skips_catches_up_without_reading_the_events_between() -> None:
+    ledger = RunLedger("r-1", "r", "scripted")
+    feed = ledger.subscribe()
+    ledger.append(_started("cpu"))
+    for k in range(3):
+        ledger.append(
+            ev.StepFinished(
+                time=1.0 + k, step=k, epoch=0, start_time=0.5 + k, batch_size=4, loss=1.0
+            )
+        )
+    feed.skip()
+    assert feed.state is ledger.state and feed.state.step == 3
+    ledger.append(ev.RunFinished(time=9.0, status="completed", step=3))
+    assert [type(e).__name__ for e in feed.drain()] == ["RunFinished"]  # only what came after
+    feed.close()
+    feed.skip()  # a closed feed stays where it was
+    assert feed.state.status == "completed"
+
+
 def test_the_eta_reading_carries_the_early_stop_forecast() -> None:
     config = {"output_features": [{"name": "y", "type": "category"}], "trainer": {}}
     ledger = RunLedger("r-1", "r", "scripted", config=config)

@@ -75,14 +75,14 @@ def test_test_statistics_and_description(run_dir):
 
 
 def _ludwig_python() -> str | None:
-    """This interpreter inside the Ludwig venv (scripts/test_ludwig.sh), else that venv's."""
+    """This interpreter inside the Ludwig venv (scripts/ci/test_ludwig.sh), else that venv's."""
     explicit = os.environ.get("LUDWIG_NB_LUDWIG_PYTHON")
     if explicit:
         return explicit
     if importlib.util.find_spec("ludwig") is not None:
         return sys.executable
-    # the venv scripts/setup_ludwig_env.sh builds for this checkout's requirements, if built
-    script = Path(__file__).resolve().parents[2] / "scripts" / "setup_ludwig_env.sh"
+    # the venv scripts/setup/ludwig_env.sh builds for this checkout's requirements, if built
+    script = Path(__file__).resolve().parents[2] / "scripts" / "setup" / "ludwig_env.sh"
     where = subprocess.run(
         ["bash", str(script), "--path"], capture_output=True, text=True, check=True
     ).stdout.strip()
@@ -106,7 +106,7 @@ compare_performance_cli([run_dir + "/test_statistics.json"], output_directory=ou
 def test_real_ludwig_visualize_reads_our_run(run_dir, tmp_path):
     python = _ludwig_python()
     if python is None:
-        pytest.skip("no Ludwig venv: run scripts/setup_ludwig_env.sh")
+        pytest.skip("no Ludwig venv: run scripts/setup/ludwig_env.sh")
     env = {**os.environ, "MPLBACKEND": "Agg"}
     env.pop("PYTHONPATH", None)
     done = subprocess.run(

@@ -5,8 +5,8 @@ from __future__ import annotations
 import yaml
 
 from ludwig_nb.core import events as ev
-from ludwig_nb.core import rundir
 from ludwig_nb.runs.pinned_config import pin_batch_sizes, pinned_config
+from ludwig_nb.store import rundir
 
 NOTE = "batch_size auto: 64 (the reason, at some length); pin it with trainer.batch_size: 64"
 

@@ -1,7 +1,8 @@
 import json
 
 import ludwig_nb.runs.run as run_module
-from ludwig_nb.core import rundir
+from ludwig_nb.engines.base import Engine
+from ludwig_nb.store import rundir
 from tests.runs.conftest import ScriptedEngine, make_run, until
 
 
@@ -163,9 +164,9 @@ def test_the_pause_reasons_sent_are_the_documented_ones(tmp_path, monkeypatch):
     import json
 
     from ludwig_nb.core import events as ev
-    from ludwig_nb.core import rundir
     from ludwig_nb.core.status_text import pause_text
     from ludwig_nb.runs.alarm_watch import pause_reason
+    from ludwig_nb.store import rundir
 
     monkeypatch.setattr(run_module, "CONTROL_POLL_S", 0.0)  # every boundary looks
     engine = ScriptedEngine(steps=8, gated=True)
@@ -194,7 +195,7 @@ def test_the_pause_reasons_sent_are_the_documented_ones(tmp_path, monkeypatch):
         assert reason in ev.PAUSE_SOURCES or reason.startswith(ev.ALARM_PAUSE_PREFIX)
 
 
-class _PlateauEngine:
+class _PlateauEngine(Engine):
     """Evaluates every 100 steps on a curve that flattens, then waits for the test before
     it ends by early stopping (emits only; the run layer words status.json)."""
 

@@ -18,8 +18,9 @@ from typing import Any
 import pytest
 from pytest_jupyter.jupyter_server import *  # noqa: F403
 
-from ludwig_nb.core import rundir
 from ludwig_nb.core.events import RunFinished, StepFinished
+from ludwig_nb.store import rundir
+from ludwig_nb.store.registry import register_run, registry_dir, registry_entry
 
 
 @pytest.fixture
@@ -39,7 +40,7 @@ def jp_server_config(extra_server_config: dict[str, Any]) -> dict[str, Any]:
 @pytest.fixture
 def registry(jp_runtime_dir: Path) -> Path:
     """The registry directory the extension reads (JUPYTER_RUNTIME_DIR is per test)."""
-    return rundir.registry_dir(jp_runtime_dir)
+    return registry_dir(jp_runtime_dir)
 
 
 @pytest.fixture(scope="session")
@@ -75,10 +76,10 @@ class FakeRun:
             "pid": pid,
             "directory": str(self.directory),
         }
-        entry = rundir.registry_entry(
+        entry = registry_entry(
             run_id, name, self.directory, pid, time.time(), kernel="k-1", notebook="nb.ipynb"
         )
-        rundir.register_run(registry, entry)
+        register_run(registry, entry)
         self.write_status()
 
     def write_status(self, **changes: Any) -> None:

@@ -12,8 +12,8 @@ from jupyter_server.auth import Authorizer
 from tornado.httpclient import HTTPClientError
 from tornado.routing import PathMatches, Router
 
-from ludwig_nb.core import rundir
 from ludwig_nb.server.handlers import AUTH_RESOURCE
+from ludwig_nb.store import rundir
 
 RUN_ID = "demo-20261130-080000-abc123"
 
@@ -151,7 +151,7 @@ async def test_run_events_since_offset(jp_fetch, make_run):
 
 
 async def test_a_long_event_log_comes_in_pages(jp_fetch, make_run, monkeypatch):
-    from ludwig_nb.core import rundir
+    from ludwig_nb.store import rundir
 
     monkeypatch.setattr(rundir, "EVENTS_PAGE_BYTES", 512)
     run = make_run(RUN_ID)

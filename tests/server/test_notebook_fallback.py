@@ -6,9 +6,9 @@ import nbformat
 import pytest
 
 from ludwig_nb.core import events as ev
-from ludwig_nb.core import rundir
 from ludwig_nb.core.state import reduce_all
 from ludwig_nb.server.notebook_fallback import WIDGET_MIMETYPE, strip_live_widgets
+from ludwig_nb.store import rundir
 
 
 def _notebook(directory, other_widget=True):

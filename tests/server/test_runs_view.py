@@ -9,14 +9,14 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from ludwig_nb.core import rundir, strict_json
+from ludwig_nb.core import strict_json
 from ludwig_nb.server.runs_view import KNOWN_STATUSES, find_run, list_runs, run_summary
+from ludwig_nb.store import rundir
+from ludwig_nb.store.registry import register_run, registry_entry
 
 
 def _entry(tmp_path: Path, run_id: str, started_at: float = 1.0, pid: int = 123) -> dict:
-    return rundir.registry_entry(
-        run_id, run_id, tmp_path / run_id, pid, started_at, notebook="a.ipynb"
-    )
+    return registry_entry(run_id, run_id, tmp_path / run_id, pid, started_at, notebook="a.ipynb")
 
 
 def test_dead_pid_with_active_status_is_interrupted(tmp_path):
@@ -47,13 +47,13 @@ def test_missing_status_is_queued_while_alive(tmp_path):
 def test_list_runs_is_newest_first(tmp_path):
     registry = tmp_path / "registry"
     for run_id, started in (("old", 1.0), ("new", 2.0)):
-        rundir.register_run(registry, _entry(tmp_path, run_id, started))
+        register_run(registry, _entry(tmp_path, run_id, started))
     assert [r["run_id"] for r in list_runs(registry, pid_alive=lambda pid: True)] == ["new", "old"]
 
 
 def test_find_run_only_opens_registry_files(tmp_path):
     registry = tmp_path / "registry"
-    rundir.register_run(registry, _entry(tmp_path, "good"))
+    register_run(registry, _entry(tmp_path, "good"))
     (tmp_path / "secret.json").write_text('{"run_id": "../secret", "directory": "/"}')
     assert find_run(registry, "good") is not None
     assert find_run(registry, "../secret") is None
@@ -97,7 +97,7 @@ _BAD_ENTRIES = {
 def test_a_malformed_entry_is_marked_and_the_others_still_list(tmp_path, case):
     entry_changes, status, problem = _BAD_ENTRIES[case]
     registry = tmp_path / "registry"
-    rundir.register_run(registry, _entry(tmp_path, "good", started_at=2.0))
+    register_run(registry, _entry(tmp_path, "good", started_at=2.0))
     rundir.write_json_atomic(tmp_path / "good" / rundir.STATUS_FILE, {"status": "training"})
     bad = {**_entry(tmp_path, "bad", started_at=1.0), **entry_changes}
     (registry / "bad.json").write_text(json.dumps(bad))

@@ -1,7 +1,8 @@
 """Fixtures for the UI tests: a fake run with the ``runs.Run`` handle interface, fed by
 synthetic events, a fake sampler, and a spy that counts widget comm messages.
 
-No torch here (``scripts/test_widgets7.sh`` runs these tests in a venv without it).
+No torch here: widgets are tested without training (``scripts/ci/test_colab.sh`` also runs these
+tests under Colab's pinned ipywidgets 7).
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ import pytest
 from ludwig_nb.core import events as ev
 from ludwig_nb.core.gpu_sample import GpuSample, HostSample, Snapshot
 from ludwig_nb.core.state import RunState
-from ludwig_nb.runs.handle import EtaReading
+from ludwig_nb.runs.handle import EtaReading, RunHandle
 from ludwig_nb.runs.ledger import EventSubscription, RunLedger
 from ludwig_nb.ui.colab import _reset_notice
 
@@ -357,3 +358,7 @@ def _bqplot_loaded() -> None:
 
     dashboard.bqplot_ready()
     dashboard._charts_loaded.wait(120)
+
+
+def _fake_run_is_a_handle(run: FakeRun) -> RunHandle:  # mypy: the fake is what views read
+    return run

@@ -247,12 +247,12 @@ def test_a_real_run_marks_its_gpu_once_it_has_started(tmp_path, clock: FakeClock
     """A real Run knows its device only from RunStarted (no preset device_index)."""
     import threading
 
-    from ludwig_nb.engines.base import TrainJob
+    from ludwig_nb.engines.base import Engine, TrainJob
     from ludwig_nb.runs.run import Run
 
     gate = threading.Event()
 
-    class OnGpu1:
+    class OnGpu1(Engine):
         name = "scripted"
 
         def fit(self, job, emit, control):
@@ -343,7 +343,7 @@ def test_before_the_first_step_it_shows_the_data_progress_and_makes_no_chart(
     made: list[str] = []
 
     def chart(title: str, y_label: str) -> object:
-        from ludwig_nb.ui.svg_charts import SvgCurveChart
+        from ludwig_nb.ui.charts.svg_widgets import SvgCurveChart
 
         made.append(title)
         return SvgCurveChart(title, y_label)

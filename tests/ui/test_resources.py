@@ -1,7 +1,7 @@
 """The end-of-run "resources" line: what the profile measured, and nothing it did not."""
 
 from ludwig_nb.core.state import RunState
-from ludwig_nb.ui.curves import CurveData
+from ludwig_nb.ui.charts.curves import CurveData
 from ludwig_nb.ui.resources import resources_line
 from ludwig_nb.ui.summary import summary_html
 

@@ -10,9 +10,12 @@ import dataclasses
 import re
 from typing import Any, ClassVar
 
+from ludwig_nb.core.eta import Estimate
 from ludwig_nb.core.formatting import format_duration
+from ludwig_nb.runs.handle import EtaReading
 from ludwig_nb.ui.pump import Pump
 from ludwig_nb.ui.search_panel import SearchPanel, search_html, search_mimebundle
+from tests.ui.conftest import FakeRun
 
 T0 = 1_700_000_000.0
 
@@ -36,22 +39,18 @@ class Record:
         return None if self.started is None else (self.ended or T0 + 100) - self.started
 
 
-class FakeRun:
+class TrialRun(FakeRun):
+    """A running trial's run whose ETA says ``remaining`` seconds (None: no basis yet)."""
+
     def __init__(self, remaining: float | None) -> None:
+        super().__init__(name="trial-3")
         self.remaining = remaining
-        self.calls: list[str] = []
 
-    def eta(self, now: float) -> Any:
-        return None if self.remaining is None else type("E", (), {"remaining_s": self.remaining})()
-
-    def stop(self) -> None:
-        self.calls.append("stop")
-
-    def pause(self) -> None:
-        self.calls.append("pause")
-
-    def resume(self) -> None:
-        self.calls.append("resume")
+    def eta_reading(self, now: float) -> EtaReading:
+        if self.remaining is None:
+            return EtaReading()
+        estimate = Estimate(self.remaining, self.remaining, self.remaining, "stable", now, 0.1)
+        return EtaReading(estimate=estimate)
 
 
 class FakeSearch:
@@ -65,7 +64,7 @@ class FakeSearch:
     error = None
 
     def __init__(self) -> None:
-        self.running_run = FakeRun(remaining=30.0)
+        self.running_run = TrialRun(remaining=30.0)
         self._records = [
             Record(
                 0,
@@ -137,7 +136,7 @@ class FakeSearch:
     def remaining_s(self, now=None):
         return 0.0 if self.is_done else 30.0 + 2 * 40.0
 
-    def _state_of(self, record):
+    def state_of(self, record):
         return record.state
 
     def stop(self, reason="user"):
@@ -189,7 +188,7 @@ def test_controls_act_on_the_search_and_on_the_chosen_trial():
     panel.trial_picker.value = 3
     panel.buttons["pause_trial"].click()
     panel.buttons["stop_trial"].click()
-    assert search.running_run.calls == ["pause", "stop"]
+    assert search.running_run.calls == ["pause", "stop:user"]
 
 
 def test_the_pump_draws_frames_and_the_end_publishes_a_static_summary():
@@ -253,7 +252,7 @@ def test_the_headline_counts_the_states_the_table_shows_while_trials_start():
             self._records.append(Record(4, {"trainer.learning_rate": 0.03}, "queued"))
             self.reads = 0
 
-        def _state_of(self, record):
+        def state_of(self, record):
             self.reads += 1
             if self.reads > len(self._records):  # a later reading: trial 4 has started
                 self._records[4].state = "running"

@@ -134,7 +134,7 @@ def test_colab_mode_core_widgets_main_thread_pump_and_interrupt_stops(
 ) -> None:
     import signal
 
-    from ludwig_nb.ui.svg_charts import SvgCurveChart
+    from ludwig_nb.ui.charts.svg_widgets import SvgCurveChart
 
     sleeps: list[float] = []
 
@@ -168,7 +168,7 @@ def test_colab_mode_core_widgets_main_thread_pump_and_interrupt_stops(
 def test_colab_opt_in_to_bqplot_enables_the_widget_manager(
     handles: list[FakeHandle], fake_colab: Any
 ) -> None:
-    from ludwig_nb.ui.charts import CurveChart
+    from ludwig_nb.ui.charts.curve_chart import CurveChart
 
     run = FakeRun()
     run.emit(started(run), ev.RunFinished(time=T0 + 1, status="completed", step=0))

@@ -7,9 +7,9 @@ import xml.etree.ElementTree as ET
 
 from ludwig_nb.core import events as ev
 from ludwig_nb.core.state import reduce_all
-from ludwig_nb.ui.curves import CurveData
+from ludwig_nb.ui.charts.curves import CurveData
+from ludwig_nb.ui.charts.svg import svg_line_chart
 from ludwig_nb.ui.summary import metrics_table_html, summary_html, summary_mimebundle, summary_text
-from ludwig_nb.ui.svg import svg_line_chart
 from tests.ui.conftest import T0, FakeRun, evaluation, started, steps
 
 

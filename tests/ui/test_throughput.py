@@ -27,3 +27,29 @@ def test_window_forgets_old_steps() -> None:
     assert meter.samples_per_s == 160.0
     meter.observe(ev.Paused(time=T0 + 30, step=20))  # other events change nothing
     assert meter.samples_per_s == 160.0
+
+
+def test_token_rates_count_real_and_padded_tokens_of_busy_time():
+    from ludwig_nb.core import events as ev
+    from ludwig_nb.ui.formatting import format_tokens_per_s
+    from ludwig_nb.ui.throughput import ThroughputMeter
+
+    meter = ThroughputMeter(window_s=100)
+    assert meter.tokens_per_s is None
+    for i in range(4):
+        meter.observe(
+            ev.StepFinished(
+                time=float(i + 1),
+                step=i,
+                epoch=0,
+                start_time=i + 0.5,
+                batch_size=8,
+                loss=1.0,
+                tokens=100,
+                padded_tokens=150,
+            )
+        )
+    assert meter.tokens_per_s == (200.0, 300.0)  # 400 / 2 s busy, 600 / 2 s
+    assert format_tokens_per_s(meter.tokens_per_s, meter.samples_per_s) == (
+        "200 tokens/s (300 padded) · 16.0 samples/s"
+    )

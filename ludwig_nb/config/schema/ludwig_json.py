@@ -1,7 +1,7 @@
 """Specs built from the snapshot of Ludwig 0.11's own JSON schema (``ludwig_0_11.json``).
 
 Ludwig validates a config with a JSON schema that it builds at run time from its marshmallow
-classes (``ludwig.config_validation.validation.get_schema``). ``scripts/snapshot_ludwig_schema.py``
+classes (``ludwig.config_validation.validation.get_schema``). ``scripts/build/ludwig_schema.py``
 keeps its facts (types, enums, bounds, defaults, required keys, which ``type`` picks which
 variant, whether unknown keys are allowed) in ``ludwig_0_11.json``; this module turns that into
 the specs of ``fields.py``, so every key, type and default is Ludwig's own, and the problems are

@@ -96,6 +96,26 @@ Z80 = 1.2816
 #: A pilot's unmodelled error (machine load, data order) as a fraction of its total.
 PILOT_RELATIVE_SD = 0.10
 
+# ---- token-aware step time, used in tokens.py
+#: Huber's tuning constant, in robust sds of the residuals (95 % efficiency on normal
+#: noise).
+HUBER_C = 1.345
+#: Stable steps before the token share is first fitted (steps).
+TOKEN_FIT_MIN = 20
+#: The token share before it is fitted (0: a step costs the same whatever its tokens, as
+#: the step-count ETA).
+TOKEN_SHARE_PRIOR = 0.0
+#: A re-fitted share that moves by more than this (absolute, 0..1) replays the steps.
+TOKEN_SHARE_TOL = 0.02
+#: The tokens of the fitted steps must vary by at least this coefficient of variation
+#: for a fit: with equal tokens the share does not matter and cannot be measured.
+TOKEN_MIN_CV = 0.05
+#: Least weight of a step against a typical one (ratio): a tiny last batch still costs.
+TOKEN_MIN_WEIGHT = 0.05
+#: The quadratic term (attention over long rows) is kept only when it cuts the residual
+#: scale of the fit by at least this fraction (and on twice ``TOKEN_FIT_MIN`` steps).
+TOKEN_QUADRATIC_GAIN = 0.10
+
 # ---- tracker, used in tracker.py
 #: A ``Throttled`` duty cycle that moves by at least this fraction (or crosses 1) starts
 #: a new regime.

@@ -10,13 +10,17 @@ pause began and ended (seconds on one clock) and asked ``estimate(now)``
     interval  = remaining ± half_width(...)
 
 Pauses are excluded and not extrapolated. O(1) amortised per step.
+
+Steps that come with their tokens (a language model's, ``tokens.py``) are costed by a
+step-time model of their tokens summed over the planned steps still to come, in place of
+"regular steps left x step time".
 """
 
 from __future__ import annotations
 
 import bisect
 import math
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 from ludwig_nb.core.eta import constants as const
 from ludwig_nb.core.eta.event_costs import (
@@ -30,6 +34,7 @@ from ludwig_nb.core.eta.event_costs import (
 from ludwig_nb.core.eta.plan import Costs, Estimate, EtaState, IntervalKind, Schedule
 from ludwig_nb.core.eta.stats import t_quantile_90
 from ludwig_nb.core.eta.step_time import StepRate
+from ludwig_nb.core.eta.tokens import Shape, TokenPlan, TokenRate
 
 __all__ = ["EtaEstimator", "half_width"]
 
@@ -47,7 +52,11 @@ class EtaEstimator:
         self._schedule = schedule
         priors = priors or Costs()
         self._es_set = frozenset(schedule.epoch_starts)
-        self._rate = StepRate(priors.step_s)
+        self._priors = priors
+        self._rate: StepRate | TokenRate = StepRate(priors.step_s)
+        if priors.token_reference:
+            self._rate = TokenRate(priors.step_s, priors.token_reference, _prior_shape(priors))
+        self._plan = TokenPlan()
         self._costs = EventCosts(priors)
         self._boundary = start_time
         self._last_step = -1
@@ -69,7 +78,17 @@ class EtaEstimator:
         self._schedule = schedule
         self._es_set = frozenset(schedule.epoch_starts)
         if old > 0 and schedule.batch_size > 0 and schedule.batch_size != old:
-            self._rate.new_regime(scale=schedule.batch_size / old)
+            # Steps with tokens: their planned tokens already say how much longer they are.
+            tokens = isinstance(self._rate, TokenRate)
+            self._rate.new_regime(scale=1.0 if tokens else schedule.batch_size / old)
+
+    def plan_tokens(self, first_step: int, tokens: Sequence[float]) -> None:
+        """Steps ``first_step``, ``first_step + 1``, ... will compute ``tokens`` padded tokens.
+
+        A later plan for the same steps replaces the earlier one; steps never planned
+        count the planned mean (``tokens.py``).
+        """
+        self._plan.plan(first_step, tokens)
 
     def regime_changed(self, scale: float | None = None) -> None:
         """A known change of pace (a throttle's duty cycle, a micro-batch split).
@@ -80,8 +99,11 @@ class EtaEstimator:
         """
         self._rate.new_regime(scale=scale)
 
-    def step_finished(self, step: int, end_time: float) -> None:
+    def step_finished(self, step: int, end_time: float, tokens: float | None = None) -> None:
         """Step ``step`` (0-based) ended at ``end_time`` seconds; steps come in order.
+
+        ``tokens``: the padded tokens it computed on (``None``: the plan's, if any). A
+        run whose first step has tokens is costed by its tokens from then on.
 
         Raises:
             ValueError: the step is not after the previous one, or the time is not a
@@ -95,12 +117,42 @@ class EtaEstimator:
         duration = max(0.0, end_time - self._boundary) / gap
         self._boundary = max(self._boundary, end_time)
         self._last_step = step
+        counted = self._step_tokens(step, tokens)
         if self._first_step is None:
             self._first_step = step
         elif step in self._es_set:
             self._costs.add("epoch_start", duration)
             return
-        self._rate.add(duration)
+        if isinstance(self._rate, TokenRate):
+            self._rate.add(duration, counted if counted is not None else self._rate.reference)
+        else:
+            self._rate.add(duration)
+
+    def _step_tokens(self, step: int, tokens: float | None) -> float | None:
+        """The step's tokens: given, else planned, else ``None``.
+
+        The first step with tokens turns token costing on.
+        """
+        if tokens is not None:
+            self._plan.observe(tokens)
+        elif self._plan.planned:
+            tokens = self._plan.at(step)
+        if tokens is not None and self._first_step is None and isinstance(self._rate, StepRate):
+            reference = self._plan.mean() or tokens
+            self._rate = TokenRate(self._priors.step_s, reference, _prior_shape(self._priors))
+        return tokens
+
+    @property
+    def token_model(self) -> tuple[float, Shape, float] | None:
+        """A language model's step time: ``(seconds at t_ref tokens, its Shape, t_ref)``.
+
+        ``None`` for steps without tokens, or before any basis (``tokens.py``).
+        """
+        rate = self._rate
+        if not isinstance(rate, TokenRate):
+            return None
+        level = rate.step_s()
+        return None if level is None else (level, rate.shape, rate.reference)
 
     def interval_finished(self, kind: IntervalKind, start_time: float, end_time: float) -> None:
         """A gap between steps, ``start_time``..``end_time`` seconds.
@@ -141,6 +193,7 @@ class EtaEstimator:
         es = sched.epoch_starts
         es_left = max(0, bisect.bisect_left(es, sched.total_steps) - bisect.bisect_left(es, nxt))
         regular_left = steps_left - es_left
+        work = self._regular_work(nxt, regular_left)  # steps left, in step_s units
         costs = {k: self._costs.cost(k, step_s, sched.evaluation_batches) for k in COSTED}
         done, total = self._done_after, sched.total_steps
         counts = {
@@ -153,7 +206,7 @@ class EtaEstimator:
             ),
         }
         parts = {
-            "steps": regular_left * step_s,
+            "steps": work * step_s,
             "epoch_starts": es_left * costs["epoch_start"].value,
             "evaluations": counts["evaluation"] * costs["evaluation"].value,
             "checkpoints": counts["checkpoint"] * costs["checkpoint"].value,
@@ -163,9 +216,31 @@ class EtaEstimator:
         var = self._rate.variance(step_s)
         events = [(counts[k], costs[k]) for k in COSTED]
         error = self._rate.level_error(var[0])
-        half = half_width(remaining, regular_left, parts["steps"], var, events, error)
+        half = half_width(remaining, work, parts["steps"], var, events, error)
         low, high = max(0.0, remaining - half), remaining + half
-        return Estimate(remaining, low, high, self.state, now, step_s, self.steps_done, parts)
+        mean_step = step_s  # with tokens: the mean of the steps left
+        if isinstance(self._rate, TokenRate) and regular_left > 0:
+            mean_step = parts["steps"] / regular_left
+        return Estimate(remaining, low, high, self.state, now, mean_step, self.steps_done, parts)
+
+    def _regular_work(self, first: int, regular_left: int) -> float:
+        """The regular steps from ``first`` on, counted in steps of ``step_s``.
+
+        Their number; with tokens, their summed weight (planned tokens, epoch starts out).
+        """
+        rate = self._rate
+        if not isinstance(rate, TokenRate) or regular_left <= 0:
+            return float(regular_left)
+        total, plan = self._schedule.total_steps, self._plan
+        if plan.mean() is None:  # no plan and no step yet: typical steps
+            return float(regular_left)
+        tokens, squares = plan.total(first, total), plan.total(first, total, power=2)
+        lo = bisect.bisect_left(self._schedule.epoch_starts, first)
+        hi = bisect.bisect_left(self._schedule.epoch_starts, total)
+        for es in self._schedule.epoch_starts[lo:hi]:
+            n = plan.at(es) or 0.0
+            tokens, squares = tokens - n, squares - n * n
+        return rate.weights(regular_left, max(0.0, tokens), max(0.0, squares))
 
     def _next_cost(self, costs: dict[EventKind, Cost], step_s: float) -> float:
         """Seconds the item in progress costs: a pending evaluation or checkpoint, or the next step.
@@ -181,6 +256,8 @@ class EtaEstimator:
             return 0.0
         if last + 1 in self._es_set:
             return costs["epoch_start"].value
+        if isinstance(self._rate, TokenRate):
+            return step_s * self._rate.weight(self._plan.at(last + 1) or self._rate.reference)
         return step_s
 
     @staticmethod
@@ -191,19 +268,25 @@ class EtaEstimator:
         step_sd_s: float = 0.0,
         warmup_s: float = 0.0,
         relative_sd: float = const.PILOT_RELATIVE_SD,
+        step_tokens: Sequence[float] = (),
     ) -> Estimate:
         """A whole run's duration (``remaining_s`` of an estimate at 0) from a pilot's costs.
 
         Missing costs follow the live priors (the same ``costs`` can seed a live
         estimator); ``step_sd_s`` is the per-step spread, ``warmup_s`` the first steps'
         extra time (seconds), ``relative_sd`` a pilot's unmodelled error (fraction).
+        ``step_tokens``: the padded tokens of the run's first steps, when ``costs`` has a
+        ``token_reference`` (later steps count their mean).
 
         Raises:
             ValueError: ``costs.step_s`` is missing or not positive.
         """
         if costs.step_s is None or costs.step_s <= 0:
             raise ValueError("predict_total needs a positive costs.step_s")
-        base = EtaEstimator(schedule, 0.0, priors=costs).estimate(0.0)
+        estimator = EtaEstimator(schedule, 0.0, priors=costs)
+        if step_tokens:
+            estimator.plan_tokens(0, step_tokens)
+        base = estimator.estimate(0.0)
         if base is None:  # pragma: no cover - step_s is set, so there is a basis
             raise ValueError("no basis for a prediction")
         parts = {**base.breakdown, "warmup": warmup_s}
@@ -214,9 +297,17 @@ class EtaEstimator:
         return Estimate(total, low, high, "warming_up", 0.0, costs.step_s, 0, parts)
 
 
+def _prior_shape(priors: Costs) -> Shape | None:
+    """The step-time shape a pilot measured, or None (learned from the steps)."""
+    if priors.token_share is None:
+        return None
+    quadratic = min(max(0.0, priors.token_quadratic), priors.token_share)
+    return Shape(priors.token_share - quadratic, quadratic)
+
+
 def half_width(
     remaining_s: float,
-    steps_left: int,
+    steps_left: float,
     steps_s: float,
     step_noise: tuple[float, float, int],
     events: Iterable[tuple[int, Cost]],

@@ -57,12 +57,20 @@ class Costs:
         evaluation_s: one evaluation.
         checkpoint_s: one checkpoint.
         epoch_start_s: the first step of an epoch (the whole step).
+        token_reference: a language model's steps: ``step_s`` is a step of this many
+            padded tokens, and steps are costed by their tokens from the start.
+        token_share: of such a step, the fraction that grows with its tokens (0..1;
+            ``None``: learned from the steps).
+        token_quadratic: of that fraction, the part that grows with their square.
     """
 
     step_s: float | None = None
     evaluation_s: float | None = None
     checkpoint_s: float | None = None
     epoch_start_s: float | None = None
+    token_reference: float | None = None
+    token_share: float | None = None
+    token_quadratic: float = 0.0
 
 
 #: ``"warming_up"`` before the first stable segment (the number is provisional),

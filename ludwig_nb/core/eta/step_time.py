@@ -101,6 +101,14 @@ class StepRate:
         return len(self._x)
 
     @property
+    def stable_span(self) -> tuple[int, int] | None:
+        """``(first stable step, steps seen)`` of the current segment; ``None`` before a cut."""
+        end = len(self._x)
+        if self._cut is None or end <= self._cut:
+            return None
+        return self._cut, end
+
+    @property
     def state(self) -> EtaState:
         """``"warming_up"``, ``"adjusting"`` or ``"stable"`` (see :data:`EtaState`)."""
         if not self._was_stable:

@@ -1,5 +1,8 @@
 """``EtaTracker``: feeds a run's events (``core/events.py``) to an ``EtaEstimator``.
 
+A language model's steps carry their padded tokens and its ``EpochPlanned`` events the
+tokens of the steps to come; the estimator then costs steps by their tokens.
+
 Times are the events' wall-clock seconds, so ``estimate(now)`` takes ``time.time()``-style
 seconds. The tracker also remembers the first estimate it gave once the run was stable,
 which the dashboard's summary compares with the time the run really took.
@@ -44,6 +47,7 @@ class EtaTracker:
         self._finished = False
         self._first: Estimate | None = None
         self._duty = 1.0
+        self._plans: list[ev.EpochPlanned] = []  # kept for an estimator made later
 
     @property
     def estimator(self) -> EtaEstimator | None:
@@ -79,13 +83,20 @@ class EtaTracker:
             self._est = EtaEstimator(schedule_from_info(event.schedule), event.time, self._priors)
             self._started_at = event.time if self._started_at is None else self._started_at
             self._finished = False
+            for plan in self._plans:
+                self._est.plan_tokens(plan.first_step, plan.padded_tokens)
             return
+        if isinstance(event, ev.EpochPlanned):
+            self._plans.append(event)
         est = self._est
         if est is None:
             return
-        if isinstance(event, ev.StepFinished):
+        if isinstance(event, ev.EpochPlanned):
+            est.plan_tokens(event.first_step, event.padded_tokens)
+        elif isinstance(event, ev.StepFinished):
             if event.step >= est.steps_done:
-                est.step_finished(event.step, event.time)
+                tokens = event.padded_tokens if event.padded_tokens is not None else event.tokens
+                est.step_finished(event.step, event.time, tokens)
                 if self._first is None and est.state == "stable":
                     self._first = est.estimate(event.time)
         elif isinstance(event, ev.EvaluationFinished):

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 from ludwig_nb.config.errors import ConfigError, UnsupportedByEngine
 from ludwig_nb.config.schema.fields import Ctx
 from ludwig_nb.config.yaml_positions import KeyPath, format_path
-from ludwig_nb.data.feature_types import INPUT_TYPES, OUTPUT_TYPES
+from ludwig_nb.engines.builtin.preprocessing.feature_types import INPUT_TYPES, OUTPUT_TYPES
 
 if TYPE_CHECKING:
     from ludwig_nb.config import Config
@@ -116,7 +116,12 @@ def check_builtin(config: Config) -> None:
     built-in engine cannot run of the valid ``config``.
     """
     ctx = Ctx(config.positions)
-    check_engine_support(config.to_dict(), ctx)
+    cfg = config.to_dict()
+    if cfg.get("model_type") == "llm":
+        from ludwig_nb.engines.builtin.llm.support import require_llm_extra
+
+        require_llm_extra()
+    check_engine_support(cfg, ctx)
     if ctx.problems:
         ordered = sorted(ctx.problems, key=lambda p: (p.line is None, p.line or 0, p.column or 0))
         raise ConfigError.collect(ordered)
@@ -129,6 +134,12 @@ def check_engine_support(cfg: dict[str, Any], ctx: Ctx) -> None:
     ``cfg`` (a rendered config without schema problems).
     """
     report = _Reporter(ctx)
+    if cfg.get("model_type") == "llm":
+        from ludwig_nb.engines.builtin.llm.support import check_llm
+
+        check_llm(cfg, report)
+        _whole_run(cfg, report)
+        return
     if cfg.get("model_type") != "ecd":
         report(
             ("model_type",),
@@ -149,6 +160,11 @@ def check_engine_support(cfg: dict[str, Any], ctx: Ctx) -> None:
         )
     _trainer(cfg["trainer"], report)
     _preprocessing(cfg["preprocessing"], report)
+    _whole_run(cfg, report)
+
+
+def _whole_run(cfg: dict[str, Any], report: _Reporter) -> None:
+    """What no model type of the built-in engine runs: a search, another backend."""
     if cfg.get("hyperopt") is not None:
         report(
             ("hyperopt",),

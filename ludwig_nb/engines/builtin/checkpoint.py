@@ -15,8 +15,8 @@ from typing import Any
 
 import torch
 
-from ludwig_nb.core.rundir import write_atomic
 from ludwig_nb.engines.errors import CheckpointError
+from ludwig_nb.store.rundir import write_atomic
 
 __all__ = [
     "BEST",
@@ -115,7 +115,9 @@ def check_resume(run_dir: Path, config: Mapping[str, Any]) -> None:
         saved = dict(metadata["features"])
     except (TypeError, ValueError, KeyError) as err:
         raise CheckpointError(f"{path}: its preprocessing metadata is unreadable") from err
-    from ludwig_nb.data.preprocessing.pipeline import METADATA_VERSION  # pandas: only here
+    from ludwig_nb.engines.builtin.preprocessing.pipeline import (
+        METADATA_VERSION,  # pandas: only here
+    )
 
     version = metadata.get("version")
     if isinstance(version, int) and version < METADATA_VERSION:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import os
+import threading
 import time
 from collections.abc import Mapping
 from pathlib import Path
@@ -11,10 +12,13 @@ from typing import TYPE_CHECKING, Any
 
 from ludwig_nb.core.control import Control
 from ludwig_nb.core.events import DataProgress, ScheduleInfo
-from ludwig_nb.engines.base import Emit, TrainJob
+from ludwig_nb.engines.base import Emit, Engine, TrainJob
+from ludwig_nb.engines.devices import DeviceFacts, TorchDeviceFacts
 
 if TYPE_CHECKING:
     from ludwig_nb.config import Config
+    from ludwig_nb.core.memory_estimate import MemoryEstimate
+    from ludwig_nb.engines.builtin.llm.model_io import LlmModel
     from ludwig_nb.engines.builtin.model_io import BuiltinModel
 
 __all__ = ["BuiltinEngine", "default_threads"]
@@ -22,10 +26,12 @@ __all__ = ["BuiltinEngine", "default_threads"]
 log = logging.getLogger(__name__)
 
 
-class BuiltinEngine:
+class BuiltinEngine(Engine):
     """Trains Ludwig ECD configs with torch in the calling thread."""
 
     name = "builtin"
+    check_modules = ("ludwig_nb.engines.builtin.capabilities",)
+    data_modules = ("ludwig_nb.engines.builtin.preprocessing.pipeline",)
 
     def check(self, config: Config) -> None:
         """Raise ``UnsupportedByEngine`` for what this engine cannot run (capabilities.py)."""
@@ -41,6 +47,10 @@ class BuiltinEngine:
         process instead (prefetch.py) while this one imports torch (the warm-up thread, started
         here if the CLI did not): the result is then its ``Prefetch`` handle, checked.
         """
+        if _is_llm(config):  # the LLM engine tokenizes on its thread: no prefetch process
+            from ludwig_nb.engines.builtin.llm.data import check_llm_data
+
+            return check_llm_data(config, dataset)
         from ludwig_nb.engines.builtin import prefetch
 
         if prefetch.wanted(dataset):
@@ -59,13 +69,18 @@ class BuiltinEngine:
     def plan(self, config: Mapping[str, Any], rows: int) -> ScheduleInfo:
         """The schedule over ``rows`` training rows at the config's batch size.
 
-        An ``auto`` batch size plans with Ludwig's CPU default, 128.
+        An ``auto`` batch size plans with Ludwig's CPU default, 128 (an LLM's with 8, what
+        ``auto`` picks on the CPU).
         """
         from ludwig_nb.engines.builtin.schedule import plan_training
 
         trainer = dict(config.get("trainer") or {})
         size = trainer.get("batch_size")
         batch_size = int(size) if isinstance(size, int) and size > 0 else 128
+        if _is_llm(config):
+            batch_size = int(size) if isinstance(size, int) and size > 0 else 8
+            if trainer.get("type") == "none":
+                return ScheduleInfo(total_steps=0, steps_per_epoch=1, epochs=0)
         return plan_training(trainer, rows, batch_size).info()
 
     def warm_up(self) -> None:
@@ -78,7 +93,27 @@ class BuiltinEngine:
 
         warm_up()
 
-    def fit(self, job: TrainJob, emit: Emit, control: Control) -> BuiltinModel | None:
+    def start_warm_up(self) -> threading.Thread:
+        """The warm-up in its one background thread (warmup.py), started once per process."""
+        from ludwig_nb.engines.builtin import warmup
+
+        return warmup.start()
+
+    def use_in_kernel(self) -> None:
+        """A kernel's runs read their data in the kernel, not in a prefetch process.
+
+        Its warm-up loads pandas for the charts anyway, and a prefetch process only added its
+        start-up to a first cell's data check (prefetch.py).
+        """
+        from ludwig_nb.engines.builtin import prefetch
+
+        prefetch.read_in_this_process()
+
+    def devices(self) -> DeviceFacts:
+        """Torch's facts (its CUDA allocator, its version), once torch is imported."""
+        return TorchDeviceFacts()
+
+    def fit(self, job: TrainJob, emit: Emit, control: Control) -> BuiltinModel | LlmModel | None:
         """Train ``job``; see trainer.py for the events and the stop/pause contract.
 
         Raises ``DataError`` for bad data, ``TrainingDiverged`` for a NaN loss,
@@ -91,17 +126,37 @@ class BuiltinEngine:
 
         if not prefetch.engine_loaded():  # not imported (or importing)
             emit(DataProgress(time=(job.clock or time.time)(), stage="loading", source="torch"))
+        _set_threads(job.threads)
+        if _is_llm(job.config):
+            from ludwig_nb.engines.builtin.llm.training import LlmTraining
+
+            return LlmTraining(job, emit, control, engine=self.name).run()
         from ludwig_nb.engines.builtin.trainer import Training
 
-        _set_threads(job.threads)
         try:
             return Training(job, emit, control, engine=self.name).run()
         finally:
             if isinstance(job.dataset, prefetch.Prefetch):  # a stop during preprocessing: end it
                 job.dataset.close()
 
-    def load(self, folder: Path, manifest: Mapping[str, Any]) -> BuiltinModel:
+    def estimate_memory(self, config: Mapping[str, Any], dataset: Any) -> MemoryEstimate | None:
+        """The GPU memory a training step of ``config`` needs, before any trains.
+
+        An LLM config's (llm/footprint.py); None for an ECD config. Raises what
+        ``footprint.estimate_memory`` raises (an unreachable base model, missing data).
+        """
+        if not _is_llm(config):
+            return None
+        from ludwig_nb.engines.builtin.llm.footprint import estimate_memory
+
+        return estimate_memory(config, dataset)
+
+    def load(self, folder: Path, manifest: Mapping[str, Any]) -> BuiltinModel | LlmModel:
         """Load a model saved by this engine (raises ``FileNotFoundError``)."""
+        if manifest.get("kind") == "llm":
+            from ludwig_nb.engines.builtin.llm.model_io import load_llm_model
+
+            return load_llm_model(folder / str(manifest.get("path") or "."))
         from ludwig_nb.engines.builtin.model_io import load_model
 
         return load_model(folder / str(manifest.get("path") or "."))
@@ -111,9 +166,19 @@ class BuiltinEngine:
 
         Raises ``FileNotFoundError`` / ``CheckpointError`` naming the file.
         """
+        if _is_llm(config):
+            from ludwig_nb.engines.builtin.checkpoint import LATEST, load_checkpoint
+
+            load_checkpoint(run_dir / "checkpoints" / LATEST, mmap=True)
+            return
         from ludwig_nb.engines.builtin.checkpoint import check_resume
 
         check_resume(run_dir, config)
+
+
+def _is_llm(config: Mapping[str, Any]) -> bool:
+    """The engine's entry points dispatch on ``model_type`` (the ECD code has no LLM branch)."""
+    return config.get("model_type") == "llm"
 
 
 def default_threads(cpus: int | None, env: dict[str, str]) -> int | None:

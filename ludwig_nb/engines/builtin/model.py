@@ -13,12 +13,12 @@ import numpy as np
 import torch
 from torch import nn
 
-from ludwig_nb.data.number_scale import denormalize
 from ludwig_nb.engines.builtin.combiners import Concat, build_combiner
 from ludwig_nb.engines.builtin.decoders import build_decoder
 from ludwig_nb.engines.builtin.device import Batch
 from ludwig_nb.engines.builtin.encoders import build_encoder
 from ludwig_nb.engines.builtin.losses import build_loss
+from ludwig_nb.engines.builtin.preprocessing.number_scale import denormalize
 from ludwig_nb.engines.builtin.stacks import STACKED, input_stacks, stackable_inputs
 
 __all__ = [

@@ -77,8 +77,8 @@ class BuiltinModel:
 
     def _prepare(self, data: Any, *, outputs: bool) -> tuple[pd.DataFrame, TensorData]:
         from ludwig_nb.data.loading import load_table
-        from ludwig_nb.data.preprocessing import transform_frame
         from ludwig_nb.data.value_checks import check_column_names
+        from ludwig_nb.engines.builtin.preprocessing.pipeline import transform_frame
 
         frame = check_column_names(load_table(data), "the data")
         if frame.empty:
@@ -211,7 +211,9 @@ def check_metadata_version(path: Path, metadata: Mapping[str, Any]) -> None:
     Raises :class:`ModelLoadError` naming ``path`` and what to do: such a model was built with
     other layers and vocabularies, and its weights do not load into today's network.
     """
-    from ludwig_nb.data.preprocessing.pipeline import METADATA_VERSION  # pandas: only here
+    from ludwig_nb.engines.builtin.preprocessing.pipeline import (
+        METADATA_VERSION,  # pandas: only here
+    )
 
     version = metadata.get("version")
     if isinstance(version, int) and version < METADATA_VERSION:

@@ -40,7 +40,7 @@ from ludwig_nb.engines.builtin.prefetch import Prefetch
 from ludwig_nb.engines.builtin.schedule import LearningRate, Plan, plan_training
 
 if TYPE_CHECKING:  # pandas: the data layer's preprocessing loads only where it reads the data
-    from ludwig_nb.data.preprocessing.pipeline import FeatureProgress
+    from ludwig_nb.engines.builtin.preprocessing.pipeline import FeatureProgress
 
 __all__ = ["Setup", "build_setup", "prepare_splits"]
 

@@ -13,18 +13,15 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ludwig_nb.data import (
-    DataError,
+from ludwig_nb.data import DataError, load_dataset, sample_rows, split_dataset, split_rows
+from ludwig_nb.engines.builtin.preprocessing.pipeline import (
+    Arrays,
+    FeatureProgress,
     drop_missing_rows,
     fit_preprocessing,
     kept_rows,
-    load_dataset,
-    sample_rows,
-    split_dataset,
-    split_rows,
     transform_frame,
 )
-from ludwig_nb.data.preprocessing.pipeline import Arrays, FeatureProgress
 from ludwig_nb.engines.builtin.stacks import input_stacks, stack_columns
 
 __all__ = ["prepare_arrays"]

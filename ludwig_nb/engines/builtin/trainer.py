@@ -25,7 +25,6 @@ import torch
 from ludwig_nb.core import events as ev
 from ludwig_nb.core.control import Control, StopRequested
 from ludwig_nb.core.ludwig_results import evaluation_frequency
-from ludwig_nb.core.rundir import write_json_atomic
 from ludwig_nb.engines.base import Emit, TrainJob
 from ludwig_nb.engines.builtin.capture import StepCapture
 from ludwig_nb.engines.builtin.checkpoint import BEST, LATEST, load_checkpoint, save_checkpoint
@@ -37,6 +36,7 @@ from ludwig_nb.engines.builtin.metrics import DEFAULT_VALIDATION_METRIC, MINIMIZ
 from ludwig_nb.engines.builtin.model_io import BuiltinModel
 from ludwig_nb.engines.builtin.optim import clip_gradients, penalty
 from ludwig_nb.engines.builtin.setup import Setup, build_setup
+from ludwig_nb.store.rundir import write_json_atomic
 
 __all__ = ["Training", "TrainingDiverged", "loss_sync_interval"]
 

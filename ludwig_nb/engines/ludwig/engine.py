@@ -24,7 +24,8 @@ from typing import TYPE_CHECKING, Any
 
 from ludwig_nb.core import events as ev
 from ludwig_nb.core.control import Control
-from ludwig_nb.engines.base import Emit, EngineUnavailable, TrainJob
+from ludwig_nb.engines.base import Emit, Engine, EngineUnavailable, TrainJob
+from ludwig_nb.engines.devices import DeviceFacts, TorchDeviceFacts
 from ludwig_nb.engines.ludwig.schedule import plan_from_config
 
 if TYPE_CHECKING:
@@ -46,7 +47,7 @@ def ludwig_missing() -> str | None:
     return None
 
 
-class LudwigEngine:
+class LudwigEngine(Engine):
     """Trains any valid Ludwig config with Ludwig itself, in the calling thread."""
 
     name = "ludwig"
@@ -77,6 +78,10 @@ class LudwigEngine:
         """The schedule Ludwig's trainer follows over ``rows`` training rows."""
         return plan_from_config(config, rows)
 
+    def devices(self) -> DeviceFacts:
+        """Torch's facts: Ludwig trains with torch in this process."""
+        return TorchDeviceFacts()
+
     def warm_up(self) -> None:
         """Import Ludwig (10-20 s), so that a pilot measures training, not the import."""
         import ludwig.api  # noqa: F401
@@ -92,7 +97,7 @@ class LudwigEngine:
         _refuse_options(job)
         if job.config.get("model_type") == "llm":
             emit(ev.PhaseChanged(time=clock(), phase="preprocessing", detail="finding the LLM"))
-            from ludwig_nb.engines.ludwig.weights import check_base_model
+            from ludwig_nb.engines.hub import check_base_model
 
             check_base_model(str(job.config.get("base_model") or ""))
         emit(ev.PhaseChanged(time=clock(), phase="preprocessing", detail="importing Ludwig"))

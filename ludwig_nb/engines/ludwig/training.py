@@ -51,7 +51,7 @@ class LudwigTraining:
 
     def run(self) -> LudwigTrainedModel:
         """Train with ``LudwigModel`` in this thread, emitting our events; returns the model."""
-        config = {k: v for k, v in self.job.config.items() if k != "gpu_watch"}
+        config = _for_ludwig(self.job.config)
         self.emit(
             ev.PhaseChanged(time=self.clock(), phase="preprocessing", detail="loading the data")
         )
@@ -111,6 +111,24 @@ class LudwigTraining:
             )
         )
         return LudwigTrainedModel(model, model_dir)
+
+
+#: sampling settings transformers 5 refuses beside ``do_sample: false`` (it will not save such a
+#: generation config, so Ludwig 0.11 fails at the end of a greedy LLM run)
+_SAMPLING_ONLY = ("temperature", "top_k", "top_p", "typical_p")
+
+
+def _for_ludwig(config: dict[str, Any]) -> dict[str, Any]:
+    """The rendered config as Ludwig takes it.
+
+    No ``gpu_watch`` (ours); a greedy LLM's generation without the sampling-only settings
+    (they do nothing without sampling).
+    """
+    out = {k: v for k, v in config.items() if k != "gpu_watch"}
+    generation = out.get("generation")
+    if out.get("model_type") == "llm" and generation and generation.get("do_sample") is False:
+        out["generation"] = {k: (None if k in _SAMPLING_ONLY else v) for k, v in generation.items()}
+    return out
 
 
 def _dataset_arguments(dataset: Any) -> dict[str, Any]:

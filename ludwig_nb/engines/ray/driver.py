@@ -26,7 +26,6 @@ from typing import Any
 
 from ludwig_nb.core import events as ev
 from ludwig_nb.core.control import Control, StopRequested
-from ludwig_nb.core.rundir import write_json_atomic
 from ludwig_nb.engines.base import Emit, TrainJob
 from ludwig_nb.engines.ray.backend import RayBackend, worker_config
 from ludwig_nb.engines.ray.channel import (
@@ -40,6 +39,7 @@ from ludwig_nb.engines.ray.errors import RunKilled, WorkerFailed
 from ludwig_nb.engines.ray.gpu_view import WorkersView
 from ludwig_nb.engines.ray.heartbeat import HEARTBEAT_S
 from ludwig_nb.engines.ray.worker import WORKER_LOGS, train_loop_per_worker
+from ludwig_nb.store.rundir import write_json_atomic
 
 __all__ = [
     "DASHBOARD_PORT",

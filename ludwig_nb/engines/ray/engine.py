@@ -16,12 +16,14 @@ from typing import TYPE_CHECKING, Any
 
 from ludwig_nb.core.control import Control
 from ludwig_nb.core.events import ScheduleInfo
-from ludwig_nb.engines.base import Emit, EngineUnavailable, TrainJob
+from ludwig_nb.engines.base import Emit, Engine, EngineUnavailable, TrainJob
+from ludwig_nb.engines.devices import DeviceFacts, TorchDeviceFacts
 from ludwig_nb.engines.ray.backend import worker_config
 
 if TYPE_CHECKING:
     from ludwig_nb.config import Config
     from ludwig_nb.engines.builtin.model_io import BuiltinModel
+    from ludwig_nb.engines.ray.tune.backend import TuneBackend
 
 __all__ = ["RAY_INSTALL_HINT", "RayEngine", "ray_missing"]
 
@@ -35,7 +37,7 @@ def ray_missing() -> str | None:
     return None
 
 
-class RayEngine:
+class RayEngine(Engine):
     """Trains built-in ECD configs data-parallel on Ray Train (``backend: {type: ray}``)."""
 
     name = "ray"
@@ -96,6 +98,16 @@ class RayEngine:
         from ludwig_nb.engines.builtin.engine import BuiltinEngine
 
         BuiltinEngine().warm_up()
+
+    def devices(self) -> DeviceFacts:
+        """Torch's facts in this process (the workers' own GPUs come through ``gpu_feed``)."""
+        return TorchDeviceFacts()
+
+    def search_backend(self) -> TuneBackend:
+        """Ray Tune: a search's ``executor: {type: ray}`` runs its trials as Tune trials."""
+        from ludwig_nb.engines.ray.tune.backend import TuneBackend
+
+        return TuneBackend()
 
     def fit(self, job: TrainJob, emit: Emit, control: Control) -> BuiltinModel:
         """Train on Ray Train; returns the model rank 0 saved.

@@ -347,3 +347,115 @@ def test_every_source_of_doubt_widens_the_interval():
 
 def test_nothing_left_has_no_width():
     assert _width(remaining_s=0.0) == 0.0
+
+
+def _lengths_run(
+    tokens: list[float], a: float, b: float, seed: int = 0
+) -> tuple[list[float], float]:
+    """Step end times of a run whose step ``i`` takes ``a + b x tokens[i]`` (3 % noise)."""
+    rng = random.Random(seed)
+    t, ends = 0.0, []
+    for i, n in enumerate(tokens):
+        d = (a + b * n) * math.exp(rng.gauss(0.0, 0.03)) * (5.0 if i == 0 else 1.0)
+        t += d
+        ends.append(t)
+    return ends, t
+
+
+def test_steps_are_costed_by_their_planned_tokens():
+    """The second half of the run computes 4x the tokens per step (longer rows): counting
+    steps extrapolates the short ones; summing the planned tokens does not."""
+    rng = random.Random(1)
+    tokens = [rng.uniform(200, 600) for _ in range(300)] + [
+        rng.uniform(1400, 2000) for _ in range(300)
+    ]
+    ends, end = _lengths_run(tokens, 0.02, 5e-5)
+    plain = EtaEstimator(Schedule(total_steps=600), start_time=0.0)
+    aware = EtaEstimator(Schedule(total_steps=600), start_time=0.0)
+    aware.plan_tokens(0, tokens)
+    for i in range(200):
+        plain.step_finished(i, ends[i])
+        aware.step_finished(i, ends[i], tokens[i])
+    truth = end - ends[199]
+    p, a = plain.estimate(ends[199]), aware.estimate(ends[199])
+    assert p is not None
+    assert a is not None
+    assert abs(a.remaining_s / truth - 1) < 0.05
+    assert p.remaining_s < 0.7 * truth
+    assert a.step_s > p.step_s  # the mean of the steps left, which are longer
+
+
+def test_equal_tokens_give_the_step_count_estimate():
+    durations = _noisy(300, 0.4, seed=2)
+    plain = EtaEstimator(Schedule(total_steps=500, evaluations_after=(249, 499)), 0.0)
+    aware = EtaEstimator(Schedule(total_steps=500, evaluations_after=(249, 499)), 0.0)
+    aware.plan_tokens(0, [256] * 500)
+    t = 0.0
+    for i, d in enumerate(durations):
+        t += d
+        plain.step_finished(i, t)
+        aware.step_finished(i, t, 256)
+        if i == 249:
+            plain.interval_finished("evaluation", t, t + 3.0)
+            aware.interval_finished("evaluation", t, t + 3.0)
+            t += 3.0
+    p, a = plain.estimate(t + 0.1), aware.estimate(t + 0.1)
+    assert p is not None
+    assert a is not None
+    assert a.remaining_s == pytest.approx(p.remaining_s, rel=1e-12)
+    assert (a.low_s, a.high_s) == pytest.approx((p.low_s, p.high_s), rel=1e-12)
+
+
+def test_unplanned_steps_count_the_mean_of_those_seen():
+    tokens = [100.0, 300.0] * 100
+    ends, _ = _lengths_run(tokens, 0.0, 1e-3)
+    est = EtaEstimator(Schedule(total_steps=400), start_time=0.0)
+    for i in range(200):
+        est.step_finished(i, ends[i], tokens[i])
+    e = est.estimate(ends[199])
+    assert e is not None
+    assert e.remaining_s == pytest.approx(200 * 0.2, rel=0.05)  # 200 steps of 200 tokens
+
+
+def test_a_planned_step_in_progress_counts_its_own_tokens():
+    tokens = [250.0, 750.0] * 50 + [5000.0]
+    ends, _ = _lengths_run(tokens, 0.0, 1e-3)
+    est = EtaEstimator(Schedule(total_steps=101), start_time=0.0)
+    est.plan_tokens(0, tokens)
+    for i in range(100):
+        est.step_finished(i, ends[i], tokens[i])
+    # 2 s into the last, 10x longer step: 3 s of its ~5 s are left, not none of them
+    e = est.estimate(ends[99] + 2.0)
+    assert e is not None
+    assert e.remaining_s == pytest.approx(3.0, rel=0.15)
+
+
+def test_a_pilots_token_model_prices_a_whole_run():
+    """``predict_total`` with a pilot's token model: steps priced by their planned tokens."""
+    costs = Costs(step_s=0.5, token_reference=1000.0, token_share=0.8)
+    tokens = [500.0] * 50 + [2000.0] * 50
+    e = EtaEstimator.predict_total(Schedule(total_steps=100), costs, step_tokens=tokens)
+    per_step = [0.5 * (0.2 + 0.8 * t / 1000.0) for t in tokens]  # 0.3 s and 0.9 s
+    assert e.breakdown["steps"] == pytest.approx(sum(per_step), rel=1e-9)
+    assert e.remaining_s == pytest.approx(50 * 0.3 + 50 * 0.9, rel=1e-9)
+    plain = EtaEstimator.predict_total(Schedule(total_steps=100), Costs(step_s=0.5))
+    assert plain.remaining_s == pytest.approx(50.0)
+
+
+def test_the_token_model_is_readable_once_fitted():
+    rng = random.Random(3)
+    tokens = [rng.uniform(100, 1500) for _ in range(300)]
+    ends, _ = _lengths_run(tokens, 0.01, 1e-4)
+    est = EtaEstimator(Schedule(total_steps=300), start_time=0.0)
+    assert est.token_model is None
+    est.plan_tokens(0, tokens)
+    for i in range(200):
+        est.step_finished(i, ends[i], tokens[i])
+    model = est.token_model
+    assert model is not None
+    level, shape, reference = model
+    assert reference == pytest.approx(sum(tokens) / 300)
+    assert level * shape.weight(1500 / reference) == pytest.approx(0.16, rel=0.06)
+    plain = EtaEstimator(Schedule(total_steps=300), start_time=0.0)
+    plain.step_finished(0, 1.0)
+    assert plain.token_model is None

@@ -153,3 +153,32 @@ def test_throttle_starts_a_regime_scaled_by_the_duty():
     tracker.observe(ev.Throttled(now, duty=1.0, reason="released"))
     released = tracker.estimate(now)
     assert released is not None and released.step_s == pytest.approx(0.5, rel=0.05)
+
+
+def test_tracker_costs_language_model_steps_by_their_tokens():
+    """Steps with padded tokens and an epoch plan: the plan sent before the run started
+    counts too, and the last epoch's longer batches are foreseen."""
+    info = ev.ScheduleInfo(total_steps=300, steps_per_epoch=100, epochs=3, batch_size=4)
+    tokens = [200, 600] * 100 + [1600] * 100
+    events: list[ev.Event] = [
+        ev.EpochPlanned(T0, epoch=0, first_step=0, padded_tokens=tuple(tokens[:100])),
+        ev.RunStarted(T0, "r1", "r", "builtin", "cpu", info),
+        ev.EpochPlanned(T0, epoch=1, first_step=100, padded_tokens=tuple(tokens[100:200])),
+        ev.EpochPlanned(T0, epoch=2, first_step=200, padded_tokens=tuple(tokens[200:])),
+    ]
+    t = T0
+    for i in range(150):
+        d = (0.05 + 1e-4 * tokens[i]) * (1.01 if i % 3 else 1.0)
+        events.append(
+            ev.StepFinished(t + d, i, i // 100, t, 4, 1.0, tokens=300, padded_tokens=tokens[i])
+        )
+        t += d
+    tracker = EtaTracker()
+    for e in events:
+        tracker.observe(e)
+    est = tracker.estimate(t)
+    assert est is not None
+    # 50 steps of 400 tokens on average and 100 of 1600 at 0.05 s + 0.1 ms per token
+    # (two steps in three 1 % slower: all the timing varies)
+    expected = 50 * (0.05 + 0.04) + 100 * (0.05 + 0.16)
+    assert est.remaining_s == pytest.approx(expected, rel=0.05)

@@ -7,7 +7,7 @@ feature's FC stack and decoder) the test compares the parameters (in order, thei
 counts), their initial distributions (pooled over several seeds: mean, spread and range, which
 tell uniform from normal and xavier from torch's default), and the outputs: with Ludwig's
 weights copied into the built-in model, both compute the same logits on the same rows. Runs in
-the Ludwig env (``scripts/test_ludwig.sh``).
+the Ludwig env (``scripts/ci/test_ludwig.sh``).
 """
 
 from __future__ import annotations
@@ -22,13 +22,12 @@ import pandas as pd
 import pytest
 
 pytestmark = pytest.mark.ludwig
-pytest.importorskip("ludwig", reason="needs the Ludwig env (scripts/setup_ludwig_env.sh)")
+pytest.importorskip("ludwig", reason="needs the Ludwig env (scripts/setup/ludwig_env.sh)")
 
 import torch  # noqa: E402
 import yaml  # noqa: E402
 
 from ludwig_nb.config import load_config  # noqa: E402
-from ludwig_nb.data.preprocessing import fit_preprocessing, transform_frame  # noqa: E402
 from ludwig_nb.engines.builtin.capabilities import (  # noqa: E402
     BUILTIN_COMBINERS,
     BUILTIN_ENCODERS,
@@ -36,6 +35,7 @@ from ludwig_nb.engines.builtin.capabilities import (  # noqa: E402
 )
 from ludwig_nb.engines.builtin.device import TensorData  # noqa: E402
 from ludwig_nb.engines.builtin.model import ECD, input_stacks  # noqa: E402
+from ludwig_nb.engines.builtin.preprocessing.pipeline import fit_preprocessing, transform_frame  # noqa: E402
 
 _WORDS = [
     "alpha",

@@ -4,7 +4,7 @@ Each loss the built-in engine runs gives Ludwig's value on the same predictions 
 each optimizer is Ludwig's torch class with Ludwig's settings and takes the same steps; each
 learning-rate schedule gives Ludwig's ``LRScheduler`` rate at every step (warm-up, decays,
 restarts, reductions on plateau); gradient clipping leaves the same gradients. Runs in the
-Ludwig env (``scripts/test_ludwig.sh``).
+Ludwig env (``scripts/ci/test_ludwig.sh``).
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 pytestmark = pytest.mark.ludwig
-pytest.importorskip("ludwig", reason="needs the Ludwig env (scripts/setup_ludwig_env.sh)")
+pytest.importorskip("ludwig", reason="needs the Ludwig env (scripts/setup/ludwig_env.sh)")
 importlib.import_module("ludwig.api")  # Ludwig's loss modules import in this order only
 
 import torch  # noqa: E402

@@ -1,4 +1,4 @@
-"""engine: ludwig with real Ludwig 0.11 (run by scripts/test_ludwig.sh in the Ludwig venv).
+"""engine: ludwig with real Ludwig 0.11 (run by scripts/ci/test_ludwig.sh in the Ludwig venv).
 
 One module, one process: Ludwig's import costs 10-15 s. The churn demo runs through both
 engines on the same fixed splits; an image config (scikit-learn's digits as PNG files,

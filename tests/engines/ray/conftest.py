@@ -1,4 +1,4 @@
-"""Fixtures of the Ray tests (marker ``ray``; scripts/test_ray.sh runs them in the Ray venv):
+"""Fixtures of the Ray tests (marker ``ray``; scripts/ci/test_ray.sh runs them in the Ray venv):
 one Ray started by this session with a fixed small ``num_cpus`` and shut down at the end;
 no ``ray::`` process of this test process may outlive it. Never ``ray stop``.
 

@@ -1,4 +1,4 @@
-"""engine: ray with real Ray Train (marker ``ray``; scripts/test_ray.sh): local mode on the
+"""engine: ray with real Ray Train (marker ``ray``; scripts/ci/test_ray.sh): local mode on the
 real loop, a 2-worker TorchTrainer on CPU (gloo) streaming to the notebook, cooperative
 Stop, Pause/Resume, force cancel by a second Stop, a killed worker, resume after a stop
 and after a crash (checkpoints on a storage path), the workers' GPUs (the fake NVML on

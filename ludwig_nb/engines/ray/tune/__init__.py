@@ -23,8 +23,10 @@ the kernel):
 * with a storage path a trial writes its run folder there and the notebook brings its
   model home when it ends (storage.py);
 * Ludwig's spaces travel as Tune domains (space.py); the search's hooks
-  (:class:`TuneHooks`, spec.py, implemented by the run layer) create each trial's run
-  directory and mirror run, and hear every prune, cut and end.
+  (``TuneHooks``, engines/search_backend.py, implemented by the search) create each trial's
+  run directory and mirror run, and hear every prune, cut and end;
+* the search reaches all this through :class:`TuneBackend` (backend.py), which
+  ``RayEngine.search_backend()`` returns: it never imports this package.
 
 Ray is started lazily (or joined: ``RAY_ADDRESS``, or a ``ray.init`` made before); it is
 never shut down here and ``ray stop`` is never called. No module here imports Ray at
@@ -33,6 +35,7 @@ import time.
 
 from __future__ import annotations
 
+from ludwig_nb.engines.ray.tune.backend import TuneBackend
 from ludwig_nb.engines.ray.tune.channel import TuneChannel
 from ludwig_nb.engines.ray.tune.driver import run_tune
 from ludwig_nb.engines.ray.tune.mirror import TuneTrialEngine
@@ -40,8 +43,6 @@ from ludwig_nb.engines.ray.tune.space import decode, encode
 from ludwig_nb.engines.ray.tune.spec import (
     TUNE_SCHEDULERS,
     TUNE_SEARCH_ALGS,
-    TuneHooks,
-    TuneSpec,
     TuneTrialFailed,
     optuna_missing,
     tune_missing,
@@ -51,9 +52,8 @@ from ludwig_nb.engines.ray.tune.storage import trial_folder
 __all__ = [
     "TUNE_SCHEDULERS",
     "TUNE_SEARCH_ALGS",
+    "TuneBackend",
     "TuneChannel",
-    "TuneHooks",
-    "TuneSpec",
     "TuneTrialEngine",
     "TuneTrialFailed",
     "decode",

@@ -26,14 +26,9 @@ from ludwig_nb.engines.ray.tune.channel import TuneChannel, ray_get
 from ludwig_nb.engines.ray.tune.schedulers import budget, graceful, scheduler
 from ludwig_nb.engines.ray.tune.searchers import search_algorithm
 from ludwig_nb.engines.ray.tune.space import domain
-from ludwig_nb.engines.ray.tune.spec import (
-    NAMESPACE,
-    TuneHooks,
-    TuneSpec,
-    register_hooks,
-    unregister_hooks,
-)
+from ludwig_nb.engines.ray.tune.spec import NAMESPACE, register_hooks, unregister_hooks
 from ludwig_nb.engines.ray.tune.trial import make_trainable
+from ludwig_nb.engines.search_backend import TuneHooks, TuneSpec
 
 __all__ = ["run_tune", "slots"]
 

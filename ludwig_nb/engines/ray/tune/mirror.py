@@ -13,7 +13,8 @@ from typing import Any
 
 from ludwig_nb.core import events as ev
 from ludwig_nb.core.control import Control, StopRequested
-from ludwig_nb.engines.base import Emit, TrainJob
+from ludwig_nb.engines.base import Emit, Engine, TrainJob
+from ludwig_nb.engines.devices import DeviceFacts, TorchDeviceFacts
 from ludwig_nb.engines.ray.tune.spec import NAMESPACE, TuneTrialFailed
 from ludwig_nb.engines.ray.tune.storage import bring_home, point_home, trial_folder
 
@@ -22,7 +23,7 @@ __all__ = ["POLL_S", "TuneTrialEngine"]
 POLL_S = 0.25  # seconds one long-poll of the channel waits
 
 
-class TuneTrialEngine:
+class TuneTrialEngine(Engine):
     """The engine of a trial's mirror run in the notebook.
 
     ``fit`` feeds the trial's events from the channel into the run and forwards the run's
@@ -64,6 +65,10 @@ class TuneTrialEngine:
 
     def warm_up(self) -> None:
         """Nothing to warm here: the trial trains in its Tune actor."""
+
+    def devices(self) -> DeviceFacts:
+        """Torch's facts in this process (the trial's GPU is its actor's)."""
+        return TorchDeviceFacts()
 
     def fit(self, job: TrainJob, emit: Emit, control: Control) -> Any:
         """Mirror the trial until it ends; returns its model (None when it saved none).

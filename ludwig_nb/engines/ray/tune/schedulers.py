@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import Any
 
 from ludwig_nb.engines.ray.tune.channel import ray_get
-from ludwig_nb.engines.ray.tune.spec import TuneHooks, TuneSpec
+from ludwig_nb.engines.search_backend import TuneHooks, TuneSpec
 
 __all__ = ["CUT_REASON", "PRUNE_REASON", "budget", "graceful", "last_rung", "scheduler"]
 

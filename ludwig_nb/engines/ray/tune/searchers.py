@@ -14,7 +14,7 @@ import contextlib
 from typing import Any
 
 from ludwig_nb.engines.ray.tune.space import encode
-from ludwig_nb.engines.ray.tune.spec import TuneSpec
+from ludwig_nb.engines.search_backend import TuneSpec
 
 __all__ = ["search_algorithm"]
 

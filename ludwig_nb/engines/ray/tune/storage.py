@@ -29,8 +29,8 @@ def trial_folder(storage_path: Path | None, run_dir: Path, run_id: str) -> Path:
 
 def point_home(run_dir: Path, folder: Path) -> None:
     """Write ``<run_dir>/checkpoints/stored_at.json`` when the trial writes elsewhere."""
-    from ludwig_nb.core.rundir import write_json_atomic
     from ludwig_nb.engines.ray.driver import STORED_AT
+    from ludwig_nb.store.rundir import write_json_atomic
 
     if folder.resolve() == run_dir.resolve():
         return

@@ -1,5 +1,5 @@
 """``executor: {type: ray}``: a search's trials as Ray Tune trials on a local Ray (marker
-``ray``; scripts/test_ray.sh runs it in the Ray venv). Each trial is the built-in loop in its
+``ray``; scripts/ci/test_ray.sh runs it in the Ray venv). Each trial is the built-in loop in its
 Tune actor; ASHA prunes on the metric reported at each evaluation and cuts trials at its
 ``max_t``; the trials write their run folders to a storage path."""
 
@@ -12,7 +12,7 @@ import pytest
 
 from ludwig_nb.core import events as ev
 from ludwig_nb.engines.ray.tune.driver import slots
-from ludwig_nb.engines.ray.tune.spec import TuneSpec
+from ludwig_nb.engines.search_backend import TuneSpec
 from tests.engines.ray.conftest import table, wait_for
 
 CONFIG = """\
@@ -93,8 +93,7 @@ def _held(record) -> bool:
 def test_two_trials_train_at_once_asha_prunes_one_and_cuts_two_at_max_t_on_the_storage(
     ray_session, tmp_path
 ):
-    from ludwig_nb.runs import hyperopt
-    from ludwig_nb.runs.search import JOURNAL_FILE, STATISTICS_FILE
+    from ludwig_nb.search import JOURNAL_FILE, STATISTICS_FILE, hyperopt
 
     storage = tmp_path / "shared"
     config = CONFIG.replace("STORAGE", str(storage))

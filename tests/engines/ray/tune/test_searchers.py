@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from ludwig_nb.engines.ray.tune.spec import TuneSpec
+from ludwig_nb.engines.search_backend import TuneSpec
 
 pytestmark = pytest.mark.ray
 

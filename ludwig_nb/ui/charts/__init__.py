@@ -1,0 +1,12 @@
+"""The chart layer: every chart a view of a run or a search draws, and the data it draws.
+
+* curves.py: :class:`CurveData`, the curves a run's events make (pure, bounded memory);
+* curve_chart.py: the live dashboard's bqplot charts (:class:`CurveChart`);
+* svg.py: inline SVG line charts for static summaries and comparisons (``svg_line_chart``);
+* svg_widgets.py: live SVG charts in a core ``HTML`` widget where bqplot does not render
+  (Colab): ``SvgCurveChart``, ``SvgTimeline``;
+* search.py: a search's inline SVG views (trials' curves, best so far, parameters).
+
+Importing the package imports none of them (bqplot and ipywidgets load with the modules
+that need them).
+"""

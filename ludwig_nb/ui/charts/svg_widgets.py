@@ -1,0 +1,151 @@
+"""Live charts drawn server-side: SVG inside a core ``ipywidgets.HTML`` (no custom widget).
+
+Drop-in replacements for the bqplot charts where custom widgets do not render (Colab
+without its CDN widget manager): :class:`SvgCurveChart` has
+:class:`~ludwig_nb.ui.charts.curve_chart.CurveChart`'s interface (``figure``, ``writes``,
+``scale_writes``) and :class:`SvgTimeline` has the ``%gpu_watch`` timeline's (``figure``,
+``writes``). Like them, they never write a
+trait themselves: they return the writes the view applies in its one batch per frame.
+
+A redraw sends the whole SVG (a few kilobytes: curves are already downsampled), so each
+chart redraws at most once per ``min_interval`` seconds of its ``clock`` and only when
+its data changed; the static summary at the end of a run has the full-resolution picture.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Mapping
+from typing import Any
+
+import ipywidgets as widgets
+
+from ludwig_nb.ui.charts.curves import Curve
+from ludwig_nb.ui.charts.svg import svg_line_chart
+
+__all__ = ["SvgCurveChart", "SvgTimeline"]
+
+Writes = dict[Any, dict[str, Any]]
+
+
+#: the x axis label per x mode (as ui/charts.py's X_LABELS, without importing bqplot)
+_X_LABELS = {"step": "step", "epoch": "epoch", "time": "elapsed (s)"}
+
+
+def _wrap(svg: str) -> str:
+    return f'<div class="lnb-svg-chart">{svg}</div>'
+
+
+class SvgCurveChart:
+    """Named curves on shared axes, linear or log y, as an SVG in an ``HTML`` widget.
+
+    ``clock``: monotonic seconds; ``min_interval``: the least seconds between redraws.
+
+    Args:
+        title: The chart's title.
+        y_label: The y axis label.
+        x_label: The x axis label.
+    """
+
+    def __init__(
+        self,
+        title: str,
+        y_label: str,
+        x_label: str = "step",
+        *,
+        clock: Callable[[], float] = time.monotonic,
+        min_interval: float = 1.0,
+    ) -> None:
+        self.title = title
+        self.y_label = y_label
+        self.x_label = x_label
+        self.is_log = False
+        self._clock = clock
+        self._min_interval = min_interval
+        self._drawn_key: Any = None
+        self._drawn_at: float | None = None
+        self.figure = widgets.HTML(
+            _wrap(svg_line_chart({}, title=title, x_label=x_label)),
+            layout=widgets.Layout(width="50%", min_width="280px"),
+        )
+        self.figure.add_class("lnb-chart")
+
+    @property
+    def widget(self) -> widgets.HTML:
+        """The widget to place in a layout (as ``CurveChart.widget``)."""
+        return self.figure
+
+    def scale_writes(self, log: bool) -> Writes:
+        """Remember the y scale; the next :meth:`writes` redraws with it."""
+        self.is_log = log
+        return {}
+
+    def writes(
+        self, curves: Mapping[str, Curve], title: str | None = None, x_mode: str | None = None
+    ) -> Writes:
+        """The ``value`` write that redraws the chart, or nothing (unchanged, or too soon).
+
+        ``x_mode``: "step", "epoch" or "time" (the x axis' label follows it).
+        """
+        if title is not None:
+            self.title = title
+        if x_mode is not None:
+            self.x_label = _X_LABELS.get(x_mode, x_mode)
+        key = (
+            self.title,
+            self.is_log,
+            self.x_label,
+            tuple(
+                (name, len(xs), xs[-1] if xs else None, ys[-1] if ys else None)
+                for name, (xs, ys) in curves.items()
+            ),
+        )
+        if key == self._drawn_key:
+            return {}
+        now = self._clock()
+        scale_changed = self._drawn_key is not None and self._drawn_key[:3] != key[:3]
+        recent = self._drawn_at is not None and now - self._drawn_at < self._min_interval
+        if recent and not scale_changed:
+            return {}
+        self._drawn_key, self._drawn_at = key, now
+        svg = svg_line_chart(curves, title=self.title, x_label=self.x_label, log=self.is_log)
+        return {self.figure: {"value": _wrap(svg)}}
+
+
+_TIMELINE = (("utilization_gpu", "util %"), ("memory_percent", "memory %"), ("temperature", "°C"))
+
+
+class SvgTimeline:
+    """One GPU's recent history as an SVG timeline.
+
+    Utilisation %, memory %, °C and the slowdown temperature over the last ``history`` seconds; the
+    ``%gpu_watch`` timeline without bqplot.
+
+    Args:
+        index: The GPU's index.
+        history: Seconds of history shown.
+    """
+
+    def __init__(self, index: int, history: float) -> None:
+        self.index = index
+        self.history = history
+        self.figure = widgets.HTML(
+            _wrap(svg_line_chart({}, title=f"GPU {index}", x_label="seconds ago")),
+            layout=widgets.Layout(width="100%"),
+        )
+
+    def writes(self, sampler: Any, gpu: Any, now: float, history: float) -> Writes:
+        """The redraw for the sampler's history up to ``now`` (seconds), or nothing."""
+        since = now - history
+        curves: dict[str, Curve] = {}
+        for metric, label in _TIMELINE:
+            times, values = sampler.history_columns(metric, gpu.index, since=since)
+            if times:
+                curves[label] = ([t - now for t in times], list(values))
+        if not curves:
+            return {}
+        level = gpu.temperature_slowdown
+        if level is not None:
+            curves["slowdown °C"] = ([-history, 0.0], [float(level), float(level)])
+        svg = svg_line_chart(curves, title=f"GPU {self.index}", x_label="seconds ago")
+        return {self.figure: {"value": _wrap(svg)}}

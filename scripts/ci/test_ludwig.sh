@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# The Ludwig engine's tests (marker `ludwig`) with real Ludwig 0.11, in its own venv
+# (scripts/setup/ludwig_env.sh builds it once and reuses it from its cache). They run from
+# the clone's root (pytest's pythonpath puts the clone first; the project is not installed
+# there), in one process: Ludwig's import costs 10-15 s per process.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+venv=$(bash scripts/setup/ludwig_env.sh | tail -n 1)
+"$venv/bin/python" -c "import ludwig, sys; print('test_ludwig: ludwig', ludwig.__version__, 'python', sys.version.split()[0])"
+# -p no:warnings: Ludwig 0.11 raises ~20k deprecation warnings (marshmallow) per run
+exec "$venv/bin/python" -m pytest -q -p no:cacheprovider -p no:warnings -m ludwig tests/engines/ludwig \
+  tests/runs/test_ludwig_files.py tests/config/test_ludwig_parity.py \
+  tests/engines/builtin/test_ludwig_model_parity.py tests/engines/builtin/test_ludwig_training_parity.py "$@"
