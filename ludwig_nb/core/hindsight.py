@@ -4,7 +4,9 @@ Ludwig's defaults fail quietly in known ways, and so does any engine that follow
 output is validated by ``roc_auc``, which stops improving once the ranking is right, long before
 the decision threshold is: the run keeps that early checkpoint, which may predict one class for
 every row, while validation loss and accuracy went on improving. A number output with the default
-single linear layer and an unscaled target ends worse than predicting the mean. Nothing here
+single linear layer and an unscaled target ends worse than predicting the mean. A category
+output validated by accuracy can stand still for the early-stopping patience while the loss is
+still falling, and training stops with a model that was still learning. Nothing here
 changes what the config means: :class:`Hindsight` follows a run's evaluations and, at its end,
 says what happened and which key to change. Pure: it reads events, never a clock or a file.
 """
@@ -28,6 +30,8 @@ _DEFAULT_METRIC = {
 }
 #: relative change below which two metric values count as the same
 _TOLERANCE = 1e-3
+#: relative fall of the held-out loss that counts as "still learning" (1 %)
+_STILL_LEARNING = 0.01
 #: evaluations over which the training loss must still fall for "it underfit"
 _TAIL = 3
 
@@ -109,7 +113,7 @@ class Hindsight:
                 found.extend(self._one_class(feature, kind, kept))
             if kind == "number":
                 found.extend(self._underfit(feature, kept))
-        found.extend(self._passed_over(kept))
+        found.extend(self._passed_over(kept) or self._stalled(kept))
         return tuple(found)
 
     def _one_class(self, feature: str, kind: str, kept: _Evaluation) -> list[str]:
@@ -166,6 +170,32 @@ class Hindsight:
             f"improving to epoch {lowest.epoch} (the last evaluation, epoch {last.epoch}: "
             f"loss {_fmt(last_loss)}, accuracy {_fmt(last_acc)}). Set "
             f"`trainer.validation_metric: loss` to keep the model with the lowest loss."
+        ]
+
+    def _stalled(self, kept: _Evaluation) -> list[str]:
+        """The validation metric stood still after the kept model while the loss kept falling."""
+        feature, last = self.field, self.history[-1]
+        if self.metric == "loss" or last is kept:
+            return []
+        after = self.history[self.history.index(kept) :]
+        values = [_metric(e.held_out, feature, self.metric) for e in after]
+        kept_loss = _metric(kept.held_out, feature, "loss")
+        last_loss = _metric(last.held_out, feature, "loss")
+        if None in values or kept_loss is None or last_loss is None:
+            return []
+        first = float(values[0] or 0.0)
+        flat = all(
+            abs(float(v or 0.0) - first) <= _TOLERANCE * max(1.0, abs(first)) for v in values
+        )
+        if not flat or last_loss >= kept_loss * (1 - _STILL_LEARNING):
+            return []
+        ended = f"stopped at epoch {last.epoch} of {self.epochs}" if self.epochs else "ended"
+        return [
+            f"{feature}: {self.metric} stayed at {_fmt(first)} from epoch {kept.epoch} to epoch "
+            f"{last.epoch} while {self._split} loss kept falling ({_fmt(kept_loss)} to "
+            f"{_fmt(last_loss)}): training {ended} with the model of epoch {kept.epoch}, which "
+            f"was still learning. Set `trainer.validation_metric: loss` (or raise "
+            f"`trainer.early_stop`) to train until the loss stops improving."
         ]
 
     def _underfit(self, feature: str, kept: _Evaluation) -> list[str]:

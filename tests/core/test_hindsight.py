@@ -82,6 +82,26 @@ def test_a_category_model_that_scores_the_majority_class():
     assert _watch(_config("category"), events).warnings() == ()
 
 
+def test_a_metric_that_stood_still_while_the_loss_fell_stopped_training_early():
+    events = [
+        _evaluation(epoch, epoch == 1, {"accuracy": 0.233, "loss": 2.1 - 0.04 * epoch}, {})
+        for epoch in range(1, 7)
+    ]
+    (warning,) = _watch(_config("category"), events).warnings()
+    assert warning.startswith("y: accuracy stayed at 0.233 from epoch 1 to epoch 6")
+    assert "stopped at epoch 6 of 30" in warning and "(2.06 to 1.86)" in warning
+    assert "`trainer.validation_metric: loss`" in warning
+    flat_loss = [_evaluation(e, e == 1, {"accuracy": 0.233, "loss": 2.0}, {}) for e in range(1, 7)]
+    assert _watch(_config("category"), flat_loss).warnings() == ()  # nothing was being learned
+    moving = [
+        _evaluation(e, e == 1, {"accuracy": 0.5 - 0.01 * e, "loss": 2.1 - 0.04 * e}, {})
+        for e in range(1, 7)
+    ]
+    assert _watch(_config("category"), moving).warnings() == ()  # the metric did move
+    by_loss = _config("category", validation_metric="loss")
+    assert _watch(by_loss, events).warnings() == ()
+
+
 def _regression(train_losses: list[float], mse: float) -> list[ev.Event]:
     baseline = ev.BaselineComputed(
         time=0.0,
