@@ -38,6 +38,9 @@ export interface ScheduleInfo {
   evaluations_after: number[];
   checkpoints_after: number[];
   batch_size: number;
+  evaluation_batches?: number;
+  eval_batch_size?: number;
+  batch_note?: string;
 }
 
 interface EventBase {
@@ -169,6 +172,8 @@ export interface RunFinished extends EventBase {
   step: number;
   reason: string;
   best_metrics: Metrics;
+  /** what went wrong with the kept model, each with what to change */
+  warnings: string[];
 }
 export interface RunFailed extends EventBase {
   type: 'run_failed';

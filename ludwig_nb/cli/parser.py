@@ -87,8 +87,8 @@ def _train(sub: Commands, dataset_help: str, demos: dict[str, str], demo_list: s
     train.add_argument(
         "--json",
         action="store_true",
-        help="print the status, the best metrics, the baseline comparison and the warnings "
-        "as JSON after the report",
+        help="print the status, the best metrics, the baseline comparison, the warnings and "
+        "the batch size as JSON (the report then goes to stderr)",
     )
     train.add_argument(
         "--profile-steps", type=int, default=0, help="torch.profiler capture of N steps"

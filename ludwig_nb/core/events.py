@@ -69,6 +69,9 @@ class ScheduleInfo:
     or a checkpoint happens; ``max_total_steps`` is the plan without early stopping.
     ``evaluation_batches``: batches one evaluation runs (all splits; 0 = unknown), which
     sizes the ETA's evaluation cost before the first evaluation has been timed.
+    ``eval_batch_size``: rows per evaluation batch (0 = unknown). ``batch_note``: why the
+    batch sizes are what they are, when ``auto`` picked them (the words a user reads, with how
+    to pin them); "" otherwise.
     """
 
     total_steps: int
@@ -79,6 +82,8 @@ class ScheduleInfo:
     checkpoints_after: tuple[int, ...] = ()
     batch_size: int = 0
     evaluation_batches: int = 0
+    eval_batch_size: int = 0
+    batch_note: str = ""
 
     def to_dict(self) -> dict[str, object]:
         """The schedule as a JSON-able dict."""
@@ -523,13 +528,18 @@ class SamplesGenerated(Event):
 
 @dataclasses.dataclass(frozen=True)
 class RunFinished(Event):
-    """``status`` is "completed" or "stopped"; ``reason`` says why it ended."""
+    """``status`` is "completed" or "stopped"; ``reason`` says why it ended.
+
+    ``warnings``: what the run's history says went wrong with the model it kept, each a
+    sentence with what to change (``core/hindsight.py``; the run layer adds them).
+    """
 
     type: ClassVar[str] = "run_finished"
     status: str
     step: int
     reason: str = ""
     best_metrics: Mapping[str, object] = dataclasses.field(default_factory=dict)
+    warnings: tuple[str, ...] = ()
 
 
 @dataclasses.dataclass(frozen=True)
@@ -587,6 +597,8 @@ def event_from_dict(data: Mapping[str, Any]) -> Event:
         kwargs["workers"] = tuple(dict(w) for w in kwargs["workers"])
     if "causes" in kwargs:
         kwargs["causes"] = tuple(kwargs["causes"])
+    if "warnings" in kwargs:
+        kwargs["warnings"] = tuple(str(w) for w in kwargs["warnings"])
     if "samples" in kwargs:
         kwargs["samples"] = tuple(dict(s) for s in kwargs["samples"])
     for key in ("padded_tokens", "tokens"):

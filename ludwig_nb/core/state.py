@@ -68,6 +68,8 @@ class RunState:
     #: "GPU 0 throttled 40 % of the last minute (thermal 30 %, power cap 10 %)"; "" when not
     gpu_slowdown: str = ""
     deadline: str = ""  # the latest word on the deadline ("likely finishes 20 min after ...")
+    batch_note: str = ""  # why the batch sizes are what they are, when auto picked them
+    warnings: tuple[str, ...] = ()  # what went wrong with the kept model (RunFinished.warnings)
     # an LLM run's: its model (ModelDescribed's fields), tokens trained on so far (non-padding
     # and padded), its data's token lengths per split (TokensCounted) and the answers it
     # generated at the last evaluation (SamplesGenerated), with that evaluation's step
@@ -98,6 +100,7 @@ class RunState:
         data["progress"] = self.progress
         data["alarms"] = [dict(a) for a in self.alarms]
         data["workers"] = [dict(w) for w in self.workers]
+        data["warnings"] = list(self.warnings)
         data["samples"] = [dict(s) for s in self.samples]
         return data
 
@@ -139,6 +142,7 @@ def _changes(state: RunState, event: ev.Event) -> dict[str, Any]:
             "epochs": sched.epochs,
             "steps_per_epoch": sched.steps_per_epoch,
             "batch_size": sched.batch_size,
+            "batch_note": sched.batch_note or state.batch_note,
         }
     if isinstance(event, ev.ScheduleChanged):
         sched = event.schedule
@@ -236,6 +240,7 @@ def _changes(state: RunState, event: ev.Event) -> dict[str, Any]:
             "reason": event.reason,
             "finished_at": event.time,
             "best_metrics": event.best_metrics or state.best_metrics,
+            "warnings": event.warnings,
         }
     if isinstance(event, ev.RunFailed):
         return {

@@ -41,12 +41,21 @@ def _majority(train: pd.Series) -> str | None:
 
 
 def _class_metrics(values: pd.Series, majority: str, kind: str) -> dict[str, float]:
+    """Accuracy as the engines (and Ludwig) define it, for a constant prediction.
+
+    Binary: the share of rows right. Category: averaged over the classes seen (the targets' and
+    the predicted one), so always one class scores 1 / that count when it is among the targets;
+    ``accuracy_micro`` is the share of rows right.
+    """
     if values.empty:
         return {}
-    metrics = {"accuracy": float(np.mean(values.map(str).to_numpy() == majority))}
+    labels = values.map(str).to_numpy()
+    share = float(np.mean(labels == majority))
     if kind == "binary":
-        metrics["roc_auc"] = 0.5  # a constant score ranks no positive above a negative
-    return metrics
+        return {"accuracy": share, "roc_auc": 0.5}  # a constant score ranks nothing above
+    seen = set(labels) | {majority}
+    macro = (1.0 if majority in set(labels) else 0.0) / len(seen)
+    return {"accuracy": macro, "accuracy_micro": share}
 
 
 def _number_metrics(values: pd.Series, mean: float) -> dict[str, float]:

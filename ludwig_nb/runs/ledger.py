@@ -3,13 +3,16 @@
 One per run (:class:`~ludwig_nb.runs.run.Run` owns it): the event log, the
 :class:`~ludwig_nb.core.state.RunState`, the ETA tracker, the early-stopping watch and the
 GPU the run trains on (from ``RunStarted``; a later ``RunStarted``, as on a resume,
-replaces it). ``append`` is called on the emitting thread; views read through
-:meth:`subscribe` and :meth:`eta_reading` (the :class:`~ludwig_nb.runs.handle.RunHandle`
-protocol) and never reduce an event themselves. Stdlib and core only.
+replaces it), and the hindsight that words what went wrong with the kept model (added to
+``RunFinished`` by :meth:`RunLedger.completed`). ``append`` is called on the emitting thread;
+views read through :meth:`subscribe` and :meth:`eta_reading` (the
+:class:`~ludwig_nb.runs.handle.RunHandle` protocol) and never reduce an event themselves.
+Stdlib and core only.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import threading
 from collections.abc import Mapping
 from typing import Any
@@ -18,10 +21,23 @@ from ludwig_nb.core import events as ev
 from ludwig_nb.core.early_stop import EarlyStopWatch
 from ludwig_nb.core.eta import Estimate, EtaTracker
 from ludwig_nb.core.event_log import EventLog
+from ludwig_nb.core.hindsight import Hindsight
 from ludwig_nb.core.state import RunState, reduce_state
 from ludwig_nb.runs.handle import EtaReading
 
-__all__ = ["EventSubscription", "RunLedger", "device_index_of"]
+__all__ = ["EventSubscription", "RunLedger", "auto_batch_note", "device_index_of"]
+
+
+def auto_batch_note(config: Mapping[str, Any], schedule: ev.ScheduleInfo) -> str:
+    """What to tell a user whose ``batch_size: auto`` an engine resolved by timing its steps."""
+    trainer = config.get("trainer") or {}
+    if trainer.get("batch_size") != "auto" or schedule.batch_size <= 0:
+        return ""
+    size = schedule.batch_size
+    return (
+        f"batch_size auto: {size} (the engine timed its steps to pick it, so another run can "
+        f"pick another); pin it with trainer.batch_size: {size}"
+    )
 
 
 class EventSubscription:
@@ -78,6 +94,8 @@ class RunLedger:
         self.state = RunState(run_id=run_id, name=name, engine=engine)
         self.eta = EtaTracker()
         self.early_stop = EarlyStopWatch(config)
+        self.hindsight = Hindsight(config)
+        self.config = config or {}
         #: the GPU index the run trains on; set from each RunStarted (None on CPU)
         self.device_index: int | None = None
         #: whether it trains on a GPU: False on the CPU, None before its RunStarted says
@@ -93,10 +111,29 @@ class RunLedger:
             self.state = reduce_state(self.state, event)
             self.eta.observe(event)
             self.early_stop.observe(event)
+            self.hindsight.observe(event)
             if isinstance(event, ev.RunStarted):
                 self.device_index = device_index_of(event)
                 self.uses_gpu = "cuda" in event.device  # "cuda:1", "2 × cuda (Ray)"
             return self.state
+
+    def completed(self, event: ev.Event) -> ev.Event:
+        """``event`` with what the run layer adds before :meth:`append` records it.
+
+        The hindsight's warnings on the run's ``RunFinished``; on a ``RunStarted`` whose batch
+        size ``auto`` chose without saying why (an engine that times steps), a note that says
+        so. So the log, the state and every view have them.
+        """
+        if isinstance(event, ev.RunFinished) and not event.warnings:
+            with self.lock:
+                warnings = self.hindsight.warnings()
+            return dataclasses.replace(event, warnings=warnings) if warnings else event
+        if isinstance(event, ev.RunStarted) and not event.schedule.batch_note:
+            note = auto_batch_note(self.config, event.schedule)
+            if note:
+                schedule = dataclasses.replace(event.schedule, batch_note=note)
+                return dataclasses.replace(event, schedule=schedule)
+        return event
 
     def subscribe(self) -> EventSubscription:
         """A reader that gets every event from the start, then only new ones."""

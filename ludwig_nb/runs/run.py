@@ -30,6 +30,7 @@ from ludwig_nb.core.throttle_time import describe_throttle_time, worst_gpu
 from ludwig_nb.engines.base import PreparedDataset
 from ludwig_nb.runs.handle import EtaReading
 from ludwig_nb.runs.ledger import EventSubscription, RunLedger
+from ludwig_nb.runs.pinned_config import pin_batch_sizes
 from ludwig_nb.store import rundir
 from ludwig_nb.store.recorder import RunRecorder
 
@@ -273,8 +274,15 @@ class Run:
 
     # -- events ----------------------------------------------------------------------
     def emit(self, event: ev.Event) -> None:
-        """Record an event (any thread): state, ETA, subscribers, run directory."""
+        """Record an event (any thread): state, ETA, subscribers, run directory.
+
+        A ``RunFinished`` gets the run's hindsight first (what went wrong with the kept model);
+        a ``RunStarted`` whose batch size ``auto`` chose pins that size in ``config.yaml``.
+        """
+        event = self._ledger.completed(event)
         state = self._ledger.append(event)
+        if isinstance(event, ev.RunStarted):
+            pin_batch_sizes(self.directory, self._job.config, event.schedule)
         try:
             self._recorder.record(event, state)
         except OSError:  # a full disk must not kill training; the events stay in memory

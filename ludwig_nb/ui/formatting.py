@@ -182,6 +182,12 @@ def header_html(state: RunState) -> str:
     )
     parts = (state.engine, state.device, "" if state.is_final else state.phase_detail)
     details = " · ".join(html.escape(p) for p in parts if p)
+    if state.batch_size:
+        # the batch size, and why auto picked it on hover (the summary says it in full)
+        auto = " (auto)" if state.batch_note else ""
+        why = f' title="{html.escape(state.batch_note)}"' if state.batch_note else ""
+        batch = f'<span class="lnb-batch"{why}>batch {state.batch_size}{auto}</span>'
+        details = f"{details} · {batch}" if details else batch
     return f"<b>{name}</b> {badge} <span style='color:#666'>{details}</span>"
 
 

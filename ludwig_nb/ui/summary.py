@@ -170,6 +170,13 @@ def summary_html(
     ended = end_reason(state)
     if ended:
         parts.append(f'<div class="lnb-end-reason">{html.escape(ended)}</div>')
+    parts.extend(
+        f'<div class="lnb-warning" style="color:#b26a00">⚠ {html.escape(w)}</div>'
+        for w in state.warnings
+    )
+    if state.batch_note:
+        note = html.escape(state.batch_note)
+        parts.append(f'<div class="lnb-batch-note" style="color:#666">{note}</div>')
     if state.status == "failed":
         parts.append(error_html(state.error or state.reason, traceback_text))
     parts.append(llm_panel_html(state))  # an LLM run's model, tokens and last answers
@@ -236,6 +243,9 @@ def summary_text(state: RunState) -> str:
     shown = "; ".join(versus) if versus else ", ".join(_headline_metrics(metrics))
     if shown:
         text += f"\n{metrics_label(state)}: {shown}"
+    text += "".join(f"\n⚠ {warning}" for warning in state.warnings)
+    if state.batch_note:
+        text += f"\n{state.batch_note}"
     return text
 
 

@@ -47,7 +47,7 @@ def final_report(state: RunState, directory: str) -> str:
     """Format the end-of-run report.
 
     ``completed: 2,585/2,585 steps -> DIR``, why it ended, then the best metrics beside the trivial
-    baseline as a table.
+    baseline as a table, the end-of-run warnings and how the batch size was chosen.
     """
     from ludwig_nb.core.baseline import baseline_warnings
     from ludwig_nb.core.early_stop import end_reason
@@ -67,6 +67,9 @@ def final_report(state: RunState, directory: str) -> str:
             lines.append("metrics (latest evaluation):")
         lines.append(table)
     lines.extend(baseline_warnings(metrics, state.baseline, state.baseline_predictors))
+    lines.extend(f"warning: {warning}" for warning in state.warnings)
+    if state.batch_note:
+        lines.append(state.batch_note)
     return "\n".join(lines)
 
 
@@ -75,8 +78,9 @@ def final_json(state: RunState) -> dict[str, object]:
 
     ``{"status", "metrics": {split: {feature: {metric: value}}}, "baseline": [{"split",
     "feature", "metric", "value", "baseline", "predictor", "verdict"}], "warnings": [the
-    lines :func:`final_report` prints with ⚠]}``; the metrics are the best evaluation's (the
-    latest's when none was best).
+    lines :func:`final_report` prints with ⚠, then the run's own end-of-run warnings],
+    "batch_size", "batch_note"}``; the metrics are the best evaluation's (the latest's when
+    none was best).
     """
     import dataclasses
 
@@ -88,7 +92,12 @@ def final_json(state: RunState) -> dict[str, object]:
         "status": state.status,
         "metrics": dict(metrics),
         "baseline": [{**dataclasses.asdict(c), "verdict": c.verdict} for c in versus],
-        "warnings": baseline_warnings(metrics, state.baseline, state.baseline_predictors),
+        "warnings": [
+            *baseline_warnings(metrics, state.baseline, state.baseline_predictors),
+            *state.warnings,
+        ],
+        "batch_size": state.batch_size,
+        "batch_note": state.batch_note,
     }
 
 

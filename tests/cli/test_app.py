@@ -42,8 +42,16 @@ def test_the_console_script_exits_quickly_with_its_output_and_files_whole(files)
     assert done.returncode == 0, done.stderr
     assert "completed: 56/56 steps" in done.stderr  # --json: the report beside the progress
     document = json.loads(done.stdout)  # alone on stdout, whole
-    assert set(document) == {"status", "metrics", "baseline", "warnings"}
+    assert set(document) == {
+        "status",
+        "metrics",
+        "baseline",
+        "warnings",
+        "batch_size",
+        "batch_note",
+    }
     assert set(document["metrics"]) == {"training", "validation", "test"}
+    assert document["status"] == "completed" and document["batch_size"] > 0
     (run_dir,) = out.iterdir()
     events = (run_dir / "events.ndjson").read_text().splitlines()
     assert json.loads(events[-1])["type"] == "run_finished"  # the log is whole

@@ -1,5 +1,7 @@
 """``train()`` end to end with the built-in engine: what a user and the sidebar rely on."""
 
+import json
+
 import pytest
 
 from ludwig_nb.config import ConfigError
@@ -168,3 +170,35 @@ def test_a_pending_run_discarded_before_it_starts_leaves_nothing(df, tmp_path):
     assert not (tmp_path / "results").exists()
     assert not list(iter_registry(tmp_path / "registry"))
     assert pending.run not in live.all_runs()
+
+
+def test_an_underfit_regression_is_named_in_every_record_of_the_run(tmp_path):
+    """Ludwig's default number model on an unscaled target: the run says it underfit."""
+    import numpy as np
+    import pandas as pd
+
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=300)
+    frame = pd.DataFrame({"x": x, "price": 100.0 + 20.0 * x + rng.normal(size=300)})
+    config = (
+        "input_features: [{name: x, type: number}]\n"
+        "output_features: [{name: price, type: number}]\n"
+        "trainer: {epochs: 4, batch_size: 32, eval_batch_size: 256, learning_rate: 0.05}\n"
+    )
+    run = train(
+        config,
+        frame,
+        results_dir=tmp_path / "results",
+        registry_dir=tmp_path / "registry",
+        threads=1,
+        random_seed=1,
+    ).wait(120)
+    assert run.status == "completed", run.traceback_text
+    (warning,) = run.state.warnings
+    assert warning.startswith("price: the model ends worse than always predicting")
+    assert "it underfit" in warning and "trainer.epochs above 4" in warning
+    status = rundir.read_json(run.directory / rundir.STATUS_FILE)
+    assert status["warnings"] == [warning]
+    lines = (run.directory / rundir.EVENTS_FILE).read_text().splitlines()
+    finished = json.loads(lines[-1])
+    assert finished["type"] == "run_finished" and finished["warnings"] == [warning]

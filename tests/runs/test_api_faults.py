@@ -207,7 +207,9 @@ def test_attention_pooling_learns_in_the_transformer_combiner(text_df, tmp_path)
     config = _TEXT_CONFIG.format(encoder="embed", reduce="sum", combiner=combiner, extra="")
     run = _train(config, text_df, tmp_path).wait(120)
     assert run.status == "completed", run.traceback_text
-    attention = [n for n, _ in run.model.module.named_parameters() if "reducer.attention" in n]
+    attention = [
+        n for n, _ in run.model.module.named_parameters() if "reduce_sequence.attention" in n
+    ]
     assert attention, "the attention reducer has learned weights"
     evals = [e for e in run.events if e.type == "evaluation_finished"]
     assert evals[-1].metrics["validation"]["y"]["accuracy"] > 0.9, evals[-1].metrics
@@ -316,7 +318,7 @@ def test_a_damaged_best_checkpoint_is_refused_before_the_thread_too(
         (
             (
                 "{name: b, type: category}",
-                "{name: b, type: category, encoder: {embedding_size: 7}}",
+                "{name: b, type: category, encoder: {embedding_size: 1}}",
             ),
             r"weights do not fit",
         ),

@@ -122,3 +122,38 @@ def test_the_run_feeds_its_evaluations_to_the_one_early_stop_watch() -> None:
     assert ledger.early_stop.steps == [2, 4, 6, 8, 10]
     assert reading.forecast is not None
     assert 10 <= reading.forecast.earliest <= reading.forecast.step <= SCHEDULE.total_steps
+
+
+def _binary_evaluation(epoch: int, improved: bool, recall: float, loss: float):
+    metrics = {"validation": {"y": {"recall": recall, "roc_auc": 0.9, "loss": loss}}}
+    return ev.EvaluationFinished(
+        time=float(epoch),
+        step=epoch,
+        epoch=epoch,
+        start_time=0.0,
+        metrics=metrics,
+        improved=improved,
+    )
+
+
+def test_the_run_finished_event_carries_the_hindsight_to_the_log_and_the_state() -> None:
+    config = {"output_features": [{"name": "y", "type": "binary"}], "trainer": {}}
+    ledger = RunLedger("r-1", "r", "scripted", config=config)
+    for event in (_started("cpu"), _binary_evaluation(0, True, 0.0, 0.6)):
+        ledger.append(ledger.completed(event))
+    finished = ledger.completed(ev.RunFinished(time=5.0, status="completed", step=10))
+    state = ledger.append(finished)
+    assert isinstance(finished, ev.RunFinished)
+    assert finished.warnings and "predicts false for every" in finished.warnings[0]
+    assert state.warnings == finished.warnings
+    assert state.to_dict()["warnings"] == list(finished.warnings)  # status.json
+    assert ledger.events[-1].warnings == finished.warnings  # the event log
+
+
+def test_an_engine_that_timed_its_auto_batch_size_gets_a_note() -> None:
+    ledger = RunLedger("r-1", "r", "scripted", config={"trainer": {"batch_size": "auto"}})
+    started = ledger.completed(_started("cpu"))
+    assert isinstance(started, ev.RunStarted)
+    assert "pin it with trainer.batch_size: 4" in started.schedule.batch_note
+    pinned = RunLedger("r-1", "r", "scripted", config={"trainer": {"batch_size": 4}})
+    assert pinned.completed(_started("cpu")).schedule.batch_note == ""

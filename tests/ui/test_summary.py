@@ -166,3 +166,32 @@ def test_an_r2_axis_stops_at_1_and_a_loss_axis_at_0() -> None:
     assert max(bounded) <= 1.0 and min(bounded) <= -20
     losses = {"validation": ([1, 2], [0.02, 0.4])}
     assert min(y_ticks(svg_line_chart(losses, y_bounds=(0.0, None)))) >= 0.0
+
+
+def test_summary_shows_the_end_of_run_warnings_and_the_auto_batch_size() -> None:
+    events, curves = _finished_run()
+    note = "batch_size auto: 64 (why); pin it with trainer.batch_size: 64"
+    run_started = events[0]
+    assert isinstance(run_started, ev.RunStarted)
+    schedule = dataclasses.replace(run_started.schedule, batch_size=64, batch_note=note)
+    warning = "label: best by roc_auc at epoch 5; set `trainer.validation_metric: loss`"
+    finished = dataclasses.replace(events[-1], warnings=(warning,))  # type: ignore[arg-type]
+    state = reduce_all(
+        [dataclasses.replace(run_started, schedule=schedule), *events[1:-1], finished]
+    )
+    text = summary_text(state)
+    assert f"⚠ {warning}" in text and note in text
+    page = summary_html(state, curves)
+    assert 'class="lnb-warning"' in page and "best by roc_auc at epoch 5" in page
+    assert 'class="lnb-batch-note"' in page
+
+
+def test_the_header_shows_the_batch_size_and_why_on_hover() -> None:
+    from ludwig_nb.ui.formatting import header_html
+
+    events, _ = _finished_run()
+    state = reduce_all(events[:1])
+    assert "batch 32" in header_html(state) and "(auto)" not in header_html(state)
+    noted = dataclasses.replace(state, batch_note="batch_size auto: 32 (why)")
+    assert 'title="batch_size auto: 32 (why)"' in header_html(noted)
+    assert "batch 32 (auto)" in header_html(noted)

@@ -1,24 +1,106 @@
-"""``batch_size: auto``: a short throughput probe over a few candidate sizes.
+"""``batch_size: auto`` and ``eval_batch_size: auto``, decided by what machine load cannot move.
 
-Candidates are powers of two from 16 up to a cap (128 on CPU as in Ludwig, 4096 on
-CUDA; never above 20 % of the training rows or ``max_batch_size``). Each is timed over a
-few steps on a copy of the model; the probe stops when throughput falls, memory runs out
-or ``budget`` seconds are spent, and returns the fastest size.
+A timed probe picks what the machine's load of the moment favours: the same config, data and seed
+then train different models on a busy and on a quiet machine. Here each candidate size is costed
+by counting, not timing: one training step (or, for evaluation, one forward pass) of that many
+rows runs under torch's dispatcher with every operation counted, with its floating-point work
+(torch's ``FlopCounterMode``) and the bytes it writes. A cost model of the machine kind (a
+fixed time per operation, a FLOP rate, a memory bandwidth: :class:`MachineKind`) turns the counts
+into seconds per step. The counts are exact and the same on every run of the same model and
+data, so the pick is the same whatever else the machine does.
 
-``eval_batch_size: auto``: forward passes only (no gradients), sizes from the training
-batch size doubling up to the largest evaluation split (4096 rows on CUDA, 1024 on CPU);
-the largest size that fits memory bounds the search, and the fastest one under it wins.
+The rule: start at the smallest candidate and take the next (twice the size) only while it
+lowers the modelled cost per row by at least ``margin`` (10 %). Where a step's fixed cost
+dominates (small tabular models) that climbs to the cap; where each row's work dominates (wide
+text encoders) it stays small, since a larger batch would not train faster. Candidates are
+powers of two from 16 up to a cap (128 on CPU as in Ludwig, 4096 on CUDA; never above 20 % of
+the training rows or ``max_batch_size``); a size that runs out of GPU memory ends the climb.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import logging
-import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from typing import Any
 
-__all__ = ["candidate_sizes", "eval_candidate_sizes", "probe_batch_size", "probe_eval_batch_size"]
+import torch
+from torch.utils._python_dispatch import TorchDispatchMode
+from torch.utils.flop_counter import FlopCounterMode
+
+__all__ = [
+    "MARGIN",
+    "MachineKind",
+    "Pick",
+    "StepCost",
+    "candidate_sizes",
+    "choose",
+    "count_cost",
+    "eval_candidate_sizes",
+    "machine_kind",
+]
 
 log = logging.getLogger(__name__)
+
+#: the share by which a doubled batch must lower the cost per row to be preferred
+MARGIN = 0.1
+
+
+@dataclasses.dataclass(frozen=True)
+class StepCost:
+    """What one step of ``rows`` rows does: operations, floating-point work, bytes written."""
+
+    rows: int
+    ops: int
+    flops: float
+    bytes: float
+
+
+@dataclasses.dataclass(frozen=True)
+class MachineKind:
+    """The cost model of a kind of device: seconds per step from a step's counts.
+
+    Args:
+        name: What the model is of ("cpu", "cuda: NVIDIA H100 80GB HBM3").
+        op_s: Fixed seconds per operation (dispatch, kernel launch).
+        flops_per_s: Floating-point operations per second.
+        bytes_per_s: Bytes written per second.
+    """
+
+    name: str
+    op_s: float
+    flops_per_s: float
+    bytes_per_s: float
+
+    def seconds(self, cost: StepCost) -> float:
+        """Modelled seconds for one step of ``cost``."""
+        return cost.ops * self.op_s + cost.flops / self.flops_per_s + cost.bytes / self.bytes_per_s
+
+
+#: one CPU core of today's servers, as the built-in engine runs it (eager, one op at a time)
+CPU = MachineKind("cpu", op_s=8e-6, flops_per_s=3e10, bytes_per_s=8e9)
+
+
+def machine_kind(device: Any) -> MachineKind:
+    """The cost model for a torch device: the CPU's, or a GPU's scaled by its multiprocessors.
+
+    A GPU's rates grow with its number of streaming multiprocessors (its kind, not its load).
+    """
+    if getattr(device, "type", "cpu") != "cuda":
+        return CPU
+    props = torch.cuda.get_device_properties(device)
+    units = int(props.multi_processor_count)
+    return MachineKind(
+        f"cuda: {props.name}", op_s=1e-5, flops_per_s=2e11 * units, bytes_per_s=1.5e10 * units
+    )
+
+
+@dataclasses.dataclass(frozen=True)
+class Pick:
+    """A chosen size and why, in words a user reads."""
+
+    size: int
+    reason: str
 
 
 def candidate_sizes(rows: int, on_cuda: bool, max_batch_size: int | None) -> list[int]:
@@ -35,41 +117,6 @@ def candidate_sizes(rows: int, on_cuda: bool, max_batch_size: int | None) -> lis
     return sizes or [max(1, cap)]
 
 
-def probe_batch_size(
-    run_steps: Callable[[int, int], None],
-    sizes: list[int],
-    budget: float = 3.0,
-    steps: int = 3,
-    timer: Callable[[], float] = time.perf_counter,
-) -> int:
-    """Fastest of ``sizes`` in samples per second.
-
-    ``run_steps(size, n)`` trains ``n`` steps of ``size`` rows on a throw-away copy. Out-of-memory
-    ends the search.
-    """
-    best, best_rate = sizes[0], 0.0
-    began = timer()
-    for size in sizes:
-        try:
-            run_steps(size, 1)  # warm-up
-            start = timer()
-            run_steps(size, steps)
-            rate = size * steps / max(timer() - start, 1e-9)
-        except RuntimeError as err:  # CUDA OOM is a RuntimeError subclass
-            if "out of memory" not in str(err).lower():
-                raise
-            break
-        log.debug("batch size %d: %.0f samples/s", size, rate)
-        if rate > best_rate:
-            best, best_rate = size, rate
-        elif rate < 0.9 * best_rate:
-            break
-        if timer() - began > budget:
-            break
-    log.info("batch_size auto: %d (%.0f samples/s)", best, best_rate)
-    return best
-
-
 def eval_candidate_sizes(batch_size: int, rows: int, on_cuda: bool) -> list[int]:
     """Evaluation batch sizes to try.
 
@@ -83,32 +130,66 @@ def eval_candidate_sizes(batch_size: int, rows: int, on_cuda: bool) -> list[int]
     return sizes or [max(1, batch_size)]
 
 
-def probe_eval_batch_size(
-    run_forward: Callable[[int], None],
-    sizes: list[int],
-    budget: float = 2.0,
-    timer: Callable[[], float] = time.perf_counter,
-) -> int:
-    """Fastest of ``sizes`` (rows per second) among those that fit.
+def count_cost(rows: int, run: Callable[[int], None]) -> StepCost:
+    """Run ``run(rows)`` (one step of ``rows`` rows) with every torch operation counted.
 
-    ``run_forward(size)`` evaluates one batch of ``size`` rows. Out-of-memory ends the search (the
-    sizes below it fit); so does ``budget`` seconds spent.
+    Counts the operations the dispatcher sees (forward, backward, optimizer), their
+    floating-point work and the bytes of their outputs. Exceptions from ``run`` propagate.
     """
-    best, best_rate = sizes[0], 0.0
-    began = timer()
-    for size in sizes:
-        try:
-            run_forward(size)  # warm-up (and the memory check)
-            start = timer()
-            run_forward(size)
-            rate = size / max(timer() - start, 1e-9)
-        except RuntimeError as err:  # CUDA OOM is a RuntimeError subclass
-            if "out of memory" not in str(err).lower():
-                raise
-            break
-        if rate > best_rate:
-            best, best_rate = size, rate
-        if timer() - began > budget:
-            break
-    log.info("eval_batch_size auto: %d (%.0f rows/s)", best, best_rate)
-    return best
+    counter = _OpCounter()
+    with FlopCounterMode(display=False) as flops, counter:
+        run(rows)
+    return StepCost(rows, counter.ops, float(flops.get_total_flops()), float(counter.bytes))
+
+
+class _OpCounter(TorchDispatchMode):  # type: ignore[no-untyped-call]
+    """Counts the operations torch dispatches and the bytes of the tensors they return."""
+
+    def __init__(self) -> None:
+        super().__init__()  # type: ignore[no-untyped-call]
+        self.ops = 0
+        self.bytes = 0
+
+    def __torch_dispatch__(self, func: Any, types: Any, args: Any = (), kwargs: Any = None) -> Any:
+        out = func(*args, **(kwargs or {}))
+        self.ops += 1
+        for item in out if isinstance(out, list | tuple) else (out,):
+            if isinstance(item, torch.Tensor):
+                self.bytes += item.numel() * item.element_size()
+        return out
+
+
+def choose(
+    costs: Sequence[StepCost],
+    kind: MachineKind,
+    *,
+    what: str = "batch_size",
+    margin: float = MARGIN,
+    limit: str = "",
+) -> Pick:
+    """The size to train with from the counted ``costs`` (ascending sizes, at least one).
+
+    Climb from the smallest while doubling lowers the modelled cost per row by ``margin`` or
+    more. ``limit`` says why the candidates end where they do (memory, the cap).
+    """
+    per_row = [kind.seconds(c) / c.rows for c in costs]
+    chosen = 0
+    while chosen + 1 < len(costs) and per_row[chosen + 1] <= (1 - margin) * per_row[chosen]:
+        chosen += 1
+    size = costs[chosen].rows
+    if chosen + 1 < len(costs):
+        gain = 1 - per_row[chosen + 1] / per_row[chosen]
+        why = (
+            f"{costs[chosen + 1].rows} rows would cost {gain:.0%} less per row "
+            f"(a larger batch must save {margin:.0%})"
+        )
+    else:
+        why = f"the largest candidate{limit}"
+    step_ms = 1000 * kind.seconds(costs[chosen])
+    reason = (
+        f"{what} auto: {size} ({why}; costed by counting one step's operations on the "
+        f"{kind.name} model, {step_ms:.3g} ms a step, not by timing); pin it with "
+        f"trainer.{what}: {size}"
+    )
+    log.info("%s", reason)
+    return Pick(size, reason)

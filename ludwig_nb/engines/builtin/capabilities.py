@@ -95,16 +95,12 @@ _PREPROCESSING_PROBES: tuple[_Probe, ...] = (
     (("oversample_minority",), _set, "oversampling"),
     (("undersample_majority",), _set, "undersampling"),
 )
-_COMBINER_PROBES: tuple[_Probe, ...] = (
-    (("flatten_inputs",), bool, "flatten_inputs"),
-    (("embed_input_feature_name",), _set, "embedding input feature names"),
-)
+_COMBINER_PROBES: tuple[_Probe, ...] = ()
 _INPUT_PROBES: tuple[_Probe, ...] = (
     (("encoder", "pretrained_embeddings"), _set, "pretrained embeddings"),
     (("encoder", "should_embed"), lambda v: v is False, "should_embed: false"),
     (("encoder", "representation"), lambda v: v == "sparse", "sparse embeddings"),
     (("encoder", "pool_function"), lambda v: v not in (None, "max"), "pooling other than max"),
-    (("preprocessing", "padding"), lambda v: v == "left", "left padding"),
     (("preprocessing", "outlier_strategy"), _set, "outlier handling"),
     (("preprocessing", "vocab_file"), _set, "an external vocabulary"),
     (("preprocessing", "pretrained_model_name_or_path"), _set, "a pretrained tokenizer"),
@@ -116,7 +112,6 @@ _OUTPUT_PROBES: tuple[_Probe, ...] = (
     (("loss", "class_similarities"), _set, "class_similarities"),
     (("loss", "robust_lambda"), bool, "robust_lambda"),
     (("loss", "confidence_penalty"), bool, "confidence_penalty"),
-    (("decoder", "multiplier"), lambda v: v not in (None, 1), "a projector multiplier"),
     (("preprocessing", "outlier_strategy"), _set, "outlier handling"),
 )
 

@@ -116,6 +116,17 @@ def check_resume(run_dir: Path, config: Mapping[str, Any]) -> None:
         saved = dict(metadata["features"])
     except (TypeError, ValueError, KeyError) as err:
         raise CheckpointError(f"{path}: its preprocessing metadata is unreadable") from err
+    from ludwig_nb.engines.builtin.preprocessing.pipeline import (
+        METADATA_VERSION,  # pandas: only here
+    )
+
+    version = metadata.get("version")
+    if isinstance(version, int) and version < METADATA_VERSION:
+        raise CheckpointError(
+            f"{path}: written by an earlier ludwig_nb (metadata version {version}), whose "
+            "built-in model was not yet Ludwig's network layer for layer; it cannot be resumed: "
+            "start the run again"
+        )
     _same_features(path, saved, config)
     try:
         with torch.device("meta"):

@@ -1,25 +1,32 @@
-"""Input feature encoders (Ludwig names and defaults).
+"""Input feature encoders, built as Ludwig 0.11 builds them from the same config.
 
 number/binary: passthrough, dense · category: dense (embedding), onehot, passthrough ·
-text/sequence: embed, parallel_cnn, rnn, transformer · set/bag: embed · vector: dense,
-passthrough · date: embed. Every encoder returns ``[batch, output_size]``.
+vector: dense, passthrough · set/bag/date: embed. Text and sequence encoders are in
+``sequence_encoders.py``. Every encoder returns ``[batch, output_size]``; module and parameter
+names and their order follow Ludwig's, and so do the initialisers (embeddings uniform(-1, 1)
+unless the config names one, their width capped at the vocabulary's size).
+
+Where the built-in engine reads a config key that Ludwig 0.11 ignores, it follows the config
+(see ``docs/guide/ludwig_parity.md``): the dense encoder's ``fc_layers``.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from typing import Any
 
 import torch
 from torch import nn
 
-from ludwig_nb.engines.builtin.layers import FCStack, SequenceReducer, fc_layer_specs
+from ludwig_nb.engines.builtin.layers import embedding_matrix, fc_stack
+from ludwig_nb.engines.builtin.sequence_encoders import SEQUENCE_ENCODERS, build_sequence_encoder
 
 __all__ = ["ENCODERS", "build_encoder"]
 
 
 class Passthrough(nn.Module):
-    """Numbers as they are: ``[batch]`` -> ``[batch, 1]``, ``[batch, n]`` unchanged."""
+    """Values as they are, as floats: ``[batch]`` -> ``[batch, 1]``, ``[batch, n]`` unchanged."""
 
     def __init__(self, size: int = 1):
         super().__init__()
@@ -31,35 +38,61 @@ class Passthrough(nn.Module):
 
 
 class Dense(nn.Module):
-    """An FC stack over a number, a binary or a vector (``num_layers`` x ``output_size``)."""
+    """Ludwig's ``dense`` encoder: an FC stack over a number, a binary or a vector."""
 
     def __init__(self, params: Mapping[str, Any], input_size: int = 1):
         super().__init__()
-        specs = fc_layer_specs(
-            {**params, "num_fc_layers": params.get("num_layers", 1)}, default_size=256
-        )
         self.passthrough = Passthrough(input_size)
-        self.stack = FCStack(input_size, specs)
-        self.output_size = self.stack.output_size
+        self.fc_stack = fc_stack(input_size, {"num_layers": 1, **params}, num_key="num_layers")
+        self.output_size = self.fc_stack.output_size
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        result: torch.Tensor = self.stack(self.passthrough(x))
+        result: torch.Tensor = self.fc_stack(self.passthrough(x))
         return result
 
 
+class Embed(nn.Module):
+    """Ludwig's ``Embed``: one embedding per row (category, date parts), then dropout."""
+
+    def __init__(
+        self,
+        vocab_size: int,
+        size: int,
+        *,
+        initializer: Any = None,
+        trainable: bool = True,
+        dropout: float = 0.0,
+    ):
+        super().__init__()
+        self.embeddings = embedding_matrix(
+            vocab_size, size, initializer=initializer, trainable=trainable
+        )
+        self.dropout = nn.Dropout(dropout) if dropout > 0 else None
+        self.output_size = self.embeddings.embedding_dim
+
+    def forward(self, ids: torch.Tensor) -> torch.Tensor:
+        # the lookup without a second module call (plain indexing)
+        embedded = nn.functional.embedding(ids, self.embeddings.weight)
+        return self.dropout(embedded) if self.dropout is not None else embedded
+
+
 class CategoryEmbed(nn.Module):
+    """Ludwig's category ``dense`` encoder: an embedding of ``min(vocab, embedding_size)``."""
+
     def __init__(self, params: Mapping[str, Any], vocab_size: int):
         super().__init__()
-        size = int(params.get("embedding_size") or 50)
-        self.embed = nn.Embedding(vocab_size, size)
-        self.embed.weight.requires_grad_(bool(params.get("embeddings_trainable", True)))
-        self.dropout = nn.Dropout(float(params.get("dropout") or 0.0))
-        self.output_size = size
+        self.embed = Embed(
+            vocab_size,
+            int(params.get("embedding_size") or 50),
+            initializer=params.get("embedding_initializer"),
+            trainable=bool(params.get("embeddings_trainable", True)),
+            dropout=float(params.get("dropout") or 0.0),
+        )
+        self.output_size = self.embed.output_size
 
-    def forward(self, x: torch.Tensor) -> torch.Tensor:
-        # the embedding's own forward without a second module call (plain lookup)
-        result = nn.functional.embedding(x, self.embed.weight)
-        return self.dropout(result) if self.dropout.p else result
+    def forward(self, ids: torch.Tensor) -> torch.Tensor:
+        result: torch.Tensor = self.embed(ids)
+        return result
 
 
 class OneHot(nn.Module):
@@ -71,201 +104,78 @@ class OneHot(nn.Module):
         return nn.functional.one_hot(x, self.output_size).float()
 
 
-class _SequenceBase(nn.Module):
-    def __init__(self, params: Mapping[str, Any], vocab_size: int, default_reduce: str | None):
-        super().__init__()
-        size = int(params.get("embedding_size") or 256)
-        self.embed = nn.Embedding(vocab_size, size, padding_idx=0)
-        self.embed.weight.requires_grad_(bool(params.get("embeddings_trainable", True)))
-        self.dropout = nn.Dropout(float(params.get("dropout") or 0.0))
-        self.reduce = params.get("reduce_output", default_reduce)
-        self.embedding_size = size
-
-    def embedded(self, ids: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-        hidden: torch.Tensor = self.embed(ids)
-        return (self.dropout(hidden) if self.dropout.p else hidden), ids != 0
-
-
-class SequenceEmbed(_SequenceBase):
-    """Bag of embeddings, reduced (``sum`` by default)."""
-
-    def __init__(self, params: Mapping[str, Any], vocab_size: int, length: int):
-        super().__init__(params, vocab_size, "sum")
-        self.reducer = SequenceReducer(self.reduce or "concat", self.embedding_size, length)
-        self.output_size = self.reducer.output_size
-
-    def forward(self, ids: torch.Tensor) -> torch.Tensor:
-        hidden, mask = self.embedded(ids)
-        if self.reduce == "sum":
-            # the <PAD> row is zero and stays zero (padding_idx: no gradient, dropout keeps
-            # zeros), so the plain sum is the masked sum, without a pass over the mask
-            return hidden.sum(dim=1)
-        result: torch.Tensor = self.reducer(hidden, mask)
-        return result
-
-
-class ParallelCNN(_SequenceBase):
-    """Ludwig's default text encoder.
-
-    Parallel 1-D convolutions (filter sizes 2-5), reduced over time, then an FC stack (default 512
-    -> 256).
-    """
-
-    def __init__(self, params: Mapping[str, Any], vocab_size: int, length: int):
-        super().__init__(params, vocab_size, "sum")
-        layers = params.get("conv_layers") or [
-            {"filter_size": k} for k in (2, 3, 4, 5)[: params.get("num_conv_layers") or 4]
-        ]
-        filters = int(params.get("num_filters") or 256)
-        convs = [
-            nn.Conv1d(
-                self.embedding_size,
-                int(layer.get("num_filters") or filters),
-                int(layer.get("filter_size") or params.get("filter_size") or 3),
-            )
-            for layer in layers
-        ]
-        self.kernels = [int(c.kernel_size[0]) for c in convs]
-        self.convs = nn.ModuleList(convs)
-        self.reducer = SequenceReducer(
-            self.reduce or "sum", sum(c.out_channels for c in convs), length
-        )
-        size = self.reducer.output_size
-        specs = params.get("fc_layers")
-        if specs is None and params.get("num_fc_layers") is None:
-            specs = [{"output_size": 512}, {"output_size": 256}]
-        self.fc = FCStack(size, fc_layer_specs({**params, "fc_layers": specs}))
-        self.output_size = self.fc.output_size
-
-    def forward(self, ids: torch.Tensor) -> torch.Tensor:
-        hidden, mask = self.embedded(ids)
-        x = hidden.transpose(1, 2)
-        out = torch.cat(
-            [
-                torch.relu(conv(_same(x, k)))
-                for conv, k in zip(self.convs, self.kernels, strict=True)
-            ],
-            dim=1,
-        )
-        out = out.transpose(1, 2)
-        result: torch.Tensor = self.fc(self.reducer(out, mask))
-        return result
-
-
-def _same(x: torch.Tensor, k: int) -> torch.Tensor:
-    """Zero-pad time so that a convolution of width ``k`` keeps the sequence length."""
-    return nn.functional.pad(x, ((k - 1) // 2, k // 2))
-
-
-class RNN(_SequenceBase):
-    """Recurrent encoder.
-
-    ``cell_type`` rnn / lstm / gru, ``state_size``, ``num_layers``, ``bidirectional``; reduced at
-    the ``last`` real token by default.
-    """
-
-    def __init__(self, params: Mapping[str, Any], vocab_size: int, length: int):
-        super().__init__(params, vocab_size, "last")
-        cells = {"rnn": nn.RNN, "lstm": nn.LSTM, "gru": nn.GRU}
-        cell = cells[params.get("cell_type") or "rnn"]
-        state = int(params.get("state_size") or 256)
-        self.rnn = cell(
-            self.embedding_size,
-            state,
-            num_layers=int(params.get("num_layers") or 1),
-            batch_first=True,
-            bidirectional=bool(params.get("bidirectional")),
-            dropout=float(params.get("recurrent_dropout") or 0.0),
-        )
-        width = state * (2 if params.get("bidirectional") else 1)
-        self.reducer = SequenceReducer(self.reduce or "last", width, length)
-        self.output_size = self.reducer.output_size
-
-    def forward(self, ids: torch.Tensor) -> torch.Tensor:
-        hidden, mask = self.embedded(ids)
-        out, _ = self.rnn(hidden)
-        result: torch.Tensor = self.reducer(out, mask)
-        return result
-
-
-class Transformer(_SequenceBase):
-    """Transformer encoder with learned positions.
-
-    Parameters: ``num_layers``, ``num_heads``, ``hidden_size``, ``transformer_output_size``;
-    ``last`` reduction by default.
-    """
-
-    def __init__(self, params: Mapping[str, Any], vocab_size: int, length: int):
-        super().__init__(params, vocab_size, "last")
-        hidden = int(params.get("hidden_size") or 256)
-        self.positions = nn.Embedding(length, self.embedding_size)
-        self.project = nn.Linear(self.embedding_size, hidden)
-        layer = nn.TransformerEncoderLayer(
-            hidden,
-            int(params.get("num_heads") or 8),
-            dim_feedforward=int(params.get("transformer_output_size") or 256),
-            dropout=float(params.get("dropout", 0.1) or 0.0),
-            batch_first=True,
-        )
-        self.encoder = nn.TransformerEncoder(
-            layer, int(params.get("num_layers") or 1), enable_nested_tensor=False
-        )
-        self.reducer = SequenceReducer(self.reduce or "last", hidden, length)
-        self.output_size = self.reducer.output_size
-
-    def forward(self, ids: torch.Tensor) -> torch.Tensor:
-        hidden, mask = self.embedded(ids)
-        pos = torch.arange(ids.shape[1], device=ids.device)
-        x = self.project(hidden + self.positions(pos))
-        out = self.encoder(x, src_key_padding_mask=~mask)
-        result: torch.Tensor = self.reducer(out, mask)
-        return result
-
-
 class SetEmbed(nn.Module):
-    """Sum of the embeddings of the set's items (bag: weighted by counts), then FC."""
+    """Ludwig's set / bag ``embed`` encoder.
+
+    The sum of the embeddings of the items present (bag: weighted by their counts), dropout,
+    then an FC stack (no layers by default; its input dropout is the same ``dropout``, as in
+    Ludwig). Items arrive as padded ids and their counts (0 where padded).
+    """
 
     def __init__(self, params: Mapping[str, Any], vocab_size: int, weighted: bool):
         super().__init__()
-        size = int(params.get("embedding_size") or 50)
-        self.embed = nn.EmbeddingBag(vocab_size, size, mode="sum", padding_idx=0)
+        self.embeddings = embedding_matrix(
+            vocab_size,
+            int(params.get("embedding_size") or 50),
+            initializer=params.get("weights_initializer", "xavier_uniform"),
+            force_size=weighted and bool(params.get("force_embedding_size")),
+            trainable=bool(params.get("embeddings_trainable", True)),
+        )
+        dropout = float(params.get("dropout") or 0.0)
+        self.dropout = nn.Dropout(dropout) if dropout > 0 else None
         self.weighted = weighted
-        self.dropout = nn.Dropout(float(params.get("dropout") or 0.0))
-        self.fc = FCStack(size, fc_layer_specs(params, default_size=10))
-        self.output_size = self.fc.output_size
+        self.fc_stack = fc_stack(self.embeddings.embedding_dim, {"output_size": 10, **params})
+        self.output_size = self.fc_stack.output_size
 
     def forward(self, ids: torch.Tensor, counts: torch.Tensor) -> torch.Tensor:
-        weights = counts if self.weighted else (ids != 0).float()
-        result: torch.Tensor = self.fc(self.dropout(self.embed(ids, per_sample_weights=weights)))
+        weights = counts if self.weighted else (counts > 0).to(counts.dtype)
+        summed = nn.functional.embedding_bag(
+            ids, self.embeddings.weight, mode="sum", per_sample_weights=weights
+        )
+        if self.dropout is not None:
+            summed = self.dropout(summed)
+        result: torch.Tensor = self.fc_stack(summed)
         return result
 
 
 class DateEmbed(nn.Module):
-    """Embeddings of month, day, weekday, day of year, hour, minute, second.
+    """Ludwig's date ``embed`` encoder.
 
-    The year and the second of the day through a linear layer; then FC.
+    The year through a one-unit FC layer (no activation), embeddings of month, day, weekday, day
+    of the year, hour, minute and second, and the second of the day as ``cos(2 pi s / 86400)``;
+    then an FC stack (none by default).
     """
 
-    _SIZES = (13, 32, 7, 367, 24, 60, 60)  # month, day, weekday, yearday, hour, minute, second
+    _PARTS = (
+        ("month", 12, 1),
+        ("day", 31, 1),
+        ("weekday", 7, 0),
+        ("yearday", 366, 1),
+        ("hour", 24, 0),
+        ("minute", 60, 0),
+        ("second", 60, 0),
+    )  # name, values, offset of the first value
 
-    def __init__(self, params: Mapping[str, Any], meta: Mapping[str, Any]):
+    def __init__(self, params: Mapping[str, Any]):
         super().__init__()
         size = int(params.get("embedding_size") or 10)
-        self.parts = nn.ModuleList(nn.Embedding(n, size) for n in self._SIZES)
-        self.year = nn.Linear(1, size)
-        self.daysec = nn.Linear(1, size)
-        self.min_year = float(meta.get("min_year", 1970))
-        self.span = float(max(1, meta.get("max_year", 1971) - self.min_year))
-        self.fc = FCStack(size * 9, fc_layer_specs(params, default_size=10))
-        self.output_size = self.fc.output_size
+        dropout = float(params.get("dropout") or 0.0)
+        init = params.get("weights_initializer", "xavier_uniform")
+        year = {**params, "fc_layers": None, "num_fc_layers": 1, "output_size": 1}
+        self.year_fc = fc_stack(1, {**year, "activation": None, "norm": None})
+        for name, values, _ in self._PARTS:
+            embed = Embed(values, size, initializer=init, dropout=dropout)
+            self.add_module(f"embed_{name}", embed)
+        width = 1 + sum(getattr(self, f"embed_{n}").output_size for n, _, _ in self._PARTS) + 1
+        self.fc_stack = fc_stack(width, {"output_size": 10, **params})
+        self.output_size = self.fc_stack.output_size
 
     def forward(self, parts: torch.Tensor) -> torch.Tensor:
-        year = (parts[:, :1].float() - self.min_year) / self.span
-        daysec = parts[:, 8:9].float() / 86400.0
-        embedded = [emb(parts[:, i + 1]) for i, emb in enumerate(self.parts)]
-        result: torch.Tensor = self.fc(
-            torch.cat([self.year(year), *embedded, self.daysec(daysec)], dim=1)
-        )
+        hidden = [self.year_fc(parts[:, 0:1].float())]
+        for index, (name, _, offset) in enumerate(self._PARTS, start=1):
+            hidden.append(getattr(self, f"embed_{name}")(parts[:, index] - offset))
+        hidden.append(torch.cos(parts[:, 8:9].float() * 2 * math.pi / 86400))
+        result: torch.Tensor = self.fc_stack(torch.cat(hidden, dim=1))
         return result
 
 
@@ -274,8 +184,8 @@ ENCODERS = {
     "number": ("passthrough", "dense"),
     "binary": ("passthrough", "dense"),
     "category": ("dense", "onehot", "passthrough"),
-    "text": ("embed", "parallel_cnn", "rnn", "transformer"),
-    "sequence": ("embed", "parallel_cnn", "rnn", "transformer"),
+    "text": SEQUENCE_ENCODERS,
+    "sequence": SEQUENCE_ENCODERS,
     "set": ("embed",),
     "bag": ("embed",),
     "vector": ("dense", "passthrough"),
@@ -320,12 +230,7 @@ def build_encoder(feature: Mapping[str, Any], meta: Mapping[str, Any]) -> nn.Mod
             return OneHot(vocab)
         return Passthrough(1) if name == "passthrough" else CategoryEmbed(params, vocab)
     if kind in ("text", "sequence"):
-        length = int(meta["max_sequence_length"])
-        if name == "embed":
-            return SequenceEmbed(params, vocab, length)
-        if name == "parallel_cnn":
-            return ParallelCNN(params, vocab, length)
-        return RNN(params, vocab, length) if name == "rnn" else Transformer(params, vocab, length)
+        return build_sequence_encoder(name, params, vocab, int(meta["max_sequence_length"]))
     if kind in ("set", "bag"):
         return SetEmbed(params, vocab, weighted=kind == "bag")
-    return DateEmbed(params, meta)
+    return DateEmbed(params)

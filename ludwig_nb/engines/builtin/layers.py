@@ -1,41 +1,71 @@
-"""Building blocks shared by encoders, combiners and decoders.
+"""Building blocks shared by encoders, combiners and decoders, built as Ludwig 0.11 builds them.
 
-Ludwig's ``FCStack``, activations and sequence reduction.
+Activations, initializers, normalisation layers, Ludwig's ``FCStack`` (fully connected layers
+with its defaults, its input normalisation and input dropout) and its embedding matrices (the
+size capped at the vocabulary unless forced, uniform(-1, 1) unless an initializer is named).
+Each module registers its parameters in Ludwig's order, so that the two models' parameters
+line up one by one.
 """
 
 from __future__ import annotations
 
-import math
-from collections.abc import Mapping, Sequence
+import functools
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+import numpy as np
 import torch
 from torch import nn
 
 __all__ = [
     "FCStack",
-    "OwnedDropout",
-    "SequenceReducer",
     "activation",
-    "fc_layer_specs",
-    "own_dropout",
-    "reduce_sequence",
+    "embedding_matrix",
+    "fc_stack",
+    "initialize",
+    "norm_layer",
 ]
 
-_ACTIVATIONS: dict[str, type[nn.Module]] = {
-    "relu": nn.ReLU,
-    "tanh": nn.Tanh,
-    "sigmoid": nn.Sigmoid,
+_ACTIVATIONS: dict[str, Callable[[], nn.Module]] = {
     "elu": nn.ELU,
     "leakyRelu": nn.LeakyReLU,
+    "logSigmoid": nn.LogSigmoid,
+    "relu": nn.ReLU,
+    "sigmoid": nn.Sigmoid,
+    "tanh": nn.Tanh,
+    "softmax": functools.partial(nn.Softmax, dim=-1),
     "gelu": nn.GELU,
     "selu": nn.SELU,
     "softplus": nn.Softplus,
 }
 
+#: Ludwig's initializer names -> torch's in-place initialisers (called with their defaults)
+INITIALIZERS: dict[str, Callable[..., Any]] = {
+    "uniform": nn.init.uniform_,
+    "normal": nn.init.normal_,
+    "constant": nn.init.constant_,
+    "ones": nn.init.ones_,
+    "zeros": nn.init.zeros_,
+    "eye": nn.init.eye_,
+    "dirac": nn.init.dirac_,
+    "xavier_uniform": nn.init.xavier_uniform_,
+    "xavier_normal": nn.init.xavier_normal_,
+    "kaiming_uniform": nn.init.kaiming_uniform_,
+    "kaiming_normal": nn.init.kaiming_normal_,
+    "orthogonal": nn.init.orthogonal_,
+    "sparse": nn.init.sparse_,
+    "identity": nn.init.eye_,
+}
+
+#: Ludwig's embedding initializer when none is named
+EMBEDDING_INITIALIZER = {"type": "uniform", "a": -1.0, "b": 1.0}
+
 
 def activation(name: str | None) -> nn.Module:
-    """The activation module for a Ludwig activation name (``None``/"linear": identity)."""
+    """The activation module for a Ludwig activation name (``None``/"linear": identity).
+
+    Raises ``ValueError`` for an unknown name (the config layer rejects those first).
+    """
     if name in (None, "linear", "none"):
         return nn.Identity()
     if name not in _ACTIVATIONS:
@@ -43,220 +73,217 @@ def activation(name: str | None) -> nn.Module:
     return _ACTIVATIONS[name]()
 
 
-def fc_layer_specs(
-    params: Mapping[str, Any], *, prefix: str = "", default_layers: int = 0, default_size: int = 256
-) -> list[dict[str, Any]]:
-    """Ludwig's ``fc_layers`` (list of dicts) or ``num_fc_layers`` x ``output_size``.
+def initialize(tensor: torch.Tensor, spec: str | Mapping[str, Any] | None) -> None:
+    """Initialise ``tensor`` in place as Ludwig's ``get_initializer(spec)`` does.
 
-    ``prefix`` is ``"fc_"`` for decoders (``fc_output_size``, ``fc_dropout``...).
+    ``spec`` is a name (the torch initialiser with its defaults: "uniform" is uniform(0, 1)) or
+    ``{type: name, **arguments}``; None leaves the tensor as it is. Raises ``ValueError`` for an
+    unknown name.
     """
-    defaults = {
-        "output_size": params.get(f"{prefix}output_size") or default_size,
-        "activation": params.get(f"{prefix}activation", "relu"),
-        "dropout": params.get(f"{prefix}dropout") or 0.0,
-        "norm": params.get(f"{prefix}norm"),
-        "use_bias": params.get(f"{prefix}use_bias", True),
-    }
-    layers = params.get("fc_layers")
-    if layers:
-        return [{**defaults, **layer} for layer in layers]
-    count = params.get("num_fc_layers")
-    count = default_layers if count is None else int(count)
-    return [dict(defaults) for _ in range(count)]
+    if spec is None:
+        return
+    name, kwargs = (spec, {}) if isinstance(spec, str) else (spec["type"], dict(spec))
+    kwargs.pop("type", None)
+    if name not in INITIALIZERS:
+        raise ValueError(f"unknown initializer {name!r}")
+    with torch.no_grad():
+        INITIALIZERS[name](tensor, **kwargs)
 
 
-class FCStack(nn.Module):
-    """Fully connected layers: linear -> norm -> activation -> dropout, per spec.
-
-    ``residual``: add the block input to its output where the sizes match.
-
-    Args:
-        input_size: Features of the input.
-        specs: One mapping per layer (``output_size``, ``use_bias``, ``norm``, ``activation``,
-            ``dropout``).
-        residual: Add the block input to its output where the sizes match.
-    """
-
-    def __init__(self, input_size: int, specs: Sequence[Mapping[str, Any]], residual: bool = False):
-        super().__init__()
-        self.blocks = nn.ModuleList()
-        self.residual = residual
-        size = input_size
-        for spec in specs:
-            out = int(spec["output_size"])
-            linear = nn.Linear(size, out, bias=bool(spec.get("use_bias", True)))
-            nn.init.xavier_uniform_(linear.weight)  # Ludwig's weights_initializer default
-            parts: list[nn.Module] = [linear]
-            norm = spec.get("norm")
-            if norm == "batch":
-                parts.append(nn.BatchNorm1d(out))
-            elif norm == "layer":
-                parts.append(nn.LayerNorm(out))
-            parts.append(activation(spec.get("activation", "relu")))
-            if spec.get("dropout"):
-                parts.append(nn.Dropout(float(spec["dropout"])))
-            self.blocks.append(nn.Sequential(*parts))
-            size = out
-        self.output_size = size
+class BatchNorm1dOrIdentity(nn.BatchNorm1d):
+    """Ludwig's batch normalisation: the identity for a batch of one row (torch would raise)."""
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        """Run the fully connected blocks, adding residuals where the shapes match."""
-        for block in self.blocks:
-            y: torch.Tensor = block(x)
-            x = x + y if self.residual and y.shape == x.shape else y
+        return x if x.shape[0] == 1 else super().forward(x)
+
+
+class GhostBatchNorm(nn.Module):
+    """Ludwig's ``ghost`` normalisation: batch normalisation over virtual batches.
+
+    Args:
+        num_features: Features of the input.
+        momentum: Of the running statistics.
+        epsilon: Added to the variance.
+        virtual_batch_size: Rows per virtual batch in training (None: the whole batch).
+    """
+
+    def __init__(
+        self,
+        num_features: int,
+        momentum: float = 0.05,
+        epsilon: float = 1e-3,
+        virtual_batch_size: int | None = 128,
+    ):
+        super().__init__()
+        self.virtual_batch_size = virtual_batch_size
+        self.bn = nn.BatchNorm1d(num_features, momentum=momentum, eps=epsilon)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        rows = x.shape[0]
+        if self.training and self.virtual_batch_size:
+            chunks = x.chunk(int(np.ceil(rows / self.virtual_batch_size)), 0)
+            return torch.cat([self.bn(c) if c.shape[0] > 1 else c for c in chunks], 0)
+        return self.bn(x) if rows != 1 or not self.training else x
+
+
+def norm_layer(norm: str, size: int, params: Mapping[str, Any] | None = None) -> nn.Module:
+    """Ludwig's ``create_norm_layer`` for rank-2 inputs: ``batch``, ``layer`` or ``ghost``.
+
+    Raises ``ValueError`` for another name.
+    """
+    kwargs = dict(params or {})
+    if norm == "batch":
+        return BatchNorm1dOrIdentity(size, **kwargs)
+    if norm == "layer":
+        return nn.LayerNorm(size, **kwargs)
+    if norm == "ghost":
+        return GhostBatchNorm(size, **kwargs)
+    raise ValueError(f"unknown norm {norm!r}")
+
+
+class FCLayer(nn.Module):
+    """Ludwig's ``FCLayer``: linear -> norm -> activation -> dropout, initialised as configured."""
+
+    def __init__(self, input_size: int, spec: Mapping[str, Any]):
+        super().__init__()
+        self.output_size = int(spec["output_size"])
+        linear = nn.Linear(input_size, self.output_size, bias=bool(spec["use_bias"]))
+        initialize(linear.weight, spec["weights_initializer"])
+        if linear.bias is not None:
+            initialize(linear.bias, spec["bias_initializer"])
+        parts: list[nn.Module] = [linear]
+        if spec.get("norm") is not None:
+            parts.append(norm_layer(spec["norm"], self.output_size, spec.get("norm_params")))
+        parts.append(activation(spec.get("activation")))
+        if spec.get("dropout"):
+            parts.append(nn.Dropout(float(spec["dropout"])))
+        self.layers = nn.ModuleList(parts)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        for layer in self.layers:
+            x = layer(x)
         return x
 
 
-def reduce_sequence(hidden: torch.Tensor, mask: torch.Tensor, mode: str | None) -> torch.Tensor:
-    """Reduce ``[batch, time, dim]`` to ``[batch, dim]`` over the unpadded steps.
-
-    ``mask`` is True where a token is. Modes: sum, mean/avg, max, last, concat/null (flatten).
-    """
-    weights = mask.unsqueeze(-1).to(hidden.dtype)
-    if mode == "sum":
-        return (hidden * weights).sum(dim=1)
-    if mode in ("mean", "avg"):
-        return (hidden * weights).sum(dim=1) / weights.sum(dim=1).clamp(min=1.0)
-    if mode == "max":
-        return hidden.masked_fill(~mask.unsqueeze(-1), float("-inf")).amax(dim=1).clamp(min=-1e9)
-    if mode == "last":
-        last = (mask.long().sum(dim=1) - 1).clamp(min=0)
-        return hidden[torch.arange(hidden.shape[0], device=hidden.device), last]
-    return (hidden * weights).flatten(start_dim=1)
+_LAYER_DEFAULTS = (
+    "output_size",
+    "use_bias",
+    "weights_initializer",
+    "bias_initializer",
+    "norm",
+    "norm_params",
+    "activation",
+    "dropout",
+)
 
 
-class SequenceReducer(nn.Module):
-    """Ludwig's ``SequenceReducer``: ``[batch, time, dim]`` -> ``[batch, output_size]``.
+class FCStack(nn.Module):
+    """Ludwig's ``FCStack``.
 
-    ``mode``: sum, mean/avg, max, last, concat/none (flatten: ``dim * length``) or
-    attention (Ludwig's feed-forward attention: ``tanh(W1 h) -> w2`` scores, softmax over
-    the real tokens, the weighted sum of ``h``; ``hidden_size`` 256 as in Ludwig).
+    A normalisation of the input when ``default norm`` is set, a dropout of the input when
+    ``default dropout`` is above 0, then one :class:`FCLayer` per spec (``layers``, else
+    ``num_layers`` layers of the defaults); ``residual`` adds a layer's input to its output where
+    the sizes match. With no layers it passes its input through (after that input norm and
+    dropout).
 
     Args:
-        mode: The reduction (see above).
-        dim: The hidden size of each token.
-        length: The number of tokens (for ``concat``).
-        attention_size: The hidden size of the attention scorer.
+        input_size: Features of the input.
+        layers: One mapping per layer (keys as the defaults); None: ``num_layers`` of them.
+        num_layers: How many layers when ``layers`` is None.
+        defaults: ``output_size``, ``use_bias``, ``weights_initializer``, ``bias_initializer``,
+            ``norm``, ``norm_params``, ``activation`` and ``dropout`` of every layer.
+        residual: Add each layer's input to its output where the sizes match.
     """
 
-    def __init__(self, mode: str, dim: int, length: int, attention_size: int = 256):
+    def __init__(
+        self,
+        input_size: int,
+        layers: Sequence[Mapping[str, Any]] | None,
+        num_layers: int,
+        defaults: Mapping[str, Any],
+        residual: bool = False,
+    ):
         super().__init__()
-        self.mode = "concat" if mode in ("none", "concat") else mode
-        self.output_size = dim * length if self.mode == "concat" else dim
-        self.attention = (
-            nn.Sequential(nn.Linear(dim, attention_size), nn.Tanh(), nn.Linear(attention_size, 1))
-            if self.mode == "attention"
-            else None
+        norm, dropout = defaults.get("norm"), float(defaults.get("dropout") or 0.0)
+        self.norm_layer = (
+            norm_layer(norm, input_size, defaults.get("norm_params")) if norm else None
         )
-
-    def forward(self, hidden: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
-        """Reduce ``hidden`` ``[batch, time, dim]`` over the tokens ``mask`` marks."""
-        if self.attention is None:
-            return reduce_sequence(hidden, mask, self.mode)
-        scores = self.attention(hidden).squeeze(-1).masked_fill(~mask, -1e9)
-        weights = torch.softmax(scores.float(), dim=1).to(hidden.dtype).unsqueeze(-1)
-        return (weights * hidden).sum(dim=1)
-
-
-class OwnedDropout(nn.Module):
-    """``nn.Dropout`` that draws its masks from a run's own ``torch.Generator``.
-
-    So that runs training at once in one process do not share torch's global generator (two runs
-    with one seed then reproduce their solo results).
-    """
-
-    def __init__(self, p: float, generator: torch.Generator):
-        super().__init__()
-        self.p = float(p)
-        self.generator = generator
+        self.dropout = nn.Dropout(dropout) if dropout > 0 else None
+        specs = [dict(layer) for layer in layers] if layers is not None else [{}] * num_layers
+        self.stack = nn.ModuleList()
+        size = input_size
+        for spec in specs:
+            full = {key: spec.get(key, defaults.get(key)) for key in _LAYER_DEFAULTS}
+            layer = FCLayer(size, full)
+            self.stack.append(layer)
+            size = layer.output_size
+        self.residual = residual
+        self.output_size = size
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        """Zero elements with probability ``p`` from the run's generator (identity in eval mode)."""
-        if not self.training or self.p == 0.0:
-            return x
-        keep = 1.0 - self.p
-        mask = torch.empty_like(x).bernoulli_(keep, generator=self.generator)
-        return x * mask / keep
+        """Normalise and drop out the input as configured, then run the layers."""
+        if self.norm_layer is not None:
+            x = self.norm_layer(x)
+        if self.dropout is not None:
+            x = self.dropout(x)
+        for layer in self.stack:
+            out = layer(x)
+            x = x + out if self.residual and out.shape == x.shape else out
+        return x
 
-    def __deepcopy__(self, memo: dict[int, Any]) -> OwnedDropout:  # share the generator
-        return OwnedDropout(self.p, self.generator)
 
+def fc_stack(
+    input_size: int,
+    params: Mapping[str, Any],
+    *,
+    prefix: str = "",
+    num_key: str = "num_fc_layers",
+    activation_key: str = "activation",
+    dropout_key: str = "dropout",
+    default_layers: Sequence[Mapping[str, Any]] | None = None,
+    residual: bool = False,
+) -> FCStack:
+    """The ``FCStack`` a Ludwig config section describes.
 
-class OwnedAttention(nn.MultiheadAttention):
-    """``nn.MultiheadAttention`` whose attention dropout draws from a run's own generator.
-
-    Self-attention, one embedding size, ``batch_first``; made from an existing one by
-    :func:`own_dropout`, with the same parameters (a saved state dict loads either way). Outside
-    training, or with ``dropout`` 0, it is torch's own forward.
+    ``fc_layers`` (a list of layer mappings) or ``<num_key>`` layers of the section's defaults:
+    ``<prefix>output_size``, ``<prefix>use_bias``, ``<prefix>weights_initializer``,
+    ``<prefix>bias_initializer``, ``<prefix>norm``, ``<prefix>norm_params``, ``activation_key``
+    and ``dropout_key`` (decoders use the ``fc_`` prefix; some encoders ``fc_activation``).
+    ``default_layers`` stand in when the section names neither ``fc_layers`` nor a count.
     """
-
-    attn_dropout: OwnedDropout
-
-    @classmethod
-    def owning(cls, source: nn.MultiheadAttention, generator: torch.Generator) -> OwnedAttention:
-        owned: OwnedAttention = cls.__new__(cls)
-        owned.__dict__.update(source.__dict__)  # the same parameters, not copies
-        owned.attn_dropout = OwnedDropout(source.dropout, generator)
-        return owned
-
-    def forward(
-        self,
-        query: torch.Tensor,
-        key: torch.Tensor,
-        value: torch.Tensor,
-        key_padding_mask: torch.Tensor | None = None,
-        need_weights: bool = True,
-        attn_mask: torch.Tensor | None = None,
-        average_attn_weights: bool = True,
-        is_causal: bool = False,
-    ) -> tuple[torch.Tensor, torch.Tensor | None]:
-        if not self.training or self.dropout == 0.0 or attn_mask is not None:
-            return super().forward(
-                query,
-                key,
-                value,
-                key_padding_mask=key_padding_mask,
-                need_weights=need_weights,
-                attn_mask=attn_mask,
-                average_attn_weights=average_attn_weights,
-                is_causal=is_causal,
-            )
-        rows, length, size = query.shape
-        heads = self.num_heads
-        q, k, v = (
-            nn.functional.linear(x, w, b).view(rows, -1, heads, size // heads).transpose(1, 2)
-            for x, w, b in zip(
-                (query, key, value),
-                self.in_proj_weight.chunk(3),
-                self.in_proj_bias.chunk(3),
-                strict=True,
-            )
-        )
-        scores = q @ k.transpose(-2, -1) / math.sqrt(size // heads)
-        if key_padding_mask is not None:
-            pad = key_padding_mask[:, None, None, :]
-            scores = (
-                scores.masked_fill(pad, float("-inf")) if pad.dtype == torch.bool else scores + pad
-            )
-        weights = self.attn_dropout(torch.softmax(scores, dim=-1))
-        out = (weights @ v).transpose(1, 2).reshape(rows, length, size)
-        return self.out_proj(out), None
+    layers = params.get("fc_layers")
+    count = params.get(num_key)
+    if layers is None and count is None and default_layers is not None:
+        layers = default_layers
+    defaults = {
+        "output_size": params.get(f"{prefix}output_size") or 256,
+        "use_bias": params.get(f"{prefix}use_bias", True),
+        "weights_initializer": params.get(f"{prefix}weights_initializer", "xavier_uniform"),
+        "bias_initializer": params.get(f"{prefix}bias_initializer", "zeros"),
+        "norm": params.get(f"{prefix}norm"),
+        "norm_params": params.get(f"{prefix}norm_params"),
+        "activation": params.get(activation_key, "relu"),
+        "dropout": params.get(dropout_key) or 0.0,
+    }
+    return FCStack(input_size, layers, int(count or 0), defaults, residual)
 
 
-def own_dropout(module: nn.Module, generator: torch.Generator) -> int:
-    """Make every dropout under ``module`` draw from ``generator``.
+def embedding_matrix(
+    vocab_size: int,
+    size: int,
+    *,
+    initializer: str | Mapping[str, Any] | None = None,
+    force_size: bool = False,
+    trainable: bool = True,
+) -> nn.Embedding:
+    """Ludwig's ``embedding_matrix``: ``vocab_size`` rows of ``min(vocab_size, size)``.
 
-    Replace every ``nn.Dropout`` under ``module`` by :class:`OwnedDropout` and every self-attention
-    with dropout by :class:`OwnedAttention`, both over ``generator``; returns how many were
-    replaced.
+    The width is the vocabulary's size when that is smaller than ``size``, unless
+    ``force_size``; the rows are drawn by ``initializer`` (uniform(-1, 1) when None). Frozen
+    unless ``trainable``.
     """
-    count = 0
-    for parent in module.modules():
-        for name, child in list(parent.named_children()):
-            if type(child) is nn.Dropout:
-                setattr(parent, name, OwnedDropout(child.p, generator))
-                count += 1
-            elif type(child) is nn.MultiheadAttention and child.dropout > 0:
-                setattr(parent, name, OwnedAttention.owning(child, generator))
-                count += 1
-    return count
+    width = vocab_size if vocab_size < size and not force_size else size
+    weight = torch.empty(vocab_size, width)
+    initialize(weight, initializer if initializer is not None else EMBEDDING_INITIALIZER)
+    # the weight as drawn (no draw of torch's own); frozen unless trainable
+    return nn.Embedding(vocab_size, width, _weight=weight, _freeze=not trainable)

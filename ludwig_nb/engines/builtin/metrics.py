@@ -1,7 +1,10 @@
 """Evaluation metrics on whole splits (numpy, data space), Ludwig names.
 
-binary: accuracy, precision, recall, specificity, f1, roc_auc · category: accuracy,
-hits_at_k (when there are more classes than ``top_k``) · number: mean_squared_error,
+binary: accuracy, precision, recall, specificity, f1, roc_auc · category: accuracy (averaged
+over the classes, as Ludwig's torchmetrics ``MulticlassAccuracy`` averages it: the mean recall
+of the classes present), accuracy_micro (the share of rows right), roc_auc (one class against the
+rest, averaged), hits_at_k (when there are more classes than ``top_k``; averaged over the
+classes like accuracy) · number: mean_squared_error,
 mean_absolute_error, root_mean_squared_error, r2 · set: jaccard · vector:
 mean_squared_error, mean_absolute_error, r2. ``loss`` is added by the evaluator.
 """
@@ -83,6 +86,43 @@ def _regression(target: np.ndarray, pred: np.ndarray) -> dict[str, float]:
     }
 
 
+def _macro_accuracy(target: np.ndarray, top: np.ndarray, classes: int) -> float:
+    """The macro ``MulticlassAccuracy``: the mean recall of the classes seen.
+
+    ``top`` holds each row's predicted classes (rows × k, best first); a row counts for its class
+    when that class is among them (k = 1: accuracy, k > 1: hits at k). A class that is neither a
+    target nor among any row's predictions is left out; rows whose target is unknown (-1) are not
+    counted.
+    """
+    known = target >= 0
+    t, p = target[known], top[known]
+    hit = (p == t[:, None]).any(axis=1)
+    tp = np.bincount(t[hit], minlength=classes)[:classes].astype(np.float64)
+    support = np.bincount(t, minlength=classes)[:classes].astype(np.float64)
+    guessed = np.bincount(p.ravel(), minlength=classes)[:classes].astype(np.float64)
+    seen = (support + guessed) > 0
+    if not seen.any():
+        return 0.0
+    recall = np.divide(tp, support, out=np.zeros(classes), where=support > 0)
+    return float(recall[seen].mean())
+
+
+def _category(target: np.ndarray, output: np.ndarray, k: int) -> dict[str, float]:
+    classes = output.shape[1]
+    top = np.argsort(-output, axis=1)
+    rows = len(target)
+    result = {
+        "accuracy": _macro_accuracy(target, top[:, :1], classes) if rows else 0.0,
+        "accuracy_micro": float(np.mean(top[:, 0] == target)) if rows else 0.0,
+    }
+    per_class = [roc_auc(target == c, output[:, c]) for c in range(classes)]
+    finite = [v for v in per_class if not np.isnan(v)]
+    result["roc_auc"] = float(np.mean(finite)) if finite else float("nan")
+    if classes > k:  # averaged over the classes too, as Ludwig's HitsAtKMetric is
+        result["hits_at_k"] = _macro_accuracy(target, top[:, :k], classes) if rows else 0.0
+    return result
+
+
 def feature_metrics(
     kind: str, target: np.ndarray, output: np.ndarray, feature: Mapping[str, Any]
 ) -> dict[str, float]:
@@ -94,14 +134,7 @@ def feature_metrics(
     if kind == "binary":
         return _binary(target, output, float(feature.get("threshold") or 0.5))
     if kind == "category":
-        known = target >= 0
-        top = np.argsort(-output, axis=1)
-        result = {"accuracy": float(np.mean(top[:, 0] == target)) if len(target) else 0.0}
-        k = int(feature.get("top_k") or 3)
-        if output.shape[1] > k:
-            hits = (top[:, :k] == target[:, None]).any(axis=1) & known
-            result["hits_at_k"] = float(np.mean(hits))
-        return result
+        return _category(target, output, int(feature.get("top_k") or 3))
     if kind == "set":
         pred = output >= float(feature.get("threshold") or 0.5)
         truth = target >= 0.5

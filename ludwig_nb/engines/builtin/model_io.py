@@ -195,6 +195,7 @@ def load_model(path: str | Path, device: str | None = None) -> BuiltinModel:
             raise FileNotFoundError(f"{source}: not a saved model ({name} missing)")
     config = _read_json(source / CONFIG_FILE)
     metadata = _read_json(source / METADATA_FILE)
+    check_metadata_version(source / METADATA_FILE, metadata)
     _check_fit(source, config, metadata)
     try:
         module = ECD(config, metadata)
@@ -206,6 +207,24 @@ def load_model(path: str | Path, device: str | None = None) -> BuiltinModel:
     module.load_state_dict(_read_weights(source / WEIGHTS_FILE, module))
     module.to(resolve_device(device)).eval()
     return BuiltinModel(config, metadata, module)
+
+
+def check_metadata_version(path: Path, metadata: Mapping[str, Any]) -> None:
+    """Refuse metadata written before the model followed Ludwig 0.11's layout.
+
+    Raises :class:`ModelLoadError` naming ``path`` and what to do: such a model was built with
+    other layers and vocabularies, and its weights do not load into today's network.
+    """
+    from ludwig_nb.engines.builtin.preprocessing.pipeline import (
+        METADATA_VERSION,  # pandas: only here
+    )
+
+    version = metadata.get("version")
+    if isinstance(version, int) and version < METADATA_VERSION:
+        raise ModelLoadError(
+            f"{path}: saved by an earlier ludwig_nb (metadata version {version}), whose built-in "
+            f"model was not yet Ludwig's network layer for layer; train it again to use it here"
+        )
 
 
 def _read_json(path: Path) -> dict[str, Any]:

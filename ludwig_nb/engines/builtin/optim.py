@@ -224,17 +224,15 @@ def penalty(module: nn.Module, kind: str | None, strength: float) -> torch.Tenso
 
 
 def clip_gradients(params: list[nn.Parameter], spec: Mapping[str, Any] | None) -> None:
-    """``gradient_clipping`` over ``params``.
+    """``gradient_clipping`` over ``params``, as Ludwig 0.11 applies it.
 
-    ``clipglobalnorm`` (all parameters), ``clipnorm`` (each parameter), ``clipvalue`` (each
-    element).
+    ``clipglobalnorm`` and ``clipnorm`` both bound the norm of all the gradients together
+    (Ludwig clips the same way for both), ``clipvalue`` each element.
     """
     if not spec:
         return
-    if spec.get("clipglobalnorm"):
-        torch.nn.utils.clip_grad_norm_(params, float(spec["clipglobalnorm"]))
-    if spec.get("clipnorm"):
-        for p in params:
-            torch.nn.utils.clip_grad_norm_([p], float(spec["clipnorm"]))
+    for key in ("clipglobalnorm", "clipnorm"):
+        if spec.get(key):
+            torch.nn.utils.clip_grad_norm_(params, float(spec[key]))
     if spec.get("clipvalue"):
         torch.nn.utils.clip_grad_value_(params, float(spec["clipvalue"]))

@@ -31,6 +31,8 @@ class Plan:
     checkpoints_after: tuple[int, ...]
     evaluations_after: tuple[int, ...]
     evaluation_batches: int = 0  # batches one evaluation runs over every split it evaluates
+    eval_batch_size: int = 0
+    batch_note: str = ""  # why the batch sizes are what they are, when auto picked them
 
     def epoch_of(self, step: int) -> int:
         """The 0-based epoch that step ``step`` (0-based) belongs to."""
@@ -47,6 +49,8 @@ class Plan:
             checkpoints_after=self.checkpoints_after,
             batch_size=self.batch_size,
             evaluation_batches=self.evaluation_batches,
+            eval_batch_size=self.eval_batch_size,
+            batch_note=self.batch_note,
         )
 
     def ending_after(self, step: int) -> Plan:
@@ -89,11 +93,14 @@ def plan_training(trainer: Mapping[str, Any], rows: int, batch_size: int) -> Pla
 
 
 class LearningRate:
-    """``learning_rate_scheduler``.
+    """``learning_rate_scheduler``, step for step as Ludwig 0.11's ``LRScheduler``.
 
-    Warm-up (``warmup_fraction`` of the steps or ``warmup_evaluations``), then ``decay`` linear /
-    exponential / cosine, times a factor that ``reduce_on_plateau`` lowers when the watched metric
-    stops improving.
+    Warm-up (``warmup_fraction`` of the steps or ``warmup_evaluations``, the larger) from 0 up to
+    the base rate, then ``decay`` linear / exponential (``decay_rate ** (1 + step /
+    decay_steps)``) / cosine (warm restarts every ``t_0`` steps, an evaluation interval by
+    default), times ``reduce_on_plateau_rate`` for each reduction that ``reduce_on_plateau``
+    allows (torch's ``ReduceLROnPlateau``: more than ``reduce_on_plateau_patience`` evaluations
+    without a relative improvement of 1e-4).
 
     Args:
         base: The base learning rate.
@@ -107,32 +114,38 @@ class LearningRate:
         self.total = plan.total_steps
         warm_evals = int(params.get("warmup_evaluations") or 0)
         self.warmup = max(
-            int(float(params.get("warmup_fraction") or 0.0) * plan.total_steps),
-            warm_evals * plan.checkpoint_every,
+            float(params.get("warmup_fraction") or 0.0) * plan.total_steps,
+            float(warm_evals * plan.checkpoint_every),
         )
         self.every = plan.checkpoint_every
         self.factor = 1.0
         self.reductions = 0
         self.best: float | None = None
         self.stale = 0
+        #: (step, extra factor): Ludwig applies a new reduction once more to the next step's rate
+        self.once: tuple[int, float] | None = None
 
     def at(self, step: int) -> float:
         """Learning rate for ``step`` (0-based)."""
+        extra = self.once[1] if self.once is not None and self.once[0] == step else 1.0
         if step < self.warmup:
-            return self.base * self.factor * (step + 1) / self.warmup
-        return self.base * self.factor * self._decay(step - self.warmup)
+            return self.base * self.factor * extra * step / max(1.0, self.warmup)
+        # torch's SequentialLR starts the decay at the first whole step past the warm-up
+        return self.base * self.factor * extra * self._decay(step - math.ceil(self.warmup))
 
     def _decay(self, step: int) -> float:
         kind = self.params.get("decay")
         if kind == "linear":
-            span = max(1, self.total - self.warmup)
-            return max(0.0, 1.0 - step / span)
+            span = self.total - self.warmup
+            return max(0.0, (span - step) / max(1.0, span))
         if kind == "exponential":
-            rate = float(self.params.get("decay_rate", 0.96))
-            ratio = step / float(self.params.get("decay_steps") or 10000)
-            return rate ** (math.floor(ratio) if self.params.get("staircase") else ratio)
+            exponent = 1 + step / float(self.params.get("decay_steps") or 10000)
+            if self.params.get("staircase"):
+                exponent = math.ceil(exponent)
+            rate: float = float(self.params.get("decay_rate", 0.96)) ** exponent
+            return rate
         if kind == "cosine":
-            period = int(self.params.get("t_0") or self.every)
+            period = int(self.params.get("t_0") or self.every or 1)
             mult = int(self.params.get("t_mult") or 1)
             while step >= period:
                 step -= period
@@ -141,22 +154,32 @@ class LearningRate:
             return floor + (1 - floor) * (1 + math.cos(math.pi * step / period)) / 2
         return 1.0
 
-    def observe(self, value: float, minimize: bool) -> bool:
-        """Feed the plateau metric after an evaluation; True when the rate was reduced."""
+    def observe(self, value: float, minimize: bool, step: int | None = None) -> bool:
+        """Feed the plateau metric after the evaluation that follows ``step``.
+
+        True when the rate was reduced.
+        """
         allowed = int(self.params.get("reduce_on_plateau") or 0)
-        if allowed <= 0 or math.isnan(value):
+        if allowed <= 0 or self.reductions >= allowed:
             return False
-        better = self.best is None or (value < self.best if minimize else value > self.best)
-        if better:
+        if self._improves(value, minimize):
             self.best, self.stale = value, 0
             return False
         self.stale += 1
-        patience = int(self.params.get("reduce_on_plateau_patience") or 10)
-        if self.stale >= patience and self.reductions < allowed:
-            self.factor *= float(self.params.get("reduce_on_plateau_rate") or 0.1)
-            self.reductions, self.stale = self.reductions + 1, 0
-            return True
-        return False
+        if self.stale <= int(self.params.get("reduce_on_plateau_patience") or 10):
+            return False
+        previous = self.factor
+        self.factor *= float(self.params.get("reduce_on_plateau_rate") or 0.1)
+        self.reductions, self.stale = self.reductions + 1, 0
+        if step is not None:
+            self.once = (step + 1, previous)
+        return True
+
+    def _improves(self, value: float, minimize: bool) -> bool:
+        """Torch's ``ReduceLROnPlateau`` test: a relative threshold of 1e-4, as torch writes it."""
+        if self.best is None:
+            return not math.isnan(value)
+        return value < self.best * (1 - 1e-4) if minimize else value > self.best * (1 + 1e-4)
 
     def state_dict(self) -> dict[str, Any]:
         """The scheduler's mutable state, for a checkpoint."""

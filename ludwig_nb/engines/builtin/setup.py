@@ -21,16 +21,19 @@ import torch
 from ludwig_nb.core import events as ev
 from ludwig_nb.engines.base import TrainJob, job_seed
 from ludwig_nb.engines.builtin.batch_probe import (
+    Pick,
+    StepCost,
     candidate_sizes,
+    choose,
+    count_cost,
     eval_candidate_sizes,
-    probe_batch_size,
-    probe_eval_batch_size,
+    machine_kind,
 )
 from ludwig_nb.engines.builtin.checkpoint import BEST, CHECKPOINTS_DIR, LATEST, load_checkpoint
 from ludwig_nb.engines.builtin.device import Precision, TensorData, resolve_device
 from ludwig_nb.engines.builtin.distributed import shard_rows
+from ludwig_nb.engines.builtin.dropout import own_dropout
 from ludwig_nb.engines.builtin.image.encoders import own_augmentation
-from ludwig_nb.engines.builtin.layers import own_dropout
 from ludwig_nb.engines.builtin.memory import apply_memory_limit
 from ludwig_nb.engines.builtin.model import ECD, Objective
 from ludwig_nb.engines.builtin.optim import auto_learning_rate, build_optimizer
@@ -118,10 +121,28 @@ def _resume_state(job: TrainJob) -> dict[str, Any] | None:
     return state
 
 
-def _batch_size(trainer: dict[str, Any], job: TrainJob, s: dict[str, Any]) -> int:
+def _out_of_memory(err: RuntimeError) -> bool:
+    return "out of memory" in str(err).lower()  # CUDA OOM is a RuntimeError subclass
+
+
+def _costs(sizes: list[int], step: Callable[[int], None]) -> tuple[list[StepCost], str]:
+    """Each size's counted cost, up to the first that runs out of memory (and why they end)."""
+    costs: list[StepCost] = []
+    for rows in sizes:
+        try:
+            costs.append(count_cost(rows, step))
+        except RuntimeError as err:
+            if not _out_of_memory(err) or not costs:
+                raise
+            return costs, f" that fits in memory ({rows} rows did not)"
+    return costs, f" (the cap: {sizes[-1]})"
+
+
+def _batch_size(trainer: dict[str, Any], job: TrainJob, s: dict[str, Any]) -> Pick:
+    """``trainer.batch_size``, or the size ``auto`` picks from counted costs (batch_probe.py)."""
     size = trainer.get("batch_size", "auto")
     if size not in (None, "auto"):
-        return int(size)
+        return Pick(int(size), "")
     module, objective, train = s["module"], s["objective"], s["train"]
     probe = copy.deepcopy(module)
     optimizer = build_optimizer(
@@ -129,18 +150,19 @@ def _batch_size(trainer: dict[str, Any], job: TrainJob, s: dict[str, Any]) -> in
     )
     rows_generator = torch.Generator().manual_seed(int(job_seed(job)))
 
-    def run_steps(rows: int, steps: int) -> None:
-        for _ in range(steps):
-            index = torch.randint(0, train.rows, (rows,), generator=rows_generator)
-            batch = train.gather(index)
-            loss, _ = objective(probe(batch), batch)
-            loss.backward()
-            optimizer.step()
-            optimizer.zero_grad(set_to_none=True)
+    def step(rows: int) -> None:
+        index = torch.randint(0, train.rows, (rows,), generator=rows_generator)
+        batch = train.gather(index)
+        loss, _ = objective(probe(batch), batch)
+        loss.backward()
+        optimizer.step()
+        optimizer.zero_grad(set_to_none=True)
 
     sizes = candidate_sizes(train.rows, s["device"].type == "cuda", trainer.get("max_batch_size"))
     with torch.random.fork_rng(devices=[]):  # the probe's dropout must not move the global RNG
-        return probe_batch_size(run_steps, sizes)
+        step(sizes[0])  # the optimizer's state is created on its first step: not counted
+        costs, limit = _costs(sizes, step)
+    return choose(costs, machine_kind(s["device"]), limit=limit)
 
 
 def _accumulation(trainer: dict[str, Any]) -> int:
@@ -148,31 +170,29 @@ def _accumulation(trainer: dict[str, Any]) -> int:
     return int(value) if isinstance(value, int) and value > 0 else 1
 
 
-def _eval_batch_size(trainer: dict[str, Any], batch_size: int, s: dict[str, Any]) -> int:
+def _eval_batch_size(trainer: dict[str, Any], batch_size: int, s: dict[str, Any]) -> Pick:
+    """``trainer.eval_batch_size``, or the size ``auto`` picks from counted forward passes."""
     size = trainer.get("eval_batch_size")
     if size != "auto":
-        return int(size) if isinstance(size, int) and size > 0 else max(batch_size, 256)
+        return Pick(int(size) if isinstance(size, int) and size > 0 else max(batch_size, 256), "")
     module, splits = s["module"], s["splits"]
     data = max(splits.values(), key=lambda d: d.rows)
-    rng = torch.get_rng_state()
+    rows_generator = torch.Generator().manual_seed(0)
     was_training = module.training
     module.eval()
-
     device = s["device"]
 
     @torch.no_grad()
-    def run_forward(rows: int) -> None:
-        batch = data.gather(torch.randint(0, data.rows, (rows,)))
+    def forward(rows: int) -> None:
+        batch = data.gather(torch.randint(0, data.rows, (rows,), generator=rows_generator))
         module({k: tuple(t.to(device, non_blocking=True) for t in v) for k, v in batch.items()})
 
-    on_cuda = device.type == "cuda"
+    sizes = eval_candidate_sizes(batch_size, data.rows, device.type == "cuda")
     try:
-        return probe_eval_batch_size(
-            run_forward, eval_candidate_sizes(batch_size, data.rows, on_cuda)
-        )
+        costs, limit = _costs(sizes, forward)
     finally:
         module.train(was_training)
-        torch.set_rng_state(rng)
+    return choose(costs, machine_kind(device), what="eval_batch_size", limit=limit)
 
 
 def evaluation_batches(
@@ -239,15 +259,19 @@ def build_setup(
     probing = [k for k in ("batch_size", "eval_batch_size") if trainer.get(k) == "auto"]
     if phase is not None and probing and not resume:
         phase("preprocessing", f"probing {' and '.join(probing)} on {device}")
-    batch_size = int(resume["batch_size"]) if resume else _batch_size(trainer, job, parts)
+    picked = Pick(int(resume["batch_size"]), "") if resume else _batch_size(trainer, job, parts)
+    batch_size = picked.size
     generator = torch.Generator(device=device).manual_seed(seed)
     own_dropout(module, generator)
     own_augmentation(module, generator)
     parts["splits"] = splits
-    eval_batch_size = _eval_batch_size(trainer, batch_size, parts)
+    eval_picked = _eval_batch_size(trainer, batch_size, parts)
+    eval_batch_size = eval_picked.size
     plan = dataclasses.replace(
         plan_training(trainer, shard_rows(splits["training"].rows, world_size), batch_size),
         evaluation_batches=evaluation_batches(trainer, splits, eval_batch_size),
+        eval_batch_size=eval_batch_size,
+        batch_note=" ".join(p.reason for p in (picked, eval_picked) if p.reason),
     )
     base_lr = trainer.get("learning_rate", 0.001)
     base_lr = auto_learning_rate(job.config) if base_lr in (None, "auto") else float(base_lr)

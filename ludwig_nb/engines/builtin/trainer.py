@@ -501,9 +501,10 @@ class Training:
         plateau = self.trainer.get("learning_rate_scheduler") or {}
         plateau_split = plateau.get("reduce_eval_split", "training")
         plateau_metric = plateau.get("reduce_eval_metric", "loss")
-        plateau_value = metrics.get(plateau_split, {}).get("combined", {}).get(plateau_metric)
+        # Ludwig watches the validation field's own metric (its loss, not the combined loss)
+        plateau_value = metrics.get(plateau_split, {}).get(field, {}).get(plateau_metric)
         if plateau_value is not None:
-            self.s.lr.observe(plateau_value, plateau_metric in MINIMIZE)
+            self.s.lr.observe(plateau_value, plateau_metric in MINIMIZE, step)
         if not is_improvement(metric, value, self.best["value"]):
             self.best["stale"] += 1
             return False

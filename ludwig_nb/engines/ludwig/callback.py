@@ -152,6 +152,7 @@ class EventCallback(Callback):  # type: ignore[misc]  # Ludwig is untyped
             batch_size=int(trainer.batch_size),
             evaluation_batches=batches,
             evaluate=not getattr(trainer, "skip_all_evaluation", False),
+            eval_batch_size=eval_size,
         )
 
     # -- steps ---------------------------------------------------------------------------

@@ -39,6 +39,7 @@ def ludwig_schedule(
     batch_size: int,
     evaluation_batches: int = 0,
     evaluate: bool = True,
+    eval_batch_size: int = 0,
 ) -> ScheduleInfo:
     """The schedule of a Ludwig run: ``every`` is the final steps per checkpoint."""
     per_epoch = max(1, steps_per_epoch)
@@ -54,6 +55,7 @@ def ludwig_schedule(
         checkpoints_after=tuple(sorted(set(evaluations) | epoch_ends)),
         batch_size=batch_size,
         evaluation_batches=evaluation_batches if evaluate else 0,
+        eval_batch_size=eval_batch_size,
     )
 
 

@@ -89,7 +89,6 @@ def test_options_outside_the_engine(extra: str, line: int, path: str) -> None:
             "    type: text\n    encoder: {type: embed, representation: sparse}\n",
             "encoder.representation",
         ),
-        ("    type: text\n    preprocessing: {padding: left}\n", "preprocessing.padding"),
         (
             "    type: number\n    preprocessing: {outlier_strategy: fill_with_mean}\n",
             "preprocessing.outlier_strategy",
@@ -109,7 +108,6 @@ def test_input_options_the_engine_would_ignore_are_named(feature: str, key: str)
         ("binary", "    loss: {robust_lambda: 1}\n", "loss.robust_lambda"),
         ("category", "    loss: {confidence_penalty: 0.1}\n", "loss.confidence_penalty"),
         ("number", "    clip: [0, 1]\n", "clip"),
-        ("vector", "    decoder: {multiplier: 2.0}\n", "decoder.multiplier"),
     ],
 )
 def test_output_options_the_engine_would_ignore_are_named(ftype: str, extra: str, key: str) -> None:

@@ -147,7 +147,7 @@ def test_owned_attention_is_torchs_attention_without_dropout_and_reproducible_wi
     import torch
     from torch import nn
 
-    from ludwig_nb.engines.builtin.layers import OwnedAttention, own_dropout
+    from ludwig_nb.engines.builtin.dropout import OwnedAttention, own_dropout
 
     torch.manual_seed(0)
     layer = nn.TransformerEncoderLayer(8, 2, dim_feedforward=16, dropout=0.5, batch_first=True)

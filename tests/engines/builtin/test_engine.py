@@ -106,6 +106,6 @@ def test_learning_rate_in_step_events_follows_warmup(run_engine):
     )
     steps: list[StepFinished] = run_engine(config, table(rows=80)).of("step_finished")
     rates = [s.learning_rate for s in steps]
-    assert rates[0] == pytest.approx(0.1 / 4)
-    assert rates[3] == pytest.approx(0.1)
+    # Ludwig's warm-up starts at 0 and reaches the base rate when it ends (step 4 of 8 here)
+    assert rates[0] == 0.0 and rates[2] == pytest.approx(0.1 / 2)
     assert rates[-1] < rates[5] < rates[4] == pytest.approx(0.1)

@@ -6,7 +6,9 @@ The traces were written by the engine at commit 5b5d1ae (before the restructurin
 ``python -m tests.engines.builtin.test_loss_trace`` rewrites them, which is only right
 when a change is *meant* to alter training results. One was: ``tabtransformer_combiner``
 was rewritten when dropout (attention weights included) moved to each run's own generator
-(issue 11), so that runs training at once reproduce their solo losses.
+(issue 11), so that runs training at once reproduce their solo losses. All were rewritten when
+the built-in model became Ludwig 0.11's network layer for layer (initialisers, embedding sizes,
+special symbols, the standard deviation of ``zscore``).
 """
 
 from __future__ import annotations

@@ -39,7 +39,8 @@ def test_regression_and_category_metrics():
     probs = np.array([[0.1, 0.2, 0.3, 0.4], [0.7, 0.05, 0.15, 0.1], [0.3, 0.4, 0.2, 0.1]])
     cat = feature_metrics("category", np.array([3, 1, 0]), probs, {"top_k": 2})
     assert cat["accuracy"] == pytest.approx(1 / 3)
-    assert cat["hits_at_k"] == pytest.approx(2 / 3)
+    # top 2 hits rows 0 and 2; averaged over classes 0-3 (class 2 is only guessed): 1, 0, 0, 1
+    assert cat["hits_at_k"] == pytest.approx(2 / 4)
 
 
 def test_jaccard_for_sets():
@@ -52,3 +53,14 @@ def test_improvement_direction_per_metric():
     assert is_improvement("loss", 0.4, 0.5) and not is_improvement("loss", 0.6, 0.5)
     assert is_improvement("accuracy", 0.6, 0.5) and not is_improvement("roc_auc", 0.4, 0.5)
     assert is_improvement("accuracy", 0.1, None) and not is_improvement("loss", float("nan"), None)
+
+
+def test_category_accuracy_is_averaged_over_the_classes_as_ludwig_reports_it():
+    target = np.array([0, 0, 0, 0, 1, 2])
+    output = np.tile([0.7, 0.0, 0.1, 0.2], (6, 1))  # always class 0; class 3 never seen
+    metrics = feature_metrics("category", target, output, {})
+    assert metrics["accuracy"] == pytest.approx(1 / 3)  # recalls 1, 0, 0 over classes 0-2
+    assert metrics["accuracy_micro"] == pytest.approx(4 / 6)
+    # top 3 is classes 0, 3, 2: recalls 1, 0, 1 and 0 for class 3, guessed but never a target
+    assert metrics["hits_at_k"] == pytest.approx(2 / 4)
+    assert metrics["roc_auc"] == pytest.approx(0.5)  # a constant score ranks nothing

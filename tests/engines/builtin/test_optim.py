@@ -5,7 +5,6 @@ from __future__ import annotations
 import pytest
 import torch
 
-from ludwig_nb.engines.builtin.batch_probe import candidate_sizes, probe_batch_size
 from ludwig_nb.engines.builtin.optim import (
     OPTIMIZERS,
     auto_learning_rate,
@@ -51,19 +50,6 @@ def test_penalty_and_clipping():
 def test_auto_learning_rate_follows_ludwig_heuristic():
     assert auto_learning_rate({"input_features": [{"type": "number"}]}) == 1e-3
     assert auto_learning_rate({"input_features": [{"type": "text"}]}) == 1e-4
-
-
-def test_batch_probe_picks_the_fastest_with_a_fake_timer():
-    now = [0.0]
-    cost = {16: 1.0, 32: 1.0, 64: 1.5, 128: 4.0}  # seconds per step: 64 is fastest per row
-
-    def run_steps(size, steps):
-        now[0] += cost[size] * steps
-
-    best = probe_batch_size(run_steps, [16, 32, 64, 128], budget=100, timer=lambda: now[0])
-    assert best == 64
-    assert candidate_sizes(rows=10_000, on_cuda=False, max_batch_size=None) == [16, 32, 64, 128]
-    assert candidate_sizes(rows=200, on_cuda=False, max_batch_size=None) == [16, 32]
 
 
 def _trained(cls, spec, steps=5, zero_to_none=True):

@@ -30,14 +30,15 @@ def test_plan_ending_after_cuts_the_lists():
 
 
 def test_warmup_then_decay():
+    """Ludwig's LambdaLR steps: warm-up from 0, then the decay counted from the warm-up's end."""
     plan = plan_training({"epochs": 10}, 100, 10)  # 100 steps
     lr = LearningRate(1.0, {"warmup_fraction": 0.1, "decay": "linear"}, plan)
-    assert lr.at(0) == pytest.approx(0.1) and lr.at(9) == pytest.approx(1.0)
-    assert lr.at(55) == pytest.approx(0.5)
+    assert lr.at(0) == 0.0 and lr.at(5) == pytest.approx(0.5) and lr.at(10) == pytest.approx(1.0)
+    assert lr.at(55) == pytest.approx(0.5)  # (100 - 10 - 45) / 90
     exp = LearningRate(1.0, {"decay": "exponential", "decay_rate": 0.5, "decay_steps": 10}, plan)
-    assert exp.at(20) == pytest.approx(0.25)
+    assert exp.at(0) == pytest.approx(0.5) and exp.at(20) == pytest.approx(0.125)
     stair = {"decay": "exponential", "decay_rate": 0.5, "decay_steps": 10, "staircase": True}
-    assert LearningRate(1.0, stair, plan).at(15) == pytest.approx(0.5)
+    assert LearningRate(1.0, stair, plan).at(15) == pytest.approx(0.125)  # 0.5 ** ceil(2.5)
     cos = LearningRate(1.0, {"decay": "cosine", "t_0": 10}, plan)
     assert cos.at(0) == pytest.approx(1.0) and cos.at(5) == pytest.approx(0.5)
     assert cos.at(10) == pytest.approx(1.0)  # restart
@@ -51,7 +52,9 @@ def test_reduce_on_plateau_after_patience_and_state_round_trip():
         "reduce_on_plateau_rate": 0.1,
     }
     lr = LearningRate(1.0, params, plan)
-    assert [lr.observe(v, minimize=True) for v in (1.0, 1.1, 1.2)] == [False, False, True]
+    # torch's ReduceLROnPlateau: reduced once more than `patience` evaluations did not improve
+    seen = [lr.observe(v, minimize=True) for v in (1.0, 1.1, 1.2, 1.3)]
+    assert seen == [False, False, False, True]
     assert lr.at(0) == pytest.approx(0.1)
     assert [lr.observe(v, minimize=True) for v in (2.0, 3.0, 4.0)] == [False] * 3  # used up
     again = LearningRate(1.0, params, plan)

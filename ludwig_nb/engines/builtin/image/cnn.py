@@ -15,14 +15,13 @@ from typing import Any
 import torch
 from torch import nn
 
-from ludwig_nb.engines.builtin.layers import FCStack, activation, fc_layer_specs
+from ludwig_nb.engines.builtin.layers import FCStack, activation
 
 __all__ = [
     "Conv2DLayer",
     "Stacked2DCNN",
     "conv_layer_specs",
     "conv_output_size",
-    "fc_specs",
     "image_fc_stack",
     "pair",
 ]
@@ -168,50 +167,27 @@ def conv_layer_specs(params: Mapping[str, Any]) -> list[dict[str, Any]]:
     ]
 
 
-def fc_specs(params: Mapping[str, Any], prefix: str) -> list[dict[str, Any]]:
-    """The FC layers of an image encoder: ``output_size`` plus ``{prefix}activation`` etc."""
-    keyed = {
-        f"{prefix}{key}": params.get(f"{prefix}{key}")
-        for key in ("activation", "dropout", "norm", "use_bias")
-        if f"{prefix}{key}" in params
-    }
-    renamed = {key[len(prefix) :]: value for key, value in keyed.items()}
-    layers = params.get("fc_layers")
-    count = params.get("num_fc_layers")
-    plain = {
-        **renamed,
-        "output_size": params.get("output_size") or 128,
-        "fc_layers": layers,
-        "num_fc_layers": 1 if count is None else count,
-    }
-    return fc_layer_specs(plain, default_layers=1, default_size=128)
-
-
 def image_fc_stack(input_size: int, params: Mapping[str, Any], prefix: str) -> FCStack:
-    """An image encoder's FC layers, initialised as Ludwig's.
+    """An image encoder's FC layers, as Ludwig's image encoders build their ``FCStack``.
 
-    ``{prefix}weights_initializer`` (default xavier uniform), ``{prefix}bias_initializer``
-    (default zeros).
+    ``fc_layers`` or ``num_fc_layers`` (default 1) layers of ``output_size`` (default 128),
+    with ``{prefix}use_bias``, ``{prefix}weights_initializer`` (default xavier uniform),
+    ``{prefix}bias_initializer`` (default zeros), ``{prefix}norm``, ``{prefix}norm_params``,
+    ``{prefix}activation`` (default relu) and ``{prefix}dropout``.
     """
-    stack = FCStack(input_size, fc_specs(params, prefix))
-    weights = params.get(f"{prefix}weights_initializer") or "xavier_uniform"
-    bias = params.get(f"{prefix}bias_initializer") or "zeros"
-    for layer in stack.modules():
-        if isinstance(layer, nn.Linear):
-            _initialise(layer.weight, weights)
-            if layer.bias is not None:
-                _initialise(layer.bias, bias)
-    return stack
-
-
-def _initialise(tensor: torch.Tensor, name: Any) -> None:
-    kind = name.get("type") if isinstance(name, Mapping) else name
-    if kind == "zeros":
-        nn.init.zeros_(tensor)
-    elif kind == "ones":
-        nn.init.ones_(tensor)
-    elif tensor.dim() >= 2 and callable(getattr(nn.init, f"{kind}_", None)):
-        getattr(nn.init, f"{kind}_")(tensor)
+    count = params.get("num_fc_layers")
+    defaults = {
+        "output_size": params.get("output_size") or 128,
+        "use_bias": params.get(f"{prefix}use_bias", True),
+        "weights_initializer": params.get(f"{prefix}weights_initializer") or "xavier_uniform",
+        "bias_initializer": params.get(f"{prefix}bias_initializer") or "zeros",
+        "norm": params.get(f"{prefix}norm"),
+        "norm_params": params.get(f"{prefix}norm_params"),
+        "activation": params.get(f"{prefix}activation", "relu"),
+        "dropout": params.get(f"{prefix}dropout") or 0.0,
+    }
+    layers = params.get("fc_layers")
+    return FCStack(input_size, layers, 1 if count is None else int(count), defaults)
 
 
 class Stacked2DCNN(nn.Module):

@@ -23,7 +23,9 @@ def _normalisation(values: np.ndarray, method: str | None, column: str) -> dict[
     if method in (None, "null", "none"):
         return {}
     if method == "zscore":
-        std = float(values.std()) or 1.0
+        # the sample standard deviation (ddof 1), as Ludwig's (pandas') std
+        std = float(values.std(ddof=1)) if values.size > 1 else 0.0
+        std = std or 1.0
         return {"mean": float(values.mean()), "std": std}
     if method == "minmax":
         low, high = float(values.min()), float(values.max())

@@ -33,8 +33,11 @@ __all__ = [
     "transform_frame",
 ]
 
-METADATA_VERSION = 1
+#: 2: Ludwig 0.11's vocabulary layout (special symbols, <SOS>/<EOS> framing, category inputs
+#: without <UNK>); models saved with version 1 were built differently and are not loaded
+METADATA_VERSION = 2
 _DEFAULT_TOKENIZER = {"text": "space_punct", "sequence": "space", "set": "space", "bag": "space"}
+_LAYOUT = {"text": "sequence", "sequence": "sequence", "set": "set", "bag": "bag"}
 
 #: Transformed columns: feature name -> one or more arrays with rows first.
 Arrays = dict[str, tuple[np.ndarray, ...]]
@@ -60,7 +63,7 @@ def _fit_one(kind: str, series: pd.Series, prep: Mapping[str, Any], role: str) -
     if kind == "category":
         return vocab.fit_category(series, prep, output=output)
     if kind in _DEFAULT_TOKENIZER:
-        return vocab.fit_tokens(series, prep, _DEFAULT_TOKENIZER[kind], output=output)
+        return vocab.fit_tokens(series, prep, _DEFAULT_TOKENIZER[kind], _LAYOUT[kind])
     if kind == "vector":
         return structured.fit_vector(series, prep, column)
     if kind == "date":

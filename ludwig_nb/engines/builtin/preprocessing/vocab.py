@@ -1,10 +1,14 @@
-"""Vocabulary features: category, set, bag, text and sequence.
+"""Vocabulary features: category, set, bag, text and sequence, laid out as Ludwig 0.11 lays them.
 
 Tokenizers (Ludwig names): ``space``, ``space_punct``, ``characters``, ``comma``,
-``underscore``; ``lowercase`` lower-cases first. Vocabularies keep the ``most_common``
-tokens of the training split (ties by first appearance); unseen values map to
-``<UNK>`` at predict time. Input vocabularies start with ``<PAD>`` (sequences, sets,
-bags) and ``<UNK>``; category outputs hold only the classes seen in training.
+``underscore``; ``lowercase`` lower-cases first. Vocabularies keep the ``most_common`` values
+or tokens of the training split, most frequent first (ties by first appearance), with Ludwig's
+special symbols: text and sequence (and bag) vocabularies start with ``<EOS>``, ``<SOS>``,
+``<PAD>``, ``<UNK>``, and each text or sequence row becomes ``<SOS>`` + its tokens + ``<EOS>``,
+padded with ``<PAD>`` to the longest row (+2) or ``max_sequence_length``; a set vocabulary holds
+``<UNK>`` as its fourth entry; a category vocabulary holds only the values, with ``<UNK>`` first
+when there are more values than ``most_common`` (an unseen input value then reads as the most
+frequent one, as in Ludwig).
 """
 
 from __future__ import annotations
@@ -22,6 +26,8 @@ from ludwig_nb.data.missing import apply_fill, fit_fill
 
 __all__ = [
     "PAD",
+    "START",
+    "STOP",
     "TOKENIZERS",
     "UNK",
     "fit_category",
@@ -32,7 +38,7 @@ __all__ = [
     "transform_token_bag",
 ]
 
-PAD, UNK = "<PAD>", "<UNK>"
+STOP, START, PAD, UNK = "<EOS>", "<SOS>", "<PAD>", "<UNK>"
 _PUNCT = re.compile(r"\w+|[^\w\s]", re.UNICODE)
 
 TOKENIZERS: dict[str, Callable[[str], list[str]]] = {
@@ -67,88 +73,121 @@ def _most_common(tokens: Iterable[str], limit: int | None) -> list[str]:
 def fit_category(
     series: pd.Series, preprocessing: Mapping[str, Any], *, output: bool
 ) -> dict[str, Any]:
-    """Metadata for a category feature: ``idx2str`` (and the fill value)."""
+    """Metadata for a category feature: ``idx2str``, the unknown index and the fill value.
+
+    The values (stripped) most frequent first, ``<UNK>`` first only when there are more than
+    ``most_common`` of them. An unseen value maps to ``<UNK>`` when there is one, else to the most
+    frequent value (inputs, as Ludwig) or to -1 (outputs: left out of the loss and metrics).
+    """
     meta = {
         "missing_value_strategy": preprocessing.get("missing_value_strategy", "fill_with_const"),
         "fill_value": fit_fill(series, {"fill_value": UNK, **preprocessing}),
         "lowercase": bool(preprocessing.get("lowercase", False)),
     }
-    values = _texts(series, meta)
+    values = [v.strip() for v in _texts(series, meta)]
     limit = preprocessing.get("most_common", 10000)
-    classes = _most_common(values, limit)
-    if output:
-        classes = [c for c in classes if c != UNK]
-        if limit is not None and len(set(values) - {UNK}) > len(classes):
-            # more classes than the vocabulary keeps: the rest train as <UNK>, as in Ludwig
-            return {**meta, "idx2str": [UNK, *classes], "unknown": 0}
-        return {**meta, "idx2str": classes, "unknown": None}
-    return {**meta, "idx2str": [UNK, *[c for c in classes if c != UNK]], "unknown": 0}
+    classes = _most_common(values, None)
+    if limit is not None and len(classes) > int(limit):
+        # more values than the vocabulary keeps: the rest train as <UNK>, as in Ludwig
+        kept = [UNK, *[c for c in classes if c != UNK][: int(limit)]]
+        return {**meta, "idx2str": kept, "unknown": 0}
+    return {**meta, "idx2str": classes, "unknown": None if output else 0}
 
 
 def transform_category(series: pd.Series, meta: Mapping[str, Any]) -> np.ndarray:
-    """int64 ``[rows]`` class indices; unseen values -> ``<UNK>`` (inputs) or -1 (outputs)."""
+    """int64 ``[rows]`` class indices; unseen values -> ``meta["unknown"]`` (None: -1)."""
     index = {value: i for i, value in enumerate(meta["idx2str"])}
     unknown = -1 if meta["unknown"] is None else meta["unknown"]
     return np.fromiter(
-        (index.get(v, unknown) for v in _texts(series, meta)), dtype=np.int64, count=len(series)
+        (index.get(v.strip(), unknown) for v in _texts(series, meta)),
+        dtype=np.int64,
+        count=len(series),
     )
 
 
+#: which of Ludwig's special symbols a vocabulary holds, by feature type
+_SPECIALS = {"sequence": (STOP, START, PAD, UNK), "bag": (STOP, START, PAD, UNK), "set": (UNK,)}
+
+
+def _with_specials(vocab: list[str], layout: str, symbols: Mapping[str, str]) -> list[str]:
+    """Ludwig's ``add_or_move_symbol``: each special at its place (<EOS> 0 ... <UNK> 3)."""
+    places = {STOP: 0, START: 1, PAD: 2, UNK: 3}
+    out = list(vocab)
+    for special in _SPECIALS[layout]:
+        symbol = symbols.get(special, special)
+        if symbol in out:
+            out.remove(symbol)
+        out.insert(places[special], symbol)
+    return out
+
+
 def fit_tokens(
-    series: pd.Series, preprocessing: Mapping[str, Any], default_tokenizer: str, *, output: bool
+    series: pd.Series, preprocessing: Mapping[str, Any], default_tokenizer: str, layout: str
 ) -> dict[str, Any]:
-    """Metadata for text / sequence / set / bag: tokenizer, vocabulary, sequence length."""
+    """Metadata for text / sequence / set / bag: tokenizer, vocabulary, sequence length.
+
+    ``layout`` is ``"sequence"`` (text and sequence: rows framed by ``<SOS>``/``<EOS>``, the
+    length the longest row + 2 or ``max_sequence_length`` if smaller, or ``sequence_length``),
+    ``"bag"`` or ``"set"`` (which special symbols the vocabulary holds).
+    """
+    symbols = {
+        PAD: preprocessing.get("padding_symbol") or PAD,
+        UNK: preprocessing.get("unknown_symbol") or UNK,
+    }
     meta: dict[str, Any] = {
         "missing_value_strategy": preprocessing.get("missing_value_strategy", "fill_with_const"),
         "fill_value": fit_fill(series, {"fill_value": "", **preprocessing}),
         "lowercase": bool(preprocessing.get("lowercase", False)),
         "tokenizer": preprocessing.get("tokenizer") or default_tokenizer,
+        "padding": preprocessing.get("padding") or "right",
+        "framed": layout == "sequence",
     }
     tokenize = _tokenizer(meta, default_tokenizer)
-    docs = [_tokens(tokenize, t) for t in _texts(series, meta)]
+    docs = [tokenize(t) for t in _texts(series, meta)]
     vocab = _most_common(
         (tok for doc in docs for tok in doc), preprocessing.get("most_common", 20000)
     )
-    specials = [] if output else [PAD, UNK]
-    meta["idx2str"] = specials + [t for t in vocab if t not in (PAD, UNK)]
-    longest = max((len(d) for d in docs), default=1)
-    limit = preprocessing.get("max_sequence_length") or longest
-    meta["max_sequence_length"] = max(1, min(int(limit), longest))
-    meta["max_set_size"] = max(1, max((len(set(d)) for d in docs), default=1))
+    meta["idx2str"] = _with_specials(vocab, layout, symbols)
+    meta["pad"] = meta["idx2str"].index(symbols[PAD]) if layout != "set" else 0
+    meta["unk"] = meta["idx2str"].index(symbols[UNK])
+    longest = max((len(d) for d in docs), default=0) + (2 if layout == "sequence" else 0)
+    fixed, limit = preprocessing.get("sequence_length"), preprocessing.get("max_sequence_length")
+    length = int(fixed) if fixed else min(longest, int(limit)) if limit else longest
+    meta["max_sequence_length"] = max(1, length)
     return meta
 
 
 def _docs(series: pd.Series, meta: Mapping[str, Any]) -> list[list[int]]:
     tokenize = _tokenizer(meta, meta["tokenizer"])
     index = {tok: i for i, tok in enumerate(meta["idx2str"])}
-    unk = index.get(UNK, -1)
+    unk = int(meta["unk"])
     texts = _texts(series, meta)
-    return [[index.get(tok, unk) for tok in _tokens(tokenize, text)] for text in texts]
-
-
-def _tokens(tokenize: Callable[[str], list[str]], text: str) -> list[str]:
-    """Tokens of one text.
-
-    A cell filled with ``<UNK>`` (Ludwig's default fill value for missing text) is the one unknown
-    token, not ``<``, ``UNK``, ``>``.
-    """
-    return [UNK] if text in (UNK, UNK.lower()) else tokenize(text)
+    return [[index.get(tok, unk) for tok in tokenize(text)] for text in texts]
 
 
 def transform_sequence(series: pd.Series, meta: Mapping[str, Any]) -> np.ndarray:
-    """int64 ``[rows, max_sequence_length]`` token ids, right-padded with ``<PAD>`` (0)."""
+    """int64 ``[rows, max_sequence_length]`` token ids framed and padded as in Ludwig.
+
+    ``<SOS>`` + the tokens + ``<EOS>``, cut at ``max_sequence_length``, padded with ``<PAD>`` on
+    the right (on the left with ``padding: left``).
+    """
     length = int(meta["max_sequence_length"])
-    out = np.zeros((len(series), length), dtype=np.int64)
+    out = np.full((len(series), length), int(meta["pad"]), dtype=np.int64)
+    start, stop = meta["idx2str"].index(START), meta["idx2str"].index(STOP)
+    left = meta.get("padding") == "left"
     for row, ids in enumerate(_docs(series, meta)):
-        kept = ids[:length]
-        out[row, : len(kept)] = kept
+        kept = ([start, *ids, stop] if meta.get("framed") else ids)[:length]
+        if kept and left:
+            out[row, length - len(kept) :] = kept
+        elif kept:
+            out[row, : len(kept)] = kept
     return out
 
 
 def transform_token_bag(
     series: pd.Series, meta: Mapping[str, Any]
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Padded distinct token ids ``[rows, k]`` (int64, 0 = pad) and their counts (float32)."""
+    """Padded distinct token ids ``[rows, k]`` (int64) and their counts (float32; 0 = padding)."""
     docs = [Counter(doc) for doc in _docs(series, meta)]
     width = max(1, max((len(d) for d in docs), default=1))
     ids = np.zeros((len(docs), width), dtype=np.int64)
@@ -161,9 +200,8 @@ def transform_token_bag(
 
 
 def transform_multi_hot(series: pd.Series, meta: Mapping[str, Any]) -> np.ndarray:
-    """float32 ``[rows, vocab]`` multi-hot (set outputs); unseen tokens are dropped."""
+    """float32 ``[rows, vocab]`` multi-hot (set outputs); unseen tokens count as ``<UNK>``."""
     out = np.zeros((len(series), len(meta["idx2str"])), dtype=np.float32)
     for row, ids in enumerate(_docs(series, meta)):
-        known = [i for i in ids if i >= 0]
-        out[row, known] = 1.0
+        out[row, ids] = 1.0
     return out

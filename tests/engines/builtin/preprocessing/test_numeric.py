@@ -21,7 +21,7 @@ TRAIN = pd.Series([1.0, 2.0, 3.0, 4.0, None], name="n")
 @pytest.mark.parametrize(
     ("method", "expected"),
     [
-        ("zscore", (np.array([10.0]) - 2.5) / np.std([1, 2, 3, 4])),
+        ("zscore", (np.array([10.0]) - 2.5) / np.std([1, 2, 3, 4], ddof=1)),
         ("minmax", (np.array([10.0]) - 1) / 3),
         ("iq", (np.array([10.0]) - 2.5) / 1.5),
         ("log1p", np.log1p([10.0])),

@@ -29,7 +29,8 @@ def test_statistics_come_from_training_rows_only(frame, config):
     config["input_features"][0]["preprocessing"] = {"normalization": "zscore"}
     meta = fit_preprocessing(config, frame.iloc[:2])  # ages 22 and 35
     assert meta["features"]["age"]["mean"] == pytest.approx(28.5)
-    assert meta["features"]["city"]["idx2str"] == ["<UNK>", "a", "b"]
+    assert meta["features"]["age"]["std"] == pytest.approx(9.192388)  # ddof 1, as Ludwig
+    assert meta["features"]["city"]["idx2str"] == ["a", "b"]
 
 
 def test_outputs_are_left_out_for_prediction(frame, config):
