@@ -215,7 +215,8 @@ def attach(run: Run, cfg: Config, remote: TrainJob | None = None) -> None:
 def _say_alarms_cannot_act(cfg: Config, why: str) -> None:
     """Warn, at each alarm the config wrote, that it cannot act on this run (``ConfigWarning``).
 
-    The default alarm is silent: only what the user asked for deserves the word.
+    The default alarm is silent, also when a rendered config (a run's ``config.yaml``) writes
+    it out: only what the user asked for deserves the word.
     """
     import warnings
 
@@ -224,7 +225,7 @@ def _say_alarms_cannot_act(cfg: Config, why: str) -> None:
     written = (cfg.written or {}).get("gpu_watch")
     alarms = written.get("alarms") if isinstance(written, Mapping) else None
     for i, alarm in enumerate(alarms if isinstance(alarms, list) else []):
-        if not isinstance(alarm, Mapping):
+        if not isinstance(alarm, Mapping) or _is_default_alarm(alarm):
             continue
         where = cfg.position(("gpu_watch", "alarms", i))
         source = cfg.positions.text_of(where[0]) if where and cfg.positions else None
@@ -238,6 +239,16 @@ def _say_alarms_cannot_act(cfg: Config, why: str) -> None:
             source_line=source,
         )
         warnings.warn(note, stacklevel=4)
+
+
+def _is_default_alarm(alarm: Mapping[str, Any]) -> bool:
+    """Whether ``alarm`` is the alarm a run has when its config writes none."""
+    from ludwig_nb.config.gpu_watch import DEFAULT_ALARM, AlarmRuleConfig
+
+    try:
+        return AlarmRuleConfig(**alarm) == AlarmRuleConfig(**DEFAULT_ALARM)
+    except TypeError:  # keys of a hand-written alarm that a rule does not have
+        return False
 
 
 class _NoRemoteCap:

@@ -35,8 +35,16 @@ def _train(config, data, tmp_path, **kwargs):
 
 
 def _new_threads(before):
-    """ludwig_nb threads started since ``before`` (a set of threads) that still run."""
-    return [t for t in threading.enumerate() if t not in before and t.name.startswith("ludwig_nb")]
+    """ludwig_nb threads started since ``before`` (a set of threads) that still run.
+
+    The process's one shared GPU sampler (``kernel_sampler()``, started by the first run that
+    watches the GPU and kept for every later one, as %gpu_watch keeps it) is not a run's.
+    """
+    return [
+        t
+        for t in threading.enumerate()
+        if t not in before and t.name.startswith("ludwig_nb") and t.name != "ludwig_nb-gpu-sampler"
+    ]
 
 
 def _refused(config, data, tmp_path, match, **kwargs):

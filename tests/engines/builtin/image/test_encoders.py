@@ -31,7 +31,7 @@ def test_stacked_cnn_defaults_are_ludwigs_two_layers_of_32_and_64():
     assert all(s["pool_kernel_size"] == 2 and s["pool_stride"] == 2 for s in specs)
     model = Stacked2DCNN(_params(type="stacked_cnn"), (3, 16, 16))
     # 16 -conv3-> 14 -pool-> 7 -conv3-> 5 -pool-> 2: 64 x 2 x 2 into FC 128
-    assert model.fc.blocks[0][0].in_features == 64 * 2 * 2
+    assert model.fc.stack[0].layers[0].in_features == 64 * 2 * 2
     assert model(torch.rand(2, 3, 16, 16)).shape == (2, 128)
 
 
@@ -43,7 +43,7 @@ def test_stacked_cnn_num_conv_layers_and_explicit_layers():
     model = Stacked2DCNN(params, (1, 16, 16))
     kinds = [type(m).__name__ for m in model.conv.modules()]
     assert "AvgPool2d" in kinds and "BatchNorm2d" in kinds
-    assert len(model.fc.blocks) == 2 and model.output_size == 10
+    assert len(model.fc.stack) == 2 and model.output_size == 10
 
 
 def test_stacked_cnn_says_when_the_layers_eat_the_image():
@@ -147,9 +147,9 @@ def test_the_torchvision_families_need_torchvision():
 
 def test_the_fc_layers_start_as_ludwigs_zero_biases_unless_named():
     model = Stacked2DCNN(_params(type="stacked_cnn"), (1, 16, 16))
-    linear = model.fc.blocks[0][0]
+    linear = model.fc.stack[0].layers[0]
     assert torch.count_nonzero(linear.bias) == 0
     ones = Stacked2DCNN(_params(type="stacked_cnn", fc_bias_initializer="ones"), (1, 16, 16))
-    assert torch.all(ones.fc.blocks[0][0].bias == 1.0)
+    assert torch.all(ones.fc.stack[0].layers[0].bias == 1.0)
     resnet = LegacyResNet(_params(type="_resnet_legacy", resnet_size=8), (1, 8, 8))
-    assert torch.count_nonzero(resnet.fc.blocks[0][0].bias) == 0
+    assert torch.count_nonzero(resnet.fc.stack[0].layers[0].bias) == 0
