@@ -1,4 +1,4 @@
-"""``ludwig-nb`` on an LLM config: train (profiled), evaluate, predict; a missing model."""
+"""``ludwig-nb`` on LLM configs: train (profiled), evaluate, predict, compare; a missing model."""
 
 import json
 
@@ -23,7 +23,7 @@ trainer: {{type: finetune, epochs: 1, batch_size: 4, learning_rate: 0.003}}
 """
 
 
-def test_an_llm_trains_evaluates_and_predicts_from_the_command_line(
+def test_an_llm_trains_evaluates_predicts_and_compares_from_the_command_line(
     tiny_llm, tmp_path, monkeypatch, capsys
 ):
     from tests.fixtures.llm.tiny import sentiment_frame
@@ -47,6 +47,15 @@ def test_an_llm_trains_evaluates_and_predicts_from_the_command_line(
     predictions = tmp_path / "p.csv"
     assert main(["predict", "-m", str(run_dir), "-d", str(data), "--output", str(predictions)]) == 0
     assert len(pd.read_csv(predictions)["label_predictions"]) == 40
+
+    config.write_text(config.read_text().replace("learning_rate: 0.003", "learning_rate: 0.001"))
+    assert main(argv) == 0
+    capsys.readouterr()
+    runs = sorted(str(p) for p in out.iterdir())
+    assert main(["compare", "--json", *runs]) == 0
+    compared = json.loads(capsys.readouterr().out)
+    assert compared["config"] == {"trainer.learning_rate": [0.003, 0.001]}
+    assert any(row["metric"] == "validation.label.perplexity" for row in compared["rows"])
 
 
 def test_a_base_model_that_cannot_be_had_exits_2_naming_it(tmp_path, monkeypatch, capsys):
