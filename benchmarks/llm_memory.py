@@ -15,7 +15,7 @@ quantization and the adapter, it prints:
 
 and PASS / FAIL per configuration against the goal. ``--quick``: one architecture, three
 configurations. The GPU side (the total against ``torch.cuda.max_memory_allocated``) is
-``benchmarks/llm_memory_gpu.py``, run by ``scripts/gpu_check.sh`` where a GPU is lent.
+``benchmarks/llm_memory_gpu.py``, run by ``scripts/checks/gpu_check.sh`` where a GPU is lent.
 """
 
 from __future__ import annotations

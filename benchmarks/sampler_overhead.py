@@ -1,7 +1,8 @@
 """Training throughput with the GPU sampler + %gpu_watch gauges at 1 Hz, against none.
 
 Side by side in one process: a small torch MLP trains in alternating windows with and
-without (sampler thread at 1 Hz over 8 fake GPUs through the real nvidia-ml-py bindings,
+without (sampler thread at 1 Hz over 8 fake Hopper GPUs with every reading: thermal margin,
+T.Limit fields, throttle counters, GPM, through the real nvidia-ml-py bindings,
 an AlarmWatch, a GpuWatchView refreshed by the UI pump at 4 frames/s). Prints steps/s per
 condition (median over windows) and the ratio (goal >= 0.99).
 
@@ -137,7 +138,7 @@ def main() -> None:
     spec.loader.exec_module(build)
     with tempfile.TemporaryDirectory() as tmp:
         lib_dir = Path(build.build_fake_nvml(tmp)).parent
-        env = build.scenario_env(lib_dir, NVML / "scenarios" / "eight_gpus.json")
+        env = build.scenario_env(lib_dir, NVML / "scenarios" / "eight_hopper_gpus.json")
         env["LUDWIG_NB_BENCH_CHILD"] = "1"
         cmd = [sys.executable, __file__, "--rounds", str(args.rounds), "--window", str(args.window)]
         sys.exit(subprocess.run(cmd, env=env, check=False).returncode)

@@ -46,3 +46,14 @@ export function fraction(value: number | null | undefined): number | null {
 export function grouped(value: number): string {
   return Math.round(value).toLocaleString('en-US');
 }
+
+/** °C of thermal margin in words, as core/thermal.py says it: "6 °C to slowdown". */
+export function describeMargin(margin: number): string {
+  if (margin >= 0.5) {
+    return `${Math.round(margin)} °C to slowdown`;
+  }
+  if (margin > -0.5) {
+    return 'at its slowdown point';
+  }
+  return `${Math.round(-margin)} °C past slowdown`;
+}

@@ -54,6 +54,9 @@ function bar(value: number | null, className: string, marker: number | null = nu
 function renderMeter(meter: Meter): HTMLElement {
   const row = el('div', `jp-LudwigNb-meter jp-LudwigNb-level-${meter.level}`);
   row.dataset.meter = meter.label.toLowerCase();
+  if (meter.tooltip) {
+    row.title = meter.tooltip;
+  }
   row.appendChild(el('span', 'jp-LudwigNb-meterLabel', meter.label));
   row.appendChild(el('span', 'jp-LudwigNb-meterText', meter.text));
   row.appendChild(bar(meter.fraction, 'jp-LudwigNb-meterBar'));
@@ -203,7 +206,8 @@ export class SidebarPanel extends Widget {
       item.appendChild(el('div', `jp-LudwigNb-run-${part}`));
     }
     item.appendChild(bar(0, 'jp-LudwigNb-progress'));
-    for (const part of ['progressText', 'eta', 'earlyStop', 'best', 'alarms', 'note']) {
+    const parts = ['progressText', 'eta', 'deadline', 'earlyStop', 'best', 'alarms', 'throttle'];
+    for (const part of [...parts, 'note']) {
       item.appendChild(el('div', `jp-LudwigNb-run-${part}`));
     }
     const buttons = el('div', 'jp-LudwigNb-run-actions');
@@ -255,9 +259,11 @@ function updateRunItem(item: HTMLLIElement, row: RunRow): void {
   setText(item, 'status', row.status);
   setText(item, 'progressText', row.progressText);
   setText(item, 'eta', row.etaText);
+  setText(item, 'deadline', row.deadlineText);
   setText(item, 'earlyStop', row.earlyStopText);
   setText(item, 'best', row.bestMetricText);
   setText(item, 'alarms', row.alarmText);
+  setText(item, 'throttle', row.throttleText);
   setText(item, 'note', row.noteText);
   item
     .querySelector('.jp-LudwigNb-progress')

@@ -115,6 +115,10 @@ export interface AlarmRaised extends EventBase {
   threshold: number;
   action: 'warn' | 'pause' | 'stop' | 'throttle';
   message: string;
+  /** °C of thermal margin the GPU had (temperature rules), when it reports one */
+  margin?: number | null;
+  /** the rule's clear level as written: "80", "slowdown-10", "margin>10" */
+  clear?: string;
 }
 export interface AlarmCleared extends EventBase {
   type: 'alarm_cleared';
@@ -193,6 +197,25 @@ export interface DataProgress extends EventBase {
   total: number;
 }
 
+/** A GPU started (active) or stopped losing much of its time to throttling. */
+export interface GpuSlowdown extends EventBase {
+  type: 'gpu_slowdown';
+  device: number;
+  active: boolean;
+  share: number; // fraction of the last minute throttled, 0..1
+  causes: string[]; // 'thermal' | 'power_cap' | 'power_brake' | 'sync_boost'
+  clock_ratio: number | null;
+  text: string;
+}
+/** The run's deadline: a warning, or the checkpoint/stop fired before the cut-off. */
+export interface DeadlineWarning extends EventBase {
+  type: 'deadline_warning';
+  kind: 'warn' | 'checkpoint' | 'stop';
+  deadline: number; // wall-clock seconds
+  verdict: 'ok' | 'at_risk' | 'late' | 'unknown' | 'passed';
+  message: string;
+}
+
 /** An LLM run's model: parameters that train of all, adapter, quantization. */
 export interface ModelDescribed extends EventBase {
   type: 'model_described';
@@ -249,6 +272,8 @@ export type RunEvent =
   | BaselineComputed
   | WorkersReported
   | DataProgress
+  | GpuSlowdown
+  | DeadlineWarning
   | ModelDescribed
   | TokensCounted
   | EpochPlanned
@@ -263,6 +288,8 @@ export interface ActiveAlarm {
   action: string;
   message: string;
   time: number;
+  /** °C of thermal margin the GPU had when it was raised (temperature rules) */
+  margin?: number | null;
 }
 
 /** status.json's "eta" (seconds; finish_time is wall-clock seconds). */
@@ -339,12 +366,27 @@ export interface RunSummary {
   early_stop: EarlyStopInfo | null;
   error: string | null;
   eta: EtaInfo | null;
+  /** the time its GPU lost to throttling so far ("throttled 7 % of the run (thermal 5 %)") */
+  throttle_text: string | null;
+  /** a GPU losing much of the last minute to throttling, in words; "" when none */
+  gpu_slowdown: string | null;
+  /** its deadline against the ETA (null: none, or an older status.json) */
+  deadline: DeadlineInfo | null;
   /** the run could not write its files (a full disk): the system's message */
   write_error: string | null;
   /** what was wrong with this entry's registry file or status.json (empty when nothing) */
   problems: string[];
   /** dotted paths of numbers that were non-finite (inf/nan), sent as null */
   nonfinite: string[];
+}
+
+/** status.json's deadline block (core/deadline.py outlook). */
+export interface DeadlineInfo {
+  at: number; // wall-clock seconds
+  label: string; // "your deadline", "Colab's 12 h session limit", ...
+  action: string; // 'warn' | 'checkpoint' | 'stop'
+  verdict: 'ok' | 'at_risk' | 'late' | 'unknown' | 'passed';
+  text: string; // "likely finishes 20 min after your deadline (18:30)"
 }
 
 export interface RunsReply {
@@ -373,6 +415,9 @@ export interface GpuSample {
   temperature_slowdown: number | null;
   temperature_shutdown: number | null;
   temperature_max: number | null;
+  /** °C of headroom to the nearest slowdown point (NVML's thermal margin) */
+  temperature_margin?: number | null;
+  temperature_memory_max?: number | null;
   power_draw: number | null;
   power_limit: number | null;
   fan: number | null;
@@ -385,8 +430,12 @@ export interface GpuSample {
   time: number;
   mig_index?: number | null;
   energy_consumed?: number | null;
+  /** seconds the clocks were held down since the driver loaded, per cause */
   throttled_power_s?: number | null;
   throttled_thermal_s?: number | null;
+  throttled_hw_thermal_s?: number | null;
+  throttled_power_brake_s?: number | null;
+  throttled_sync_boost_s?: number | null;
   sm_activity?: number | null;
   sm_occupancy?: number | null;
   tensor_activity?: number | null;

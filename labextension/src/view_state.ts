@@ -4,7 +4,7 @@
  * into the DOM as text.
  */
 
-import { formatDuration, formatNumber, fraction, gib, grouped } from './format';
+import { describeMargin, formatDuration, formatNumber, fraction, gib, grouped } from './format';
 import {
   ControlAction,
   FINAL_STATUSES,
@@ -26,7 +26,15 @@ export interface Meter {
   /** bar fill in [0, 1]; null hides the bar */
   fraction: number | null;
   level: Level;
+  /** what the meter's number means, or the limits it is read against ("" when none) */
+  tooltip?: string;
 }
+
+/** The utilisation meter's tooltip (ui/gauges.py ACTIVITY_TOOLTIP, word for word). */
+export const ACTIVITY_TOOLTIP =
+  'Utilisation is the share of time any kernel ran, however little of the GPU it used; ' +
+  'SM is the share of multiprocessors busy, tensor the share of time tensor cores worked, ' +
+  'DRAM the share of peak memory bandwidth used (GPM, Hopper and newer).';
 
 export interface Card {
   key: string;
@@ -57,6 +65,10 @@ export interface RunRow {
   likelyStop: number | null;
   bestMetricText: string;
   alarmText: string;
+  /** the time its GPU lost to throttling ("throttled 7 % of the run (thermal 5 %)"), or "" */
+  throttleText: string;
+  /** its deadline against the ETA ("likely finishes 20 min after your deadline"), or "" */
+  deadlineText: string;
   /** what the server found wrong with this run's files, and numbers that were inf/nan */
   noteText: string;
   level: Level;
@@ -98,15 +110,50 @@ export function worst(levels: Level[]): Level {
 export function temperatureLevel(
   temperature: number | null,
   slowdown: number | null,
-  margin: number
+  margin: number,
+  thermalMargin: number | null = null
 ): Level {
-  if (temperature === null || slowdown === null) {
+  if (temperature === null) {
+    return 'ok';
+  }
+  if (thermalMargin !== null) {
+    // the GPU's own headroom (NVML's thermal margin) wins over the slowdown threshold
+    return thermalMargin <= 0 ? 'alarm' : thermalMargin <= margin ? 'warn' : 'ok';
+  }
+  if (slowdown === null) {
     return 'ok';
   }
   if (temperature >= slowdown) {
     return 'alarm';
   }
   return temperature >= slowdown - margin ? 'warn' : 'ok';
+}
+
+/** "slowdown 87 °C · shutdown 97 °C · max operating 89 °C": the limits a GPU reports. */
+export function thresholdsText(gpu: GpuSample): string {
+  const points: [string, number | null | undefined][] = [
+    ['slowdown', gpu.temperature_slowdown],
+    ['shutdown', gpu.temperature_shutdown],
+    ['max operating', gpu.temperature_max],
+    ['memory max', gpu.temperature_memory_max]
+  ];
+  return points
+    .filter((p): p is [string, number] => typeof p[1] === 'number')
+    .map(([name, value]) => `${name} ${Math.round(value)} °C`)
+    .join(' · ');
+}
+
+/** "SM 62 % · tensor 41 % · DRAM 35 %" (GPM), "" on a GPU without it. */
+export function activityText(gpu: GpuSample): string {
+  const parts: [string, number | null | undefined][] = [
+    ['SM', gpu.sm_activity],
+    ['tensor', gpu.tensor_activity],
+    ['DRAM', gpu.memory_bandwidth]
+  ];
+  return parts
+    .filter((p): p is [string, number] => typeof p[1] === 'number')
+    .map(([name, value]) => `${name} ${Math.round(value)} %`)
+    .join(' · ');
 }
 
 function percentMeter(label: string, value: number | null): Meter {
@@ -134,16 +181,34 @@ function memoryMeter(used: number | null, total: number | null): Meter {
 function temperatureMeter(gpu: GpuSample, margin: number): Meter {
   const t = gpu.temperature;
   const slowdown = gpu.temperature_slowdown;
+  const thermal = gpu.temperature_margin ?? null;
   if (t === null) {
     return { label: 'Temperature', text: 'N/A', fraction: null, level: 'ok' };
   }
-  const limit = slowdown === null ? '' : ` / slowdown ${Math.round(slowdown)} °C`;
+  // the margin when the GPU has one ("81 °C · 6 °C to slowdown"), else the threshold
+  const limit =
+    thermal !== null
+      ? ` · ${describeMargin(thermal)}`
+      : slowdown === null
+        ? ''
+        : ` / slowdown ${Math.round(slowdown)} °C`;
   return {
     label: 'Temperature',
     text: `${Math.round(t)} °C${limit}`,
     fraction: slowdown ? fraction(t / slowdown) : null,
-    level: temperatureLevel(t, slowdown, margin)
+    level: temperatureLevel(t, slowdown, margin, thermal),
+    tooltip: thresholdsText(gpu)
   };
+}
+
+function utilisationMeter(gpu: GpuSample): Meter {
+  const meter = percentMeter('Utilisation', gpu.utilization_gpu);
+  const activity = activityText(gpu);
+  if (activity && gpu.utilization_gpu !== null) {
+    meter.text += ` · ${activity}`;
+  }
+  meter.tooltip = ACTIVITY_TOOLTIP;
+  return meter;
 }
 
 function powerMeter(draw: number | null, limit: number | null): Meter {
@@ -188,7 +253,7 @@ export function gpuCard(gpu: GpuSample, options: ViewOptions = DEFAULT_VIEW_OPTI
     };
   }
   const meters = [
-    percentMeter('Utilisation', gpu.utilization_gpu),
+    utilisationMeter(gpu),
     memoryMeter(gpu.memory_used, gpu.memory_total),
     temperatureMeter(gpu, options.temperatureWarnMargin),
     powerMeter(gpu.power_draw, gpu.power_limit)
@@ -384,6 +449,18 @@ function alarmsText(run: RunSummary, alarms: RunSummary['alarms']): string {
   return alarms.map(a => a.message || `${a.rule} on GPU ${a.device}`).join('; ');
 }
 
+/** "throttled 7 % of the run (thermal 5 %)", and a GPU losing much of the last minute now. */
+export function throttleText(run: Pick<RunSummary, 'throttle_text' | 'gpu_slowdown'>): string {
+  return [run.gpu_slowdown, run.throttle_text].filter(Boolean).join('; ');
+}
+
+function runLevel(level: Level, run: RunSummary, final: boolean): Level {
+  const late = !final && (run.deadline?.verdict === 'late' || run.deadline?.verdict === 'at_risk');
+  const slowed = !final && Boolean(run.gpu_slowdown);
+  const noted = (run.problems ?? []).length > 0;
+  return worst([level, late || slowed || noted ? 'warn' : 'ok']);
+}
+
 const PAUSABLE = new Set(['training', 'evaluating', 'preprocessing', 'queued']);
 
 export function runRow(
@@ -416,8 +493,10 @@ export function runRow(
     likelyStop: likelyStopFraction(run),
     bestMetricText: versus ? `best: ${versus}` : best ? best.text : '',
     alarmText: final ? '' : alarmsText(run, alarms),
+    throttleText: throttleText(run),
+    deadlineText: final ? '' : (run.deadline?.text ?? ''),
     noteText: noteText(run),
-    level: level === 'ok' && (run.problems ?? []).length > 0 ? 'warn' : level,
+    level: runLevel(level, run, final),
     actions: {
       stop: !final && run.status !== 'stopping' && !pending.has('stop'),
       pause: !final && PAUSABLE.has(run.status) && !pending.has('pause'),

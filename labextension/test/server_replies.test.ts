@@ -47,6 +47,17 @@ describe('recorded server replies', () => {
     expect(runRow(byId.get('metrics-list')!, 1000).noteText).toContain('latest_metrics is a list');
   });
 
+  it('a late, hot run shows its margin alarm, its throttled time and its deadline', () => {
+    const summary = byId.get('late-and-hot')!;
+    expect(summary.alarms[0].margin).toBe(3);
+    const row = runRow(summary, 1000);
+    expect(row.deadlineText).toBe('likely finishes 20 min after your deadline (02:00)');
+    expect(row.throttleText).toContain('throttled 12 % of the run (thermal 12 %)');
+    expect(row.throttleText).toContain('GPU 0 throttled 40 % of the last minute');
+    expect(row.level).toBe('warn');
+    expect(runRow(byId.get('deadline-garbage')!, 1000).noteText).toContain('deadline');
+  });
+
   it('non-finite numbers are shown as N/A and named', () => {
     const row = runRow(byId.get('nonfinite')!, 1000);
     expect(row.noteText).toContain('inf/nan');

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 
 import { formatDuration, formatNumber } from '../src/format';
 import {
+  ACTIVITY_TOOLTIP,
   baselineText,
   RunListOptions,
   runList,
@@ -37,6 +38,34 @@ describe('GPU cards', () => {
   ] as const)('temperature %d °C against slowdown 87 °C is %s', (t, level) => {
     expect(temperatureLevel(t, 87, 5)).toBe(level);
     expect(gpuCard(gpu({ temperature: t })).level).toBe(level);
+  });
+
+  it('reads the thermal margin when the GPU has one, the thresholds in the tooltip', () => {
+    const card = gpuCard(gpu({ temperature: 81, temperature_margin: 6, temperature_max: 87 }));
+    const temp = card.meters.find(m => m.label === 'Temperature')!;
+    expect(temp.text).toBe('81 °C · 6 °C to slowdown');
+    expect(temp.tooltip).toBe('slowdown 87 °C · shutdown 92 °C · max operating 87 °C');
+    expect(temp.level).toBe('ok');
+    const hot = gpuCard(gpu({ temperature: 86, temperature_margin: 1 }));
+    expect(hot.meters.find(m => m.label === 'Temperature')!.level).toBe('warn'); // 1 ≤ 5
+    const past = gpuCard(gpu({ temperature: 90, temperature_margin: -3 }));
+    expect(past.meters.find(m => m.label === 'Temperature')!.text).toBe(
+      '90 °C · 3 °C past slowdown'
+    );
+    expect(past.level).toBe('alarm');
+    // the margin wins: an H100 at 85 °C with 2 °C of margin is warm, whatever slowdown says
+    expect(temperatureLevel(85, 89, 5, 2)).toBe('warn');
+    expect(temperatureLevel(60, null, 5, 0)).toBe('alarm');
+  });
+
+  it('shows GPM activity beside utilisation and explains both in the tooltip', () => {
+    const busy = gpuCard(gpu({ sm_activity: 62.4, tensor_activity: 41, memory_bandwidth: 35 }));
+    const util = busy.meters.find(m => m.label === 'Utilisation')!;
+    expect(util.text).toBe('87 % · SM 62 % · tensor 41 % · DRAM 35 %');
+    expect(util.tooltip).toBe(ACTIVITY_TOOLTIP);
+    expect(ACTIVITY_TOOLTIP).toContain('any kernel ran');
+    const older = gpuCard(gpu()).meters.find(m => m.label === 'Utilisation')!;
+    expect(older.text).toBe('87 %'); // no GPM: simply absent
   });
 
   it('missing metrics read N/A, one at a time', () => {
@@ -295,6 +324,40 @@ describe('run list', () => {
     expect(
       runList(absolute, { filter: 'notebook', hideFinished: false, notebook: 'b/a.ipynb' })
     ).toHaveLength(0);
+  });
+});
+
+describe('throttled time and deadlines', () => {
+  it('says what throttling cost and how the deadline looks, and warns when late', () => {
+    const hot = run({
+      status: 'training',
+      throttle_text: 'throttled 12 % of the run (thermal 12 %)',
+      gpu_slowdown: 'GPU 0 throttled 40 % of the last minute (thermal 40 %)',
+      deadline: {
+        at: 7200,
+        label: 'your deadline',
+        action: 'checkpoint',
+        verdict: 'late',
+        text: 'likely finishes 20 min after your deadline (02:00)'
+      }
+    });
+    const row = runRow(hot, 1000);
+    expect(row.throttleText).toBe(
+      'GPU 0 throttled 40 % of the last minute (thermal 40 %); throttled 12 % of the run (thermal 12 %)'
+    );
+    expect(row.deadlineText).toBe('likely finishes 20 min after your deadline (02:00)');
+    expect(row.level).toBe('warn');
+    const fine = runRow(
+      run({
+        status: 'training',
+        deadline: { ...hot.deadline!, verdict: 'ok', text: 'finishes before your deadline' }
+      }),
+      1000
+    );
+    expect(fine.level).toBe('ok');
+    const done = runRow(run({ ...hot, status: 'completed', gpu_slowdown: '' }), 1000);
+    expect(done.deadlineText).toBe(''); // an ended run has no deadline to meet
+    expect(done.throttleText).toBe('throttled 12 % of the run (thermal 12 %)');
   });
 });
 

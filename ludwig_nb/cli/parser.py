@@ -61,6 +61,11 @@ def _train(sub: Commands, dataset_help: str, demos: dict[str, str], demo_list: s
         "auto (built-in when it can run the config, else Ludwig; Ray Train for "
         "backend: {type: ray}), builtin, ludwig or ray",
     )
+    train.add_argument(
+        "--deadline",
+        help="when the run must be done: 2h, 90min, 18:30 or 2026-08-12T18:30 (the config's "
+        "gpu_watch.deadline wins); a checkpoint is saved before it when it will not be",
+    )
     train.add_argument("--no-progress", action="store_true", help="no progress output")
     train.add_argument("--json", action="store_true", help="print the best metrics as JSON")
     train.add_argument(

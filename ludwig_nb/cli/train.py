@@ -30,11 +30,17 @@ def _train_inputs(args: argparse.Namespace) -> tuple[Any, Any, str]:  # as train
 
 
 def run(args: argparse.Namespace) -> int:
-    """Train; progress on stderr, the end report (and ``--json`` metrics) on stdout."""
+    """Train; progress on stderr, the end report on stdout.
+
+    With ``--json`` stdout holds the best metrics as one JSON document (so it can be piped to
+    a file or ``jq``), and the end report goes to stderr with the progress.
+    """
     from ludwig_nb.runs import train
     from ludwig_nb.ui.terminal import Follower, final_report
 
     config, dataset, name = _train_inputs(args)
+    if getattr(args, "deadline", None):
+        _set_deadline(args.deadline)
     run = train(
         config,
         dataset,
@@ -52,13 +58,25 @@ def run(args: argparse.Namespace) -> int:
     else:
         Follower(run, sys.stderr).follow()
     state = run.state
-    print(final_report(state, str(run.directory)))
-    if args.json and state.best_metrics:
-        print(json.dumps(state.best_metrics, indent=1, default=float))
+    print(final_report(state, str(run.directory)), file=sys.stderr if args.json else sys.stdout)
+    if args.json:
+        print(json.dumps(state.best_metrics or {}, indent=1, default=float))
     if run.error is not None:
         print(f"error: {state.error}", file=sys.stderr)
         return 1
     return 0
+
+
+def _set_deadline(text: str) -> None:
+    """``--deadline``: this process's runs must be done by then (a duration counts from now)."""
+    import time
+
+    from ludwig_nb.runs.deadline_sources import set_kernel_deadline
+
+    try:
+        set_kernel_deadline(text, time.time())
+    except ValueError as exc:
+        raise ValueError(f"--deadline {text}: {str(exc).split(': ', 1)[-1]}") from None
 
 
 def _wait(run: Run) -> None:

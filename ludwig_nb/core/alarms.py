@@ -1,7 +1,8 @@
 """GPU alarm policy: rules, debounce and hysteresis as a pure function of the samples.
 
-A rule watches one metric on every GPU: ``temperature`` (°C, absolute or relative to the
-device's own slowdown threshold, e.g. ``slowdown-5``), ``power`` (W drawn), ``memory``
+A rule watches one metric on every GPU: ``temperature`` (°C, absolute, relative to the
+device's own slowdown threshold, e.g. ``slowdown-5``, or in thermal-margin units, e.g.
+``margin<5``: less than 5 °C of headroom left), ``power`` (W drawn), ``memory``
 (% of the total used) or ``throttle`` (a thermal or power slowdown reason is active). It
 raises after ``consecutive`` samples at or above the threshold and clears after
 ``consecutive`` samples below ``clear_below`` (hysteresis). :class:`AlarmPolicy` keeps that
@@ -20,6 +21,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from ludwig_nb.core.gpu_sample import POWER_REASONS, THERMAL_REASONS, GpuSample
+from ludwig_nb.core.thermal import describe_margin
 
 __all__ = [
     "ACTIONS",
@@ -38,24 +40,38 @@ ACTIONS = ("warn", "pause", "stop", "throttle")
 THROTTLE_METRICS = ("temperature", "power")
 _DEFAULT_GAP = 5.0  # °C or % between the raise and the clear level when none is given
 _RELATIVE = re.compile(r"^\s*slowdown\s*(?:([+-])\s*(\d+(?:\.\d+)?))?\s*$", re.IGNORECASE)
+_MARGIN = re.compile(r"^\s*margin\s*(<=?|>=?)\s*(-?\d+(?:\.\d+)?)\s*$", re.IGNORECASE)
+_HINT = "use a number like 85, 'slowdown-5' or 'margin<5'"
 
 
 @dataclasses.dataclass(frozen=True)
 class Threshold:
-    """An alarm level, absolute or relative to the device's slowdown threshold.
+    """An alarm level: absolute, relative to the device's slowdown threshold, or a margin.
 
-    ``value`` °C/% when absolute, or ``offset`` from the device's slowdown threshold when
-    ``relative`` (``slowdown-5`` is ``relative=True, offset=-5``).
+    ``value`` °C/% when absolute; the ``offset`` from the device's slowdown threshold when
+    ``relative`` (``slowdown-5`` is ``relative=True, value=-5``); °C of thermal margin when
+    ``margin`` (``margin<5`` is ``margin=True, value=5, strict=True``). A margin level
+    resolves per sample to the temperature at which that much margin is left, so every rule
+    compares temperatures. ``strict``: the comparison excludes the level itself (an alarm
+    raises at ``>=`` and clears at ``<`` unless written otherwise).
     """
 
     value: float = 0.0
     relative: bool = False
+    margin: bool = False
+    strict: bool = False
+    clear: bool = False
 
     def resolve(self, sample: GpuSample) -> float | None:
         """Return the level (°C or %) for this device, or None.
 
-        None when it needs a slowdown threshold the device does not report.
+        None when it needs a slowdown threshold, or a margin and a temperature, that the
+        device does not report.
         """
+        if self.margin:
+            if sample.temperature is None or sample.temperature_margin is None:
+                return None
+            return sample.temperature + sample.temperature_margin - self.value
         if not self.relative:
             return self.value
         if sample.temperature_slowdown is None:
@@ -63,10 +79,17 @@ class Threshold:
         return sample.temperature_slowdown + self.value
 
     def shifted(self, delta: float) -> Threshold:
-        """The same threshold moved by ``delta`` (in the metric's unit)."""
-        return dataclasses.replace(self, value=self.value + delta)
+        """The same threshold moved by ``delta`` °C/% (hotter: up), as a clear level.
+
+        A margin moves the other way (a hotter level leaves less margin).
+        """
+        value = self.value - delta if self.margin else self.value + delta
+        return dataclasses.replace(self, value=value, strict=True, clear=True)
 
     def __str__(self) -> str:
+        if self.margin:
+            op = {(False, True): "<", (False, False): "<=", (True, True): ">", (True, False): ">="}
+            return f"margin{op[(self.clear, self.strict)]}{self.value:g}"
         if not self.relative:
             return f"{self.value:g}"
         if self.value == 0:
@@ -74,24 +97,42 @@ class Threshold:
         return f"slowdown{self.value:+g}"
 
 
-def parse_threshold(text: str | float | int) -> Threshold:
-    """``85`` / ``"85"`` -> 85 °C; ``"slowdown-5"`` -> 5 °C under the device's slowdown threshold.
+def parse_threshold(text: str | float | int, clear: bool = False) -> Threshold:
+    """Parse an alarm level (``clear``: a ``clear_below`` level).
 
+    ``85`` / ``"85"`` -> 85 °C; ``"slowdown-5"`` -> 5 °C under the device's slowdown threshold;
+    ``"margin<5"`` (or ``<=``) -> less than 5 °C of thermal margin left. As a clear level a
+    margin reads ``"margin>10"`` (or ``>=``): the alarm clears once 10 °C of margin are back.
     Raises ``ValueError`` with a one-line message for anything else.
     """
     if isinstance(text, bool):
-        raise ValueError(f"bad threshold {text!r}: use a number like 85 or 'slowdown-5'")
+        raise ValueError(f"bad threshold {text!r}: {_HINT}")
     if isinstance(text, int | float):
-        return Threshold(float(text))
+        return Threshold(float(text), strict=clear, clear=clear)
+    margin = _MARGIN.match(text)
+    if margin:
+        return _margin_threshold(text, margin.group(1), float(margin.group(2)), clear)
     match = _RELATIVE.match(text)
     if match:
         sign, amount = match.groups()
         offset = 0.0 if amount is None else float(amount) * (-1 if sign == "-" else 1)
-        return Threshold(offset, relative=True)
+        return Threshold(offset, relative=True, strict=clear, clear=clear)
     try:
-        return Threshold(float(text))
+        return Threshold(float(text), strict=clear, clear=clear)
     except ValueError:
-        raise ValueError(f"bad threshold {text!r}: use a number like 85 or 'slowdown-5'") from None
+        raise ValueError(f"bad threshold {text!r}: {_HINT}") from None
+
+
+def _margin_threshold(text: str, op: str, value: float, clear: bool) -> Threshold:
+    if clear and op.startswith("<"):
+        raise ValueError(
+            f"bad clear level {text!r}: an alarm clears when the margin grows, e.g. 'margin>10'"
+        )
+    if not clear and op.startswith(">"):
+        raise ValueError(
+            f"bad threshold {text!r}: an alarm fires on little margin, e.g. 'margin<5'"
+        )
+    return Threshold(value, margin=True, strict=len(op) == 1, clear=clear)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -99,7 +140,9 @@ class AlarmRule:
     """One alarm rule.
 
     ``name`` identifies it in events and pause reasons (``alarm:<name>``); it defaults to e.g.
-    ``temperature>=slowdown-5``. ``threshold`` is None for ``throttle``.
+    ``temperature>=slowdown-5`` (``margin<5`` for a margin rule). ``threshold`` is None for
+    ``throttle``. A parsed ``threshold`` raises at ``>=`` (``<`` for a margin); a
+    ``clear_below`` written by hand clears at ``<`` (``>`` for a margin).
     """
 
     metric: str
@@ -120,13 +163,7 @@ class AlarmRule:
             raise ValueError(f"consecutive must be at least 1, got {self.consecutive}")
         if self.metric != "throttle" and self.threshold is None:
             raise ValueError(f"a {self.metric} alarm needs a threshold")
-        if (
-            self.metric in ("memory", "power")
-            and self.threshold is not None
-            and (self.threshold.relative)
-        ):
-            unit = "percentage" if self.metric == "memory" else "number of watts"
-            raise ValueError(f"a {self.metric} threshold is a {unit}, not relative to slowdown")
+        self._check_units()
         if self.action == "throttle" and self.metric not in THROTTLE_METRICS:
             raise ValueError(
                 f"action throttle holds {' or '.join(THROTTLE_METRICS)}, not {self.metric}"
@@ -136,8 +173,34 @@ class AlarmRule:
         if self.threshold is not None and self.clear_below is None:
             object.__setattr__(self, "clear_below", self.threshold.shifted(-_DEFAULT_GAP))
         if not self.name:
-            level = "" if self.threshold is None else f">={self.threshold}"
-            object.__setattr__(self, "name", f"{self.metric}{level}")
+            object.__setattr__(self, "name", self._default_name())
+
+    def _check_units(self) -> None:
+        threshold, clear = self.threshold, self.clear_below
+        if self.metric in ("memory", "power") and threshold is not None:
+            unit = "percentage" if self.metric == "memory" else "number of watts"
+            if threshold.relative or threshold.margin:
+                kind = "a thermal margin" if threshold.margin else "relative to slowdown"
+                raise ValueError(f"a {self.metric} threshold is a {unit}, not {kind}")
+        if threshold is None or clear is None:
+            return
+        if threshold.margin != clear.margin:
+            raise ValueError(
+                "the threshold and clear_below must both be margins (e.g. 'margin<5' and "
+                "'margin>10') or both temperatures"
+            )
+        if threshold.margin and clear.value < threshold.value:
+            raise ValueError(
+                f"clear_below {clear} leaves less margin than the threshold {threshold} "
+                "(it must clear on the cool side)"
+            )
+
+    def _default_name(self) -> str:
+        if self.threshold is None:
+            return self.metric
+        if self.threshold.margin:
+            return str(self.threshold)
+        return f"{self.metric}>={self.threshold}"
 
     @classmethod
     def from_config(cls, data: Mapping[str, Any]) -> AlarmRule:
@@ -164,7 +227,7 @@ class AlarmRule:
             raw = "slowdown-5"
         threshold = None if raw is None or metric == "throttle" else parse_threshold(raw)
         clear_raw = data.get("clear_below")
-        clear = None if clear_raw is None else parse_threshold(clear_raw)
+        clear = None if clear_raw is None else parse_threshold(clear_raw, clear=True)
         return cls(
             metric=metric,
             threshold=threshold,
@@ -188,7 +251,7 @@ class AlarmRule:
         return 1.0 if set(sample.clock_reasons) & set(self.reasons) else 0.0
 
     def levels(self, sample: GpuSample) -> tuple[float, float] | None:
-        """``(raise at or above, clear below)`` for this device, or None if unknown."""
+        """``(raise level, clear level)`` for this device (°C, % or W), or None if unknown."""
         if self.threshold is None:
             return (1.0, 0.5)
         high = self.threshold.resolve(sample)
@@ -209,6 +272,7 @@ class AlarmTransition:
     threshold: float
     time: float
     message: str
+    margin: float | None = None  # °C of thermal margin the GPU had (temperature rules)
 
 
 @dataclasses.dataclass
@@ -268,7 +332,7 @@ class AlarmPolicy:
             return None  # no information: keep the state and the streak as they are
         high, low = levels
         state = self._state.setdefault((rule.name, sample.index), _State())
-        wants_change = value < low if state.active else value >= high
+        wants_change = _clears(rule, value, low) if state.active else _raises(rule, value, high)
         state.streak = state.streak + 1 if wants_change else 0
         if state.streak < rule.consecutive:
             return None
@@ -282,7 +346,20 @@ class AlarmPolicy:
             threshold=level,
             time=now,
             message=_message(rule, sample, value, level, state.active),
+            margin=sample.temperature_margin if rule.metric == "temperature" else None,
         )
+
+
+def _raises(rule: AlarmRule, value: float, high: float) -> bool:
+    strict = rule.threshold is not None and rule.threshold.strict
+    return value > high if strict else value >= high
+
+
+def _clears(rule: AlarmRule, value: float, low: float) -> bool:
+    clear = rule.clear_below
+    # a temperature clears strictly under its level; only a margin may say "margin>=N"
+    inclusive = clear is not None and clear.margin and not clear.strict
+    return value <= low if inclusive else value < low
 
 
 def _message(rule: AlarmRule, sample: GpuSample, value: float, level: float, up: bool) -> str:
@@ -291,6 +368,15 @@ def _message(rule: AlarmRule, sample: GpuSample, value: float, level: float, up:
         active = ", ".join(r for r in sample.clock_reasons if r in rule.reasons)
         return f"{where} is throttling ({active})" if up else f"{where} stopped throttling"
     unit = {"temperature": "°C", "power": " W"}.get(rule.metric, "% memory")
+    margin = sample.temperature_margin if rule.metric == "temperature" else None
+    headroom = "" if margin is None else f", {describe_margin(margin)}"
+    if rule.threshold is not None and rule.threshold.margin:
+        limit = "alarm under" if up else "clears above"
+        assert rule.clear_below is not None
+        amount = rule.threshold.value if up else rule.clear_below.value
+        detail = f"{limit} {amount:g} °C of margin"
+    else:
+        detail = f"alarm at {level:.0f}{unit}" if up else f"below {level:.0f}{unit}"
     if up:
-        return f"{where} at {value:.0f}{unit} (alarm at {level:.0f}{unit}): {rule.action}"
-    return f"{where} back to {value:.0f}{unit} (below {level:.0f}{unit})"
+        return f"{where} at {value:.0f}{unit}{headroom} ({detail}): {rule.action}"
+    return f"{where} back to {value:.0f}{unit}{headroom} ({detail})"

@@ -15,9 +15,9 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable
-from typing import Protocol
+from typing import Protocol, runtime_checkable
 
-__all__ = ["Control", "RunControl", "StopRequested"]
+__all__ = ["CheckpointRequests", "Control", "RunControl", "StopRequested"]
 
 
 class StopRequested(Exception):
@@ -59,6 +59,19 @@ class Control(Protocol):
         """Idle for the throttle's duty cycle (<= ``max_idle`` s); returns the seconds idled."""
 
 
+@runtime_checkable
+class CheckpointRequests(Protocol):
+    """A control that can ask the engine for a checkpoint now (a deadline's action).
+
+    An engine that can save one mid-run calls :meth:`take_checkpoint_request` at its step
+    boundaries; the first call marks the control as honouring requests, so whoever asks knows
+    whether anyone listens (an engine that never calls it cannot save on request).
+    """
+
+    def take_checkpoint_request(self) -> str | None:
+        """The reason of a pending request (and clear it), or None."""
+
+
 class RunControl:
     """Thread-safe stop / pause / resume flags and the throttle's pace (a :class:`Control`).
 
@@ -90,6 +103,9 @@ class RunControl:
         self._idle_seconds = 0.0
         #: how many times a stop was asked for (engine: ray cancels its job at the second)
         self.stop_count = 0
+        self._checkpoint_request: str | None = None
+        #: True once the engine looked for checkpoint requests (it can save on request)
+        self.checkpoint_requests_honoured = False
 
     # -- requests (any thread) -------------------------------------------------------
     def stop(self, reason: str = "user") -> None:
@@ -114,6 +130,18 @@ class RunControl:
             else:
                 self._pause_reasons.discard(reason)
             self._changed.notify_all()
+
+    def request_checkpoint(self, reason: str) -> None:
+        """Ask the engine to save a checkpoint at its next step boundary (and train on)."""
+        with self._changed:
+            self._checkpoint_request = reason
+
+    def take_checkpoint_request(self) -> str | None:
+        """Engine side: the reason of a pending checkpoint request, cleared; None without one."""
+        with self._changed:
+            self.checkpoint_requests_honoured = True
+            reason, self._checkpoint_request = self._checkpoint_request, None
+            return reason
 
     # -- state -----------------------------------------------------------------------
     @property

@@ -29,9 +29,11 @@ __all__ = [
     "BaselineComputed",
     "CheckpointSaved",
     "DataProgress",
+    "DeadlineWarning",
     "EpochPlanned",
     "EvaluationFinished",
     "Event",
+    "GpuSlowdown",
     "Metrics",
     "ModelDescribed",
     "OomRecovered",
@@ -318,7 +320,9 @@ class AlarmRaised(Event):
     """A GPU alarm rule fired on device ``device``: ``value`` reached ``threshold``.
 
     ``value`` and ``threshold`` are in the rule's metric unit (°C, % or W); ``action`` is what
-    follows: ``warn``, ``pause`` or ``stop``.
+    follows: ``warn``, ``pause`` or ``stop``. ``margin``: the GPU's thermal margin then (°C to
+    its nearest slowdown point) for a temperature rule, when the GPU reports one; ``clear``:
+    the rule's clear level as written (``"80"``, ``"slowdown-10"``, ``"margin>10"``).
     """
 
     type: ClassVar[str] = "alarm_raised"
@@ -328,6 +332,8 @@ class AlarmRaised(Event):
     threshold: float
     action: str  # warn | pause | stop
     message: str = ""
+    margin: float | None = None
+    clear: str = ""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -359,6 +365,42 @@ class Throttled(Event):
     target: float = 0.0
     idle_s: float = 0.0
     method: str = "duty"
+
+
+@dataclasses.dataclass(frozen=True)
+class GpuSlowdown(Event):
+    """GPU ``device`` started (``active``) or stopped losing much time to throttling.
+
+    ``share``: the fraction of the last minute its clocks were held down (0..1); ``causes``:
+    the throttle causes at work (``core/throttle_time.py``); ``clock_ratio``: its SM clock
+    now over the clock before (a step's time scales by about its inverse), None when
+    unknown; ``text``: the sentence the views show.
+    """
+
+    type: ClassVar[str] = "gpu_slowdown"
+    device: int
+    active: bool
+    share: float
+    causes: tuple[str, ...] = ()
+    clock_ratio: float | None = None
+    text: str = ""
+
+
+@dataclasses.dataclass(frozen=True)
+class DeadlineWarning(Event):
+    """A word on the run's deadline: a warning, or the action taken to save in time.
+
+    ``kind``: ``warn`` (unlikely to finish in time), ``checkpoint`` or ``stop`` (the action
+    fired to save before the cut-off). ``deadline``: wall-clock seconds; ``verdict``:
+    ``at_risk``, ``late``, ``ok`` or ``unknown`` (``core/deadline.py``); ``message``: the
+    sentence the views show.
+    """
+
+    type: ClassVar[str] = "deadline_warning"
+    kind: str
+    deadline: float
+    verdict: str
+    message: str
 
 
 @dataclasses.dataclass(frozen=True)
@@ -513,6 +555,8 @@ EVENT_TYPES: dict[str, type[Event]] = {
         BaselineComputed,
         WorkersReported,
         DataProgress,
+        GpuSlowdown,
+        DeadlineWarning,
         ModelDescribed,
         TokensCounted,
         EpochPlanned,
@@ -533,6 +577,8 @@ def event_from_dict(data: Mapping[str, Any]) -> Event:
         kwargs["schedule"] = ScheduleInfo.from_dict(kwargs["schedule"])
     if "workers" in kwargs:
         kwargs["workers"] = tuple(dict(w) for w in kwargs["workers"])
+    if "causes" in kwargs:
+        kwargs["causes"] = tuple(kwargs["causes"])
     if "samples" in kwargs:
         kwargs["samples"] = tuple(dict(s) for s in kwargs["samples"])
     for key in ("padded_tokens", "tokens"):

@@ -80,6 +80,10 @@ class GpuSample:
     temperature_slowdown: float | None = None  # °C, the device's own threshold
     temperature_shutdown: float | None = None  # °C
     temperature_max: float | None = None  # °C, the maximum operating temperature
+    #: °C of headroom before the GPU first slows its clocks for heat (NVML's thermal margin,
+    #: "T.Limit"): positive while there is room, 0 or less once it slows down
+    temperature_margin: float | None = None
+    temperature_memory_max: float | None = None  # °C, where memory heat slows the GPU
     power_draw: float | None = None  # W
     power_limit: float | None = None  # W
     fan: float | None = None  # %
@@ -93,8 +97,12 @@ class GpuSample:
     mig_index: int | None = None  # set for a MIG instance
     # counters and profiling metrics (issue 16); None where NVML does not offer them
     energy_consumed: float | None = None  # J since the driver loaded (a counter)
-    throttled_power_s: float | None = None  # s clocks were held down by power, since load
-    throttled_thermal_s: float | None = None  # s clocks were held down by heat, since load
+    # time the clocks were held down, per cause: counters in seconds since the driver loaded
+    throttled_power_s: float | None = None  # by the power cap (SW power capping)
+    throttled_thermal_s: float | None = None  # by heat (SW thermal slowdown)
+    throttled_hw_thermal_s: float | None = None  # by heat, in hardware (HW thermal slowdown)
+    throttled_power_brake_s: float | None = None  # by an external power brake (HW)
+    throttled_sync_boost_s: float | None = None  # to match a sync-boost group's slowest GPU
     sm_activity: float | None = None  # % of SMs busy (GPM, Hopper and newer)
     sm_occupancy: float | None = None  # % of the theoretical warps active (GPM)
     tensor_activity: float | None = None  # % of time any tensor core was busy (GPM)

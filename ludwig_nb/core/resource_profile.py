@@ -17,7 +17,13 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from ludwig_nb.core import events as ev
-from ludwig_nb.core.gpu_sample import POWER_REASONS, THERMAL_REASONS
+from ludwig_nb.core.throttle_time import (
+    CAUSES,
+    ThrottleTime,
+    describe_throttle_time,
+    throttle_time,
+    worst_gpu,
+)
 
 __all__ = [
     "PHASES",
@@ -132,11 +138,13 @@ def summarize(
     """The run's summary figures.
 
     ``steps``: ``(start_time, end_time, batch_size)`` per training step. ``interval``: the
-    sampler's period (s), used where a counter is missing and time must be counted in
-    samples. Returns per-phase seconds, steps/s and samples/s over training time, and per
-    GPU: peak memory (bytes), energy (J, from the energy counter when the driver has one,
-    else the integral of power), J per training sample, peak temperature (°C), the smallest
-    margin to slowdown (°C) and seconds throttled by power and by heat.
+    sampler's period (s). Returns per-phase seconds, steps/s and samples/s over training
+    time, and per GPU: peak memory (bytes), energy (J, from the energy counter when the driver
+    has one, else the integral of power), J per training sample, peak temperature (°C), the
+    smallest thermal margin (°C), and the time lost to throttling: ``throttle`` per cause
+    (``core/throttle_time.py``: the driver's counters, else the sampled reasons), with
+    ``throttled_power_s`` / ``throttled_thermal_s`` its power-cap and thermal seconds. The
+    run's ``throttle`` is its most throttled GPU's (the slowest GPU paces a parallel run).
     """
     phase_s: dict[str, float] = {}
     for start, end, phase in timeline:
@@ -155,7 +163,7 @@ def summarize(
     }
     summary["host"] = _host_summary(samples)
     gpus = _gpu_series(samples)
-    summary["gpus"] = {str(k): _gpu_summary(v, interval, trained) for k, v in gpus.items()}
+    summary["gpus"] = {str(k): _gpu_summary(v, trained) for k, v in gpus.items()}
     summary.update(_totals(summary["gpus"], trained))
     return summary
 
@@ -188,9 +196,7 @@ def _gpu_series(samples: Sequence[Mapping[str, Any]]) -> dict[str, list[Mapping[
     return out
 
 
-def _gpu_summary(
-    series: Sequence[Mapping[str, Any]], interval: float, trained: int
-) -> dict[str, object]:
+def _gpu_summary(series: Sequence[Mapping[str, Any]], trained: int) -> dict[str, object]:
     energy, source = _energy(series)
     first = series[0]
     return {
@@ -212,13 +218,8 @@ def _gpu_summary(
         "energy_source": source,
         "j_per_sample": energy / trained if energy is not None and trained else None,
         "peak_temperature": _max(g.get("temperature") for g in series),
-        "min_slowdown_margin": _min(
-            g["temperature_slowdown"] - g["temperature"]
-            for g in series
-            if g.get("temperature_slowdown") is not None and g.get("temperature") is not None
-        ),
-        "throttled_power_s": _throttled(series, "throttled_power_s", POWER_REASONS, interval),
-        "throttled_thermal_s": _throttled(series, "throttled_thermal_s", THERMAL_REASONS, interval),
+        "min_slowdown_margin": _min(_margin(g) for g in series),
+        **_throttle_figures(series),
         "peak_clock_sm": _max(g.get("clock_sm") for g in series),
         "min_clock_sm": _min(g.get("clock_sm") for g in series),
     }
@@ -235,17 +236,38 @@ def _energy(series: Sequence[Mapping[str, Any]]) -> tuple[float | None, str | No
     return None, None
 
 
-def _throttled(
-    series: Sequence[Mapping[str, Any]], key: str, reasons: Sequence[str], interval: float
-) -> float | None:
-    """Seconds throttled: the driver's violation counter, else samples with a reason set."""
-    counter = [float(g[key]) for g in series if g.get(key) is not None]
-    if len(counter) >= 2:
-        return max(0.0, counter[-1] - counter[0])
-    flagged = [g for g in series if g.get("clock_reasons") is not None]
-    if not flagged:
+def _margin(gpu: Mapping[str, Any]) -> float | None:
+    """°C of thermal margin: the sample's own, else its slowdown threshold's distance."""
+    if gpu.get("temperature_margin") is not None:
+        return float(gpu["temperature_margin"])
+    if gpu.get("temperature_slowdown") is None or gpu.get("temperature") is None:
         return None
-    return interval * sum(1 for g in flagged if set(g["clock_reasons"]) & set(reasons))
+    return float(gpu["temperature_slowdown"]) - float(gpu["temperature"])
+
+
+def throttle_block(figures: ThrottleTime | None, gpu: str | None = None) -> dict[str, object]:
+    """The summary's ``throttle``: seconds and percent per cause, the source, the words."""
+    if figures is None:
+        return {}
+    share = figures.share or 0.0
+    return {
+        **figures.to_dict(),
+        "percent": 100.0 * share,
+        "causes_percent": {c: 100.0 * (figures.cause_share(c) or 0.0) for c in CAUSES},
+        "gpu": gpu,
+        "text": describe_throttle_time(figures, gpu=None if gpu is None else f"GPU {gpu}"),
+    }
+
+
+def _throttle_figures(series: Sequence[Mapping[str, Any]]) -> dict[str, object]:
+    figures = throttle_time((float(g["_time"]), g) for g in series if g.get("_time") is not None)
+    block = throttle_block(figures)
+    causes: Mapping[str, float] = {} if figures is None else figures.causes
+    return {
+        "throttle": block,
+        "throttled_power_s": causes.get("power_cap"),
+        "throttled_thermal_s": causes.get("thermal"),
+    }
 
 
 def _totals(gpus: Mapping[str, Mapping[str, Any]], trained: int) -> dict[str, object]:
@@ -258,7 +280,22 @@ def _totals(gpus: Mapping[str, Mapping[str, Any]], trained: int) -> dict[str, ob
         "peak_temperature": _max(g.get("peak_temperature") for g in gpus.values()),
         "throttled_power_s": _sum(g.get("throttled_power_s") for g in gpus.values()),
         "throttled_thermal_s": _sum(g.get("throttled_thermal_s") for g in gpus.values()),
+        "throttle": _run_throttle(gpus),
     }
+
+
+def _run_throttle(gpus: Mapping[str, Mapping[str, Any]]) -> dict[str, object]:
+    """The most throttled GPU's block, named when the run had several."""
+    figures = {
+        key: ThrottleTime.from_dict(g["throttle"]) if g.get("throttle") else None
+        for key, g in gpus.items()
+        if "." not in key  # a MIG slice is its parent GPU's clocks
+    }
+    worst = worst_gpu(figures)
+    if worst is None:
+        return {}
+    key, slowest = worst
+    return throttle_block(slowest, key if len(figures) > 1 else None)
 
 
 # -- LudwigProfiler's keys ---------------------------------------------------------------

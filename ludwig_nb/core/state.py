@@ -65,6 +65,9 @@ class RunState:
     best_step: int | None = None  # steps done at the best evaluation
     evaluations_since_best: int = 0  # evaluations in a row without improvement
     workers: tuple[Mapping[str, object], ...] = ()  # a distributed run's ranks (WorkersReported)
+    #: "GPU 0 throttled 40 % of the last minute (thermal 30 %, power cap 10 %)"; "" when not
+    gpu_slowdown: str = ""
+    deadline: str = ""  # the latest word on the deadline ("likely finishes 20 min after ...")
     # an LLM run's: its model (ModelDescribed's fields), tokens trained on so far (non-padding
     # and padded), its data's token lengths per split (TokensCounted) and the answers it
     # generated at the last evaluation (SamplesGenerated), with that evaluation's step
@@ -201,6 +204,8 @@ def _changes(state: RunState, event: ev.Event) -> dict[str, Any]:
             "action": event.action,
             "message": event.message,
             "time": event.time,
+            "margin": event.margin,
+            "clear": event.clear,
         }
         kept = tuple(a for a in state.alarms if _alarm_key(a) != _alarm_key(alarm))
         return {"alarms": (*kept, alarm)}
@@ -215,12 +220,17 @@ def _changes(state: RunState, event: ev.Event) -> dict[str, Any]:
         }
     if isinstance(event, ev.WorkersReported):
         return {"workers": event.workers}
+    if isinstance(event, ev.GpuSlowdown):
+        return {"gpu_slowdown": event.text if event.active else ""}
+    if isinstance(event, ev.DeadlineWarning):
+        return {"deadline": event.message}
     if isinstance(event, ev.OomRecovered):
         return {"micro_batch_size": event.micro_batch_size}
     if isinstance(event, ev.RunFinished):
         return {
             "duty": 1.0,
             "throttle": "",  # the run no longer trains; throttled_s stays as the record
+            "gpu_slowdown": "",
             "status": event.status,
             "step": event.step,
             "reason": event.reason,

@@ -1,7 +1,8 @@
 """A run's state in words, for every view: why it is paused, and its progress (pure).
 
 ``pause_text`` turns ``paused (alarm:temperature>=slowdown-5)`` into "paused: GPU 0 at
-88 °C, 5 °C under its slowdown point; resumes below 82 °C".
+88 °C, 5 °C under its slowdown point; resumes below 82 °C", or, where the GPU reports its
+thermal margin, "paused: GPU 0 at 88 °C, 2 °C to slowdown; resumes below 82 °C".
 """
 
 from __future__ import annotations
@@ -11,12 +12,15 @@ from collections.abc import Mapping
 
 from ludwig_nb.core import events as ev
 from ludwig_nb.core.state import RunState
+from ludwig_nb.core.thermal import describe_margin
 
 __all__ = ["ACTION_WORDS", "CLEAR_MARGIN", "alarm_line", "alarm_text", "pause_text"]
 
 #: default hysteresis of an alarm (°C or %): it clears this far under its threshold
 CLEAR_MARGIN = 5.0
 _SLOWDOWN = re.compile(r"^temperature>=slowdown-(\d+(?:\.\d+)?)$")
+_MARGIN_RULE = re.compile(r"^margin<=?(-?\d+(?:\.\d+)?)$")
+_CLEAR_MARGIN = re.compile(r"^margin>=?(-?\d+(?:\.\d+)?)$")
 #: the words for each of ``events.PAUSE_SOURCES``
 _SOURCES = {
     "user": "paused by you",
@@ -40,10 +44,19 @@ def alarm_text(alarm: Mapping[str, object], clear_below: float | None = None) ->
     rule = str(alarm.get("rule", ""))
     device = alarm.get("device", "?")
     value, threshold = _number(alarm.get("value")), _number(alarm.get("threshold"))
+    headroom = _number(alarm.get("margin"))
+    margin_rule = _MARGIN_RULE.match(rule)
+    if margin_rule and value is not None:
+        where = f", {describe_margin(headroom)}" if headroom is not None else ""
+        written = _CLEAR_MARGIN.match(str(alarm.get("clear") or ""))
+        back = float(written.group(1)) if written else float(margin_rule.group(1)) + CLEAR_MARGIN
+        return f"GPU {device} at {value:.0f} °C{where}; resumes above {back:g} °C of margin"
     if rule.startswith("temperature") and value is not None and threshold is not None:
         clear = clear_below if clear_below is not None else threshold - CLEAR_MARGIN
         margin = _SLOWDOWN.match(rule)
-        if margin:  # the threshold is the slowdown point minus the margin
+        if headroom is not None:  # the GPU's own margin, to its nearest slowdown point
+            where = describe_margin(headroom)
+        elif margin:  # the threshold is the slowdown point minus the margin
             under = threshold + float(margin.group(1)) - value
             where = (
                 f"{under:.0f} °C under its slowdown point"

@@ -78,18 +78,28 @@ def _alarm_texts(state: RunState) -> list[str]:
     return [alarm_line(a) for a in state.alarms if a.get("rule") != pausing]
 
 
-def status_words(state: RunState, early_stop: dict[str, Any] | None) -> dict[str, object]:
+def status_words(
+    state: RunState,
+    early_stop: dict[str, Any] | None,
+    throttle_text: str = "",
+    deadline: dict[str, Any] | None = None,
+) -> dict[str, object]:
     """The worded fields of ``status.json``.
 
     Args:
         state: The run's state.
         early_stop: :func:`early_stop_block`'s block (its patience words the early stop).
+        throttle_text: The time its GPU lost to throttling so far
+            (``core/throttle_time.describe_throttle_time``), ``""`` without figures.
+        deadline: The deadline block: ``{"at", "label", "action", "verdict", "text"}``
+            (``core/deadline.outlook``), None without a deadline.
 
     Returns:
         ``pause_text`` (why it is paused, ``""`` when it is not), ``alarm_texts`` (each
         active alarm and what it does, as the dashboard's banner says it, less the alarm
         the pause text names; none once the run has ended), ``end_reason`` (why it ended,
-        ``""`` when it ran its total or is live) and ``early_stop``.
+        ``""`` when it ran its total or is live), ``early_stop``, ``throttle_text`` and
+        ``deadline`` (none once the run has ended).
     """
     patience = early_stop.get("patience") if early_stop else None
     return {
@@ -97,4 +107,6 @@ def status_words(state: RunState, early_stop: dict[str, Any] | None) -> dict[str
         "alarm_texts": _alarm_texts(state),
         "end_reason": end_reason(state, patience) if state.is_final else "",
         "early_stop": early_stop,
+        "throttle_text": throttle_text,
+        "deadline": None if state.is_final else deadline,
     }

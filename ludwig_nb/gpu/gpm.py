@@ -44,6 +44,7 @@ class GpmReader:
         self._supported: bool | None = None
         self._previous: Any = None
         self._current: Any = None
+        self._request: Any = None  # one request struct, reused (it holds 477 metric slots)
 
     @property
     def supported(self) -> bool | None:
@@ -84,13 +85,15 @@ class GpmReader:
 
     def _metrics(self) -> dict[str, float]:
         nvml = self._nvml
-        request = nvml.c_nvmlGpmMetricsGet_t()
-        request.version = nvml.NVML_GPM_METRICS_GET_VERSION
-        request.numMetrics = len(GPM_FIELDS)
+        request = self._request
+        if request is None:
+            request = self._request = nvml.c_nvmlGpmMetricsGet_t()
+            request.version = nvml.NVML_GPM_METRICS_GET_VERSION
+            request.numMetrics = len(GPM_FIELDS)
+            for slot, metric_id in enumerate(GPM_FIELDS.values()):
+                request.metrics[slot].metricId = getattr(nvml, metric_id)
         request.sample1 = self._previous
         request.sample2 = self._current
-        for slot, metric_id in enumerate(GPM_FIELDS.values()):
-            request.metrics[slot].metricId = getattr(nvml, metric_id)
         nvml.nvmlGpmMetricsGet(request)
         values: dict[str, float] = {}
         for slot, name in enumerate(GPM_FIELDS):

@@ -12,7 +12,10 @@ own (House style 1):
   others go on.
 * anything else (Timeout, Unknown, ...): that metric is ``None`` for this sample only.
 
-Thresholds (slowdown, shutdown, max °C), name, UUID and the power limit are read once.
+Name, UUID, the power limit and the thermal thresholds are read once; the thermal margin
+(``gpu/nvml_thermal.py``) and the throttle counters (``gpu/nvml_counters.py``) every tick,
+each from the best source the driver answers, so each degrades on its own too.
+:meth:`NvmlSource.support` says which source each device uses.
 """
 
 from __future__ import annotations
@@ -27,6 +30,10 @@ from typing import Any
 
 from ludwig_nb.core.gpu_sample import GpuSample, decode_clock_reasons
 from ludwig_nb.gpu.gpm import GpmReader
+from ludwig_nb.gpu.nvml_calls import MissingFunction, init_failure, optional, unsupported_codes
+from ludwig_nb.gpu.nvml_counters import CounterReader
+from ludwig_nb.gpu.nvml_device import Device, DeviceCalls, device_support
+from ludwig_nb.gpu.nvml_thermal import ThermalReader
 
 __all__ = ["NvmlSource"]
 
@@ -35,24 +42,10 @@ log = logging.getLogger(__name__)
 #: nvmlInitWithFlags: none of NVML_INIT_FLAG_NO_GPUS / NVML_INIT_FLAG_NO_ATTACH (pynvml names
 #: no empty set): attach to every GPU, as nvmlInit does
 _ATTACH_ALL_GPUS = 0
-_NO_DRIVER_HINT = "install the NVIDIA driver, or use %gpu_watch --simulate"
 
 
 class _DeviceLost(Exception):
     pass
-
-
-class _Device:
-    """One physical GPU or MIG instance: its handle, static info and capability map."""
-
-    def __init__(self, index: int, handle: Any, mig_index: int | None = None) -> None:
-        self.index = index
-        self.handle = handle
-        self.mig_index = mig_index
-        self.unsupported: set[str] = set()
-        self.lost = False
-        self.static: dict[str, Any] = {}
-        self.gpm: GpmReader | None = None
 
 
 class NvmlSource:
@@ -76,7 +69,7 @@ class NvmlSource:
         self._started = False
         self._initialised = False
         self._reason = ""
-        self._devices: list[_Device] = []
+        self._devices: list[Device] = []
 
     # -- lifecycle -------------------------------------------------------------------
     @property
@@ -119,7 +112,7 @@ class NvmlSource:
             try:
                 self._init()
             except Exception as exc:
-                self._reason = _init_failure(self._nvml, exc)
+                self._reason = init_failure(self._nvml, exc)
                 self._initialised = False
                 self._devices = []
 
@@ -136,12 +129,12 @@ class NvmlSource:
         self._initialised = True
         count = self._nvml.nvmlDeviceGetCount()
         for index in range(count):
-            device = _Device(index, self._nvml.nvmlDeviceGetHandleByIndex(index))
+            device = Device(index, self._nvml.nvmlDeviceGetHandleByIndex(index))
             self._devices.append(device)
             self._devices.extend(self._mig_devices(device))
         self._reason = "" if self._devices else "no NVIDIA GPU found: the driver reports 0 devices"
 
-    def _mig_devices(self, parent: _Device) -> list[_Device]:
+    def _mig_devices(self, parent: Device) -> list[Device]:
         nvml = self._nvml
         assert nvml is not None
         try:
@@ -151,14 +144,23 @@ class NvmlSource:
             slots = nvml.nvmlDeviceGetMaxMigDeviceCount(parent.handle)
         except nvml.NVMLError:
             return []  # no MIG on this board or driver
-        found: list[_Device] = []
+        found: list[Device] = []
         for slot in range(slots):
             try:
                 handle = nvml.nvmlDeviceGetMigDeviceHandleByIndex(parent.handle, slot)
             except nvml.NVMLError:
                 continue  # an empty slot answers NOT_FOUND
-            found.append(_Device(parent.index, handle, mig_index=len(found)))
+            found.append(Device(parent.index, handle, mig_index=len(found)))
         return found
+
+    def support(self) -> list[dict[str, Any]]:
+        """What each device offers, after at least one sample: metric -> its source.
+
+        ``"absent"`` where the device or driver offers nothing; ``"unsupported"`` lists the
+        calls it refused.
+        """
+        with self._lock:
+            return [device_support(d) for d in self._devices]
 
     # -- sampling --------------------------------------------------------------------
     def sample(self) -> list[GpuSample]:
@@ -173,10 +175,10 @@ class NvmlSource:
             now = self._clock()
             return [self._sample_device(d, now) for d in self._devices]
 
-    def _sample_device(self, dev: _Device, now: float) -> GpuSample:
+    def _sample_device(self, dev: Device, now: float) -> GpuSample:
         if not dev.lost:
             try:
-                fields = self._read_device(dev)
+                fields = self._read_device(dev, now)
                 return GpuSample(index=dev.index, time=now, mig_index=dev.mig_index, **fields)
             except _DeviceLost:
                 dev.lost = True
@@ -195,43 +197,45 @@ class NvmlSource:
             mig_index=dev.mig_index,
         )
 
-    def _read_device(self, dev: _Device) -> dict[str, Any]:
+    def _read_device(self, dev: Device, now: float) -> dict[str, Any]:
         if not dev.static:
             dev.static = self._read_static(dev)
         nvml = self._nvml
         assert nvml is not None
+        activity = self._read_activity(nvml, dev)  # the first call: a lost GPU says so here
+        memory = self._read_memory(nvml, dev)
+        thermal = self._read_thermal(nvml, dev)
         return {
             **dev.static,
-            **self._read_activity(nvml, dev),
-            **self._read_memory(nvml, dev),
-            **self._read_thermal(nvml, dev),
-            **self._read_counters(nvml, dev),
+            **activity,
+            **memory,
+            **thermal,
+            **self._read_counters(nvml, dev, now, thermal["clock_reasons"]),
             **self._read_gpm(nvml, dev),
             "process_memory": self._process_memory(dev),
         }
 
-    def _read_counters(self, nvml: ModuleType, dev: _Device) -> dict[str, Any]:
-        """Read the energy and throttle-time counters.
+    def _read_counters(
+        self, nvml: ModuleType, dev: Device, now: float, reasons: tuple[str, ...]
+    ) -> dict[str, Any]:
+        """Read the energy (J) and throttle-time (s per cause) counters, since the driver loaded.
 
-        Energy (J) and the time clocks were held down by power and by heat (s), all counters since
-        the driver loaded; the profile takes their differences.
+        The profile takes their differences. A MIG instance has none of its own.
         """
+        if dev.mig_index is not None:
+            return {}
         h = dev.handle
         energy = self._call(
-            dev, "energy", lambda: _optional(nvml, "nvmlDeviceGetTotalEnergyConsumption")(h)
+            dev, "energy", lambda: optional(nvml, "nvmlDeviceGetTotalEnergyConsumption")(h)
         )
-        fields: dict[str, Any] = {"energy_consumed": None if energy is None else energy / 1e3}
-        for key, policy in (
-            ("throttled_power_s", nvml.NVML_PERF_POLICY_POWER),
-            ("throttled_thermal_s", nvml.NVML_PERF_POLICY_THERMAL),
-        ):  # violationTime is in ns
-            status = self._call(
-                dev, key, lambda p=policy: _optional(nvml, "nvmlDeviceGetViolationStatus")(h, p)
-            )
-            fields[key] = None if status is None else status.violationTime / 1e9
-        return fields
+        if dev.counters is None:
+            dev.counters = CounterReader(nvml, h, DeviceCalls(self._call, dev))
+        return {
+            "energy_consumed": None if energy is None else energy / 1e3,  # mJ -> J
+            **dev.counters.read(now, reasons),
+        }
 
-    def _read_gpm(self, nvml: ModuleType, dev: _Device) -> dict[str, float]:
+    def _read_gpm(self, nvml: ModuleType, dev: Device) -> dict[str, float]:
         """SM activity, occupancy, tensor activity, DRAM bandwidth (%, GPM) or nothing."""
         if dev.mig_index is not None:
             return {}  # MIG instances need nvmlGpmMigSampleGet; the parent's rates cover it
@@ -239,7 +243,7 @@ class NvmlSource:
             dev.gpm = GpmReader(nvml, dev.handle)
         return dev.gpm.read()
 
-    def _read_activity(self, nvml: ModuleType, dev: _Device) -> dict[str, Any]:
+    def _read_activity(self, nvml: ModuleType, dev: Device) -> dict[str, Any]:
         """Utilisation %, power W, fan %, clocks MHz and the P-state."""
         h = dev.handle
         fields: dict[str, Any] = {}
@@ -260,7 +264,7 @@ class NvmlSource:
         fields["pstate"] = int(pstate) if known else None  # not NVML_PSTATE_UNKNOWN
         return fields
 
-    def _read_memory(self, nvml: ModuleType, dev: _Device) -> dict[str, Any]:
+    def _read_memory(self, nvml: ModuleType, dev: Device) -> dict[str, Any]:
         """Used and total bytes: the v2 call (without driver-reserved memory), else v1."""
         h = dev.handle
         memory = self._first(
@@ -272,29 +276,41 @@ class NvmlSource:
             return {}
         return {"memory_used": int(memory.used), "memory_total": int(memory.total)}
 
-    def _read_thermal(self, nvml: ModuleType, dev: _Device) -> dict[str, Any]:
-        """Read the temperature (°C) and the decoded clock event reasons.
+    def _read_thermal(self, nvml: ModuleType, dev: Device) -> dict[str, Any]:
+        """Read the temperature, the margin and thresholds (°C) and the clock event reasons.
 
-        °C (the V call, else the legacy one) and the decoded clock event reasons (the current call,
-        else the deprecated throttle reasons).
+        °C from the V call, else the legacy one; the margin and thresholds from
+        ``ThermalReader``; the decoded clock event reasons from the current call, else the
+        deprecated throttle reasons.
         """
         h = dev.handle
-        temperature = self._first(
-            dev,
-            ("temperature_v", lambda: _temperature_v(nvml, h)),
-            ("temperature", lambda: nvml.nvmlDeviceGetTemperature(h, nvml.NVML_TEMPERATURE_GPU)),
+        temperature = _num(
+            self._first(
+                dev,
+                ("temperature_v", lambda: _temperature_v(nvml, h)),
+                (
+                    "temperature",
+                    lambda: nvml.nvmlDeviceGetTemperature(h, nvml.NVML_TEMPERATURE_GPU),
+                ),
+            )
         )
         reasons = self._first(
             dev,
-            ("clock_events", lambda: _optional(nvml, "nvmlDeviceGetCurrentClocksEventReasons")(h)),
+            ("clock_events", lambda: optional(nvml, "nvmlDeviceGetCurrentClocksEventReasons")(h)),
             ("clock_throttle", lambda: nvml.nvmlDeviceGetCurrentClocksThrottleReasons(h)),
         )
+        headroom: dict[str, Any] = {}
+        if dev.mig_index is None:  # a MIG instance has no sensor of its own
+            if dev.thermal is None:
+                dev.thermal = ThermalReader(nvml, h, DeviceCalls(self._call, dev))
+            headroom = dev.thermal.read(temperature)
         return {
-            "temperature": _num(temperature),
+            "temperature": temperature,
+            **headroom,
             "clock_reasons": () if reasons is None else decode_clock_reasons(int(reasons)),
         }
 
-    def _read_static(self, dev: _Device) -> dict[str, Any]:
+    def _read_static(self, dev: Device) -> dict[str, Any]:
         nvml = self._nvml
         assert nvml is not None
         h = dev.handle
@@ -302,18 +318,11 @@ class NvmlSource:
             "name": _text(self._call(dev, "name", nvml.nvmlDeviceGetName, h)),
             "uuid": _text(self._call(dev, "uuid", nvml.nvmlDeviceGetUUID, h)),
         }
-        for key, which in (
-            ("temperature_shutdown", nvml.NVML_TEMPERATURE_THRESHOLD_SHUTDOWN),
-            ("temperature_slowdown", nvml.NVML_TEMPERATURE_THRESHOLD_SLOWDOWN),
-            ("temperature_max", nvml.NVML_TEMPERATURE_THRESHOLD_GPU_MAX),
-        ):
-            get = nvml.nvmlDeviceGetTemperatureThreshold
-            static[key] = _num(self._call(dev, key, get, h, which))
         limit = self._call(dev, "power_limit", nvml.nvmlDeviceGetEnforcedPowerLimit, h)
         static["power_limit"] = None if limit is None else limit / 1000.0
         return static
 
-    def _process_memory(self, dev: _Device) -> int | None:
+    def _process_memory(self, dev: Device) -> int | None:
         nvml = self._nvml
         assert nvml is not None
         procs = self._call(dev, "processes", nvml.nvmlDeviceGetComputeRunningProcesses, dev.handle)
@@ -323,7 +332,7 @@ class NvmlSource:
         return sum(int(u) for u in used if u is not None)
 
     # -- one metric, degrading on its own --------------------------------------------
-    def _first(self, dev: _Device, *variants: tuple[str, Callable[[], Any]]) -> Any:
+    def _first(self, dev: Device, *variants: tuple[str, Callable[[], Any]]) -> Any:
         """The first supported variant's value (later variants are fallbacks)."""
         for metric, read in variants:
             if metric in dev.unsupported:
@@ -333,7 +342,7 @@ class NvmlSource:
                 return value
         return None
 
-    def _call(self, dev: _Device, metric: str, fn: Callable[..., Any], *args: Any) -> Any:
+    def _call(self, dev: Device, metric: str, fn: Callable[..., Any], *args: Any) -> Any:
         if metric in dev.unsupported:
             return None
         nvml = self._nvml
@@ -344,38 +353,17 @@ class NvmlSource:
             code = getattr(exc, "value", None)
             if code in (nvml.NVML_ERROR_GPU_IS_LOST, nvml.NVML_ERROR_RESET_REQUIRED):
                 raise _DeviceLost from exc
-            if code in _unsupported(nvml):
+            if code in unsupported_codes(nvml):
                 dev.unsupported.add(metric)
                 log.debug("GPU %s: %s unsupported (%s); not asked again", dev.index, metric, exc)
             return None
-        except _MissingFunction:
+        except MissingFunction:
             dev.unsupported.add(metric)
             return None
 
 
-class _MissingFunction(Exception):
-    """The installed nvidia-ml-py predates a call (treated like FunctionNotFound)."""
-
-
-def _optional(nvml: ModuleType, name: str) -> Callable[..., Any]:
-    fn = getattr(nvml, name, None)
-    if fn is None:
-        raise _MissingFunction(name)
-    return fn  # type: ignore[no-any-return]
-
-
-def _unsupported(nvml: ModuleType) -> tuple[int, ...]:
-    """The NVML return codes after which a metric is not asked again on that device."""
-    return (
-        nvml.NVML_ERROR_NOT_SUPPORTED,
-        nvml.NVML_ERROR_NO_PERMISSION,
-        nvml.NVML_ERROR_FUNCTION_NOT_FOUND,
-        nvml.NVML_ERROR_ARGUMENT_VERSION_MISMATCH,
-    )
-
-
 def _temperature_v(nvml: ModuleType, handle: Any) -> Any:
-    return _optional(nvml, "nvmlDeviceGetTemperatureV")(handle, nvml.NVML_TEMPERATURE_GPU)
+    return optional(nvml, "nvmlDeviceGetTemperatureV")(handle, nvml.NVML_TEMPERATURE_GPU)
 
 
 def _num(value: Any) -> float | None:
@@ -386,17 +374,3 @@ def _text(value: Any) -> str | None:
     if value is None:
         return None
     return value.decode(errors="replace") if isinstance(value, bytes) else str(value)
-
-
-def _init_failure(nvml: ModuleType | None, exc: BaseException) -> str:
-    """One line for the user: why NVML gave us nothing (``nvml``: pynvml, once imported)."""
-    code = getattr(exc, "value", None)
-    if nvml is None or code is None:
-        return f"no NVIDIA driver found: NVML failed to start ({exc})"
-    if code == nvml.NVML_ERROR_LIBRARY_NOT_FOUND:
-        return f"no NVIDIA driver found: libnvidia-ml.so.1 is not installed ({_NO_DRIVER_HINT})"
-    if code == nvml.NVML_ERROR_DRIVER_NOT_LOADED:
-        return f"no NVIDIA driver found: the driver is not loaded ({_NO_DRIVER_HINT})"
-    if code == nvml.NVML_ERROR_LIB_RM_VERSION_MISMATCH:
-        return "no NVIDIA driver found: driver/library version mismatch (reboot after an upgrade)"
-    return f"no NVIDIA driver found: NVML failed to start ({exc})"

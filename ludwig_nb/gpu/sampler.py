@@ -34,7 +34,11 @@ GPU_METRICS = (
     "power_draw",
     "clock_sm",
     "process_memory",
+    "sm_activity",
+    "tensor_activity",
 )
+#: kept only once a GPU reports them (GPM, Hopper and newer): no history of gaps elsewhere
+_SPARSE_METRICS = frozenset({"sm_activity", "tensor_activity"})
 HOST_METRICS = ("cpu_percent", "memory_percent")
 
 Subscriber = Callable[[Snapshot], object]
@@ -182,7 +186,11 @@ class Sampler:
         for gpu in snapshot.gpus:
             key = _key(gpu.index, gpu.mig_index)
             for metric in GPU_METRICS:
-                self._history.append((key, metric), snapshot.time, getattr(gpu, metric))
+                value = getattr(gpu, metric)
+                sparse = value is None and metric in _SPARSE_METRICS
+                if sparse and self._history.get((key, metric)) is None:
+                    continue  # a GPU without GPM: no series of gaps
+                self._history.append((key, metric), snapshot.time, value)
         if snapshot.host is not None:
             host: HostSample = snapshot.host
             self._history.append(("host", "cpu_percent"), snapshot.time, host.cpu_percent)

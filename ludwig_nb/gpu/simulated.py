@@ -7,6 +7,12 @@ the load is taken as constant, so the step is exact:
 ``T += (T_eq - T) * (1 - exp(-dt / tau))``. Under full load ``hot`` sits above the
 slowdown threshold, so a long run throttles (``sw_thermal_slowdown``) and a pausing alarm
 lets it cool. Time comes from an injectable clock, so tests run on virtual time.
+
+It reads like the NVML adapter: a thermal margin to the nearest slowdown point, and, per
+``ThermalProfile.generation``, the cumulative throttle counters and GPM activity of a Hopper
+card (``"hopper"``), the counters without GPM (``"ampere"``), or neither (``"legacy"``). The
+thermal counters are exact: the time above each threshold is integrated along the
+exponential path between two samples, so they can be checked against the sampled flags.
 """
 
 from __future__ import annotations
@@ -16,12 +22,18 @@ import math
 import threading
 import time
 from collections.abc import Callable
+from typing import Any
 
 from ludwig_nb.core.gpu_sample import GpuSample
 
-__all__ = ["SimulatedGpu", "ThermalProfile"]
+__all__ = ["GENERATIONS", "SimulatedGpu", "ThermalProfile"]
 
 _GIB = 1 << 30
+#: what each simulated generation reports beyond the basics
+GENERATIONS = ("hopper", "ampere", "legacy")
+#: seconds throttled "since the driver loaded", before the simulation starts (counters are
+#: read as differences; a non-zero start keeps them honest)
+_COUNTER_START = 3600.0
 
 
 @dataclasses.dataclass(frozen=True)
@@ -45,6 +57,16 @@ class ThermalProfile:
     busy_memory: int = 9 * _GIB
     clock_sm_max: float = 1980.0
     clock_memory: float = 2619.0
+    generation: str = "hopper"
+
+    def __post_init__(self) -> None:
+        if self.generation not in GENERATIONS:
+            raise ValueError(f"generation {self.generation!r}: use {', '.join(GENERATIONS)}")
+
+    @property
+    def nearest_slowdown(self) -> float:
+        """°C where the card first slows down for heat (the margin's zero)."""
+        return min(self.slowdown, self.max_operating)
 
     @classmethod
     def demo(cls) -> ThermalProfile:
@@ -96,6 +118,8 @@ class SimulatedGpu:
         self._lock = threading.Lock()
         start = self.profile.ambient if start_temperature is None else start_temperature
         self._temps = [float(start)] * count
+        #: per card: seconds above the slowdown and the maximum operating temperature
+        self._above = [[_COUNTER_START, _COUNTER_START] for _ in range(count)]
         self._last: float | None = None
 
     available = True
@@ -128,6 +152,8 @@ class SimulatedGpu:
             target = p.ambient + load * (p.hot - p.ambient)
             for i, temp in enumerate(self._temps):
                 tau = p.heat_tau if target > temp else p.cool_tau
+                self._above[i][0] += _time_above(p.slowdown, temp, target, tau, dt)
+                self._above[i][1] += _time_above(p.max_operating, temp, target, tau, dt)
                 self._temps[i] = temp + (target - temp) * (1.0 - math.exp(-dt / tau))
 
     def sample(self) -> list[GpuSample]:
@@ -135,7 +161,35 @@ class SimulatedGpu:
         load = self.load()
         self.advance(load)
         now = self._wall()
-        return [self._reading(i, temp, load, now) for i, temp in enumerate(self.temperatures)]
+        with self._lock:
+            above = [tuple(a) for a in self._above]
+        return [
+            self._extras(self._reading(i, temp, load, now), load, above[i])
+            for i, temp in enumerate(self.temperatures)
+        ]
+
+    def _extras(self, reading: GpuSample, load: float, above: tuple[float, ...]) -> GpuSample:
+        """The margin, and the counters and GPM activity of the profile's generation."""
+        p = self.profile
+        extra: dict[str, Any] = {
+            "temperature_margin": round(p.nearest_slowdown - (reading.temperature or 0.0), 1)
+        }
+        if p.generation != "legacy":
+            extra.update(
+                throttled_thermal_s=above[0],
+                throttled_hw_thermal_s=above[1],
+                throttled_power_s=0.0,
+                throttled_power_brake_s=0.0,
+                throttled_sync_boost_s=0.0,
+            )
+        if p.generation == "hopper":
+            extra.update(
+                sm_activity=round(92.0 * load, 1),
+                sm_occupancy=round(45.0 * load, 1),
+                tensor_activity=round(55.0 * load, 1),
+                memory_bandwidth=round(60.0 * load, 1),
+            )
+        return dataclasses.replace(reading, **extra)
 
     def _reading(self, index: int, temp: float, load: float, now: float) -> GpuSample:
         p = self.profile
@@ -173,3 +227,16 @@ class SimulatedGpu:
             process_memory=memory - p.idle_memory,
             time=now,
         )
+
+
+def _time_above(level: float, start: float, target: float, tau: float, dt: float) -> float:
+    """Seconds of ``dt`` that ``T(s) = target + (start - target) * exp(-s / tau)`` is >= level."""
+    if dt <= 0:
+        return 0.0
+    end = target + (start - target) * math.exp(-dt / tau)
+    if start >= level and end >= level:
+        return dt  # the path is monotonic: above at both ends is above throughout
+    if start < level and end < level:
+        return 0.0
+    crossing = -tau * math.log((level - target) / (start - target))
+    return dt - crossing if end >= level else crossing

@@ -62,10 +62,13 @@ class GpuWatchMagics(Magics):
     @argument(
         "--alarm",
         default=None,
-        help="temperature alarm: °C (85) or relative to slowdown (slowdown-5)",
+        help="temperature alarm: °C (85), relative to slowdown (slowdown-5), or a thermal "
+        "margin ('margin<5': less than 5 °C of headroom left)",
     )
     @argument(
-        "--resume-below", default=None, help="the alarm clears below this (default: alarm - 5)"
+        "--resume-below",
+        default=None,
+        help="the alarm clears below this (default: alarm - 5; for a margin: 'margin>10')",
     )
     @argument(
         "--action",
@@ -79,6 +82,13 @@ class GpuWatchMagics(Magics):
         "--simulate",
         action="store_true",
         help="watch a simulated GPU that heats with the runs' load",
+    )
+    @argument(
+        "--deadline",
+        default=None,
+        help="every later run of this kernel must finish by then: 2h, 90min, 18:30 or "
+        "2026-08-12T18:30 ('off' forgets it); runs compare their ETA with it and save a "
+        "checkpoint before it",
     )
     @argument("--stop", action="store_true", help="stop every %%gpu_watch view of this kernel")
     @line_magic
@@ -94,11 +104,19 @@ class GpuWatchMagics(Magics):
             %gpu_watch
             w = %gpu_watch --devices 0 --history 5m
             %gpu_watch --alarm slowdown-5 --action pause   # pause runs on a hot GPU
+            %gpu_watch --alarm "margin<5" --action pause   # ... or on little headroom left
             %gpu_watch --alarm slowdown-5 --action throttle   # hold it there instead
+            %gpu_watch --deadline 2h   # runs started from now on must be done in 2 hours
             %gpu_watch --simulate --alarm slowdown-5 --action pause
             %gpu_watch --stop
         """
         args = parse_argstring(self.gpu_watch, line)
+        for name in ("alarm", "resume_below", "deadline"):  # IPython keeps a value's quotes
+            setattr(args, name, _unquote(getattr(args, name)))
+        if args.deadline is not None:
+            print(set_deadline(args.deadline))
+            if not _wants_view(args):
+                return None
         if args.stop:
             count = self.stop_all()
             print(f"stopped {count} GPU watch{'es' if count != 1 else ''}")
@@ -123,9 +141,44 @@ class GpuWatchMagics(Magics):
         return view
 
 
+def _unquote(value: str | None) -> str | None:
+    """``"'margin<5'"`` -> ``"margin<5"`` (the shell-style quotes a user puts around ``<``)."""
+    if value is not None and len(value) >= 2 and value[0] == value[-1] and value[0] in "'\"":
+        return value[1:-1]
+    return value
+
+
+def _wants_view(args: Any) -> bool:
+    """Whether options other than ``--deadline`` ask for a view."""
+    return any(
+        getattr(args, name) not in (None, False, "warn", "10m")
+        for name in ("interval", "devices", "alarm", "resume_below", "action", "history")
+    ) or bool(args.simulate)
+
+
+def set_deadline(text: str, now: float | None = None) -> str:
+    """Set (or with ``off`` forget) the kernel's deadline; returns what to tell the user.
+
+    Raises ``UsageError`` (one line) for text that is not a time.
+    """
+    import time
+
+    from ludwig_nb.core.formatting import format_clock
+    from ludwig_nb.runs.deadline_sources import clear_kernel_deadline, set_kernel_deadline
+
+    if text.strip().lower() in ("off", "none"):
+        clear_kernel_deadline()
+        return "no deadline for this kernel's runs"
+    now = time.time() if now is None else now
+    try:
+        at = set_kernel_deadline(text, now)
+    except ValueError as exc:
+        raise UsageError(f"--deadline {text}: {str(exc).split(': ', 1)[-1]}") from None
+    return f"runs of this kernel must be done by {format_clock(at, now)}"
+
+
 def _settings(args: Any) -> dict[str, Any]:
     """Validated options for ``build_watch``; raises ``UsageError`` with one line."""
-    from ludwig_nb.core.alarms import AlarmRule, parse_threshold
     from ludwig_nb.gpu import MIN_INTERVAL
 
     if args.interval is not None and args.interval < MIN_INTERVAL:
@@ -135,17 +188,7 @@ def _settings(args: Any) -> dict[str, Any]:
         if args.resume_below is not None or args.action != "warn":
             raise UsageError("--resume-below and --action need --alarm (e.g. --alarm slowdown-5)")
     else:
-        try:
-            rule = AlarmRule(
-                "temperature",
-                parse_threshold(args.alarm),
-                clear_below=None
-                if args.resume_below is None
-                else parse_threshold(args.resume_below),
-                action=args.action,
-            )
-        except ValueError as exc:
-            raise UsageError(str(exc)) from None
+        rule = _alarm_rule(args)
     return {
         "interval": args.interval,
         "devices": None if args.devices is None else parse_devices(args.devices),
@@ -153,6 +196,33 @@ def _settings(args: Any) -> dict[str, Any]:
         "history": parse_duration(args.history),
         "simulate": bool(args.simulate),
     }
+
+
+def _alarm_rule(args: Any) -> Any:
+    """The ``--alarm`` rule; a bad option raises ``UsageError`` naming it."""
+    from ludwig_nb.core.alarms import AlarmRule, parse_threshold
+
+    try:
+        threshold = parse_threshold(args.alarm)
+    except ValueError as exc:
+        raise UsageError(f"--alarm {args.alarm}: {_reason(exc)}") from None
+    clear = None
+    if args.resume_below is not None:
+        try:
+            clear = parse_threshold(args.resume_below, clear=True)
+        except ValueError as exc:
+            raise UsageError(f"--resume-below {args.resume_below}: {_reason(exc)}") from None
+    try:
+        return AlarmRule("temperature", threshold, clear_below=clear, action=args.action)
+    except ValueError as exc:
+        options = f"--alarm {args.alarm} --resume-below {args.resume_below}"
+        raise UsageError(f"{options}: {exc}") from None
+
+
+def _reason(exc: ValueError) -> str:
+    """The message without its echo of the value (the option names the value already)."""
+    text = str(exc)
+    return text.split(": ", 1)[1] if text.startswith("bad ") and ": " in text else text
 
 
 _LOADED = frozenset({"training", "evaluating"})
@@ -190,20 +260,17 @@ def build_watch(
     sampler: Any = None,
     pump: Any = None,
     targets: Callable[[], Any] | None = None,
-    charts: str = "auto",
 ) -> tuple[Any, Callable[[], None]]:
     """Wire a sampler, an optional alarm watch and a view; register the view with the pump.
 
     Returns ``(view, cleanup)``; ``view.close()`` runs ``cleanup`` (stops the alarm watch
     and a sampler started here). ``sampler``/``pump``/``targets`` are injectable for tests.
-    ``charts``: the timelines' kind, as in ``ui.colab.resolve_charts`` (in Colab they are
-    SVG in core widgets unless its custom widget manager is on).
+    The timelines are SVG in core widgets, so they render in Colab without its custom
+    widget manager too.
     """
     from ludwig_nb.core.alarms import AlarmPolicy
     from ludwig_nb.gpu import HostSource, Sampler, SimulatedGpu, ThermalProfile, kernel_sampler
     from ludwig_nb.runs.alarm_watch import AlarmWatch
-    from ludwig_nb.ui.charts.svg_widgets import SvgTimeline
-    from ludwig_nb.ui.colab import resolve_charts
     from ludwig_nb.ui.gpu_watch_view import GpuWatchView
 
     owned = sampler is None and simulate
@@ -238,7 +305,6 @@ def build_watch(
         alarms=watch,
         title=title,
         on_close=cleanup,
-        timeline=SvgTimeline if resolve_charts(charts) == "svg" else None,
     )
     sampler.start()
     pump = pump or _shared_pump()

@@ -191,6 +191,8 @@ class AlarmWatch:
             threshold=change.threshold,
             action=change.rule.action,
             message=change.message,
+            margin=change.margin,
+            clear="" if change.rule.clear_below is None else str(change.rule.clear_below),
         )
 
     def _late_event(self, rule: AlarmRule, device: int, snapshot: Snapshot) -> AlarmRaised:

@@ -37,7 +37,7 @@ _MAXIMIZE = {
 }
 _MISSING = object()
 
-#: (row label, path in the profile summary, goal); seconds, J, bytes, °C
+#: (row label, path in the profile summary, goal); seconds, J, bytes, °C, % of the run
 RESOURCE_ROWS: tuple[tuple[str, tuple[str, ...], str], ...] = (
     ("time: total (s)", ("total_s",), "min"),
     ("time: preprocessing (s)", ("phase_s", "preprocessing"), "min"),
@@ -51,8 +51,11 @@ RESOURCE_ROWS: tuple[tuple[str, tuple[str, ...], str], ...] = (
     ("resources: peak GPU memory (bytes)", ("peak_gpu_memory",), "min"),
     ("resources: peak RSS (bytes)", ("host", "peak_rss"), "min"),
     ("resources: peak temperature (°C)", ("peak_temperature",), "min"),
-    ("resources: throttled by power (s)", ("throttled_power_s",), "min"),
-    ("resources: throttled by heat (s)", ("throttled_thermal_s",), "min"),
+    ("resources: throttled (% of the run)", ("throttle", "percent"), "min"),
+    ("resources: throttled, thermal (%)", ("throttle", "causes_percent", "thermal"), "min"),
+    ("resources: throttled, power cap (%)", ("throttle", "causes_percent", "power_cap"), "min"),
+    ("resources: throttled, power brake (%)", ("throttle", "causes_percent", "power_brake"), "min"),
+    ("resources: throttled, sync boost (%)", ("throttle", "causes_percent", "sync_boost"), "min"),
 )
 
 

@@ -33,12 +33,15 @@ class EtaReading:
     ``forecast``: where early stopping likely ends the run (None: not yet, or off).
     ``first_finish``: wall-clock seconds of the first finish the estimator predicted once
     the run was stable (the summary compares the time taken with it), None until then.
+    ``deadline``: the run's deadline against this estimate (``{"at", "label", "action",
+    "verdict", "text"}``, ``core/deadline.py``), None without a deadline.
     """
 
     estimate: Estimate | None = None
     early_stopping: bool = False
     forecast: StopForecast | None = None
     first_finish: float | None = None
+    deadline: Mapping[str, object] | None = None
 
 
 class EventFeed(Protocol):

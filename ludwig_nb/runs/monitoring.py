@@ -101,7 +101,7 @@ def _profile(simulate: object) -> Any:
     if simulate == "demo":
         return ThermalProfile.demo()
     if isinstance(simulate, Mapping):
-        return ThermalProfile(**simulate)
+        return ThermalProfile(**simulate)  # numbers, and the generation's name
     return ThermalProfile()
 
 
@@ -123,8 +123,37 @@ def _profile_run(run: Run, sampler: object) -> None:
     run.add_result_writer(write)
 
 
+def _watch_deadline(run: Run, section: Mapping[str, Any], sampler: object | None) -> None:
+    """Give ``run`` its deadline watch when it has a deadline (config, kernel, env, Colab)."""
+    from ludwig_nb.runs.deadline_sources import resolve_deadline
+    from ludwig_nb.runs.deadline_watch import DeadlineWatch
+
+    deadline = resolve_deadline(section.get("deadline", None), run_start=run.clock())
+    if deadline is None:
+        return
+    watch = run.deadline_watch = DeadlineWatch(run, deadline, clock=run.clock)
+    run.add_listener(watch.on_event)
+    subscribe = getattr(sampler, "subscribe", None)
+    unsubscribe = None if subscribe is None else subscribe(watch.on_snapshot)
+
+    def _detach(_: Run) -> None:
+        watch.close()
+        if unsubscribe is not None:
+            unsubscribe()
+
+    run.add_finish_callback(_detach)
+
+
+def _watch_slowdown(run: Run, sampler: Any) -> None:
+    """Count the time the run's GPUs lose to throttling (the ETA and the views read it)."""
+    from ludwig_nb.runs.slowdown_watch import SlowdownWatch
+
+    watch = run.slowdown_watch = SlowdownWatch(sampler, run)
+    run.add_finish_callback(lambda _: watch.close())
+
+
 def attach(run: Run, cfg: Config, remote: TrainJob | None = None) -> None:
-    """Give ``run`` a sampler and an alarm watch when its config asks for them.
+    """Give ``run`` a sampler, an alarm watch and a deadline watch as its config asks.
 
     ``remote``: the job of an engine whose workers read their nodes' GPUs (engine: ray):
     the run's sampler is then fed with their readings (``job.gpu_feed``), and its alarms
@@ -134,6 +163,7 @@ def attach(run: Run, cfg: Config, remote: TrainJob | None = None) -> None:
     enabled = section.get("enabled", "auto")
     if enabled is False:
         _profile_run(run, None)
+        _watch_deadline(run, section, None)
         return
     simulate = section.get("simulate") or False
     if remote is not None and not simulate:
@@ -157,8 +187,10 @@ def attach(run: Run, cfg: Config, remote: TrainJob | None = None) -> None:
         sampler = kernel_sampler()
     _samplers[run] = sampler
     _profile_run(run, sampler)
+    _watch_deadline(run, section, sampler)
     if not simulate and enabled == "auto" and not sampler.gpu_available:
         return  # host CPU/RAM for the dashboard; no GPU to raise alarms on
+    _watch_slowdown(run, sampler)
     watch = AlarmWatch(sampler, AlarmPolicy.from_config(section), targets=lambda: [run]).start()
     if not owned:
         with _KernelWatches.lock:
@@ -199,6 +231,8 @@ def _attach_remote(run: Run, section: Mapping[str, Any], job: TrainJob) -> None:
     job.gpu_feed = sampler.feed
     _samplers[run] = sampler
     _profile_run(run, sampler)
+    _watch_deadline(run, section, sampler)
+    _watch_slowdown(run, sampler)
     watch = AlarmWatch(
         sampler, AlarmPolicy.from_config(section), targets=lambda: [run], power_capper=_NoRemoteCap
     ).start()

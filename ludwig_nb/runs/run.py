@@ -10,13 +10,14 @@ the run's :class:`~ludwig_nb.runs.ledger.RunLedger` (its event list, its one red
 
 from __future__ import annotations
 
+import dataclasses
 import errno
 import logging
 import os
 import threading
 import time
 import traceback
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -25,6 +26,7 @@ from ludwig_nb.core.control import RunControl
 from ludwig_nb.core.event_log import EventView
 from ludwig_nb.core.state import RunState
 from ludwig_nb.core.status_words import early_stop_block, status_words
+from ludwig_nb.core.throttle_time import describe_throttle_time, worst_gpu
 from ludwig_nb.engines.base import PreparedDataset
 from ludwig_nb.runs.handle import EtaReading
 from ludwig_nb.runs.ledger import EventSubscription, RunLedger
@@ -36,8 +38,10 @@ if TYPE_CHECKING:
 
     from ludwig_nb.core.eta import Estimate
     from ludwig_nb.engines.base import Engine, TrainedModel, TrainJob
+    from ludwig_nb.runs.deadline_watch import DeadlineWatch
     from ludwig_nb.runs.handle import RunHandle
     from ludwig_nb.runs.profile import ResourceProfile
+    from ludwig_nb.runs.slowdown_watch import SlowdownWatch
 
 __all__ = ["Run"]
 
@@ -117,6 +121,8 @@ class Run:
         self.error: BaseException | None = None
         self.traceback_text = ""
         self.resources: ResourceProfile | None = None  # runs/profile.py, once attached
+        self.deadline_watch: DeadlineWatch | None = None  # runs/monitoring.py, when it has one
+        self.slowdown_watch: SlowdownWatch | None = None  # runs/monitoring.py, with a sampler
         self._result_writers: list[Callable[[Run], None]] = []
         self._engine = engine
         self._job = job
@@ -296,7 +302,7 @@ class Run:
         cached = self._status_eta
         if cached is not None and cached[0] == now:
             return cached[1]
-        reading = self._ledger.eta_reading(now)
+        reading = self.eta_reading(now)
         self._status_eta = (now, reading)
         return reading
 
@@ -323,7 +329,33 @@ class Run:
         forecast = None if state.is_final else reading.forecast
         patience = watch.patience if reading.early_stopping else 0
         block = early_stop_block(state, patience, watch.metric, forecast)
-        return status_words(state, block)
+        return status_words(state, block, self.throttle_text(), _as_dict(reading.deadline))
+
+    def throttle_text(self) -> str:
+        """The time its GPU lost to throttling so far, in words ("" without figures)."""
+        watch = self.slowdown_watch
+        if watch is None:
+            return ""
+        figures = watch.figures()
+        worst = worst_gpu({str(k): v for k, v in figures.items()})
+        if worst is None:
+            return ""
+        return describe_throttle_time(worst[1], gpu=f"GPU {worst[0]}" if len(figures) > 1 else None)
+
+    def _deadline_block(self, now: float, estimate: Estimate | None) -> dict[str, object] | None:
+        """The deadline against ``estimate`` at ``now`` (s); None without a deadline."""
+        watch = self.deadline_watch
+        if watch is None:
+            return None
+        view = watch.outlook(now, estimate)
+        deadline = watch.deadline
+        return {
+            "at": deadline.at,
+            "label": deadline.label,
+            "action": deadline.action,
+            "verdict": view.verdict,
+            "text": view.text,
+        }
 
     def eta(self, now: float | None = None) -> Estimate | None:
         """The current ETA estimate (``core.eta.Estimate``) or None before any basis."""
@@ -332,9 +364,17 @@ class Run:
     def eta_reading(self, now: float | None = None) -> EtaReading:
         """The run's one ETA at wall-clock ``now`` (seconds; default: the run's clock).
 
-        The estimate, the early-stopping forecast and the first stable finish time.
+        The estimate, the early-stopping forecast, the first stable finish time and the
+        deadline against the estimate.
         """
-        return self._ledger.eta_reading(self._clock() if now is None else now)
+        now = self._clock() if now is None else now
+        reading = self._ledger.eta_reading(now)
+        deadline = self._deadline_block(now, reading.estimate)
+        return reading if deadline is None else dataclasses.replace(reading, deadline=deadline)
+
+    def clock(self) -> float:
+        """The run's wall clock (seconds): its events' times (a test's virtual clock there)."""
+        return self._clock()
 
     # -- control ---------------------------------------------------------------------
     def stop(self, reason: str = "user") -> None:
@@ -549,3 +589,7 @@ if TYPE_CHECKING:
 
     def _run_is_a_handle(run: Run) -> RunHandle:  # mypy: a Run is what the views read
         return run
+
+
+def _as_dict(block: Mapping[str, object] | None) -> dict[str, object] | None:
+    return None if block is None else dict(block)

@@ -50,9 +50,12 @@ _TEXT_FIELDS = (
     "pause_text",
     "end_reason",
     "phase_detail",
+    "throttle_text",
+    "gpu_slowdown",
 )
 _ALARM_FIELDS = {"rule": str, "device": int, "value": float, "threshold": float}
 _ETA_NUMBERS = ("remaining_s", "low_s", "high_s", "finish_time")
+_VERDICTS = ("ok", "at_risk", "late", "unknown", "passed")
 _EARLY_STOP_NUMBERS = (
     "patience",
     "upper_bound",
@@ -165,6 +168,7 @@ def _alarms(value: object, problems: list[str]) -> list[dict[str, object]]:
                 "action": str(alarm.get("action") or "warn"),
                 "message": str(alarm.get("message") or ""),
                 "time": _number(alarm.get("time")),
+                "margin": _number(alarm.get("margin")),
             }
         )
     return out
@@ -179,6 +183,23 @@ def _eta(value: object, problems: list[str]) -> dict[str, object] | None:
     eta: dict[str, object] = {k: _number(value.get(k)) for k in _ETA_NUMBERS}
     eta["state"] = str(value.get("state") or "")
     return eta
+
+
+def _deadline(value: object, problems: list[str]) -> dict[str, object] | None:
+    """status.json's ``deadline`` block (None: no deadline, or a run that predates it)."""
+    if value is None:
+        return None
+    at = _number(value.get("at")) if isinstance(value, dict) else None
+    if not isinstance(value, dict) or at is None or value.get("verdict") not in _VERDICTS:
+        problems.append("status.json: deadline is not a deadline")
+        return None
+    return {
+        "at": at,
+        "label": str(value.get("label") or ""),
+        "action": str(value.get("action") or ""),
+        "verdict": value["verdict"],
+        "text": str(value.get("text") or ""),
+    }
 
 
 def _texts(value: object, key: str, problems: list[str]) -> list[str] | None:
@@ -279,6 +300,8 @@ def run_summary(
     summary["alarm_texts"] = _texts(status.get("alarm_texts"), "alarm_texts", problems)
     summary["eta"] = None if summary["status"] == INTERRUPTED else _eta(status.get("eta"), problems)
     summary["early_stop"] = _early_stop(status.get("early_stop"), problems)
+    live = summary["status"] != INTERRUPTED
+    summary["deadline"] = _deadline(status.get("deadline"), problems) if live else None
     if summary["status"] == INTERRUPTED and summary["early_stop"] is not None:
         summary["early_stop"]["text"] = ""  # its forecast died with the process
     nonfinite = status.get(strict_json.NONFINITE_KEY)
@@ -312,6 +335,7 @@ def _broken_summary(entry: Mapping[str, object], err: Exception) -> dict[str, ob
         "alarm_texts": None,
         "eta": None,
         "early_stop": None,
+        "deadline": None,
         "problems": [f"unreadable entry ({type(err).__name__}: {err})"],
         strict_json.NONFINITE_KEY: [],
     }

@@ -29,6 +29,7 @@ from ludwig_nb.ui.eta_text import EtaText
 from ludwig_nb.ui.formatting import (
     STATUS_COLORS,
     alarm_banner_html,
+    deadline_html,
     error_html,
     eta_line,
     format_throughput,
@@ -36,6 +37,7 @@ from ludwig_nb.ui.formatting import (
     header_html,
     pace_html,
     progress_text,
+    slowdown_html,
 )
 from ludwig_nb.ui.gauges import MiniGauges
 from ludwig_nb.ui.llm_view import llm_panel_html
@@ -311,7 +313,12 @@ class Dashboard(RunView):
             self.resume_button: {"disabled": state.status != "paused"},
             self.stop_button: {"disabled": state.status not in _ACTIVE},
             self.log_toggle: {"disabled": final},
-            self.alarms: {"value": alarm_banner_html(state.alarms) + pace_html(state)},
+            self.alarms: {
+                "value": alarm_banner_html(state.alarms)
+                + slowdown_html(state)
+                + ("" if final else deadline_html(self.eta.deadline))
+                + pace_html(state)
+            },
         }
         _merge(writes, self._gauge_writes())
         _merge(writes, self.workers_row.writes(state.workers))

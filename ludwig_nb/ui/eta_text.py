@@ -8,6 +8,8 @@ bounds how often the words change. Before the run has a basis the text says
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from ludwig_nb.core.early_stop import format_forecast
 from ludwig_nb.core.eta.display import WARMING_UP, format_estimate
 from ludwig_nb.core.formatting import format_duration
@@ -35,6 +37,8 @@ class EtaText:
         self.text = ESTIMATING
         self._last_refresh: float | None = None
         self.first_finish: float | None = None  # wall time of the first stable prediction
+        #: the deadline against the same estimate (``EtaReading.deadline``), None without one
+        self.deadline: Mapping[str, object] | None = None
 
     def refresh(
         self, state: RunState, wall_now: float, mono_now: float, force: bool = False
@@ -57,8 +61,8 @@ class EtaText:
         reading = self._run.eta_reading(wall_now)
         self._remember_first(reading, wall_now)
         text = _with_forecast(format_estimate(reading.estimate, wall_now), reading, state)
-        changed = text != self.text
-        self.text = text
+        changed = text != self.text or reading.deadline != self.deadline
+        self.text, self.deadline = text, reading.deadline
         return changed
 
     def _remember_first(self, reading: EtaReading, wall_now: float) -> None:

@@ -18,6 +18,7 @@ from ludwig_nb.core.status_text import alarm_line, pause_text
 __all__ = [
     "STATUS_COLORS",
     "alarm_banner_html",
+    "deadline_html",
     "error_html",
     "eta_line",
     "format_metric",
@@ -26,6 +27,7 @@ __all__ = [
     "header_html",
     "pick_metric",
     "progress_text",
+    "slowdown_html",
     "state_text",
 ]
 
@@ -165,6 +167,36 @@ def alarm_banner_html(alarms: Sequence[Mapping[str, object]]) -> str:
             f'border-radius:3px;margin:2px 0">⚠ {html.escape(alarm_line(alarm))}</div>'
         )
     return "".join(parts)
+
+
+#: a deadline's verdict -> the banner's colour
+_VERDICT_COLORS = {"ok": "#2e7d32", "unknown": "#757575", "at_risk": "#ef6c00", "late": "#c62828"}
+
+
+def deadline_html(deadline: Mapping[str, object] | None) -> str:
+    """The deadline against the ETA as a coloured line (``""`` without a deadline).
+
+    ``deadline``: ``EtaReading.deadline`` (``{"verdict", "text", ...}``).
+    """
+    if not deadline or not deadline.get("text") or deadline.get("verdict") == "passed":
+        return ""
+    color = _VERDICT_COLORS.get(str(deadline.get("verdict")), "#757575")
+    return (
+        f'<div class="lnb-deadline" data-verdict="{html.escape(str(deadline.get("verdict")))}" '
+        f'style="color:{color};margin:2px 0">⏰ {html.escape(str(deadline["text"]))}</div>'
+    )
+
+
+def slowdown_html(state: Any) -> str:
+    """A GPU losing much of the last minute to throttling (``RunState.gpu_slowdown``), or ""."""
+    text = getattr(state, "gpu_slowdown", "")
+    if not text or getattr(state, "is_final", False):
+        return ""
+    return (
+        '<div class="lnb-slowdown" style="background:#ef6c00;color:white;padding:2px 6px;'
+        f'border-radius:3px;margin:2px 0">⚠ {html.escape(text)} · the ETA restarted from the '
+        "slower steps</div>"
+    )
 
 
 def pace_html(state: Any) -> str:

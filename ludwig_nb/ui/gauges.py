@@ -7,7 +7,10 @@ dashboard can apply them inside its own one-batch-per-frame update. HTML widgets
 the same in ipywidgets 7 and 8.
 
 Temperatures are drawn against the device's own thresholds: the bar's scale ends 5 °C
-above the shutdown temperature, with marks at slowdown (orange) and shutdown (red).
+above the shutdown temperature, with marks at slowdown (orange) and shutdown (red); the text
+gives the thermal margin ("81 °C · 6 °C to slowdown") and the thresholds sit in its tooltip.
+On GPUs with GPM the utilisation row adds what the GPU really did (SM, tensor and DRAM
+activity), explained in one line in its tooltip. Texts never wrap inside a gauge.
 """
 
 from __future__ import annotations
@@ -24,9 +27,13 @@ from ludwig_nb.core.gpu_sample import (
     HostSample,
     Snapshot,
 )
+from ludwig_nb.core.thermal import describe_margin
+from ludwig_nb.core.throttle_time import ThrottleTime, describe_throttle_time
 
 __all__ = [
+    "ACTIVITY_TOOLTIP",
     "MiniGauges",
+    "activity_html",
     "bar_html",
     "compact_gauges_html",
     "gpu_card_html",
@@ -38,6 +45,12 @@ __all__ = [
 
 GREEN, ORANGE, RED, GREY, BLUE = "#2ca02c", "#ff7f0e", "#d62728", "#9e9e9e", "#1f77b4"
 _WARN_MARGIN = 5.0  # °C under slowdown where the bar turns orange
+#: the utilisation gauge's tooltip: what NVML's number means and what GPM adds
+ACTIVITY_TOOLTIP = (
+    "Utilisation is the share of time any kernel ran, however little of the GPU it used; "
+    "SM is the share of multiprocessors busy, tensor the share of time tensor cores worked, "
+    "DRAM the share of peak memory bandwidth used (GPM, Hopper and newer)."
+)
 _BAR = (
     "display:inline-block;position:relative;vertical-align:middle;"
     "width:{w}px;height:10px;background:#e6e6e6;border-radius:2px;overflow:hidden"
@@ -58,11 +71,12 @@ def bar_html(
     color: str = BLUE,
     width: int = 90,
     marks: Iterable[tuple[float, str]] = (),
+    tooltip: str = "",
 ) -> str:
     """Draw a horizontal bar gauge as HTML.
 
     A horizontal bar filled to ``fraction`` (0..1; None: empty, "N/A"), with vertical ``marks`` at
-    (fraction, colour), followed by ``text``.
+    (fraction, colour), followed by ``text`` on one line; ``tooltip``: the whole gauge's title.
     """
     fill = (
         ""
@@ -77,20 +91,27 @@ def bar_html(
         f'width:2px;background:{mark_color}"></span>'
         for at, mark_color in marks
     )
+    title = f' title="{html.escape(tooltip)}"' if tooltip else ""
     return (
+        f'<span class="lnb-gauge" style="white-space:nowrap"{title}>'
         f'<span style="{_BAR.format(w=width)}">{fill}{ticks}</span> '
-        f'<span style="font-size:90%">{html.escape(text)}</span>'
+        f'<span style="font-size:90%">{html.escape(text)}</span></span>'
     )
 
 
-def temperature_color(temperature: float | None, slowdown: float | None) -> str:
+def temperature_color(
+    temperature: float | None, slowdown: float | None, margin: float | None = None
+) -> str:
     """The colour of a temperature reading.
 
-    Green, orange within 5 °C of slowdown (or above 80 °C when it is unknown), red at or above
-    slowdown; grey when unknown.
+    With a thermal ``margin`` (°C): red at or under 0, orange within 5 °C, else green. Without
+    one: red at or above slowdown, orange within 5 °C of it (or above 80 °C when it is unknown),
+    else green; grey when the temperature is unknown.
     """
     if temperature is None:
         return GREY
+    if margin is not None:
+        return RED if margin <= 0 else ORANGE if margin <= _WARN_MARGIN else GREEN
     if slowdown is None:
         return ORANGE if temperature >= 80.0 else GREEN
     if temperature >= slowdown:
@@ -98,26 +119,55 @@ def temperature_color(temperature: float | None, slowdown: float | None) -> str:
     return ORANGE if temperature >= slowdown - _WARN_MARGIN else GREEN
 
 
+def thresholds_text(gpu: GpuSample) -> str:
+    """``"slowdown 87 °C · shutdown 97 °C · max operating 89 °C"`` (what the GPU reports)."""
+    return " · ".join(
+        f"{name} {level:.0f} °C"
+        for name, level in (
+            ("slowdown", gpu.temperature_slowdown),
+            ("shutdown", gpu.temperature_shutdown),
+            ("max operating", gpu.temperature_max),
+            ("memory max", gpu.temperature_memory_max),
+        )
+        if level is not None
+    )
+
+
 def temperature_html(gpu: GpuSample, width: int = 90) -> str:
-    """The temperature bar with the slowdown and shutdown marks and their values in °C."""
+    """The temperature bar with the slowdown and shutdown marks, and the margin in words.
+
+    ``"81 °C · 6 °C to slowdown"``; the thresholds are in the tooltip.
+    """
     top = (gpu.temperature_shutdown or gpu.temperature_slowdown or 95.0) + 5.0
     marks = [
         (level / top, color)
         for level, color in ((gpu.temperature_slowdown, ORANGE), (gpu.temperature_shutdown, RED))
         if level is not None
     ]
-    limits = " / ".join(
-        f"{name} {level:.0f}"
-        for name, level in (
-            ("slowdown", gpu.temperature_slowdown),
-            ("shutdown", gpu.temperature_shutdown),
-        )
-        if level is not None
-    )
-    text = _fmt(gpu.temperature, " °C") + (f" ({limits})" if limits else "")
+    text = _fmt(gpu.temperature, " °C")
+    if gpu.temperature is not None and gpu.temperature_margin is not None:
+        text += f" · {describe_margin(gpu.temperature_margin)}"
     fraction = None if gpu.temperature is None else gpu.temperature / top
-    return bar_html(
-        fraction, text, temperature_color(gpu.temperature, gpu.temperature_slowdown), width, marks
+    color = temperature_color(gpu.temperature, gpu.temperature_slowdown, gpu.temperature_margin)
+    return bar_html(fraction, text, color, width, marks, tooltip=thresholds_text(gpu))
+
+
+def activity_html(gpu: GpuSample) -> str:
+    """``"SM 62 % · tensor 41 % · DRAM 35 %"`` with its tooltip; "" without GPM."""
+    parts = [
+        f"{name} {value:.0f} %"
+        for name, value in (
+            ("SM", gpu.sm_activity),
+            ("tensor", gpu.tensor_activity),
+            ("DRAM", gpu.memory_bandwidth),
+        )
+        if value is not None
+    ]
+    if not parts:
+        return ""
+    return (
+        f'<span class="lnb-activity" style="white-space:nowrap;font-size:90%;color:#444" '
+        f'title="{html.escape(ACTIVITY_TOOLTIP)}">{" · ".join(parts)}</span>'
     )
 
 
@@ -155,8 +205,28 @@ def _row(label: str, body: str) -> str:
     )
 
 
-def gpu_card_html(gpu: GpuSample, selected: bool = False, width: int = 140) -> str:
-    """Everything ``%gpu_watch`` shows for one GPU (or MIG instance), as HTML."""
+def _utilisation_html(gpu: GpuSample, width: int) -> str:
+    util = bar_html(
+        None if gpu.utilization_gpu is None else gpu.utilization_gpu / 100,
+        _fmt(gpu.utilization_gpu, " %"),
+        BLUE,
+        width,
+        tooltip=ACTIVITY_TOOLTIP,
+    )
+    activity = activity_html(gpu)
+    return f"{util} {activity}" if activity else util
+
+
+def gpu_card_html(
+    gpu: GpuSample,
+    selected: bool = False,
+    width: int = 140,
+    throttled: ThrottleTime | None = None,
+) -> str:
+    """Everything ``%gpu_watch`` shows for one GPU (or MIG instance), as HTML.
+
+    ``throttled``: the GPU's throttled time over a recent window (shown beside its reasons).
+    """
     title = f"<b>{html.escape(gpu.label)}</b> {html.escape(gpu.name or '')}"
     if selected:
         title += " ◀"
@@ -164,15 +234,7 @@ def gpu_card_html(gpu: GpuSample, selected: bool = False, width: int = 140) -> s
         lost = f'<span style="color:{RED}">lost (the driver no longer answers)</span>'
         return f"<div>{title}: {lost}</div>"
     rows = [
-        _row(
-            "utilisation",
-            bar_html(
-                None if gpu.utilization_gpu is None else gpu.utilization_gpu / 100,
-                _fmt(gpu.utilization_gpu, " %"),
-                BLUE,
-                width,
-            ),
-        ),
+        _row("utilisation", _utilisation_html(gpu, width)),
         _row("memory", _memory_html(gpu, width)),
     ]
     if gpu.mig_index is None:
@@ -186,7 +248,11 @@ def gpu_card_html(gpu: GpuSample, selected: bool = False, width: int = 140) -> s
             f"P{gpu.pstate}" if gpu.pstate is not None else "",
         ]
         rows.append(_row("clocks", " · ".join(e for e in extras if e) or "N/A"))
-        rows.append(_row("throttling", _reasons_html(gpu.clock_reasons) or "none"))
+        lost = ""  # what throttling cost lately; nothing to say when it cost nothing
+        if throttled is not None and throttled.total_s > 0:
+            words = html.escape(describe_throttle_time(throttled, of="the last minute"))
+            lost = f' <span style="color:#666">{words}</span>'
+        rows.append(_row("throttling", (_reasons_html(gpu.clock_reasons) or "none") + lost))
     return f'<div style="margin:2px 0 6px 0">{title}{"".join(rows)}</div>'
 
 
@@ -236,9 +302,12 @@ def compact_gauges_html(snapshot: Snapshot | None, device_index: int | None = No
             continue
         util = None if gpu.utilization_gpu is None else gpu.utilization_gpu / 100.0
         memory = None if gpu.memory_percent is None else gpu.memory_percent / 100.0
+        sm = f" (SM {gpu.sm_activity:.0f} %)" if gpu.sm_activity is not None else ""
         rows.append(
             f"<div><b>{label}</b>{mark} "
-            + bar_html(util, f"{_fmt(gpu.utilization_gpu, ' %')}", BLUE, 50)
+            + bar_html(
+                util, f"{_fmt(gpu.utilization_gpu, ' %')}{sm}", BLUE, 50, tooltip=ACTIVITY_TOOLTIP
+            )
             + " "
             + bar_html(memory, format_bytes(gpu.memory_used), BLUE, 50)
             + " "

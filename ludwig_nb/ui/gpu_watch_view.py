@@ -1,6 +1,6 @@
 # IPython's magic decorators and display() carry no type hints.
 # mypy: disable-error-code="untyped-decorator,no-untyped-call"
-"""The ``%gpu_watch`` view: per-GPU gauge cards, a bqplot timeline per GPU, an alarm log.
+"""The ``%gpu_watch`` view: per-GPU gauge cards, a timeline per GPU, an alarm log.
 
 A ``ui.pump.View``: the pump calls :meth:`GpuWatchView.refresh` a few times a second; the
 view reads the sampler's latest-value slot and history (never NVML) and, only when a new
@@ -11,26 +11,21 @@ message per changed widget per new snapshot, never one per gauge per sample).
 from __future__ import annotations
 
 import html
-import math
 import threading
 from collections.abc import Callable, Iterable
 from typing import Any, Protocol
 
-import bqplot as bq
 import ipywidgets as widgets
 
 from ludwig_nb.core.alarms import AlarmTransition
 from ludwig_nb.core.gpu_sample import GpuSample, Snapshot
-from ludwig_nb.ui.gauges import BLUE, ORANGE, RED, clock_text, gpu_card_html, host_html, no_gpu_html
+from ludwig_nb.core.throttle_time import ThrottleMeter
+from ludwig_nb.ui.charts.svg_widgets import SvgTimeline
+from ludwig_nb.ui.gauges import RED, clock_text, gpu_card_html, host_html, no_gpu_html
 
 __all__ = ["GpuWatchView"]
 
 Writes = dict[Any, dict[str, Any]]
-_LINES = (
-    ("utilization_gpu", "util %", BLUE),
-    ("memory_percent", "memory %", "#9467bd"),
-    ("temperature", "°C", RED),
-)
 
 
 class _SamplerLike(Protocol):
@@ -46,62 +41,14 @@ class _AlarmLog(Protocol):
     def log(self) -> list[AlarmTransition]: ...
 
 
-class _Timeline:
-    """One GPU's last minutes: utilisation %, memory %, °C, and the slowdown level."""
-
-    def __init__(self, index: int, history: float) -> None:
-        self.x = bq.LinearScale(min=-history, max=0.0)
-        self.y = bq.LinearScale(min=0.0, max=105.0)
-        self.lines = bq.Lines(
-            x=[0.0],
-            y=[[math.nan]] * len(_LINES),
-            scales={"x": self.x, "y": self.y},
-            colors=[c for _, _, c in _LINES],
-            labels=[label for _, label, _ in _LINES],
-            display_legend=True,
-        )
-        self.slowdown = bq.Lines(
-            x=[-history, 0.0],
-            y=[math.nan, math.nan],
-            scales={"x": self.x, "y": self.y},
-            colors=[ORANGE],
-            line_style="dashed",
-        )
-        axes = [
-            bq.Axis(scale=self.x, label="seconds ago", num_ticks=5),
-            bq.Axis(scale=self.y, side="left", num_ticks=4),
-        ]
-        self.figure = bq.Figure(
-            marks=[self.lines, self.slowdown],
-            axes=axes,
-            title=f"GPU {index}",
-            legend_location="top-left",
-            fig_margin={"top": 30, "bottom": 35, "left": 40, "right": 10},
-            layout=widgets.Layout(height="170px", width="100%"),
-        )
-
-    def writes(self, sampler: _SamplerLike, gpu: GpuSample, now: float, history: float) -> Writes:
-        since = now - history
-        columns = [sampler.history_columns(m, gpu.index, since=since) for m, _, _ in _LINES]
-        width = min(len(times) for times, _ in columns)
-        if width == 0:
-            return {}
-        times = [t - now for t in columns[0][0][-width:]]
-        out: Writes = {self.lines: {"x": times, "y": [values[-width:] for _, values in columns]}}
-        level = gpu.temperature_slowdown
-        if level is not None:
-            out[self.slowdown] = {"y": [level, level]}
-        return out
-
-
 class GpuWatchView:
     """Live gauges for ``sampler``'s GPUs (``devices``: only these indices; None: all).
 
     ``history``: seconds of timeline shown. ``alarms``: anything with a ``log`` of
     :class:`AlarmTransition` (an ``AlarmWatch``), shown newest first. ``on_close``: called
     once by :meth:`close` (the magic stops what it started there). ``timeline``: makes a
-    GPU's timeline from ``(index, history)``; bqplot by default,
-    ``ui.charts.svg_widgets.SvgTimeline`` where only core widgets render (Colab).
+    GPU's timeline from ``(index, history)`` (default ``ui.charts.svg_widgets.SvgTimeline``:
+    % and °C in two panels, an SVG that renders in JupyterLab and Colab alike).
 
     Args:
         sampler: Its snapshots are shown.
@@ -120,7 +67,7 @@ class GpuWatchView:
         timeline: Callable[[int, float], object] | None = None,
     ) -> None:
         self.sampler = sampler
-        self._timeline = timeline or _Timeline
+        self._timeline = timeline or SvgTimeline
         self.devices = None if devices is None else frozenset(devices)
         self.history = float(history)
         self.alarms = alarms
@@ -135,6 +82,7 @@ class GpuWatchView:
         self.gpu_box = widgets.VBox([])
         self._cards: dict[tuple[int, int | None], widgets.HTML] = {}
         self._timelines: dict[int, Any] = {}
+        self._meters: dict[int, ThrottleMeter] = {}  # each GPU's throttled time, last minute
         self._title = title
         self.widget = widgets.VBox([self.header, self.gpu_box, self.host, self.alarm_log])
         self._shown_in: int | None = None
@@ -181,7 +129,13 @@ class GpuWatchView:
         writes[self.header] = {"value": header}
         writes[self.host] = {"value": host_html(snapshot.host)}
         for gpu in gpus:
-            writes[self._cards[(gpu.index, gpu.mig_index)]] = {"value": gpu_card_html(gpu)}
+            throttled = None
+            if gpu.mig_index is None and not gpu.lost:
+                meter = self._meters.setdefault(gpu.index, ThrottleMeter())
+                meter.add(gpu, snapshot.time)
+                throttled = meter.recent()
+            card = gpu_card_html(gpu, throttled=throttled)
+            writes[self._cards[(gpu.index, gpu.mig_index)]] = {"value": card}
             timeline = self._timelines.get(gpu.index)
             if timeline is not None and gpu.mig_index is None and not gpu.lost:
                 writes.update(timeline.writes(self.sampler, gpu, snapshot.time, self.history))

@@ -1,4 +1,4 @@
-"""The "resources" line of a run's end-of-run summary: energy, peak memory, throttled time.
+"""The "resources" line of a run's end-of-run summary: energy, peak memory, time throttled.
 
 Pure: it formats ``run.profile_summary`` (``core.resource_profile.summarize``); a figure
 the hardware did not report is left out, and with nothing to say the line is empty.
@@ -21,8 +21,9 @@ def _energy(joules: float) -> str:
 def resources_line(summary: Mapping[str, Any] | None) -> str:
     """The resource profile summary as one line.
 
-    ``"resources: 12.3 kJ (0.41 J/sample) · GPU peak 9.0 GiB · RSS peak 410 MiB · throttled 3s
-    (power 3s)"``; ``""`` without a profile.
+    ``"resources: 12.3 kJ (0.41 J/sample) · GPU peak 9.0 GiB · RSS peak 410 MiB · throttled 7 %
+    of the run (thermal 5 %, power cap 2 %)"``; ``""`` without a profile. A profile from before
+    the per-cause figures says the seconds throttled by power and by heat instead.
     """
     if not isinstance(summary, Mapping) or not summary:
         return ""
@@ -38,8 +39,11 @@ def resources_line(summary: Mapping[str, Any] | None) -> str:
         parts.append(f"RSS peak {format_bytes(rss)}")
     if summary.get("peak_temperature") is not None:
         parts.append(f"max {summary['peak_temperature']:.0f} °C")
+    throttle = summary.get("throttle")
     power, thermal = summary.get("throttled_power_s"), summary.get("throttled_thermal_s")
-    if power is not None or thermal is not None:
+    if isinstance(throttle, Mapping) and throttle.get("text"):
+        parts.append(str(throttle["text"]))
+    elif power is not None or thermal is not None:
         total = (power or 0.0) + (thermal or 0.0)
         detail = [
             f"{k} {format_duration(v)}" for k, v in (("power", power), ("heat", thermal)) if v

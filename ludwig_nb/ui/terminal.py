@@ -72,15 +72,19 @@ def eta_words(run: RunHandle, state: RunState, now: float) -> str:
 
     reading = run.eta_reading(now)
     estimate = reading.estimate
+    deadline = reading.deadline
+    after = ""
+    if deadline and deadline.get("text") and deadline.get("verdict") != "passed":
+        after = f" · ⏰ {deadline['text']}"  # the deadline against this very estimate
     text = format_estimate(estimate, now)
     if not reading.early_stopping or not state.total_steps:
-        return f"ETA {text}"
+        return f"ETA {text}{after}"
     forecast = reading.forecast
     words = format_forecast(forecast, state.total_steps)
     if forecast is not None and forecast.remaining_s is not None:
         words += f", ≈ {format_duration(forecast.remaining_s)} from now"
     bound = f"ETA ≤ {format_duration(estimate.remaining_s)}" if estimate is not None else "ETA ?"
-    return f"{bound} · {words}"
+    return f"{bound} · {words}{after}"
 
 
 def progress_line(state: RunState, eta_words: str, pause_words: str = "") -> str:
@@ -104,6 +108,8 @@ def progress_line(state: RunState, eta_words: str, pause_words: str = "") -> str
     if state.last_loss is not None:
         parts.append(f"loss {state.last_loss:.4g}")
     parts.append(f"estimate frozen: {eta_words}" if pause_words else eta_words)
+    if state.gpu_slowdown:
+        parts.append(f"⚠ {state.gpu_slowdown}")
     return " · ".join(parts)
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import html
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 
 from ludwig_nb.core.state import RunState
 from ludwig_nb.core.status_text import alarm_line
@@ -20,12 +20,14 @@ from ludwig_nb.ui.eta_text import EtaText
 from ludwig_nb.ui.formatting import (
     STATUS_COLORS,
     alarm_banner_html,
+    deadline_html,
     error_html,
     eta_line,
     format_tokens_per_s,
     header_html,
     pace_html,
     progress_text,
+    slowdown_html,
     state_text,
 )
 from ludwig_nb.ui.llm_view import llm_panel_html
@@ -41,16 +43,22 @@ def render_text(
     eta: str,
     samples_per_s: float | None,
     tokens_per_s: tuple[float, float] | None = None,
+    deadline: Mapping[str, object] | None = None,
 ) -> str:
     """One line: ``"name [training] step 12 / 100 · epoch 1 / 2 · ETA … · 512 samples/s"``.
 
     An LLM run's rate leads with its tokens/s (``tokens_per_s``: real and padded).
+    ``deadline``: the deadline against the ETA (``EtaReading.deadline``), said after it.
     """
     text = f"{state.name or state.run_id} [{state_text(state)}] {progress_text(state)}"
     if not state.is_final:
         text += f" · {eta_line(state, eta)}"
         if state.status != "paused":
             text += f" · {format_tokens_per_s(tokens_per_s, samples_per_s)}"
+        if deadline and deadline.get("text") and deadline.get("verdict") != "passed":
+            text += f" · ⏰ {deadline['text']}"
+        if state.gpu_slowdown:
+            text += f" · ⚠ {state.gpu_slowdown}"
     if state.last_loss is not None:
         text += f" · loss {state.last_loss:.4g}"
     if state.status == "failed":
@@ -65,6 +73,7 @@ def render_html(
     eta: str,
     samples_per_s: float | None,
     tokens_per_s: tuple[float, float] | None = None,
+    deadline: Mapping[str, object] | None = None,
 ) -> str:
     """The live state as HTML with an HTML ``<progress>`` bar (no widgets needed)."""
     color = STATUS_COLORS.get(state.status, "#757575")
@@ -81,7 +90,10 @@ def render_html(
             else f" · {format_tokens_per_s(tokens_per_s, samples_per_s)}"
         )
         body += f"<div>{html.escape(eta_line(state, eta) + rate)}</div>"
-    body += alarm_banner_html(state.alarms) + pace_html(state) + llm_panel_html(state)
+    body += alarm_banner_html(state.alarms) + slowdown_html(state) + pace_html(state)
+    if not state.is_final:
+        body += deadline_html(deadline)
+    body += llm_panel_html(state)
     if state.status == "failed":
         body += error_html(state.error or state.reason, "")
     return body + "</div>"
@@ -134,14 +146,15 @@ class TextView(RunView):
             self._finish()
             return
         rates = self.throughput.samples_per_s, self.throughput.tokens_per_s
-        text = render_text(self.state, self.eta.text, *rates)
+        deadline = self.eta.deadline
+        text = render_text(self.state, self.eta.text, *rates, deadline)
         due = self._last_time is None or now - self._last_time >= self.min_interval
         if text != self._last_text and due:
             self._last_text, self._last_time = text, now
             self._update(
                 {
                     "text/plain": text,
-                    "text/html": render_html(self.state, self.eta.text, *rates),
+                    "text/html": render_html(self.state, self.eta.text, *rates, deadline),
                 }
             )
             self.updates += 1

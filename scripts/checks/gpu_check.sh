@@ -1,9 +1,13 @@
 #!/usr/bin/env bash
 # GPU telemetry checks on a machine with an NVIDIA GPU (well under 10 minutes).
 #   scripts/checks/gpu_check.sh            # uses $PYTHON or the repo's .venv or python3
-# Runs: the gpu-marked tests (real readings, thresholds, an alarm on the real slowdown
-# threshold, a mixed-precision CUDA training run seen by the sampler), the fake-driver
-# suite, the two benchmarks against the real driver, and the engine's GPU speed (ms per
+# Runs: what the card supports (scripts/checks/gpu_support.py: the thermal margin, thresholds,
+# T.Limit fields, each throttle counter and GPM, with the raw field values at the ids the
+# counters have had across drivers, and checks that they hold together), the gpu-marked
+# tests (real readings, thresholds, an alarm on the real slowdown threshold, the margin
+# against the thresholds, counters in seconds, a mixed-precision CUDA training run seen by
+# the sampler), the fake-driver suite, the two benchmarks against the real driver, and the
+# engine's GPU speed (ms per
 # step against a hand-written CUDA loop, resident and pinned data, fp32 / AMP / compile,
 # share of step time waiting for data), and the LLM case (tokens/s of a ~220M model in bf16
 # and 4-bit, peak memory against the pre-flight). Prints a summary; exits non-zero when a check
@@ -31,9 +35,11 @@ else
   echo "nvidia-smi not found: the gpu tests will be skipped"
 fi
 
+run "what the card supports" 60 env PYTHONPATH="$PWD" "$PY" scripts/checks/gpu_support.py --seconds 5
 run "gpu tests (real driver)" 300 "$PY" -m pytest -q -p no:cacheprovider -m gpu -rs tests/gpu/test_real_gpu.py
-run "telemetry suite (fake driver)" 180 "$PY" -m pytest -q -p no:cacheprovider \
-  tests/gpu tests/core/test_alarms.py tests/core/test_series.py tests/runs/test_alarm_watch.py
+run "telemetry suite (fake driver)" 240 "$PY" -m pytest -q -p no:cacheprovider \
+  tests/gpu tests/core/test_alarms.py tests/core/test_series.py tests/runs/test_alarm_watch.py \
+  tests/core/test_throttle_time.py tests/core/test_thermal.py tests/core/test_deadline.py
 if command -v nvidia-smi >/dev/null; then
   run "benchmark: sample cost (real)" 120 "$PY" benchmarks/gpu_sampling.py --real
   run "benchmark: training overhead (real)" 120 "$PY" benchmarks/sampler_overhead.py --real --rounds 6

@@ -46,7 +46,7 @@ def test_the_memory_benchmark_meets_its_goal_on_the_quick_cases():
 def test_the_gpu_memory_check_skips_without_a_gpu():
     torch = pytest.importorskip("torch")
     if torch.cuda.is_available():
-        pytest.skip("a GPU is here: scripts/gpu_check.sh runs it")
+        pytest.skip("a GPU is here: scripts/checks/gpu_check.sh runs it")
     done = _run("llm_memory_gpu")
     assert done.returncode == 0, (done.stdout + done.stderr)[-3000:]
     assert "no CUDA device; skipped" in done.stdout

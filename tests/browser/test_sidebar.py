@@ -205,6 +205,10 @@ GPU_SCENARIO = {
             "power_limit_mw": 700000,
             "reasons": [1, 0, 0, 4],
             "thresholds": {"shutdown": 95, "slowdown": 87, "mem_max": 95, "gpu_max": 85},
+            # the thermal margin to the nearest slowdown point (85 °C), a Hopper's GPM
+            "margin": [30, 23, 15, 7, 1, -1],
+            "tlimit": {"shutdown": -10, "slowdown": -2, "gpu_max": 0},
+            "gpm": {"sm_util": [3, 55, 80, 82], "tensor_util": [0, 30, 45, 48]},
         }
     ],
 }
@@ -271,7 +275,12 @@ def test_sidebar_shows_gpu_and_run_and_stops_it(sidebar_lab, lab_page, artifacts
     if has_gpu:
         expect(card).to_contain_text("GPU 0", timeout=20_000)
         expect(card).to_contain_text("Fake H100 80GB")
-        expect(card.locator('[data-meter="temperature"]')).to_contain_text("slowdown 87 °C")
+        temperature = card.locator('[data-meter="temperature"]')
+        expect(temperature).to_contain_text(re.compile(r"°C · (\d+ °C to|at its|\d+ °C past) slow"))
+        expect(temperature).to_have_attribute("title", re.compile(r"slowdown 87 °C · shutdown 95"))
+        utilisation = card.locator('[data-meter="utilisation"]')
+        expect(utilisation).to_contain_text(re.compile(r"SM \d+ % · tensor \d+ %"), timeout=10_000)
+        expect(utilisation).to_have_attribute("title", re.compile("any kernel ran"))
     else:
         expect(card).to_contain_text("Host", timeout=20_000)
 

@@ -90,3 +90,27 @@ def test_evaluate_prints_a_table_and_takes_a_demo_name(files, capsys):
     lines = capsys.readouterr().out.splitlines()
     assert lines[0].split() == ["feature", "metric", "demo:cars"]
     assert any(line.split()[:2] == ["Miles_per_Gallon", "r2"] for line in lines)
+
+
+def test_a_deadline_from_the_command_line_saves_in_time_and_a_bad_one_is_refused(files, capsys):
+    from ludwig_nb.runs.deadline_sources import clear_kernel_deadline
+
+    tmp, config, data = files
+    try:
+        base = ["train", "-c", str(config), "-d", str(data), "-o", str(tmp / "r")]
+        assert main([*base, "--deadline", "soon"]) == 2
+        err = capsys.readouterr().err
+        assert "--deadline soon: use a duration like 2h" in err and err.count("\n") == 1
+        # a minute from now, inside the 5 min reserve: it saves a checkpoint at once, trains on
+        assert main([*base, "--deadline", "60s", "--no-progress"]) == 0
+        assert capsys.readouterr().out.startswith("completed: 56/56 steps")
+        (run_dir,) = (tmp / "r").iterdir()
+        events = [json.loads(line) for line in (run_dir / "events.ndjson").read_text().splitlines()]
+        kinds = [e["kind"] for e in events if e["type"] == "deadline_warning"]
+        assert "checkpoint" in kinds
+        asked = next(
+            e for e in events if e["type"] == "deadline_warning" and e["kind"] == "checkpoint"
+        )
+        assert any(e["type"] == "checkpoint_saved" and e["time"] >= asked["time"] for e in events)
+    finally:
+        clear_kernel_deadline()

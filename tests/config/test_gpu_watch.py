@@ -30,6 +30,12 @@ def test_defaults(minimal: str) -> None:
         ],
         "gpu_memory_limit": None,
         "oom_recovery": "auto",
+        "deadline": {
+            "at": "auto",
+            "action": "checkpoint",
+            "reserve": 300.0,
+            "session_limit": 43200.0,
+        },
     }
     assert cfg.gpu_watch == GpuWatchConfig()
 
@@ -130,3 +136,89 @@ def test_throttle_and_memory_keys_render(minimal: str) -> None:
 def test_memory_limit_must_be_positive(fail: Callable[..., ConfigError], minimal: str) -> None:
     err = fail(minimal + "gpu_watch:\n  gpu_memory_limit: 0\n")
     assert err.path == "gpu_watch.gpu_memory_limit"
+
+
+def test_margin_thresholds_render_and_build_rules(minimal: str) -> None:
+    from ludwig_nb.core.alarms import AlarmPolicy
+
+    section = (
+        "gpu_watch:\n  alarms:\n    - {threshold: 'margin < 5', action: pause}\n"
+        "    - {threshold: 'margin<=3', clear_below: 'margin>12', action: stop}\n"
+    )
+    watch = load_config(minimal + section).to_dict()["gpu_watch"]
+    assert [(a["threshold"], a["clear_below"]) for a in watch["alarms"]] == [
+        ("margin<5", None),
+        ("margin<=3", "margin>12"),
+    ]
+    policy = AlarmPolicy.from_config(watch)
+    assert [r.name for r in policy.rules] == ["margin<5", "margin<=3"]
+    assert str(policy.rules[1].clear_below) == "margin>12"
+
+
+@pytest.mark.parametrize(
+    ("section", "path", "words"),
+    [
+        ("  alarms:\n    - {threshold: 'margin>5'}\n", "threshold", "little margin"),
+        ("  alarms:\n    - {threshold: 'margin<5', clear_below: 80}\n", "clear_below", "both"),
+        ("  alarms:\n    - {threshold: 80, clear_below: 'margin>9'}\n", "clear_below", "both"),
+        (
+            "  alarms:\n    - {threshold: 'margin<5', clear_below: 'margin>3'}\n",
+            "clear_below",
+            "less margin",
+        ),
+        ("  alarms:\n    - {threshold: 'margin<5', clear_below: 'margin<9'}\n", "clear_below", ">"),
+        ("  alarms:\n    - {metric: memory, threshold: 'margin<5'}\n", "threshold", "percentage"),
+        ("  alarms:\n    - {metric: power, threshold: 'margin<5'}\n", "threshold", "watts"),
+        ("  alarms:\n    - {threshold: 'margin<hot'}\n", "threshold", "margin<N"),
+    ],
+)
+def test_margin_mistakes_are_located(
+    fail: Callable[..., ConfigError], minimal: str, section: str, path: str, words: str
+) -> None:
+    err = fail(minimal + "gpu_watch:\n" + section)
+    assert (err.line, err.path) == (9, f"gpu_watch.alarms[0].{path}")
+    assert words in str(err)
+
+
+@pytest.mark.parametrize(
+    ("written", "rendered"),
+    [
+        ("2h", {"at": "2h", "action": "checkpoint", "reserve": 300.0}),
+        ("'18:30'", {"at": "18:30", "action": "checkpoint", "reserve": 300.0}),
+        (
+            "{at: 90min, action: stop, reserve: 10m}",
+            {"at": "90min", "action": "stop", "reserve": 600.0},
+        ),
+        ("{at: colab, session_limit: 24h}", {"at": "colab", "session_limit": 86400.0}),
+        ("{action: warn}", {"at": "auto", "action": "warn"}),
+    ],
+)
+def test_deadline_renders(minimal: str, written: str, rendered: dict[str, object]) -> None:
+    cfg = load_config(minimal + f"gpu_watch:\n  deadline: {written}\n")
+    deadline = cfg.to_dict()["gpu_watch"]["deadline"]
+    assert {k: deadline[k] for k in rendered} == rendered
+    assert GpuWatchConfig.from_dict(cfg.gpu_watch.to_dict()) == cfg.gpu_watch
+
+
+def test_deadline_off(minimal: str) -> None:
+    assert load_config(minimal + "gpu_watch:\n  deadline: null\n").gpu_watch.deadline is None
+
+
+@pytest.mark.parametrize(
+    ("written", "path", "words"),
+    [
+        ("18:30", "gpu_watch.deadline", "quote a clock time"),
+        ("soon", "gpu_watch.deadline", "a duration like 2h"),
+        ("'25:10'", "gpu_watch.deadline", "not a time of day"),
+        ("{att: 2h}", "gpu_watch.deadline.att", "did you mean 'at'"),
+        ("{at: 2h, action: reboot}", "gpu_watch.deadline.action", "warn, checkpoint, stop"),
+        ("{at: 2h, reserve: lots}", "gpu_watch.deadline.reserve", "duration"),
+        ("[2h]", "gpu_watch.deadline", "a time like"),
+    ],
+)
+def test_deadline_mistakes_are_located(
+    fail: Callable[..., ConfigError], minimal: str, written: str, path: str, words: str
+) -> None:
+    err = fail(minimal + f"gpu_watch:\n  deadline: {written}\n")
+    assert (err.line, err.path) == (8, path)
+    assert words in str(err)

@@ -58,7 +58,7 @@ def test_relative_threshold_resolves_against_each_device() -> None:
 def test_rule_defaults_name_and_hysteresis() -> None:
     rule = AlarmRule("temperature", parse_threshold("slowdown-5"), action="pause")
     assert rule.name == "temperature>=slowdown-5"
-    assert rule.clear_below == Threshold(-10.0, relative=True)
+    assert rule.clear_below == Threshold(-10.0, relative=True, strict=True, clear=True)
     assert rule.levels(gpu(slowdown=87.0)) == (82.0, 77.0)
 
 
@@ -191,3 +191,96 @@ def test_a_clear_level_above_the_raise_level_clears_at_the_raise_level() -> None
     policy = AlarmPolicy([rule])
     # raised at 85; 90 is still over the threshold, so it must stay raised; cleared at 79
     assert feed(policy, [85.0, 90.0, 79.0]) == [(0, True), (2, False)]
+
+
+@pytest.mark.parametrize(
+    ("text", "clear", "expected", "written"),
+    [
+        ("margin<5", False, Threshold(5.0, margin=True, strict=True), "margin<5"),
+        ("Margin <= 3", False, Threshold(3.0, margin=True), "margin<=3"),
+        ("margin>10", True, Threshold(10.0, margin=True, strict=True, clear=True), "margin>10"),
+        ("margin>=8", True, Threshold(8.0, margin=True, clear=True), "margin>=8"),
+    ],
+)
+def test_parse_margin_thresholds(text: str, clear: bool, expected: Threshold, written: str) -> None:
+    parsed = parse_threshold(text, clear=clear)
+    assert parsed == expected
+    assert str(parsed) == written
+
+
+@pytest.mark.parametrize(("text", "clear"), [("margin>5", False), ("margin<9", True)])
+def test_a_margin_points_the_right_way(text: str, clear: bool) -> None:
+    with pytest.raises(ValueError, match="margin"):
+        parse_threshold(text, clear=clear)
+
+
+def hot(temp: float, margin: float | None, index: int = 0) -> GpuSample:
+    return GpuSample(index=index, temperature=temp, temperature_margin=margin)
+
+
+def test_a_margin_rule_fires_below_its_margin_and_clears_above_the_gap() -> None:
+    policy = AlarmPolicy([AlarmRule.from_config({"threshold": "margin<5", "consecutive": 1})])
+    margins = [9.0, 5.0, 4.0, 3.0, 9.0, 10.0, 11.0]  # the reference stays at 90 °C
+    changes = [
+        (tick, t.raised, t.margin, t.threshold)
+        for tick, m in enumerate(margins)
+        for t in policy.update([hot(90.0 - m, m)], float(tick))
+    ]
+    # strict: 5 °C left is not "less than 5"; clears only past 5 + 5 = 10 °C of margin
+    assert changes == [(2, True, 4.0, 85.0), (6, False, 11.0, 80.0)]
+    raised = AlarmPolicy([AlarmRule.from_config({"threshold": "margin<5", "consecutive": 1})])
+    (transition,) = raised.update([hot(87.0, 3.0)], 0.0)
+    assert transition.message == (
+        "GPU 0 at 87°C, 3 °C to slowdown (alarm under 5 °C of margin): warn"
+    )
+
+
+def test_a_margin_rule_without_a_margin_or_temperature_keeps_its_state() -> None:
+    policy = AlarmPolicy([AlarmRule.from_config({"threshold": "margin<=5", "consecutive": 1})])
+    assert policy.update([hot(89.0, None)], 0.0) == []
+    assert policy.update([GpuSample(index=0, temperature_margin=1.0)], 1.0) == []
+    (up,) = policy.update([hot(85.0, 5.0)], 2.0)  # inclusive: 5 °C left is enough
+    assert up.raised
+
+
+def test_a_margin_rule_follows_each_gpus_own_reference() -> None:
+    policy = AlarmPolicy([AlarmRule.from_config({"threshold": "margin<5", "consecutive": 1})])
+    changes = policy.update([hot(80.0, 2.0, index=0), hot(80.0, 12.0, index=1)], 0.0)
+    assert [(c.device, c.threshold) for c in changes] == [(0, 77.0)]
+
+
+@pytest.mark.parametrize(
+    ("rule", "words"),
+    [
+        ({"metric": "memory", "threshold": "margin<5"}, "not a thermal margin"),
+        ({"threshold": "margin<5", "clear_below": 80}, "both be margins"),
+        ({"threshold": 85, "clear_below": "margin>9"}, "both be margins"),
+        ({"threshold": "margin<5", "clear_below": "margin>4"}, "cool side"),
+    ],
+)
+def test_margin_rules_that_cannot_work_are_refused(rule: dict[str, object], words: str) -> None:
+    with pytest.raises(ValueError, match=words):
+        AlarmRule.from_config(rule)
+
+
+def test_temperature_messages_carry_the_margin_when_the_gpu_has_one() -> None:
+    policy = AlarmPolicy([AlarmRule("temperature", Threshold(85.0), consecutive=1)])
+    (up,) = policy.update([hot(88.0, -1.0)], 0.0)
+    assert up.message == "GPU 0 at 88°C, 1 °C past slowdown (alarm at 85°C): warn"
+    (down,) = policy.update([hot(70.0, 17.0)], 1.0)
+    assert down.message == "GPU 0 back to 70°C, 17 °C to slowdown (below 80°C)"
+
+
+def test_a_margin_clear_level_may_be_inclusive_a_temperature_never_is() -> None:
+    inclusive = AlarmRule.from_config(
+        {"threshold": "margin<5", "clear_below": "margin>=10", "consecutive": 1}
+    )
+    policy = AlarmPolicy([inclusive])
+    changes = [
+        (tick, t.raised)
+        for tick, m in enumerate([3.0, 9.0, 10.0])
+        for t in policy.update([hot(90.0 - m, m)], float(tick))
+    ]
+    assert changes == [(0, True), (2, False)]  # 10 °C of margin back: cleared (>=)
+    plain = AlarmRule("temperature", Threshold(85.0), clear_below=Threshold(80.0), consecutive=1)
+    assert feed(AlarmPolicy([plain]), [85.0, 80.0, 79.0]) == [(0, True), (2, False)]

@@ -47,6 +47,25 @@ SAMPLES = [
     ev.AlarmRaised(
         time=4.0, rule="temperature", device=0, value=86.0, threshold=85.0, action="pause"
     ),
+    ev.AlarmRaised(
+        time=4.5, rule="margin<5", device=1, value=84.0, threshold=82.0, action="warn", margin=3.0
+    ),
+    ev.GpuSlowdown(
+        time=5.0,
+        device=0,
+        active=True,
+        share=0.4,
+        causes=("thermal", "power_cap"),
+        clock_ratio=0.8,
+        text="GPU 0 throttled 40 % of the last minute (thermal 30 %, power cap 10 %)",
+    ),
+    ev.DeadlineWarning(
+        time=5.5,
+        kind="checkpoint",
+        deadline=7200.0,
+        verdict="late",
+        message="saving a checkpoint before your session ends (02:00)",
+    ),
     ev.AlarmCleared(time=6.0, rule="temperature", device=0, value=79.0),
     ev.ScheduleChanged(time=7.0, schedule=SCHEDULE, reason="early stopping"),
     ev.Throttled(

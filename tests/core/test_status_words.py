@@ -90,3 +90,31 @@ def test_a_live_run_lists_its_alarms_and_an_ended_one_none():
     ]
     ended = reduce_all([ev.RunFinished(time=9.0, status="stopped", step=10)], state)
     assert status_words(ended, None)["alarm_texts"] == []
+
+
+def test_the_gpus_own_margin_words_the_pause_and_a_margin_rule_its_clear_level():
+    import dataclasses
+
+    measured = dataclasses.replace(ALARM, margin=-1.0)  # an H100: its margin counts to 87 °C
+    paused = ev.Paused(time=3.0, step=10, reason="alarm:" + ALARM.rule)
+    assert pause_text(reduce_all([STARTED, measured, paused])) == (
+        "paused: GPU 0 at 88 °C, 1 °C past slowdown; resumes below 83 °C"
+    )
+    margin = ev.AlarmRaised(
+        time=3.0,
+        rule="margin<5",
+        device=1,
+        value=84.0,
+        threshold=85.0,
+        action="pause",
+        message="GPU 1 at 84°C, 3 °C to slowdown (alarm under 5 °C of margin): pause",
+        margin=3.0,
+        clear="margin>12",
+    )
+    state = reduce_all([STARTED, margin, ev.Paused(time=3.0, step=10, reason="alarm:margin<5")])
+    assert pause_text(state) == (
+        "paused: GPU 1 at 84 °C, 3 °C to slowdown; resumes above 12 °C of margin"
+    )
+    default = dataclasses.replace(margin, clear="")  # an event from before the clear level
+    state = reduce_all([STARTED, default, ev.Paused(time=3.0, step=10, reason="alarm:margin<5")])
+    assert pause_text(state).endswith("resumes above 10 °C of margin")  # the default gap

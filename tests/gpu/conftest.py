@@ -59,6 +59,14 @@ def old_driver_nvml_dir(nvml_build: ModuleType, tmp_path_factory: pytest.TempPat
     return Path(lib).parent
 
 
+@pytest.fixture(scope="session")
+def pre_margin_nvml_dir(nvml_build: ModuleType, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A fake driver from before the thermal margin and the field values calls."""
+    omit = ["nvmlDeviceGetMarginTemperature", "nvmlDeviceGetFieldValues"]
+    lib = nvml_build.build_fake_nvml(tmp_path_factory.mktemp("nvml_pre_margin"), omit=omit)
+    return Path(lib).parent
+
+
 DriveNvml = Callable[..., dict[str, Any]]
 
 

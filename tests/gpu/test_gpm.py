@@ -62,13 +62,19 @@ def test_the_summary_from_real_readings(drive_nvml: Any) -> None:
     assert h200["j_per_sample"] == 2.0  # 600 J over 300 samples
     assert (h200["throttled_power_s"], h200["throttled_thermal_s"]) == (1.5, 0.25)
     assert h200["peak_memory_used"] == 100 * GIB
-    assert h200["peak_temperature"] == 85.0 and h200["min_slowdown_margin"] == 5.0
+    # the margin is to the nearest slowdown point: the GPU max operating 87 °C (slowdown: 90)
+    assert h200["peak_temperature"] == 85.0 and h200["min_slowdown_margin"] == 2.0
     assert h200["mean_sm_activity"] == pytest.approx(70.0)
     # the A100's fake counter integrates its power (1e6 mJ + sum of mW over past ticks)
     assert a100["energy_j"] == pytest.approx(250.0) and a100["energy_source"] == "counter"
     assert a100["mean_sm_activity"] is None
     assert summary["energy_j"] == pytest.approx(850.0)
     assert summary["throttled_power_s"] == pytest.approx(1.5)
+    # per second: 0, 0.5 (cap), 1.0 (cap 1.0, heat 0.25: capped at the second) of 3 s
+    assert summary["throttle"]["text"] == (
+        "GPU 0 throttled 50 % of the run (thermal 8 %, power cap 50 %)"
+    )
+    assert summary["throttle"]["source"] == "counters" and summary["throttle"]["gpu"] == "0"
 
 
 @pytest.fixture(scope="module")

@@ -108,3 +108,46 @@ def test_mixed_precision_training_is_seen_by_the_sampler(source: NvmlSource) -> 
             "the driver does not attribute memory to this pid (container without --pid=host)"
         )
     assert max(with_memory) > 64 << 20
+
+
+def test_the_margin_agrees_with_the_thresholds_it_can_be_checked_against(
+    source: NvmlSource,
+) -> None:
+    gpus = [g for g in source.sample() if g.mig_index is None]
+    for gpu in gpus:
+        if gpu.temperature_margin is None:
+            pytest.skip(f"{gpu.label} ({gpu.name}) reports no margin and no thresholds")
+        assert -30 <= gpu.temperature_margin <= 120
+        assert gpu.temperature is not None
+        reference = gpu.temperature + gpu.temperature_margin
+        # the margin's zero is the nearest slowdown point: within 2 °C of what the
+        # thresholds say (the margin may read another sensor than the GPU temperature)
+        points = [p for p in (gpu.temperature_max, gpu.temperature_slowdown) if p is not None]
+        if points:
+            assert abs(reference - min(points)) <= 2.0, (gpu.name, reference, points)
+
+
+def test_throttle_counters_count_seconds_not_faster_than_the_clock(source: NvmlSource) -> None:
+    import time
+
+    first = {g.index: g for g in source.sample() if g.mig_index is None}
+    started = time.monotonic()
+    time.sleep(3.0)
+    last = {g.index: g for g in source.sample() if g.mig_index is None}
+    elapsed = time.monotonic() - started
+    checked = 0
+    for index, gpu in last.items():
+        for key in (
+            "throttled_power_s",
+            "throttled_thermal_s",
+            "throttled_hw_thermal_s",
+            "throttled_power_brake_s",
+            "throttled_sync_boost_s",
+        ):
+            a, b = getattr(first[index], key), getattr(gpu, key)
+            if a is None or b is None:
+                continue
+            checked += 1
+            assert 0 <= b - a <= elapsed * 1.1 + 0.05, (gpu.name, key, a, b, elapsed)
+    if not checked:
+        pytest.skip("no throttle counter on this driver")

@@ -159,3 +159,27 @@ def test_thread_starts_samples_and_stops() -> None:
         sampler.stop()
     assert not sampler.running
     assert sampler.ticks >= 1
+
+
+def test_gpm_history_only_for_gpus_that_report_it_and_its_gaps_after() -> None:
+    class Gpm:
+        available, reason = True, ""
+
+        def __init__(self) -> None:
+            self.reads = 0
+
+        def sample(self) -> list[GpuSample]:
+            self.reads += 1
+            sm = None if self.reads in (1, 3) else 80.0  # none yet, then a failed read
+            return [GpuSample(index=0, sm_activity=sm), GpuSample(index=1, sm_activity=None)]
+
+        def close(self) -> None:
+            pass
+
+    clock = FakeClock()
+    sampler = Sampler(Gpm(), None, clock=clock, sleep=clock.sleep)
+    sampler.run(ticks=4)
+    hopper = sampler.history("sm_activity", 0)
+    assert [t for t, _ in hopper] == [1.0, 2.0, 3.0]  # from its first reading on
+    assert hopper[0][1] == 80.0 and math.isnan(hopper[1][1])  # a gap once it had a series
+    assert sampler.history("sm_activity", 1) == []  # an older GPU: no series of gaps

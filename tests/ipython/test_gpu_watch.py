@@ -52,7 +52,12 @@ BAD_OPTIONS = [
     ("--interval 0.1", "minimum is 0.25 s"),
     ("--devices a,b", "GPU indices like 0,1"),
     ("--history 10x", "duration like 90s"),
-    ("--alarm hot", "bad threshold 'hot'"),
+    ("--alarm hot", "--alarm hot: use a number like 85, 'slowdown-5' or 'margin<5'"),
+    ("--alarm margin>5", "--alarm margin>5: an alarm fires on little margin"),
+    ("--alarm margin<5 --resume-below margin<9", "--resume-below margin<9: an alarm clears"),
+    ("--alarm margin<5 --resume-below 80", "both be margins"),
+    ("--alarm 'margin<5' --resume-below 'margin>3'", "cool side"),
+    ("--deadline soon", "--deadline soon: use a duration like 2h"),
     ("--resume-below 70", "need --alarm"),
     ("--action explode", "invalid choice"),
 ]
@@ -110,6 +115,23 @@ def test_without_a_driver_the_view_says_why(shell: Any, pump: IdlePump) -> None:
     first_tick(view)
     pump.frame()
     assert "no NVIDIA driver found" in view.host.value and "CPU" in view.host.value
+
+
+def test_a_margin_alarm_and_the_kernel_s_deadline(shell: Any, pump: IdlePump, capsys: Any) -> None:
+    from ludwig_nb.runs.deadline_sources import kernel_deadline
+
+    view = shell.run_line_magic(
+        "gpu_watch", "--simulate --alarm 'margin<5' --resume-below 'margin>12' --action pause"
+    )
+    rule = view.alarms.policy.rules[0]  # type: ignore[union-attr]
+    assert (rule.name, str(rule.clear_below), rule.action) == ("margin<5", "margin>12", "pause")
+    assert shell.run_line_magic("gpu_watch", "--deadline 2h") is None  # no second view
+    assert "runs of this kernel must be done by" in capsys.readouterr().out
+    found = kernel_deadline()
+    assert found is not None and found[1] == "2h"
+    shell.run_line_magic("gpu_watch", "--deadline off")
+    assert kernel_deadline() is None and "no deadline" in capsys.readouterr().out
+    assert pump.views == [view]
 
 
 def test_the_docstring_is_the_help() -> None:

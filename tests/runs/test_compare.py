@@ -74,6 +74,10 @@ def test_metric_rows_have_values_deltas_and_the_better_run(runs):
     assert steps["kind"] == "resource" and steps["base"] > 0 and steps["fast"] > 0
     assert "resources: energy (J)" in frame.index  # the simulated GPU's power integral
     assert math.isfinite(frame.loc["time: training (s)", "delta_pct"])
+    # the simulated GPU's exact counters: a short run on a cool card is never throttled
+    throttled = frame.loc["resources: throttled (% of the run)"]
+    assert (throttled["base"], throttled["fast"]) == (0.0, 0.0)
+    assert frame.loc["resources: throttled, thermal (%)", "base"] == 0.0
 
 
 def test_curves_overlay_on_step_epoch_and_elapsed(runs):

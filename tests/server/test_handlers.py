@@ -380,6 +380,8 @@ _SHAPES: dict[str, tuple[dict[str, Any], Any]] = {
     "early-stop-paused": ({}, "paused-by-alarm"),  # written by the run's own wording below
     "early-stopped": ({}, "stopped-early"),
     "early-stop-list": ({}, {"status": "training", "early_stop": [5]}),
+    "late-and-hot": ({}, "late-and-hot"),  # a margin alarm, a GPU slowdown, a deadline
+    "deadline-garbage": ({}, {"status": "training", "deadline": {"at": "soon"}}),
     "disk-full": (
         {},
         {
@@ -415,6 +417,45 @@ def _worded_status(kind: str) -> dict[str, Any]:
             metrics={"validation": {"combined": {"loss": 0.38}}},
         ),
     ]
+    if kind == "late-and-hot":
+        events += [
+            ev.AlarmRaised(
+                time=3.0,
+                rule="margin<5",
+                device=0,
+                value=84.0,
+                threshold=83.0,
+                action="warn",
+                message="GPU 0 at 84°C, 3 °C to slowdown (alarm under 5 °C of margin): warn",
+                margin=3.0,
+            ),
+            ev.GpuSlowdown(
+                time=3.5,
+                device=0,
+                active=True,
+                share=0.4,
+                causes=("thermal",),
+                clock_ratio=0.8,
+                text="GPU 0 throttled 40 % of the last minute (thermal 40 %)",
+            ),
+            ev.DeadlineWarning(
+                time=4.0,
+                kind="warn",
+                deadline=7200.0,
+                verdict="late",
+                message="⏰ likely finishes 20 min after your deadline (02:00)",
+            ),
+        ]
+        state = reduce_all(events)
+        deadline = {
+            "at": 7200.0,
+            "label": "your deadline",
+            "action": "checkpoint",
+            "verdict": "late",
+            "text": "likely finishes 20 min after your deadline (02:00)",
+        }
+        throttle = "throttled 12 % of the run (thermal 12 %)"
+        return {**state.to_dict(), **status_words(state, None, throttle, deadline)}
     if kind == "paused-by-alarm":
         events += [
             ev.AlarmRaised(

@@ -374,3 +374,25 @@ def test_a_discarded_dashboard_draws_no_last_frame_and_calls_nothing(
     run.emit(ev.RunFailed(time=T0, step=0, error_type="DataError", message="bad"))
     dash.refresh(now=1.0)
     assert dash.closed and finals == [] and dash.frames == 0
+
+
+def test_the_deadline_and_a_gpu_slowdown_show_under_the_eta(clock: FakeClock) -> None:
+    import dataclasses
+
+    class Late(FakeRun):
+        def eta_reading(self, now: float):  # type: ignore[no-untyped-def]
+            deadline = {"verdict": "late", "text": "likely finishes 20 min after your deadline"}
+            return dataclasses.replace(super().eta_reading(now), deadline=deadline)
+
+    run = Late()
+    dash = Dashboard(run, clock=clock)
+    run.emit(started(run), *steps(0, 30, T0))
+    run.emit(ev.GpuSlowdown(time=T0 + 3, device=0, active=True, share=0.5, text="GPU 0 throttled"))
+    clock.now = T0 + 3.0
+    dash.refresh(now=10.0)
+    assert 'data-verdict="late"' in dash.alarms.value
+    assert "likely finishes 20 min after your deadline" in dash.alarms.value
+    assert "⚠ GPU 0 throttled" in dash.alarms.value
+    run.emit(ev.RunFinished(time=T0 + 4, status="completed", step=30))
+    dash.refresh(now=11.0)
+    assert "deadline" not in dash.alarms.value and "throttled" not in dash.alarms.value

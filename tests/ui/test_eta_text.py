@@ -72,3 +72,25 @@ def test_views_read_the_runs_state_and_eta_and_reduce_nothing(
     assert dash.state is run.state and text.state is run.state
     assert dash.state.step == 50
     assert dash.eta.text == text.eta.text and "≈" in dash.eta.text
+
+
+def test_the_deadline_follows_the_runs_reading_and_its_change_is_a_change() -> None:
+    """The words of the ETA stay, the deadline's outlook moves: the view must redraw."""
+    import dataclasses
+
+    outlook: dict[str, object] = {"verdict": "ok", "text": "finishes 1 h before your deadline"}
+
+    class WithDeadline(FakeRun):
+        def eta_reading(self, now: float):  # type: ignore[no-untyped-def]
+            return dataclasses.replace(super().eta_reading(now), deadline=dict(outlook))
+
+    run = WithDeadline()
+    eta = EtaText(run, min_interval=1.0)
+    run.emit(started(run), *steps(0, 60, T0))
+    assert eta.refresh(run.state, T0 + 6.0, mono_now=0.0)
+    assert eta.deadline == outlook
+    assert not eta.refresh(run.state, T0 + 6.0, mono_now=1.0)  # same words, same outlook
+    outlook.update(verdict="at_risk", text="may finish after your deadline")
+    assert eta.refresh(run.state, T0 + 6.0, mono_now=2.0)
+    assert eta.deadline is not None and eta.deadline["verdict"] == "at_risk"
+    assert EtaText(FakeRun()).deadline is None  # a run without one

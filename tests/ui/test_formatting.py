@@ -97,3 +97,21 @@ def test_an_alarm_pause_reads_as_words_not_rule_names() -> None:
     warn = {**alarm, "action": "warn", "message": "GPU 0 at 88°C (alarm at 88°C): warn"}
     assert "GPU 0 at 88°C (alarm at 88°C) · warning only" in fmt.alarm_banner_html([warn])
     assert fmt.state_text(RunState(status="paused", pause_reason="user")) == "paused by you"
+
+
+def test_deadline_and_slowdown_banners():
+    from ludwig_nb.core.state import RunState
+    from ludwig_nb.ui.formatting import deadline_html, slowdown_html
+
+    late = deadline_html(
+        {"verdict": "late", "text": "likely finishes 20 min after <your> deadline"}
+    )
+    assert 'data-verdict="late"' in late and "&lt;your&gt;" in late and "⏰" in late
+    assert "#c62828" in late and "#2e7d32" in deadline_html({"verdict": "ok", "text": "fine"})
+    assert deadline_html(None) == "" and deadline_html({"verdict": "passed", "text": "x"}) == ""
+    slowed = RunState(status="training", gpu_slowdown="GPU 0 throttled 40 % of the last minute")
+    assert "GPU 0 throttled 40 %" in slowdown_html(slowed) and "ETA restarted" in slowdown_html(
+        slowed
+    )
+    assert slowdown_html(RunState(status="completed", gpu_slowdown="x")) == ""
+    assert slowdown_html(RunState()) == ""

@@ -30,6 +30,7 @@ FULL = GpuSample(
     temperature=93.0,
     temperature_slowdown=90.0,
     temperature_shutdown=95.0,
+    temperature_margin=-3.0,
     power_draw=690.0,
     power_limit=700.0,
     fan=80.0,
@@ -59,12 +60,49 @@ def test_temperature_color_follows_the_devices_slowdown(
 
 def test_temperature_bar_marks_slowdown_and_shutdown() -> None:
     text = temperature_html(FULL)
-    assert "93 °C (slowdown 90 / shutdown 95)" in text
+    assert ">93 °C · 3 °C past slowdown</span>" in text
+    assert 'title="slowdown 90 °C · shutdown 95 °C"' in text  # the thresholds: in the tooltip
+    assert 'style="white-space:nowrap"' in text  # never "(slowdown 87 / shutdown" then "97)"
     marks = re.findall(r"left:([\d.]+)%;width:2px;background:(#\w+)", text)
     assert marks == [
         (f"{100 * 90 / 100:.1f}", ORANGE),
         (f"{100 * 95 / 100:.1f}", RED),
     ]  # scale ends at 100
+
+
+@pytest.mark.parametrize(
+    ("margin", "color"), [(12.0, GREEN), (5.0, ORANGE), (0.0, RED), (-2.0, RED)]
+)
+def test_the_colour_follows_the_margin_when_there_is_one(margin: float, color: str) -> None:
+    assert temperature_color(70.0, 90.0, margin) == color  # the margin wins over slowdown
+
+
+def test_gpm_activity_beside_utilisation_explained_in_its_tooltip() -> None:
+    from ludwig_nb.ui.gauges import ACTIVITY_TOOLTIP, activity_html
+
+    busy = GpuSample(
+        index=0,
+        utilization_gpu=100.0,
+        sm_activity=62.4,
+        tensor_activity=41.0,
+        memory_bandwidth=35.0,
+    )
+    card = gpu_card_html(busy)
+    assert ">SM 62 % · tensor 41 % · DRAM 35 %</span>" in card
+    assert card.count(f'title="{ACTIVITY_TOOLTIP}"') == 2  # the bar and the activity
+    assert "any kernel ran" in ACTIVITY_TOOLTIP and "\n" not in ACTIVITY_TOOLTIP
+    assert activity_html(GpuSample(index=0, utilization_gpu=100.0)) == ""  # no GPM: absent
+    assert "lnb-activity" not in gpu_card_html(GpuSample(index=0, utilization_gpu=100.0))
+    compact = compact_gauges_html(Snapshot(time=0.0, gpus=(busy,)))
+    assert "100 % (SM 62 %)" in compact
+
+
+def test_the_card_says_how_much_of_the_last_minute_was_lost() -> None:
+    from ludwig_nb.core.throttle_time import ThrottleTime
+
+    lost = ThrottleTime(60.0, 21.0, {"thermal": 18.0, "power_cap": 3.0}, "counters")
+    card = gpu_card_html(FULL, throttled=lost)
+    assert "throttled 35 % of the last minute (thermal 30 %, power cap 5 %)" in card
 
 
 def test_card_shows_every_metric_and_throttle_reasons() -> None:
@@ -129,3 +167,11 @@ def test_a_gpu_on_a_ray_worker_s_node_is_named_by_its_host():
     remote = GpuSample(index=1, temperature=50.0, host="node-b", node_id="ab", host_index=3)
     text = compact_gauges_html(Snapshot(time=0.0, gpus=(remote,)))
     assert "<b>GPU 3 on node-b</b>" in text
+
+
+def test_a_minute_without_throttling_says_nothing() -> None:
+    from ludwig_nb.core.throttle_time import ThrottleTime
+
+    quiet = ThrottleTime(60.0, 0.0, {"thermal": 0.0}, "counters")
+    card = gpu_card_html(FULL, throttled=quiet)
+    assert "throttled" not in card.split("throttling")[-1]  # no "not throttled" beside a chip

@@ -25,6 +25,13 @@ def test_the_line_names_energy_memory_and_throttled_time():
     assert "heat" not in line  # zero seconds by heat is not worth a word
 
 
+def test_the_per_cause_figures_when_the_profile_has_them():
+    throttle = {"text": "throttled 7 % of the run (thermal 5 %, power cap 2 %)", "percent": 7.0}
+    line = resources_line({**SUMMARY, "throttle": throttle})
+    assert "throttled 7 % of the run (thermal 5 %, power cap 2 %)" in line
+    assert "throttled 3 s" not in line
+
+
 def test_absent_figures_are_left_out():
     line = resources_line({"host": {"peak_rss": 1 << 20}, "energy_j": None})
     assert line == "resources: RSS peak 1.0 MiB"

@@ -81,3 +81,31 @@ def test_on_a_terminal_a_bar_moves_with_the_steps_and_carries_the_line(monkeypat
     assert "training · step 40 / 100 (40 %)" in bar.postfix
     bar.close()
     assert follower.lines == 0  # a bar, never a printed line
+
+
+def test_the_line_says_how_the_deadline_looks_and_when_a_gpu_slows_down():
+    import dataclasses
+
+    class _Late(_Run):
+        def eta_reading(self, now):
+            deadline = {
+                "verdict": "late",
+                "text": "likely finishes 20 min after your deadline (18:30)",
+            }
+            return dataclasses.replace(super().eta_reading(now), deadline=deadline)
+
+    run = _Late()
+    run.emit(started(run), *steps(0, 10, T0))
+    slowed = ev.GpuSlowdown(
+        time=T0 + 11,
+        device=0,
+        active=True,
+        share=0.4,
+        text="GPU 0 throttled 40 % of the last minute",
+    )
+    run.emit(slowed)
+    line = Follower(run, _Stream(), wall=lambda: T0 + 11).line()
+    assert "⏰ likely finishes 20 min after your deadline (18:30)" in line
+    assert line.endswith("⚠ GPU 0 throttled 40 % of the last minute")
+    run.emit(ev.GpuSlowdown(time=T0 + 12, device=0, active=False, share=0.0))
+    assert "⚠" not in Follower(run, _Stream(), wall=lambda: T0 + 12).line()

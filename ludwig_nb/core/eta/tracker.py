@@ -116,6 +116,11 @@ class EtaTracker:
                 self._duty = duty
         elif isinstance(event, ev.OomRecovered):
             est.regime_changed(scale=None)
+        elif isinstance(event, ev.GpuSlowdown):
+            # the GPU's clocks changed: steps take about the inverse of the clock ratio longer
+            ratio = event.clock_ratio
+            usable = ratio is not None and 0.05 <= ratio <= 20.0
+            est.regime_changed(scale=1.0 / ratio if usable and ratio else None)
         elif isinstance(event, ev.ScheduleChanged):
             est.set_schedule(schedule_from_info(event.schedule))
         elif isinstance(event, ev.RunFinished | ev.RunFailed):

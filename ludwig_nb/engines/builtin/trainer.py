@@ -23,7 +23,7 @@ from typing import Any
 import torch
 
 from ludwig_nb.core import events as ev
-from ludwig_nb.core.control import Control, StopRequested
+from ludwig_nb.core.control import CheckpointRequests, Control, StopRequested
 from ludwig_nb.core.ludwig_results import evaluation_frequency
 from ludwig_nb.engines.base import Emit, TrainJob
 from ludwig_nb.engines.builtin.capture import StepCapture
@@ -271,6 +271,13 @@ class Training:
                     self._checkpoint(step, best=False)
         return ""
 
+    def _checkpoint_if_asked(self) -> None:
+        """Save a resumable checkpoint now when the control asks (a deadline is near)."""
+        control = self.control
+        asked = isinstance(control, CheckpointRequests) and control.take_checkpoint_request()
+        if asked and self.completed > 0 and self.last_checkpoint_step != self.completed - 1:
+            self._checkpoint(self.completed - 1, best=False)
+
     def _batch_maker(self, order: torch.Tensor, size: int) -> Callable[[int], Batch]:
         train = self.s.train
         return lambda i: train.gather(order[i * size : (i + 1) * size])
@@ -283,6 +290,7 @@ class Training:
         """
         self.control.pace()
         self.control.checkpoint()
+        self._checkpoint_if_asked()
         if not self.control.paused:
             return
         self._flush()  # the steps before a pause are shown while it lasts

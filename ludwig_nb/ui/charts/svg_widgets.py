@@ -1,11 +1,10 @@
 """Live charts drawn server-side: SVG inside a core ``ipywidgets.HTML`` (no custom widget).
 
-Drop-in replacements for the bqplot charts where custom widgets do not render (Colab
-without its CDN widget manager): :class:`SvgCurveChart` has
-:class:`~ludwig_nb.ui.charts.curve_chart.CurveChart`'s interface (``figure``, ``writes``,
-``scale_writes``) and :class:`SvgTimeline` has the ``%gpu_watch`` timeline's (``figure``,
-``writes``). Like them, they never write a
-trait themselves: they return the writes the view applies in its one batch per frame.
+:class:`SvgCurveChart` replaces the bqplot curves where custom widgets do not render (Colab
+without its CDN widget manager), with :class:`~ludwig_nb.ui.charts.curve_chart.CurveChart`'s
+interface (``figure``, ``writes``, ``scale_writes``); :class:`SvgTimeline` is the
+``%gpu_watch`` timeline everywhere (``figure``, ``writes``). Neither writes a trait itself:
+they return the writes the view applies in its one batch per frame.
 
 A redraw sends the whole SVG (a few kilobytes: curves are already downsampled), so each
 chart redraws at most once per ``min_interval`` seconds of its ``clock`` and only when
@@ -21,6 +20,7 @@ from typing import Any
 import ipywidgets as widgets
 
 from ludwig_nb.ui.charts.curves import Curve
+from ludwig_nb.ui.charts.gpu_timeline import PERCENT_LINES, TEMPERATURE_LINES, timeline_svg
 from ludwig_nb.ui.charts.svg import svg_line_chart
 
 __all__ = ["SvgCurveChart", "SvgTimeline"]
@@ -112,40 +112,57 @@ class SvgCurveChart:
         return {self.figure: {"value": _wrap(svg)}}
 
 
-_TIMELINE = (("utilization_gpu", "util %"), ("memory_percent", "memory %"), ("temperature", "°C"))
-
-
 class SvgTimeline:
-    """One GPU's recent history as an SVG timeline.
+    """One GPU's recent history: the ``%gpu_watch`` timeline (``gpu_timeline.timeline_svg``).
 
-    Utilisation %, memory %, °C and the slowdown temperature over the last ``history`` seconds; the
-    ``%gpu_watch`` timeline without bqplot.
+    Percentages and °C in two panels over the last minutes, the slowdown threshold labelled;
+    an SVG in a core ``HTML`` widget, so it renders wherever widgets do (Colab included). It
+    redraws at most once per ``min_interval`` seconds of ``clock`` and only when a new sample
+    came.
 
     Args:
         index: The GPU's index.
-        history: Seconds of history shown.
+        history: Seconds of history shown at most.
+        clock: Monotonic seconds (redraw throttling).
+        min_interval: The least seconds between two redraws.
     """
 
-    def __init__(self, index: int, history: float) -> None:
+    def __init__(
+        self,
+        index: int,
+        history: float,
+        *,
+        clock: Callable[[], float] = time.monotonic,
+        min_interval: float = 1.0,
+    ) -> None:
         self.index = index
         self.history = history
+        self._clock = clock
+        self._min_interval = min_interval
+        self._drawn_at: float | None = None
+        self._drawn_key: Any = None
         self.figure = widgets.HTML(
-            _wrap(svg_line_chart({}, title=f"GPU {index}", x_label="seconds ago")),
-            layout=widgets.Layout(width="100%"),
+            _wrap(timeline_svg({}, title=f"GPU {index}", history=history)),
+            layout=widgets.Layout(width="auto", min_width="440px"),
         )
+        self.figure.add_class("lnb-gpu-timeline")
 
     def writes(self, sampler: Any, gpu: Any, now: float, history: float) -> Writes:
         """The redraw for the sampler's history up to ``now`` (seconds), or nothing."""
+        key = (gpu.time, gpu.temperature_slowdown, history)
+        moment = self._clock()
+        recent = self._drawn_at is not None and moment - self._drawn_at < self._min_interval
+        if key == self._drawn_key or recent:
+            return {}
         since = now - history
-        curves: dict[str, Curve] = {}
-        for metric, label in _TIMELINE:
+        series: dict[str, tuple[list[float], list[float]]] = {}
+        for metric, *_ in (*PERCENT_LINES, *TEMPERATURE_LINES):
             times, values = sampler.history_columns(metric, gpu.index, since=since)
             if times:
-                curves[label] = ([t - now for t in times], list(values))
-        if not curves:
+                series[metric] = ([t - now for t in times], list(values))
+        if not series:
             return {}
-        level = gpu.temperature_slowdown
-        if level is not None:
-            curves["slowdown °C"] = ([-history, 0.0], [float(level), float(level)])
-        svg = svg_line_chart(curves, title=f"GPU {self.index}", x_label="seconds ago")
+        self._drawn_key, self._drawn_at = key, moment
+        title = f"GPU {self.index}" + (f" · {gpu.name}" if gpu.name else "")
+        svg = timeline_svg(series, title=title, history=history, slowdown=gpu.temperature_slowdown)
         return {self.figure: {"value": _wrap(svg)}}

@@ -155,6 +155,26 @@ def test_throttle_starts_a_regime_scaled_by_the_duty():
     assert released is not None and released.step_s == pytest.approx(0.5, rel=0.05)
 
 
+def test_a_gpu_slowdown_starts_a_regime_scaled_by_the_clock_ratio():
+    """The GPU's clocks fell to 80 %: steps take 1.25 times as long until new steps say more."""
+    events = _run(60)
+    tracker = EtaTracker()
+    for e in events:
+        tracker.observe(e)
+    now = events[-1].time
+    slowed = ev.GpuSlowdown(now, device=0, active=True, share=0.6, clock_ratio=0.8)
+    tracker.observe(slowed)
+    after = tracker.estimate(now)
+    assert after is not None and after.step_s == pytest.approx(0.625, rel=0.05)
+    tracker.observe(ev.GpuSlowdown(now, device=0, active=False, share=0.0, clock_ratio=1.25))
+    back = tracker.estimate(now)
+    assert back is not None and back.step_s == pytest.approx(0.5, rel=0.05)
+    # an unknown ratio still restarts the regime, without a guess: the last steps speak
+    tracker.observe(ev.GpuSlowdown(now, device=0, active=True, share=0.5, clock_ratio=None))
+    unknown = tracker.estimate(now)
+    assert unknown is not None and unknown.state == "adjusting"
+
+
 def test_tracker_costs_language_model_steps_by_their_tokens():
     """Steps with padded tokens and an epoch plan: the plan sent before the run started
     counts too, and the last epoch's longer batches are foreseen."""

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import ipywidgets as widgets
 
 from ludwig_nb.ui.charts.svg_widgets import SvgCurveChart, SvgTimeline
@@ -61,9 +63,23 @@ class _History:
 
 
 def test_timeline_draws_history_and_the_slowdown_level() -> None:
-    timeline = SvgTimeline(0, history=60.0)
+    clock = [0.0]
+    timeline = SvgTimeline(0, history=60.0, clock=lambda: clock[0])
     sampler = _History()
-    svg = timeline.writes(sampler, gpu_sample(), now=100.0, history=60.0)[timeline.figure]["value"]
-    assert [a[0] for a in sampler.asked] == ["utilization_gpu", "memory_percent", "temperature"]
+    gpu = gpu_sample()
+    svg = timeline.writes(sampler, gpu, now=100.0, history=60.0)[timeline.figure]["value"]
+    asked = [a[0] for a in sampler.asked]
+    assert asked == [
+        "utilization_gpu",
+        "memory_percent",
+        "sm_activity",
+        "tensor_activity",
+        "temperature",
+    ]
     assert all(since == 40.0 for _, _, since in sampler.asked)
-    assert "util %" in svg and "slowdown °C" in svg and "seconds ago" in svg and ">GPU 0<" in svg
+    assert "utilisation" in svg and "slowdown" in svg and ">now<" in svg and "GPU 0" in svg
+    assert timeline.writes(sampler, gpu, now=101.0, history=60.0) == {}  # the same sample
+    newer = dataclasses.replace(gpu, time=gpu.time + 1.0)
+    assert timeline.writes(sampler, newer, now=101.0, history=60.0) == {}  # too soon
+    clock[0] = 1.5
+    assert timeline.writes(sampler, newer, now=101.0, history=60.0)  # redrawn

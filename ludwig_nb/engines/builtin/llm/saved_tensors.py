@@ -6,8 +6,8 @@ bitsandbytes' quantization constants), de-duplicated by storage (a view and its 
 once), from the moment it is saved until autograd lets it go. Held across the forward and
 the backward pass it gives the peak of activation memory, gradient checkpointing's
 recomputation included when that runs through the same hooks (reentrant checkpointing; PEFT's
-own measurement, ``scripts/train_memory.py --monitor_tensors``, counts the same tensors at
-the end of the forward pass).
+own measurement script, ``train_memory.py --monitor_tensors`` in its repository, counts the
+same tensors at the end of the forward pass).
 """
 
 from __future__ import annotations

@@ -51,7 +51,11 @@ _PROBES: tuple[tuple[tuple[str, ...], Callable[[Any], bool], str], ...] = (
         "starting from pretrained adapter weights is not built",
     ),
     (("trainer", "compile"), bool, "torch.compile of the model is not built"),
-    (("trainer", "enable_profiling"), bool, "the torch profiler (use %ludwig_profile)"),
+    (
+        ("trainer", "enable_profiling"),
+        bool,
+        "the torch profiler (use --profile-steps N on the cell, or profile_steps=N)",
+    ),
     (("trainer", "bucketing_field"), lambda v: v is not None, "bucketing is not built"),
     (
         ("trainer", "increase_batch_size_on_plateau"),
