@@ -3,7 +3,9 @@
 Shared by the engines that load causal LMs (the built-in engine and Ludwig). A local folder
 and a cached hub id never touch the network; a hub id that is not cached is fetched only when
 the hub answers within seconds (:func:`check_base_model` fails fast, with what to do, when it
-does not), never by a download that hangs on an unreachable network.
+does not), never by a download that hangs on an unreachable network. Both engines look
+before a run's training starts, while ``train()`` still waits for the run's data check, so a
+base model that cannot be had is the first thing reported (``BaseModelUnavailable``).
 """
 
 from __future__ import annotations
@@ -16,10 +18,22 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-__all__ = ["HUB_HOST", "BaseModelSource", "check_base_model", "fetch_base_model"]
+from ludwig_nb.engines.base import EngineUnavailable
+
+__all__ = [
+    "HUB_HOST",
+    "BaseModelSource",
+    "BaseModelUnavailable",
+    "check_base_model",
+    "fetch_base_model",
+]
 
 HUB_HOST = "huggingface.co"
 _TIMEOUT_S = 3.0
+
+
+class BaseModelUnavailable(EngineUnavailable):
+    """An LLM's ``base_model`` cannot be had here; the message names it and says what to do."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -39,11 +53,14 @@ class BaseModelSource:
 def check_base_model(base_model: str, *, timeout_s: float = _TIMEOUT_S) -> BaseModelSource:
     """Where ``base_model`` (a local folder or a hub id) loads from, found without a download.
 
-    Raises ``RuntimeError`` saying why and what to do, within about ``timeout_s`` seconds, when
-    the weights cannot be had (no folder, not cached, and the hub offline or unreachable).
+    Raises ``BaseModelUnavailable`` saying why and what to do, within about ``timeout_s``
+    seconds, when the weights cannot be had (no folder, not cached, and the hub offline or
+    unreachable).
     """
     if not base_model:
-        raise RuntimeError("model_type: llm needs base_model (a Hugging Face id or a folder)")
+        raise BaseModelUnavailable(
+            "model_type: llm needs base_model (a Hugging Face id or a folder)"
+        )
     folder = Path(base_model).expanduser()
     if folder.is_dir():
         return BaseModelSource(base_model, "folder", folder.resolve())
@@ -51,7 +68,7 @@ def check_base_model(base_model: str, *, timeout_s: float = _TIMEOUT_S) -> BaseM
     if cached is not None:
         return BaseModelSource(base_model, "cache", cached)
     if os.environ.get("HF_HUB_OFFLINE", "").lower() in ("1", "true", "yes"):
-        raise RuntimeError(
+        raise BaseModelUnavailable(
             f"base_model {base_model!r} is not in the local Hugging Face cache and "
             "HF_HUB_OFFLINE is set: download it first, or point base_model at a local folder"
         )
@@ -66,7 +83,7 @@ def _reach_hub(base_model: str, timeout_s: float) -> None:
     try:
         socket.create_connection((host, port), timeout=timeout_s).close()
     except OSError as err:
-        raise RuntimeError(
+        raise BaseModelUnavailable(
             f"the weights of base_model {base_model!r} cannot be fetched: {host} is unreachable "
             f"({err.strerror or err}) and they are not in the local Hugging Face cache; "
             "download them where the hub is reachable, or point base_model at a local folder"
@@ -79,8 +96,8 @@ def fetch_base_model(
     """The local folder of ``source``, downloading a hub model's files first when needed.
 
     ``progress(done_bytes, total_bytes)`` is called as the download goes (huggingface_hub's
-    progress bars, redirected). Raises ``RuntimeError`` naming the model when the download
-    fails.
+    progress bars, redirected). Raises ``BaseModelUnavailable`` naming the model when the
+    download fails.
     """
     if source.path is not None:
         return source.path
@@ -89,7 +106,7 @@ def fetch_base_model(
     try:
         path = snapshot_download(source.name, tqdm_class=_progress_class(progress))
     except Exception as err:  # the hub's many error types: one message for the user
-        raise RuntimeError(f"could not download base_model {source.name!r}: {err}") from err
+        raise BaseModelUnavailable(f"could not download base_model {source.name!r}: {err}") from err
     return Path(path)
 
 

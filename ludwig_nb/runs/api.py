@@ -122,7 +122,9 @@ def train(
     Raises ``ConfigError`` (``UnsupportedByEngine`` for a valid config the engine cannot
     run), ``EngineUnavailable`` / ``CheckpointError`` / ``RunDirectoryError`` (an ``OSError``
     naming the path) before any thread starts, ``DataError`` once the run's thread has read
-    the dataset (the call waits for that read, not for preprocessing or torch), ``ValueError``
+    the dataset (the call waits for that read, not for preprocessing or torch) and, before
+    that read, ``BaseModelUnavailable`` (an ``EngineUnavailable``) for an LLM whose
+    ``base_model`` cannot be had here, ``ValueError``
     for a negative ``profile_steps``, and leaves no run directory behind when it raises.
     """
     pending = prepare_run(

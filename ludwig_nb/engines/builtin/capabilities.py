@@ -20,6 +20,11 @@ from ludwig_nb.engines.builtin.image.capabilities import (
     TORCHVISION_FAMILIES,
     check_image_input,
 )
+from ludwig_nb.engines.builtin.optimizer_support import (
+    BITSANDBYTES_OPTIMIZERS,
+    TORCH_OPTIMIZERS,
+    check_optimizer,
+)
 from ludwig_nb.engines.builtin.preprocessing.feature_types import INPUT_TYPES, OUTPUT_TYPES
 
 if TYPE_CHECKING:
@@ -69,7 +74,8 @@ BUILTIN_LOSSES: dict[str, tuple[str, ...]] = {
     "vector": ("mean_squared_error", "mean_absolute_error", "huber"),
 }
 BUILTIN_COMBINERS = ("concat", "transformer", "tabtransformer")
-BUILTIN_OPTIMIZERS = ("sgd", "adam", "adamw", "adagrad", "adadelta", "adamax", "nadam", "rmsprop")
+#: torch.optim's always; bitsandbytes' when bitsandbytes >= 0.50 is installed
+BUILTIN_OPTIMIZERS = TORCH_OPTIMIZERS + BITSANDBYTES_OPTIMIZERS
 BUILTIN_SPLITS = ("random", "fixed", "stratify")
 BUILTIN_TOKENIZERS = ("space", "space_punct", "characters", "comma", "underscore")
 BUILTIN_RNN_CELLS = ("rnn", "lstm", "gru")
@@ -279,13 +285,7 @@ def _tokenizer(feature: dict[str, Any], path: KeyPath, report: _Reporter) -> Non
 
 
 def _trainer(trainer: dict[str, Any], report: _Reporter) -> None:
-    optimizer = trainer["optimizer"]["type"]
-    if optimizer not in BUILTIN_OPTIMIZERS:
-        report(
-            ("trainer", "optimizer", "type"),
-            f"the {optimizer} optimizer is not run by the built-in engine",
-            also=BUILTIN_OPTIMIZERS,
-        )
+    check_optimizer(trainer["optimizer"], report)
     _probe(trainer, ("trainer",), _TRAINER_PROBES, report)
 
 

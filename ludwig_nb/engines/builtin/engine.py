@@ -42,15 +42,19 @@ class BuiltinEngine(Engine):
     def prepare_data(self, config: Mapping[str, Any], dataset: Any) -> Any:
         """Load and check the data (columns, values, classes, non-empty splits).
 
-        Raises ``DataError``. The table is loaded here, once: the thread preprocesses it. Image
-        inputs have their paths made absolute and every image checked (its header and end).
+        Raises ``DataError``, and for an LLM ``BaseModelUnavailable`` (before the data is
+        read: a model that cannot be had is the first thing to fix). The table is loaded here,
+        once: the thread preprocesses it. Image inputs have their paths made absolute and every
+        image checked (its header and end).
         A file, while torch is not loaded, is read, checked and preprocessed by a second
         process instead (prefetch.py) while this one imports torch (the warm-up thread, started
         here if the CLI did not): the result is then its ``Prefetch`` handle, checked.
         """
         if _is_llm(config):  # the LLM engine tokenizes on its thread: no prefetch process
             from ludwig_nb.engines.builtin.llm.data import check_llm_data
+            from ludwig_nb.engines.hub import check_base_model
 
+            check_base_model(str(config.get("base_model") or ""))
             return check_llm_data(config, dataset)
         from ludwig_nb.engines.builtin import prefetch
         from ludwig_nb.engines.builtin.image.capabilities import image_inputs

@@ -9,6 +9,11 @@ to mark graph breaks that matter under ``torch.compile``. The math is torch's co
 unchanged (tests compare the parameters after a number of steps with plain torch.optim, for
 every optimizer here). A ``compile: true`` run imports ``torch._dynamo`` anyway and uses the
 classes as they are.
+
+Ludwig's bitsandbytes optimizers (``adam_8bit``, ``paged_adamw``, ``lamb``, ``lars``, ``lion``
+and the rest of :data:`BITSANDBYTES_OPTIMIZERS`) are bitsandbytes' own classes, imported when a
+run asks for one (bitsandbytes >= 0.50 runs them on the CPU as well; importing it imports
+``torch._dynamo`` itself, so they are used as they are).
 """
 
 from __future__ import annotations
@@ -24,6 +29,7 @@ from torch._C._autograd import _profiler_enabled  # what record_function itself 
 from torch.optim import optimizer as _torch_optimizer
 
 __all__ = [
+    "BITSANDBYTES_OPTIMIZERS",
     "OPTIMIZERS",
     "auto_learning_rate",
     "build_optimizer",
@@ -160,6 +166,26 @@ _TORCH_OPTIMIZERS: dict[str, type[torch.optim.Optimizer]] = {
 OPTIMIZERS: dict[str, type[torch.optim.Optimizer]] = {
     name: eager(cls) for name, cls in _TORCH_OPTIMIZERS.items()
 }
+#: Ludwig's bitsandbytes optimizer names -> the class in ``bitsandbytes.optim``
+BITSANDBYTES_OPTIMIZERS: dict[str, str] = {
+    "sgd_8bit": "SGD8bit",
+    "adam_8bit": "Adam8bit",
+    "paged_adam": "PagedAdam",
+    "paged_adam_8bit": "PagedAdam8bit",
+    "adamw_8bit": "AdamW8bit",
+    "paged_adamw": "PagedAdamW",
+    "paged_adamw_8bit": "PagedAdamW8bit",
+    "adagrad_8bit": "Adagrad8bit",
+    "rmsprop_8bit": "RMSprop8bit",
+    "lamb": "LAMB",
+    "lamb_8bit": "LAMB8bit",
+    "lars": "LARS",
+    "lars_8bit": "LARS8bit",
+    "lion": "Lion",
+    "lion_8bit": "Lion8bit",
+    "paged_lion": "PagedLion",
+    "paged_lion_8bit": "PagedLion8bit",
+}
 _UNSTRUCTURED = frozenset({"text", "sequence", "image", "audio", "timeseries"})
 
 
@@ -194,12 +220,10 @@ def build_optimizer(
         The optimizer.
 
     Raises:
-        ValueError: For an unknown type.
+        ValueError: For an unknown type, or a bitsandbytes one without bitsandbytes installed.
     """
     name = spec.get("type") or "adam"
-    if name not in OPTIMIZERS:
-        raise ValueError(f"optimizer {name!r} is not available in the built-in engine")
-    cls: Any = (_TORCH_OPTIMIZERS if compiled else OPTIMIZERS)[name]
+    cls: Any = _optimizer_class(name, compiled)
     accepted = set(inspect.signature(cls.__init__).parameters) - {"self", "params", "lr"}
     kwargs = {k: v for k, v in spec.items() if k in accepted and v is not None}
     if "betas" in kwargs:
@@ -208,6 +232,21 @@ def build_optimizer(
         [p for p in params if p.requires_grad], lr=learning_rate, **kwargs
     )
     return optimizer
+
+
+def _optimizer_class(name: str, compiled: bool) -> Any:
+    """The class for Ludwig's optimizer ``name`` (see :func:`build_optimizer`)."""
+    if name in OPTIMIZERS:
+        return (_TORCH_OPTIMIZERS if compiled else OPTIMIZERS)[name]
+    if name not in BITSANDBYTES_OPTIMIZERS:
+        raise ValueError(f"optimizer {name!r} is not available in the built-in engine")
+    try:
+        import bitsandbytes.optim
+    except ImportError as err:  # what the capability check reports before a run
+        raise ValueError(
+            f'optimizer {name!r} needs bitsandbytes >= 0.50: pip install "bitsandbytes>=0.50"'
+        ) from err
+    return getattr(bitsandbytes.optim, BITSANDBYTES_OPTIMIZERS[name])
 
 
 def penalty(module: nn.Module, kind: str | None, strength: float) -> torch.Tensor | None:

@@ -68,9 +68,15 @@ class LudwigEngine(Engine):
     def prepare_data(self, config: Mapping[str, Any], dataset: Any) -> Any:
         """Check the columns only (a file's header, not its rows).
 
-        Ludwig loads, splits and preprocesses in the run's thread. Raises ``DataError``.
+        Ludwig loads, splits and preprocesses in the run's thread. Raises ``DataError``, and
+        for an LLM ``BaseModelUnavailable`` first (its weights cannot be had here).
         """
         from ludwig_nb.data.loading import check_columns
+
+        if config.get("model_type") == "llm":
+            from ludwig_nb.engines.hub import check_base_model
+
+            check_base_model(str(config.get("base_model") or ""))
 
         check_columns(config, dataset)
         return dataset
@@ -91,8 +97,8 @@ class LudwigEngine(Engine):
         """Train ``job`` with ``LudwigModel.train`` and the callback in callback.py.
 
         Raises ``EngineUnavailable`` (Ludwig missing), ``ValueError`` (an option this engine
-        does not take: ``device``, ``resume_from``), ``RuntimeError`` for an LLM whose weights
-        cannot be fetched, and whatever Ludwig raises; a stop is not an error.
+        does not take: ``device``, ``resume_from``), ``BaseModelUnavailable`` for an LLM whose
+        weights cannot be fetched, and whatever Ludwig raises; a stop is not an error.
         """
         clock = job.clock or time.time
         _refuse_options(job)

@@ -64,3 +64,32 @@ def test_without_profile_steps_there_is_no_capture(df, tmp_path):
 def test_a_negative_profile_steps_is_refused_before_training(df, tmp_path):
     with pytest.raises(ValueError, match="profile_steps must be"):
         _train(df, tmp_path, profile_steps=-1)
+
+
+def test_an_llm_fine_tune_is_profiled_through_train(tiny_llm, tmp_path):
+    pytest.importorskip("peft", reason="the built-in LLM engine needs the [llm] extra")
+    from tests.fixtures.llm.tiny import sentiment_frame
+
+    config = f"""\
+model_type: llm
+base_model: {tiny_llm("llama")}
+input_features: [{{name: review, type: text}}]
+output_features: [{{name: label, type: text}}]
+prompt: {{template: "Review: {{review}} Sentiment:"}}
+generation: {{max_new_tokens: 2}}
+trainer: {{type: finetune, epochs: 1, batch_size: 4, learning_rate: 0.001}}
+"""
+    run = train(
+        config,
+        sentiment_frame(48),
+        results_dir=tmp_path / "r",
+        registry_dir=tmp_path / "reg",
+        threads=1,
+        wait=True,
+        profile_steps=2,
+    )
+    assert run.status == "completed", run.error
+    trace = json.loads((run.directory / TRACE_FILE).read_text())
+    steps = [e for e in trace["traceEvents"] if str(e.get("name", "")).startswith("ProfilerStep")]
+    assert len(steps) == 2
+    assert any("mm" in name or "linear" in name for name in run.top_ops["name"])

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import contextlib
+
 import pytest
 import torch
 
 from ludwig_nb.engines.builtin.optim import (
+    BITSANDBYTES_OPTIMIZERS,
     OPTIMIZERS,
     auto_learning_rate,
     build_optimizer,
@@ -130,3 +133,67 @@ def test_training_with_the_optimizers_never_imports_torch_dynamo():
         env={**os.environ, "PYTHONPATH": root},
     )
     assert out.stdout.strip() == "False"
+
+
+# ------------------------------------------------------------ bitsandbytes' optimizers
+
+
+def _ludwig_spec(name: str) -> dict:
+    """``trainer.optimizer`` as Ludwig renders it for ``type: name`` (its own defaults)."""
+    from tests.engines.builtin.conftest import make_config
+
+    inputs, outputs = [{"name": "x", "type": "number"}], [{"name": "y", "type": "number"}]
+    spec = make_config(inputs, outputs, optimizer={"type": name})["trainer"]["optimizer"]
+    if name == "sgd_8bit":
+        spec["momentum"] = 0.9  # bitsandbytes has no 8-bit SGD without momentum
+    return spec
+
+
+@pytest.mark.parametrize("name", sorted(BITSANDBYTES_OPTIMIZERS))
+def test_bitsandbytes_optimizers_run_with_ludwigs_defaults(name):
+    bnb = pytest.importorskip("bitsandbytes.optim", reason="needs bitsandbytes >= 0.50")
+    spec = _ludwig_spec(name)
+    torch.manual_seed(0)
+    # 64 x 64 weights: at bitsandbytes' min_8bit_size (4096), so 8-bit states are used
+    model = torch.nn.Sequential(torch.nn.Linear(64, 64), torch.nn.Tanh(), torch.nn.Linear(64, 1))
+    optimizer = build_optimizer(model.parameters(), spec, 0.01)
+    assert type(optimizer) is getattr(bnb, BITSANDBYTES_OPTIMIZERS[name])
+    group = optimizer.param_groups[0]
+    assert group["lr"] == 0.01
+    for key in ("betas", "momentum", "max_unorm", "eps", "weight_decay"):
+        if key in group and key in spec:
+            assert group[key] == pytest.approx(tuple(spec[key]) if key == "betas" else spec[key])
+    data = torch.randn(32, 64)
+    target = data[:, :1] * 0.5
+    losses = []
+    # on the CPU bitsandbytes keeps a paged optimizer's states in ordinary memory, and says so
+    paged = name.startswith("paged_")
+    with pytest.warns(UserWarning, match="Paged") if paged else contextlib.nullcontext():
+        for _ in range(40):
+            loss = (model(data) - target).pow(2).mean()
+            losses.append(loss.item())
+            loss.backward()
+            optimizer.step()
+            optimizer.zero_grad()
+    assert losses[-1] < 0.5 * losses[0], losses[::8]
+    state = optimizer.state[model[0].weight]
+    if name.endswith("_8bit"):
+        assert state["state1"].dtype == torch.uint8  # the states really are 8-bit
+    again = build_optimizer(model.parameters(), spec, 0.01)
+    again.load_state_dict(optimizer.state_dict())
+    assert set(again.state_dict()["state"]) == set(optimizer.state_dict()["state"])
+
+
+def test_a_bitsandbytes_optimizer_without_bitsandbytes_says_what_to_install(monkeypatch):
+    import builtins
+
+    real_import = builtins.__import__
+
+    def no_bitsandbytes(name, *args, **kwargs):
+        if name.startswith("bitsandbytes"):
+            raise ImportError(name)
+        return real_import(name, *args, **kwargs)
+
+    monkeypatch.setattr(builtins, "__import__", no_bitsandbytes)
+    with pytest.raises(ValueError, match=r'lion.*pip install "bitsandbytes>=0.50"'):
+        build_optimizer(torch.nn.Linear(1, 1).parameters(), {"type": "lion"}, 0.1)

@@ -260,3 +260,30 @@ def test_a_stop_flushes_the_steps_not_yet_shown(run_engine, monkeypatch):
     )
     assert [s.step for s in result.of("step_finished")] == [0, 1, 2]
     assert result.of("run_finished")[0].step == 3
+
+
+def test_a_bitsandbytes_optimizer_trains_and_resumes_from_its_checkpoint(run_engine):
+    pytest.importorskip("bitsandbytes.optim", reason="needs bitsandbytes >= 0.50")
+    config = make_config(
+        [{"name": "x", "type": "number"}, {"name": "colour", "type": "category"}],
+        [{"name": "label", "type": "binary"}],
+        epochs=4,
+        early_stop=-1,
+        optimizer={"type": "lion_8bit"},
+    )
+    data = table(rows=80)
+    full = run_engine(config, data)
+    losses = [s.loss for s in full.of("step_finished")]
+    assert full.of("run_finished")[0].status == "completed"
+    assert sum(losses[-4:]) < sum(losses[:4])
+    control = RunControl()
+
+    def on_event(event):
+        if event.type == "checkpoint_saved" and event.step == 7:
+            control.stop()
+
+    stopped = run_engine(config, data, control=control, on_event=on_event)
+    saved = torch.load(stopped.run_dir / "checkpoints" / "latest.ckpt", weights_only=True)
+    assert saved["step"] == 8 and saved["optimizer"]["state"]
+    resumed = run_engine(config, data, resume_from=stopped.run_dir)
+    assert [s.loss for s in resumed.of("step_finished")] == pytest.approx(losses[8:], rel=1e-5)

@@ -304,23 +304,26 @@ output_features: [{name: answer, type: text}]
 def test_an_llm_whose_weights_cannot_be_fetched_fails_fast_and_says_so(tmp_path, monkeypatch):
     import socket
 
+    from ludwig_nb.engines.hub import BaseModelUnavailable
+
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]  # closed after the block: the "hub" refuses at once
     monkeypatch.setenv("HF_ENDPOINT", f"http://127.0.0.1:{port}")
     monkeypatch.delenv("HF_HUB_OFFLINE", raising=False)
     data = pd.DataFrame({"question": ["a?", "b?"], "answer": ["a", "b"]})
-    run = train(
-        LLM_CONFIG,
-        data,
-        name="llm",
-        results_dir=tmp_path / "results",
-        registry_dir=tmp_path / "registry",
-    )
-    assert run.wait(60).is_done, "the run hangs"
-    assert run.status == "failed" and run.engine_name == "ludwig"
-    assert "'ludwig-nb-tests/no-such-model' cannot be fetched" in run.state.error
-    assert "Traceback" not in run.state.error
+    # reported while train() waits for the data check, before Ludwig is imported or trains
+    with pytest.raises(BaseModelUnavailable) as info:
+        train(
+            LLM_CONFIG,
+            data,
+            name="llm",
+            engine="ludwig",
+            results_dir=tmp_path / "results",
+            registry_dir=tmp_path / "registry",
+        )
+    assert "'ludwig-nb-tests/no-such-model' cannot be fetched" in str(info.value)
+    assert not list((tmp_path / "results").glob("*"))  # the run is discarded
 
 
 def test_cli_trains_with_the_ludwig_engine(tmp_path, churn, capsys, monkeypatch):

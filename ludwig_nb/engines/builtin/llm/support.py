@@ -6,7 +6,7 @@ Built: ``base_model`` (a local folder or a hub id), ``prompt`` (``template``, ``
 and their keys), ``generation``, ``model_parameters`` (``rope_scaling``,
 ``neftune_noise_alpha``), ``trust_remote_code``, trainer ``finetune`` and ``none`` (zero-shot)
 with batch size (and ``auto``), eval batch size, gradient accumulation, the learning rate
-and its scheduler, the torch optimizers, gradient clipping, regularization,
+and its scheduler, the torch and bitsandbytes optimizers, gradient clipping, regularization,
 ``enable_gradient_checkpointing``, ``use_mixed_precision``, ``layers_to_freeze_regex``,
 early stopping, checkpoints; ``preprocessing`` splits, sampling and the sequence-length
 limits.
@@ -23,6 +23,11 @@ from collections.abc import Callable
 from typing import Any
 
 from ludwig_nb.engines.base import EngineUnavailable
+from ludwig_nb.engines.builtin.optimizer_support import (
+    BITSANDBYTES_OPTIMIZERS,
+    TORCH_OPTIMIZERS,
+    check_optimizer,
+)
 
 __all__ = ["LLM_ADAPTERS", "LLM_OPTIMIZERS", "check_llm", "require_llm_extra"]
 
@@ -30,7 +35,7 @@ __all__ = ["LLM_ADAPTERS", "LLM_OPTIMIZERS", "check_llm", "require_llm_extra"]
 Report = Callable[..., None]
 
 LLM_ADAPTERS = ("lora", "adalora", "ia3")
-LLM_OPTIMIZERS = ("sgd", "adam", "adamw", "adagrad", "adadelta", "adamax", "nadam", "rmsprop")
+LLM_OPTIMIZERS = TORCH_OPTIMIZERS + BITSANDBYTES_OPTIMIZERS
 _EXTRA = ("transformers", "peft", "accelerate", "tokenizers")
 
 # (path, "is it in use?", what it is and why it is not built)
@@ -114,13 +119,9 @@ def check_llm(cfg: dict[str, Any], report: Report) -> None:
                 also=("text",),
             )
     trainer = cfg.get("trainer") or {}
-    optimizer = (trainer.get("optimizer") or {}).get("type")
-    if optimizer is not None and optimizer not in LLM_OPTIMIZERS:
-        report(
-            ("trainer", "optimizer", "type"),
-            f"the {optimizer} optimizer (bitsandbytes' 8-bit / paged, GPU only) is not built",
-            also=LLM_OPTIMIZERS,
-        )
+    optimizer = trainer.get("optimizer") or {}
+    if optimizer.get("type") is not None:
+        check_optimizer(optimizer, report)
     split = ((cfg.get("preprocessing") or {}).get("split") or {}).get("type")
     if split not in (None, "random", "fixed", "stratify"):
         report(("preprocessing", "split", "type"), f"the {split} split is not built")

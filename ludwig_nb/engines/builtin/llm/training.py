@@ -7,7 +7,8 @@ pause), evaluations and checkpoints where the plan says, early stopping, and alw
 model's parameters (``ModelDescribed``), the data's token lengths (``TokensCounted``), each
 epoch's per-step padded tokens (``EpochPlanned``), each step's tokens (``StepFinished``),
 generated answers at each evaluation (``SamplesGenerated``). Checkpoints hold the trainable
-weights only (an adapter's, not the base model's).
+weights only (an adapter's, not the base model's). ``profile_steps=N`` records N training
+steps with torch.profiler, as for ECD (engines/builtin/capture.py).
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from ludwig_nb.core import events as ev
 from ludwig_nb.core.control import Control, StopRequested
 from ludwig_nb.core.ludwig_results import evaluation_frequency
 from ludwig_nb.engines.base import Emit, TrainJob, job_seed
+from ludwig_nb.engines.builtin.capture import StepCapture
 from ludwig_nb.engines.builtin.checkpoint import BEST, LATEST, load_checkpoint, save_checkpoint
 from ludwig_nb.engines.builtin.device import Precision, batch_order, resolve_device
 from ludwig_nb.engines.builtin.llm import loading
@@ -73,6 +75,7 @@ class LlmTraining:
         self.checkpoints = Path(job.run_dir) / "checkpoints"
         self.finetune = self.trainer.get("type", "finetune") != "none"
         self.gradient_checkpointing = bool(self.trainer.get("enable_gradient_checkpointing"))
+        self.capture = StepCapture(self.checkpoints.parent, 0, "cpu")  # set once on a device
         self.runner = StepRunner(
             oom_recovery_enabled(job.config),
             self._oom_changed,
@@ -122,6 +125,9 @@ class LlmTraining:
             )
         )
         status, reason = "completed", ""
+        steps = self.job.profile_steps if self.finetune else 0  # zero-shot has no steps
+        self.capture = StepCapture(Path(self.job.run_dir), steps, self.device)
+        self.capture.start()
         try:
             if self.finetune:
                 self._phase("training")
@@ -134,6 +140,8 @@ class LlmTraining:
             self._phase("stopping", reason)
             if self.finetune:
                 self._checkpoint(max(0, self.completed - 1), best=False)
+        finally:
+            self.capture.close()  # a run shorter than the window still writes its trace
         return self._finish(status, reason)
 
     # -- setup -------------------------------------------------------------------------
@@ -289,6 +297,7 @@ class LlmTraining:
                 self._boundary()
                 rows = order[i * plan.batch_size : (i + 1) * plan.batch_size]
                 self._step(step, epoch, rows)
+                self.capture.step_finished()
                 if step in evaluations and self._evaluate(step, step in checkpoints):
                     self.plan = plan.ending_after(step)
                     self.emit(
