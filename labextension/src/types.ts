@@ -380,6 +380,9 @@ export interface RunSummary {
    * ended; null: an older status.json
    */
   eta_text: string | null;
+  /** how long an ended run took, pauses included (core/status_text.py took_text: "took 2 min
+   * 5 s"); "" while live; null: an older status.json */
+  took_text: string | null;
   /** the time its GPU lost to throttling so far ("throttled 7 % of the run (thermal 5 %)") */
   throttle_text: string | null;
   /** a GPU losing much of the last minute to throttling, in words; "" when none */

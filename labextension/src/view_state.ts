@@ -4,7 +4,7 @@
  * into the DOM as text.
  */
 
-import { describeMargin, formatDuration, formatNumber, fraction, gib, grouped } from './format';
+import { describeMargin, formatNumber, fraction, gib, grouped } from './format';
 import {
   ControlAction,
   FINAL_STATUSES,
@@ -384,7 +384,8 @@ export function likelyStopFraction(
 /**
  * The ETA line: "ETA " and the run's own words (status.json's eta_text, as the dashboard
  * shows them: "ETA ≈ 2 min 45 s (2 min 30 s – 3 min) · done ≈ 14:05"); paused, why; before
- * the first step, how far the data is; ended, how and after how long.
+ * the first step, how far the data is; ended, how and how long it took (status.json's
+ * took_text).
  */
 export function etaText(run: RunSummary): string {
   const status = run.status;
@@ -396,10 +397,7 @@ export function etaText(run: RunSummary): string {
     return run.phase_detail;
   }
   if (FINAL_STATUSES.has(status)) {
-    const when = run.finished_at
-      ? ` after ${formatDuration(run.finished_at - (run.started_at ?? run.finished_at))}`
-      : '';
-    return `${status}${when}`;
+    return run.took_text ? `${status} · ${run.took_text}` : status;
   }
   return run.eta_text ? `ETA ${run.eta_text}` : 'ETA: estimating…';
 }

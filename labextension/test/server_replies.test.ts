@@ -87,6 +87,7 @@ describe('recorded server replies', () => {
       'stopped early: no validation improvement in 5 evaluations; best at step 600'
     );
     expect(row.likelyStop).toBeNull();
+    expect(row.etaText).toBe('completed · took 3 s'); // the run's own words for its duration
     const bad = runRow(byId.get('early-stop-list')!, 1000);
     expect(bad.earlyStopText).toBe('');
     expect(bad.noteText).toContain('early_stop is a list');

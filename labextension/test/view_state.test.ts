@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 
-import { formatDuration, formatNumber } from '../src/format';
+import { formatNumber } from '../src/format';
 import {
   ACTIVITY_TOOLTIP,
   baselineText,
@@ -163,9 +163,12 @@ describe('run rows', () => {
     expect(runRow(run(), 0, new Set(['stop'])).actions.stop).toBe(false);
   });
 
-  it('names a finished run and how long it took', () => {
-    const row = runRow(run({ status: 'stopped', finished_at: 1020, started_at: 900 }), 2000);
-    expect(row.etaText).toBe('stopped after 2m 00s');
+  it("names a finished run and how long it took, in the run's words", () => {
+    const ended = run({ status: 'stopped', finished_at: 1020, started_at: 900 });
+    expect(runRow({ ...ended, took_text: 'took 2 min' }, 2000).etaText).toBe(
+      'stopped · took 2 min'
+    );
+    expect(runRow({ ...ended, took_text: null }, 2000).etaText).toBe('stopped');
   });
 
   it('keeps the run name as given (the panel sets it as text)', () => {
@@ -236,16 +239,6 @@ describe('baseline beside the best metric', () => {
 });
 
 describe('formatting', () => {
-  it.each([
-    [0, '0s'],
-    [59.4, '59s'],
-    [61, '1m 01s'],
-    [3600 * 2 + 300, '2h 05m'],
-    [-5, '0s']
-  ])('formatDuration(%d) = %s', (s, text) => {
-    expect(formatDuration(s)).toBe(text);
-  });
-
   it('formats numbers with 4 significant digits', () => {
     expect(formatNumber(0.123456)).toBe('0.1235');
     expect(formatNumber(null)).toBe('N/A');

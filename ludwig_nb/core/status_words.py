@@ -15,7 +15,7 @@ from typing import Any
 
 from ludwig_nb.core.early_stop import StopForecast, end_reason, format_forecast
 from ludwig_nb.core.state import RunState
-from ludwig_nb.core.status_text import alarm_line, pause_text
+from ludwig_nb.core.status_text import alarm_line, pause_text, took_text
 
 __all__ = ["early_stop_block", "status_words"]
 
@@ -88,7 +88,8 @@ def status_words(
         active alarm and what it does, as the dashboard's banner says it, less the alarm
         the pause text names; none once the run has ended), ``end_reason`` (why it ended,
         ``""`` when it ran its total or is live), ``early_stop``, ``throttle_text`` and
-        ``deadline`` (none once the run has ended), and ``eta_text`` (``""`` once ended).
+        ``deadline`` (none once the run has ended), ``eta_text`` (``""`` once ended) and
+        ``took_text`` (how long it took, ``core/status_text.took_text``; ``""`` while live).
     """
     patience = early_stop.get("patience") if early_stop else None
     return {
@@ -99,4 +100,5 @@ def status_words(
         "throttle_text": throttle_text,
         "deadline": None if state.is_final else deadline,
         "eta_text": "" if state.is_final else eta_text,
+        "took_text": took_text(state),
     }

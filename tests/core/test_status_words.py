@@ -67,11 +67,13 @@ def test_an_ended_run_says_why_with_the_patience_it_had():
     assert words["end_reason"] == reason == end_reason(state, 5)
     assert words["pause_text"] == ""
     assert words["eta_text"] == ""  # an ended run has no ETA
+    assert words["took_text"] == "took 8 s"  # from RunStarted at 1 s to RunFinished at 9 s
 
 
 def test_a_live_run_carries_its_eta_text():
     words = status_words(reduce_all([STARTED]), None, eta_text="≈ 5 min · done ≈ 14:05")
     assert words["eta_text"] == "≈ 5 min · done ≈ 14:05"
+    assert words["took_text"] == ""  # live: it has not taken its time yet
 
 
 def test_a_paused_run_carries_the_dashboards_words():
