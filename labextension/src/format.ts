@@ -1,21 +1,6 @@
 /**
- * Plain text formatting for the sidebar: durations, sizes, numbers. Pure functions.
+ * Plain text formatting for the sidebar: sizes and numbers (the runs word their durations). Pure functions.
  */
-
-/** "2h 05m", "3m 12s", "45s"; seconds in, never negative. */
-export function formatDuration(seconds: number): string {
-  const s = Math.max(0, Math.round(seconds));
-  const h = Math.floor(s / 3600);
-  const m = Math.floor((s % 3600) / 60);
-  const rest = s % 60;
-  if (h > 0) {
-    return `${h}h ${String(m).padStart(2, '0')}m`;
-  }
-  if (m > 0) {
-    return `${m}m ${String(rest).padStart(2, '0')}s`;
-  }
-  return `${rest}s`;
-}
 
 /** Bytes as GiB with one decimal: "3.2". */
 export function gib(bytes: number): string {

@@ -311,7 +311,8 @@ export interface EtaInfo {
 /**
  * status.json's "early_stop" (core/status_words.py): null when early stopping is off.
  * Steps are counts of steps done; `text` is the run's own wording: live, the bound and the
- * forecast ("≤ 11,000 steps · likely stop ≈ step 2,600"); ended, why it ended.
+ * forecast ("at most 11,000 steps (early stopping); likely stops near step 2,600 (not before
+ * 1,500), ≈ 45 s from now"); ended, why it ended.
  */
 export interface EarlyStopInfo {
   patience: number | null;
@@ -373,6 +374,15 @@ export interface RunSummary {
   early_stop: EarlyStopInfo | null;
   error: string | null;
   eta: EtaInfo | null;
+  /**
+   * the ETA as the dashboard words it after "ETA" (core/eta/display.py format_estimate:
+   * "≈ 2 min 45 s (2 min 30 s – 3 min) · done ≈ 14:05", "≤ …" under early stopping); "" once
+   * ended; null: an older status.json
+   */
+  eta_text: string | null;
+  /** how long an ended run took, pauses included (core/status_text.py took_text: "took 2 min
+   * 5 s"); "" while live; null: an older status.json */
+  took_text: string | null;
   /** the time its GPU lost to throttling so far ("throttled 7 % of the run (thermal 5 %)") */
   throttle_text: string | null;
   /** a GPU losing much of the last minute to throttling, in words; "" when none */

@@ -4,7 +4,7 @@
  * into the DOM as text.
  */
 
-import { describeMargin, formatDuration, formatNumber, fraction, gib, grouped } from './format';
+import { describeMargin, formatNumber, fraction, gib, grouped } from './format';
 import {
   ControlAction,
   FINAL_STATUSES,
@@ -353,7 +353,8 @@ export function pauseText(run: Pick<RunSummary, 'pause_text'>): string {
 
 /**
  * The early-stop line, as the run words it (core/status_words.py): live, the bound and the
- * likely stop ("≤ 11,000 steps · likely stop ≈ step 2,600"); ended, why it ended ("stopped
+ * likely stop ("at most 11,000 steps (early stopping); likely stops near step 2,600 (not
+ * before 1,500), ≈ 45 s from now"); ended, why it ended ("stopped
  * early: no validation improvement in 5 evaluations; best at step 2,600"); "" without.
  */
 export function earlyStopText(
@@ -380,8 +381,13 @@ export function likelyStopFraction(
   return fraction(info.likely_step / info.upper_bound);
 }
 
-/** "ETA 3m 12s (2m 50s – 3m 40s)", counting down from status.json's written_at to ``now``. */
-export function etaText(run: RunSummary, now: number): string {
+/**
+ * The ETA line: "ETA " and the run's own words (status.json's eta_text, as the dashboard
+ * shows them: "ETA ≈ 2 min 45 s (2 min 30 s – 3 min) · done ≈ 14:05"); paused, why; before
+ * the first step, how far the data is; ended, how and how long it took (status.json's
+ * took_text).
+ */
+export function etaText(run: RunSummary): string {
   const status = run.status;
   if (status === 'paused') {
     return pauseText(run);
@@ -391,27 +397,9 @@ export function etaText(run: RunSummary, now: number): string {
     return run.phase_detail;
   }
   if (FINAL_STATUSES.has(status)) {
-    const when = run.finished_at
-      ? ` after ${formatDuration(run.finished_at - (run.started_at ?? run.finished_at))}`
-      : '';
-    return `${status}${when}`;
+    return run.took_text ? `${status} · ${run.took_text}` : status;
   }
-  // with early stopping the planned total is only a bound, and so is the time to it
-  const eta = run.eta;
-  if (!eta || eta.remaining_s === null) {
-    return 'ETA: estimating…';
-  }
-  const elapsed = run.written_at ? Math.max(0, now - run.written_at) : 0;
-  const remaining = eta.finish_time !== null ? eta.finish_time - now : eta.remaining_s - elapsed;
-  if (eta.state === 'warming_up') {
-    // before the stable phase the number is provisional and its interval is not honest yet
-    return `warming up… ${run.early_stop ? '≤' : '≈'} ${formatDuration(remaining)}`;
-  }
-  let text = `ETA ${run.early_stop ? '≤ ' : ''}${formatDuration(remaining)}`;
-  if (eta.low_s !== null && eta.high_s !== null) {
-    text += ` (${formatDuration(eta.low_s - elapsed)} – ${formatDuration(eta.high_s - elapsed)})`;
-  }
-  return eta.state === 'adjusting' ? `${text} · adjusting` : text;
+  return run.eta_text ? `ETA ${run.eta_text}` : 'ETA: estimating…';
 }
 
 /** "2,100 / 52,500 steps (4 %)", grouped as the run's own texts are. */
@@ -465,7 +453,8 @@ const PAUSABLE = new Set(['training', 'evaluating', 'preprocessing', 'queued']);
 
 export function runRow(
   run: RunSummary,
-  now: number,
+  // the row no longer counts anything down (the run words its ETA); kept for the callers
+  _now: number,
   pending: ReadonlySet<ControlAction> = new Set()
 ): RunRow {
   const final = FINAL_STATUSES.has(run.status) || !run.alive;
@@ -488,7 +477,7 @@ export function runRow(
     status: run.status,
     progress: run.status === 'completed' ? 1 : fraction(run.progress),
     progressText: progressText(run),
-    etaText: etaText(run, now),
+    etaText: etaText(run),
     earlyStopText: earlyStopText(run),
     likelyStop: likelyStopFraction(run),
     bestMetricText: versus ? `best: ${versus}` : best ? best.text : '',

@@ -68,6 +68,8 @@ export function run(overrides: Partial<RunSummary> = {}): RunSummary {
     early_stop: null,
     error: '',
     eta: { remaining_s: 300, low_s: 240, high_s: 360, state: 'stable', finish_time: null },
+    eta_text: '≈ 5 min (4 min – 6 min) · done ≈ 14:05',
+    took_text: '',
     throttle_text: null,
     gpu_slowdown: null,
     deadline: null,

@@ -45,7 +45,7 @@ describe('SidebarModel.refresh', () => {
     model.changed.connect((_, view) => seen.push(view.runs.length));
     await model.refresh();
     expect(model.view.gpuCards[0].title).toBe('GPU 0');
-    expect(model.view.runs[0].etaText).toBe('ETA 5m 00s (4m 00s – 6m 00s)');
+    expect(model.view.runs[0].etaText).toBe('ETA ≈ 5 min (4 min – 6 min) · done ≈ 14:05');
     expect(model.view.error).toBe('');
     expect(seen).toEqual([1]);
   });

@@ -52,6 +52,8 @@ describe('recorded server replies', () => {
     expect(summary.alarms[0].margin).toBe(3);
     const row = runRow(summary, 1000);
     expect(row.deadlineText).toBe('likely finishes 20 min after your deadline (02:00)');
+    // the ETA the run wrote, verbatim: the dashboard's own words
+    expect(row.etaText).toBe('ETA ≈ 1 h 20 min (1 h 10 min – 1 h 30 min) · done ≈ 01:20');
     expect(row.throttleText).toContain('throttled 12 % of the run (thermal 12 %)');
     expect(row.throttleText).toContain('GPU 0 throttled 40 % of the last minute');
     expect(row.level).toBe('warn');
@@ -70,7 +72,9 @@ describe('recorded server replies', () => {
     expect(row.etaText).toBe(
       'paused: GPU 0 at 88 °C, 4 °C under its slowdown point; resumes below 82 °C'
     );
-    expect(row.earlyStopText).toBe('≤ 11,000 steps · likely stop ≈ step 2,479');
+    expect(row.earlyStopText).toBe(
+      'at most 11,000 steps (early stopping); likely stops near step 2,479 (not before 2,200)'
+    );
     expect(row.likelyStop).toBeCloseTo(2479 / 11000, 6);
     expect(row.alarmText).toBe(''); // the pause text already names the pausing alarm
     expect(row.progressText).toBe('1,200 / 11,000 steps (10 %)');
@@ -83,6 +87,7 @@ describe('recorded server replies', () => {
       'stopped early: no validation improvement in 5 evaluations; best at step 600'
     );
     expect(row.likelyStop).toBeNull();
+    expect(row.etaText).toBe('completed · took 3 s'); // the run's own words for its duration
     const bad = runRow(byId.get('early-stop-list')!, 1000);
     expect(bad.earlyStopText).toBe('');
     expect(bad.noteText).toContain('early_stop is a list');

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 
-import { formatDuration, formatNumber } from '../src/format';
+import { formatNumber } from '../src/format';
 import {
   ACTIVITY_TOOLTIP,
   baselineText,
@@ -123,42 +123,25 @@ describe('GPU cards', () => {
 });
 
 describe('run rows', () => {
-  it('shows progress and counts the ETA down from written_at', () => {
+  it("shows progress and status.json's ETA text verbatim, as the dashboard words it", () => {
     const row = runRow(run(), 1000);
     expect(row.progressText).toBe('25 / 100 steps (25 %)');
     expect(row.progress).toBe(0.25);
-    expect(row.etaText).toBe('ETA 5m 00s (4m 00s – 6m 00s)');
-    expect(runRow(run(), 1030).etaText).toBe('ETA 4m 30s (3m 30s – 5m 30s)');
-  });
-
-  it('prefers finish_time when the estimator gave one', () => {
-    const eta = { remaining_s: 300, low_s: null, high_s: null, state: 'stable', finish_time: 1100 };
-    expect(etaText(run({ eta }), 1040)).toBe('ETA 1m 00s');
-  });
-
-  it('says "warming up" with a provisional number, and marks "adjusting"', () => {
-    const warm = {
-      remaining_s: 300,
-      low_s: 0,
-      high_s: 900,
-      state: 'warming_up',
-      finish_time: 1300
-    };
-    expect(etaText(run({ eta: warm }), 1000)).toBe('warming up… ≈ 5m 00s');
-    const adjusting = {
-      remaining_s: 300,
-      low_s: 240,
-      high_s: 360,
-      state: 'adjusting',
-      finish_time: null
-    };
-    expect(etaText(run({ eta: adjusting, written_at: 1000 }), 1000)).toBe(
-      'ETA 5m 00s (4m 00s – 6m 00s) · adjusting'
-    );
+    expect(row.etaText).toBe('ETA ≈ 5 min (4 min – 6 min) · done ≈ 14:05');
+    // the sidebar words nothing itself: whatever the run wrote is what it shows, at any time
+    for (const words of [
+      '≈ 2 min 45 s (2 min 30 s – 3 min) · done ≈ 14:05 · adjusting…',
+      'warming up… ≤ 19 s',
+      'something the sidebar never wrote'
+    ]) {
+      expect(runRow(run({ eta_text: words }), 1000).etaText).toBe(`ETA ${words}`);
+      expect(runRow(run({ eta_text: words }), 99999).etaText).toBe(`ETA ${words}`);
+    }
   });
 
   it('says "estimating" before the first estimate', () => {
-    expect(runRow(run({ eta: null }), 1000).etaText).toBe('ETA: estimating…');
+    expect(runRow(run({ eta: null, eta_text: null }), 1000).etaText).toBe('ETA: estimating…');
+    expect(runRow(run({ eta: null, eta_text: '' }), 1000).etaText).toBe('ETA: estimating…');
   });
 
   it('offers Stop and Pause while training, Resume while paused, nothing when final', () => {
@@ -180,9 +163,12 @@ describe('run rows', () => {
     expect(runRow(run(), 0, new Set(['stop'])).actions.stop).toBe(false);
   });
 
-  it('names a finished run and how long it took', () => {
-    const row = runRow(run({ status: 'stopped', finished_at: 1020, started_at: 900 }), 2000);
-    expect(row.etaText).toBe('stopped after 2m 00s');
+  it("names a finished run and how long it took, in the run's words", () => {
+    const ended = run({ status: 'stopped', finished_at: 1020, started_at: 900 });
+    expect(runRow({ ...ended, took_text: 'took 2 min' }, 2000).etaText).toBe(
+      'stopped · took 2 min'
+    );
+    expect(runRow({ ...ended, took_text: null }, 2000).etaText).toBe('stopped');
   });
 
   it('keeps the run name as given (the panel sets it as text)', () => {
@@ -253,16 +239,6 @@ describe('baseline beside the best metric', () => {
 });
 
 describe('formatting', () => {
-  it.each([
-    [0, '0s'],
-    [59.4, '59s'],
-    [61, '1m 01s'],
-    [3600 * 2 + 300, '2h 05m'],
-    [-5, '0s']
-  ])('formatDuration(%d) = %s', (s, text) => {
-    expect(formatDuration(s)).toBe(text);
-  });
-
   it('formats numbers with 4 significant digits', () => {
     expect(formatNumber(0.123456)).toBe('0.1235');
     expect(formatNumber(null)).toBe('N/A');
@@ -380,7 +356,7 @@ describe('pause in words', () => {
       pause_text: words
     });
     expect(pauseText(paused)).toBe(words);
-    expect(etaText(paused, 1000)).toBe(words);
+    expect(etaText(paused)).toBe(words);
     // a status.json from before pause_text: no rule text either
     const old = run({
       status: 'paused',
@@ -388,22 +364,20 @@ describe('pause in words', () => {
       alarms: [alarm],
       pause_text: null
     });
-    expect(etaText(old, 1000)).toBe('paused');
+    expect(etaText(old)).toBe('paused');
   });
 });
 
 describe('data phase in words', () => {
   it('shows how far the data is before the first step, and the ETA after', () => {
     const words = 'feature 2 of 4 (total_day_minutes) · 3,500 rows';
-    expect(etaText(run({ status: 'preprocessing', phase_detail: words, eta: null }), 1000)).toBe(
-      words
-    );
+    expect(etaText(run({ status: 'preprocessing', phase_detail: words, eta: null }))).toBe(words);
     // an older status.json without the field still reads as before
-    expect(etaText(run({ status: 'preprocessing', phase_detail: null, eta: null }), 1000)).toBe(
-      'ETA: estimating…'
-    );
+    expect(
+      etaText(run({ status: 'preprocessing', phase_detail: null, eta: null, eta_text: null }))
+    ).toBe('ETA: estimating…');
     // once training, the ETA wins over a stale detail
-    expect(etaText(run({ status: 'training', phase_detail: words }), 1000)).not.toBe(words);
+    expect(etaText(run({ status: 'training', phase_detail: words }))).not.toBe(words);
   });
 });
 
@@ -438,23 +412,28 @@ describe('early stopping', () => {
     likely_step: 2600,
     earliest_step: 1500,
     likely_remaining_s: 40,
-    text: '≤ 11,000 steps · likely stop ≈ step 2,600'
+    text: 'at most 11,000 steps (early stopping); likely stops near step 2,600 (not before 1,500)'
   };
 
-  it('says the total is a bound, the ETA too, and marks the likely stop', () => {
-    const row = runRow(
-      run({ total_steps: 11000, step: 1000, progress: 1000 / 11000, early_stop: early }),
-      1000
-    );
-    expect(row.earlyStopText).toBe('≤ 11,000 steps · likely stop ≈ step 2,600');
-    expect(row.etaText).toMatch(/^ETA ≤ 5m 00s/);
+  it("shows the run's bound and forecast as it words them, and marks the likely stop", () => {
+    const bound = '≤ 5 min (4 min – 6 min) · done ≈ 14:05';
+    const summary = run({
+      total_steps: 11000,
+      step: 1000,
+      progress: 1000 / 11000,
+      early_stop: early,
+      eta_text: bound
+    });
+    const row = runRow(summary, 1000);
+    expect(row.earlyStopText).toBe(early.text);
+    expect(row.etaText).toBe(`ETA ${bound}`);
     expect(row.likelyStop).toBeCloseTo(2600 / 11000, 6);
   });
 
   it('without early stopping the ETA is not a bound', () => {
     const row = runRow(run(), 1000);
     expect(row.earlyStopText).toBe('');
-    expect(row.etaText).toMatch(/^ETA 5m/);
+    expect(row.etaText).toMatch(/^ETA ≈ 5 min/);
     expect(row.likelyStop).toBeNull();
   });
 

@@ -20,6 +20,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ludwig_nb.core import events as ev
+from ludwig_nb.core.formatting import format_duration
 from ludwig_nb.core.state import RunState
 
 __all__ = ["EarlyStopWatch", "StopForecast", "end_reason", "forecast_stop", "format_forecast"]
@@ -131,15 +132,26 @@ def forecast_stop(
 
 
 def format_forecast(forecast: StopForecast | None, total_steps: int) -> str:
-    """``"at most 11,000 steps (early stopping); likely stops near step 2,900"``."""
+    """The early-stop bound and forecast in words: every view's, and status.json's.
+
+    ``"at most 11,000 steps (early stopping); likely stops near step 2,900 (not before
+    2,400), ≈ 45 s from now"`` (the time when the forecast has ``remaining_s``); before a
+    forecast: ``"…; too early to forecast the stop"``; ``total_steps``: the planned total.
+    """
     head = f"at most {total_steps:,} steps (early stopping)"
     if forecast is None:
         return f"{head}; too early to forecast the stop"
     if forecast.step >= forecast.latest:
         return f"{head}; likely runs to the end"
     if forecast.step <= forecast.earliest:  # no improvement foreseen: the earliest stop
-        return f"{head}; likely stops at step {forecast.step:,} unless the metric improves"
-    return f"{head}; likely stops near step {forecast.step:,} (not before {forecast.earliest:,})"
+        words = f"{head}; likely stops at step {forecast.step:,} unless the metric improves"
+    else:
+        words = (
+            f"{head}; likely stops near step {forecast.step:,} (not before {forecast.earliest:,})"
+        )
+    if forecast.remaining_s is not None:
+        words += f", ≈ {format_duration(forecast.remaining_s)} from now"
+    return words
 
 
 def end_reason(state: RunState, patience: int | None = None) -> str:

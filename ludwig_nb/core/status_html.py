@@ -79,8 +79,9 @@ def snapshot_bundle(state: RunState, directory: str = "", early_stop: str = "") 
     Args:
         state: The run's state.
         directory: The run directory, named in the snapshot ("" leaves it out).
-        early_stop: status.json's ``early_stop.text`` (``"≤ 11,000 steps · likely stop ≈ step
-            2,600"``), shown while the run is live.
+        early_stop: status.json's ``early_stop.text`` (``"at most 11,000 steps (early
+            stopping); likely stops near step 2,600 (not before 1,500)"``), shown while the
+            run is live.
 
     Returns:
         The ``text/plain`` and ``text/html`` of the snapshot.

@@ -1,4 +1,4 @@
-"""A run's state in words, for every view: why it is paused, and its progress (pure).
+"""A run's state in words, for every view: why it is paused, how long it took (pure).
 
 ``pause_text`` turns ``paused (alarm:temperature>=slowdown-5)`` into "paused: GPU 0 at
 88 °C, 5 °C under its slowdown point; resumes below 82 °C", or, where the GPU reports its
@@ -11,10 +11,11 @@ import re
 from collections.abc import Mapping
 
 from ludwig_nb.core import events as ev
+from ludwig_nb.core.formatting import format_duration
 from ludwig_nb.core.state import RunState
 from ludwig_nb.core.thermal import describe_margin
 
-__all__ = ["ACTION_WORDS", "CLEAR_MARGIN", "alarm_line", "alarm_text", "pause_text"]
+__all__ = ["ACTION_WORDS", "CLEAR_MARGIN", "alarm_line", "alarm_text", "pause_text", "took_text"]
 
 #: default hysteresis of an alarm (°C or %): it clears this far under its threshold
 CLEAR_MARGIN = 5.0
@@ -129,3 +130,13 @@ def pause_text(state: RunState, clear_levels: Mapping[str, float] | None = None)
             return f"paused by the alarm {rule}"
         return "paused: " + alarm_text(alarm, (clear_levels or {}).get(rule))
     return _SOURCES.get(reason, f"paused ({reason})")
+
+
+def took_text(state: RunState) -> str:
+    """How long an ended run took, pauses included: ``"took 2 min 5 s"``; ``""`` before its end.
+
+    The summary, the text view and the sidebar (status.json's ``took_text``) say it so.
+    """
+    if state.started_at is None or state.finished_at is None:
+        return ""
+    return f"took {format_duration(state.finished_at - state.started_at)}"

@@ -1,8 +1,9 @@
 """What ``status.json`` says in words beside ``RunState``, so every reader shows the same.
 
-The dashboard and the CLI word a run's pause and its early stop with
-:func:`ludwig_nb.core.status_text.pause_text`, :func:`ludwig_nb.core.early_stop.end_reason`
-and :func:`ludwig_nb.core.early_stop.forecast_stop`; the run writes the same words into
+The dashboard, the text view and the terminal word a run's pause, its ETA and its early stop
+with :func:`ludwig_nb.core.status_text.pause_text`,
+:func:`ludwig_nb.core.eta.display.format_estimate`, :func:`ludwig_nb.core.early_stop.end_reason`
+and :func:`ludwig_nb.core.early_stop.format_forecast`; the run writes the same words into
 ``status.json`` (:func:`status_words`) so that the sidebar, the notebook snapshot and any
 other reader of the run directory need no wording of their own. Pure: the forecast is a
 parameter.
@@ -12,26 +13,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from ludwig_nb.core.early_stop import StopForecast, end_reason
+from ludwig_nb.core.early_stop import StopForecast, end_reason, format_forecast
 from ludwig_nb.core.state import RunState
-from ludwig_nb.core.status_text import alarm_line, pause_text
+from ludwig_nb.core.status_text import alarm_line, pause_text, took_text
 
-__all__ = ["compact_forecast", "early_stop_block", "status_words"]
-
-
-def compact_forecast(forecast: StopForecast | None, total_steps: int) -> str:
-    """The early-stop bound in a few words: ``"≤ 11,000 steps · likely stop ≈ step 2,600"``.
-
-    ``total_steps``: the planned total (steps), an upper bound under early stopping.
-    Before a forecast exists: ``"≤ 11,000 steps (early stopping)"``; when the trend runs
-    to the end: ``"≤ 11,000 steps · likely runs to the end"``.
-    """
-    head = f"≤ {total_steps:,} steps"
-    if forecast is None:
-        return f"{head} (early stopping)"
-    if forecast.step >= forecast.latest:
-        return f"{head} · likely runs to the end"
-    return f"{head} · likely stop ≈ step {forecast.step:,}"
+__all__ = ["early_stop_block", "status_words"]
 
 
 def early_stop_block(
@@ -56,7 +42,7 @@ def early_stop_block(
     total = state.total_steps
     final = state.is_final
     live = forecast if not final else None
-    text = compact_forecast(live, total) if total else ""
+    text = format_forecast(live, total) if total else ""
     if final:
         text = end_reason(state, patience)
     return {
@@ -83,6 +69,7 @@ def status_words(
     early_stop: dict[str, Any] | None,
     throttle_text: str = "",
     deadline: dict[str, Any] | None = None,
+    eta_text: str = "",
 ) -> dict[str, object]:
     """The worded fields of ``status.json``.
 
@@ -93,13 +80,16 @@ def status_words(
             (``core/throttle_time.describe_throttle_time``), ``""`` without figures.
         deadline: The deadline block: ``{"at", "label", "action", "verdict", "text"}``
             (``core/deadline.outlook``), None without a deadline.
+        eta_text: The ETA as every view words it after "ETA"
+            (``core/eta/display.format_estimate``, ``bound`` under early stopping).
 
     Returns:
         ``pause_text`` (why it is paused, ``""`` when it is not), ``alarm_texts`` (each
         active alarm and what it does, as the dashboard's banner says it, less the alarm
         the pause text names; none once the run has ended), ``end_reason`` (why it ended,
         ``""`` when it ran its total or is live), ``early_stop``, ``throttle_text`` and
-        ``deadline`` (none once the run has ended).
+        ``deadline`` (none once the run has ended), ``eta_text`` (``""`` once ended) and
+        ``took_text`` (how long it took, ``core/status_text.took_text``; ``""`` while live).
     """
     patience = early_stop.get("patience") if early_stop else None
     return {
@@ -109,4 +99,6 @@ def status_words(
         "early_stop": early_stop,
         "throttle_text": throttle_text,
         "deadline": None if state.is_final else deadline,
+        "eta_text": "" if state.is_final else eta_text,
+        "took_text": took_text(state),
     }

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 from ludwig_nb.core import events as ev
 from ludwig_nb.core.control import RunControl
+from ludwig_nb.core.eta.display import format_estimate
 from ludwig_nb.core.event_log import EventView
 from ludwig_nb.core.state import RunState
 from ludwig_nb.core.status_words import early_stop_block, status_words
@@ -332,7 +333,7 @@ class Run:
     def _words(self, state: RunState, now: float) -> dict[str, object]:
         """status.json's worded fields at wall-clock ``now`` (seconds).
 
-        The pause and the early stop as the dashboard and the CLI say them
+        The pause, the ETA and the early stop as the dashboard and the CLI say them
         (``core/status_words.py``).
         """
         watch = self._ledger.early_stop
@@ -340,7 +341,10 @@ class Run:
         forecast = None if state.is_final else reading.forecast
         patience = watch.patience if reading.early_stopping else 0
         block = early_stop_block(state, patience, watch.metric, forecast)
-        return status_words(state, block, self.throttle_text(), _as_dict(reading.deadline))
+        bound = reading.early_stopping and bool(state.total_steps)
+        eta_text = format_estimate(reading.estimate, now, bound=bound)
+        deadline = _as_dict(reading.deadline)
+        return status_words(state, block, self.throttle_text(), deadline, eta_text)
 
     def throttle_text(self) -> str:
         """The time its GPU lost to throttling so far, in words ("" without figures)."""

@@ -60,6 +60,8 @@ _TEXT_FIELDS = (
     "phase_detail",
     "throttle_text",
     "gpu_slowdown",
+    "eta_text",
+    "took_text",
 )
 _ALARM_FIELDS = {"rule": str, "device": int, "value": float, "threshold": float}
 _ETA_NUMBERS = ("remaining_s", "low_s", "high_s", "finish_time")

@@ -1,8 +1,9 @@
 """The ETA line of the views: the run's one ETA, worded, refreshed at most once a second.
 
 The estimate, the early-stopping forecast and the first stable prediction all come from
-the run (:meth:`~ludwig_nb.runs.handle.RunHandle.eta_reading`); this only words them and
-bounds how often the words change. Before the run has a basis the text says
+the run (:meth:`~ludwig_nb.runs.handle.RunHandle.eta_reading`) and are worded by
+:func:`~ludwig_nb.core.eta.display.eta_sentence` (the words status.json carries for the
+sidebar); this only bounds how often the words change. Before the run has a basis the text says
 "estimating…", then "warming up…".
 """
 
@@ -10,13 +11,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from ludwig_nb.core.early_stop import format_forecast
-from ludwig_nb.core.eta.display import WARMING_UP, format_estimate
-from ludwig_nb.core.formatting import format_duration
+from ludwig_nb.core.eta.display import WARMING_UP, eta_sentence
 from ludwig_nb.core.state import RunState
 from ludwig_nb.runs.handle import EtaReading, RunHandle
 
-__all__ = ["ESTIMATING", "EtaText"]
+__all__ = ["ESTIMATING", "EtaText", "reading_words"]
 
 ESTIMATING = "estimating…"
 
@@ -60,7 +59,7 @@ class EtaText:
             return False
         reading = self._run.eta_reading(wall_now)
         self._remember_first(reading, wall_now)
-        text = _with_forecast(format_estimate(reading.estimate, wall_now), reading, state)
+        text = reading_words(reading, state, wall_now)
         changed = text != self.text or reading.deadline != self.deadline
         self.text, self.deadline = text, reading.deadline
         return changed
@@ -76,21 +75,12 @@ class EtaText:
             self.first_finish = wall_now + float(estimate.remaining_s)
 
 
-def _with_forecast(text: str, reading: EtaReading, state: RunState) -> str:
-    """Add the early-stopping bound and forecast to ``text`` when early stopping is on.
+def reading_words(reading: EtaReading, state: RunState, wall_now: float) -> str:
+    """The run's ETA reading in words at ``wall_now`` (s): the one ETA sentence of every view.
 
-    E.g. ``"≤ <ETA> · at most 11,000 steps (early stopping); likely stops near step 2,900,
-    ≈ 45 s from now"``.
+    Under early stopping (with a planned total) the ETA is a bound and the forecast follows:
+    ``"≤ <ETA> · at most 11,000 steps (early stopping); likely stops near step 2,900 (not
+    before 2,400), ≈ 45 s from now"``.
     """
-    if not reading.early_stopping or not state.total_steps:
-        return text
-    forecast = reading.forecast
-    words = format_forecast(forecast, state.total_steps)
-    if forecast is not None and forecast.remaining_s is not None:
-        words += f", ≈ {format_duration(forecast.remaining_s)} from now"
-    bound = text
-    if text.startswith(f"{WARMING_UP} ≈ "):  # "warming up… ≤ 19 s", never "≤ warming up…"
-        bound = text.replace(" ≈ ", " ≤ ", 1)
-    elif text not in (ESTIMATING, WARMING_UP):  # "≈ 4 min" reads "≤ 4 min", never "≤ ≈"
-        bound = f"≤ {text.removeprefix('≈ ')}"
-    return f"{bound} · {words}"
+    bounded = state.total_steps if reading.early_stopping else 0
+    return eta_sentence(reading.estimate, reading.forecast, wall_now, bounded_total=bounded)

@@ -14,6 +14,7 @@ from ludwig_nb.core.baseline import compare_to_baseline, format_comparison, head
 from ludwig_nb.core.early_stop import end_reason
 from ludwig_nb.core.formatting import format_duration
 from ludwig_nb.core.state import RunState
+from ludwig_nb.core.status_text import took_text
 from ludwig_nb.ui.charts.curves import CurveData
 from ludwig_nb.ui.charts.svg import svg_line_chart
 from ludwig_nb.ui.formatting import (
@@ -126,10 +127,9 @@ def metrics_label(state: RunState) -> str:
 
 
 def _timing_line(state: RunState, first_finish: float | None) -> str:
-    if state.started_at is None or state.finished_at is None:
+    line = took_text(state)
+    if not line or state.finished_at is None or state.started_at is None:
         return ""
-    took = state.finished_at - state.started_at
-    line = f"took {format_duration(took)}"
     if state.paused_seconds > 0:
         line += f" (paused {format_duration(state.paused_seconds)})"
     if first_finish is not None and state.status == "completed":
@@ -232,8 +232,9 @@ def summary_text(state: RunState) -> str:
     """
     metrics = state.best_metrics or state.latest_metrics
     text = f"{state.name or state.run_id}: {state.status}, {progress_text(state)}"
-    if state.started_at is not None and state.finished_at is not None:
-        text += f", took {format_duration(state.finished_at - state.started_at)}"
+    took = took_text(state)
+    if took:
+        text += f", {took}"
     if state.status == "failed":
         text += f" — {state.error}"
     ended = end_reason(state)

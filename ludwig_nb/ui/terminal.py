@@ -102,29 +102,20 @@ def final_json(state: RunState) -> dict[str, object]:
 
 
 def eta_words(run: RunHandle, state: RunState, now: float) -> str:
-    """The ETA part of a progress line, from the run's one ETA.
+    """The ETA part of a progress line, from the run's one ETA, worded as every view words it.
 
-    With early stopping the ETA is an upper bound and the likely stop is forecast.
+    ``"ETA ≈ 4 min (…) · done ≈ 14:05"``; with early stopping the ETA is an upper bound and
+    the likely stop is forecast (:func:`~ludwig_nb.ui.eta_text.reading_words`); then the
+    deadline against this very estimate.
     """
-    from ludwig_nb.core.early_stop import format_forecast
-    from ludwig_nb.core.eta.display import format_estimate
-    from ludwig_nb.core.formatting import format_duration
+    from ludwig_nb.ui.eta_text import reading_words
 
     reading = run.eta_reading(now)
-    estimate = reading.estimate
     deadline = reading.deadline
     after = ""
     if deadline and deadline.get("text") and deadline.get("verdict") != "passed":
         after = f" · ⏰ {deadline['text']}"  # the deadline against this very estimate
-    text = format_estimate(estimate, now)
-    if not reading.early_stopping or not state.total_steps:
-        return f"ETA {text}{after}"
-    forecast = reading.forecast
-    words = format_forecast(forecast, state.total_steps)
-    if forecast is not None and forecast.remaining_s is not None:
-        words += f", ≈ {format_duration(forecast.remaining_s)} from now"
-    bound = f"ETA ≤ {format_duration(estimate.remaining_s)}" if estimate is not None else "ETA ?"
-    return f"{bound} · {words}{after}"
+    return f"ETA {reading_words(reading, state, now)}{after}"
 
 
 def progress_line(state: RunState, eta_words: str, pause_words: str = "") -> str:

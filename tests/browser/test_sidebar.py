@@ -33,6 +33,22 @@ XSS_NAME = "<img src=x onerror=alert(1)>"
 SIDEBAR = "#ludwig-nb-sidebar"
 
 
+def _eta_words(remaining: float, now: float) -> str:
+    """The ETA as a run words it in status.json (the sidebar shows it, words nothing)."""
+    from ludwig_nb.core.eta import Estimate
+    from ludwig_nb.core.eta.display import format_estimate
+
+    estimate = Estimate(
+        remaining_s=remaining,
+        low_s=remaining * 0.9,
+        high_s=remaining * 1.1,
+        state="stable",
+        at=now,
+        step_s=0.1,
+    )
+    return format_estimate(estimate, now)
+
+
 class StandinRun:
     """Writes what a training run writes, from a thread in the kernel; honours control.json.
 
@@ -101,6 +117,7 @@ class StandinRun:
         status = {
             **self.state.to_dict(),
             "eta": eta,
+            "eta_text": "" if eta is None else _eta_words(remaining, now),
             "pid": os.getpid(),
             "written_at": now,
             "directory": str(self.directory),
@@ -290,7 +307,7 @@ def test_sidebar_shows_gpu_and_run_and_stops_it(sidebar_lab, lab_page, artifacts
     expect(item.locator(".jp-LudwigNb-run-name")).to_have_text(XSS_NAME)
     assert sidebar.locator("img").count() == 0
     expect(item.locator(".jp-LudwigNb-run-eta")).to_contain_text(
-        re.compile(r"ETA \d"), timeout=60_000
+        re.compile(r"ETA [≈≤] \d"), timeout=60_000
     )
     progress_before = _run_text(item, "progressText")
     eta_before = _run_text(item, "eta")

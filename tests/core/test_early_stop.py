@@ -85,6 +85,10 @@ def test_forecast_text_says_the_total_is_an_upper_bound():
     )
     later = dataclasses.replace(forecast, step=900)
     assert format_forecast(later, 11_000).endswith("likely stops near step 900 (not before 600)")
+    timed = dataclasses.replace(later, remaining_s=45.0)
+    assert format_forecast(timed, 11_000).endswith("(not before 600), ≈ 45 s from now")
+    to_end = dataclasses.replace(timed, step=11_000)
+    assert format_forecast(to_end, 11_000).endswith("; likely runs to the end")
 
 
 def _evaluation(step, improved):

@@ -56,10 +56,9 @@ def test_an_ended_run_says_why_beside_the_baseline_and_where_it_is():
 
 def test_a_live_snapshot_says_it_was_live_and_carries_the_early_stop_forecast():
     state = state_from_status(_status(status="training", best_metrics={}, latest_metrics={}))
-    text = snapshot_bundle(state, early_stop="≤ 3,000 steps · likely stop ≈ step 2,600")[
-        "text/plain"
-    ]
-    assert "≤ 3,000 steps · likely stop ≈ step 2,600" in text
+    forecast = "at most 3,000 steps (early stopping); likely stops near step 2,600"
+    text = snapshot_bundle(state, early_stop=forecast)["text/plain"]
+    assert forecast in text
     assert "snapshot taken while the run was live" in text
     assert "ludwig_nb.show(run) in a cell (the variable holding the run) shows" in text
     named = snapshot_bundle(state_from_status(_status(status="training", name="churn")))

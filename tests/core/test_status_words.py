@@ -1,10 +1,10 @@
-"""status.json's worded fields: the pause and the early stop as the dashboard words them."""
+"""status.json's worded fields: the pause, the ETA and the early stop, as the views say them."""
 
 from ludwig_nb.core import events as ev
-from ludwig_nb.core.early_stop import StopForecast, end_reason
+from ludwig_nb.core.early_stop import StopForecast, end_reason, format_forecast
 from ludwig_nb.core.state import reduce_all
 from ludwig_nb.core.status_text import pause_text
-from ludwig_nb.core.status_words import compact_forecast, early_stop_block, status_words
+from ludwig_nb.core.status_words import early_stop_block, status_words
 
 SCHEDULE = ev.ScheduleInfo(total_steps=11000, steps_per_epoch=1100, epochs=10, batch_size=8)
 STARTED = ev.RunStarted(
@@ -21,12 +21,16 @@ ALARM = ev.AlarmRaised(
 )
 
 
-def test_compact_forecast_says_the_bound_and_the_likely_stop():
-    assert compact_forecast(None, 11000) == "≤ 11,000 steps (early stopping)"
-    likely = StopForecast(step=2600, earliest=1500, latest=11000)
-    assert compact_forecast(likely, 11000) == "≤ 11,000 steps · likely stop ≈ step 2,600"
-    to_end = StopForecast(step=11000, earliest=9000, latest=11000)
-    assert compact_forecast(to_end, 11000) == "≤ 11,000 steps · likely runs to the end"
+def test_the_early_stop_text_is_the_forecast_every_view_shows():
+    """One producer: status.json's text is ``format_forecast``'s, word for word."""
+    state = reduce_all([STARTED])
+    for forecast in (
+        None,
+        StopForecast(step=2600, earliest=1500, latest=11000, remaining_s=42.0),
+        StopForecast(step=11000, earliest=9000, latest=11000),
+    ):
+        block = early_stop_block(state, 5, "loss", forecast)
+        assert block is not None and block["text"] == format_forecast(forecast, 11000)
 
 
 def test_a_live_run_carries_its_bound_and_forecast():
@@ -40,10 +44,13 @@ def test_a_live_run_carries_its_bound_and_forecast():
         "likely_step": 2600,
         "earliest_step": 1500,
         "likely_remaining_s": 42.0,
-        "text": "≤ 11,000 steps · likely stop ≈ step 2,600",
+        "text": "at most 11,000 steps (early stopping); likely stops near step 2,600"
+        " (not before 1,500), ≈ 42 s from now",
     }
     assert early_stop_block(state, 0, "accuracy", forecast) is None  # early stopping off
-    assert early_stop_block(state, 5, "loss", None)["text"] == "≤ 11,000 steps (early stopping)"
+    assert early_stop_block(state, 5, "loss", None)["text"] == (
+        "at most 11,000 steps (early stopping); too early to forecast the stop"
+    )
 
 
 def test_an_ended_run_says_why_with_the_patience_it_had():
@@ -56,9 +63,17 @@ def test_an_ended_run_says_why_with_the_patience_it_had():
     reason = "stopped early: no validation improvement in 5 evaluations; best at step 2,600"
     assert block is not None and block["text"] == reason
     assert block["likely_step"] is None and block["upper_bound"] is None  # no forecast now
-    words = status_words(state, block)
+    words = status_words(state, block, eta_text="≈ 5 s · done ≈ 14:05")
     assert words["end_reason"] == reason == end_reason(state, 5)
     assert words["pause_text"] == ""
+    assert words["eta_text"] == ""  # an ended run has no ETA
+    assert words["took_text"] == "took 8 s"  # from RunStarted at 1 s to RunFinished at 9 s
+
+
+def test_a_live_run_carries_its_eta_text():
+    words = status_words(reduce_all([STARTED]), None, eta_text="≈ 5 min · done ≈ 14:05")
+    assert words["eta_text"] == "≈ 5 min · done ≈ 14:05"
+    assert words["took_text"] == ""  # live: it has not taken its time yet
 
 
 def test_a_paused_run_carries_the_dashboards_words():

@@ -242,6 +242,7 @@ class _PlateauEngine(Engine):
 
 
 def test_status_json_says_the_early_stop_bound_forecast_and_why_it_stopped(tmp_path):
+    from ludwig_nb.core.eta.display import format_estimate
     from ludwig_nb.core.state import reduce_all
     from ludwig_nb.engines.base import TrainJob
     from ludwig_nb.runs.run import Run
@@ -256,13 +257,19 @@ def test_status_json_says_the_early_stop_bound_forecast_and_why_it_stopped(tmp_p
     live = rundir.read_json(path)["early_stop"]
     assert live["patience"] == 3 and live["metric"] == "mean_squared_error"
     assert live["upper_bound"] == 11000 and 1000 <= live["likely_step"] < 11000
-    assert live["text"] == f"≤ 11,000 steps · likely stop ≈ step {live['likely_step']:,}"
+    assert live["text"].startswith("at most 11,000 steps (early stopping); likely stop")
+    assert f"step {live['likely_step']:,}" in live["text"]
+    # the sidebar's ETA: the views' own words at the moment of writing, "≤" under early stopping
+    status = rundir.read_json(path)
+    reading = run.eta_reading(status["written_at"])
+    assert status["eta_text"] == format_estimate(reading.estimate, status["written_at"], bound=True)
+    assert status["eta_text"].startswith(("≤ ", "warming up… ≤ "))
     engine.gate.set()
     run.wait(60)
     final = rundir.read_json(path)
     reason = "stopped early: no validation improvement in 3 evaluations; best at step 700"
     assert final["end_reason"] == reason and final["early_stop"]["text"] == reason
-    assert final["pause_text"] == ""
+    assert final["pause_text"] == "" and final["eta_text"] == ""
     assert reduce_all(run.events).best_step == 700
 
 

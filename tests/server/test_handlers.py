@@ -432,8 +432,12 @@ def _worded_status(kind: str) -> dict[str, Any]:
     """A status.json as a run writes it, worded by the run's own functions
     (``core/status_words.py``): paused by a temperature alarm with an early-stop forecast,
     or ended by early stopping."""
+    import datetime as dt
+
     from ludwig_nb.core import events as ev
     from ludwig_nb.core.early_stop import forecast_stop
+    from ludwig_nb.core.eta import Estimate
+    from ludwig_nb.core.eta.display import format_estimate
     from ludwig_nb.core.state import reduce_all
     from ludwig_nb.core.status_words import early_stop_block, status_words
 
@@ -490,7 +494,12 @@ def _worded_status(kind: str) -> dict[str, Any]:
             "text": "likely finishes 20 min after your deadline (02:00)",
         }
         throttle = "throttled 12 % of the run (thermal 12 %)"
-        return {**state.to_dict(), **status_words(state, None, throttle, deadline)}
+        estimate = Estimate(
+            remaining_s=4800.0, low_s=4200.0, high_s=5400.0, state="stable", at=4.0, step_s=0.4
+        )
+        eta_text = format_estimate(estimate, 4.0, dt.timezone.utc)
+        words = status_words(state, None, throttle, deadline, eta_text)
+        return {**state.to_dict(), **words}
     if kind == "paused-by-alarm":
         events += [
             ev.AlarmRaised(

@@ -106,7 +106,8 @@ def test_a_live_status_whose_process_is_gone_reads_as_interrupted(tmp_path):
 
     run_dir = tmp_path / "churn-1"
     run_dir.mkdir()
-    early = {"text": "≤ 100 steps · likely stop ≈ step 70"}
+    forecast = "at most 100 steps (early stopping); likely stops near step 70 (not before 50)"
+    early = {"text": forecast}
     status = {
         "name": "churn",
         "status": "training",
@@ -118,7 +119,7 @@ def test_a_live_status_whose_process_is_gone_reads_as_interrupted(tmp_path):
     (run_dir / rundir.STATUS_FILE).write_text(json.dumps(status))
     alive = read_snapshot(str(run_dir), pid_alive=lambda pid: True)
     assert alive is not None and alive["status"] == "training" and alive["final"] is False
-    assert "≤ 100 steps · likely stop ≈ step 70" in alive["bundle"]["text/plain"]
+    assert forecast in alive["bundle"]["text/plain"]
     assert "snapshot taken while the run was live" in alive["bundle"]["text/plain"]
     gone = read_snapshot(str(run_dir), pid_alive=lambda pid: False)
     assert gone is not None and gone["status"] == "interrupted" and gone["final"] is True

@@ -78,16 +78,20 @@ def test_an_early_stopping_run_warming_up_reads_warming_up_then_its_bound() -> N
     """ "warming up… ≤ 19 s", never "≤ warming up… ≈ 19 s"."""
     import dataclasses
 
+    from ludwig_nb.core.eta.plan import Estimate
     from ludwig_nb.runs.handle import EtaReading
-    from ludwig_nb.ui.eta_text import _with_forecast
+    from ludwig_nb.ui.eta_text import reading_words
 
     run = FakeRun()
     run.emit(started(run))
-    reading = EtaReading(early_stopping=True)
     state = dataclasses.replace(run.state, total_steps=400)
-    text = _with_forecast("warming up… ≈ 19 s", reading, state)
+    warm = Estimate(remaining_s=19, low_s=10, high_s=30, state="warming_up", at=T0, step_s=0.1)
+    reading = EtaReading(estimate=warm, early_stopping=True)
+    text = reading_words(reading, state, T0)
     assert text.startswith("warming up… ≤ 19 s · at most 400 steps"), text
-    assert _with_forecast("≈ 4 min", reading, state).startswith("≤ 4 min · ")
+    stable = dataclasses.replace(warm, remaining_s=240, low_s=240, high_s=240, state="stable")
+    text = reading_words(dataclasses.replace(reading, estimate=stable), state, T0)
+    assert text.startswith("≤ 4 min · done ≈ "), text
 
 
 def test_the_deadline_follows_the_runs_reading_and_its_change_is_a_change() -> None:
@@ -110,3 +114,43 @@ def test_the_deadline_follows_the_runs_reading_and_its_change_is_a_change() -> N
     assert eta.refresh(run.state, T0 + 6.0, mono_now=2.0)
     assert eta.deadline is not None and eta.deadline["verdict"] == "at_risk"
     assert EtaText(FakeRun()).deadline is None  # a run without one
+
+
+def test_dashboard_text_view_and_terminal_say_one_eta_sentence(clock: FakeClock) -> None:
+    """One producer: for the same run at the same moment, the three views' ETA words are the
+    same sentence, made of the two texts status.json carries for the sidebar (``eta_text``
+    and ``early_stop.text``)."""
+    import dataclasses
+    import io
+
+    from ludwig_nb.core import events as ev
+    from ludwig_nb.core.eta.display import format_estimate
+    from ludwig_nb.core.status_words import early_stop_block
+    from ludwig_nb.ui.formatting import eta_line
+    from ludwig_nb.ui.terminal import Follower
+
+    config = {"output_features": [{"name": "y", "type": "number"}], "trainer": {"early_stop": 3}}
+    run = FakeRun(config=config)
+    schedule = ev.ScheduleInfo(total_steps=11000, steps_per_epoch=1100, epochs=10, batch_size=32)
+    events: list[ev.Event] = [dataclasses.replace(started(run), schedule=schedule)]
+    for i, loss in enumerate([0.8, 0.5, 0.4, 0.36, 0.35, 0.349, 0.35]):
+        events += steps(100 * i, 100, T0 + 10.0 * i)
+        events.append(evaluation(100 * i + 99, T0 + 10.0 * (i + 1), 0.5, loss))
+    run.emit(*events)
+    clock.now = T0 + 75.0
+    dash = Dashboard(run, clock=clock)
+    text = TextView(run, update=lambda bundle: None, clock=clock, min_interval=0.0)
+    dash.refresh(now=1.0)
+    text.refresh(now=1.0)
+    terminal = Follower(run, io.StringIO(), wall=lambda: clock.now).line()
+
+    reading = run.eta_reading(clock.now)
+    assert reading.early_stopping and reading.forecast is not None
+    block = early_stop_block(run.state, 3, "loss", reading.forecast)
+    assert block is not None
+    sidebar = format_estimate(reading.estimate, clock.now, bound=True)
+    sentence = f"{sidebar} · {block['text']}"
+    assert sentence.startswith("≤ ") and "likely stop" in sentence, sentence
+    assert dash.eta.text == text.eta.text == sentence
+    assert dash.eta_label.value == f"ETA {sentence}" == eta_line(run.state, sentence)
+    assert f" · ETA {sentence}" in terminal, terminal

@@ -7,6 +7,7 @@ import xml.etree.ElementTree as ET
 
 from ludwig_nb.core import events as ev
 from ludwig_nb.core.state import reduce_all
+from ludwig_nb.core.status_words import status_words
 from ludwig_nb.ui.charts.curves import CurveData
 from ludwig_nb.ui.charts.svg import svg_line_chart
 from ludwig_nb.ui.summary import metrics_table_html, summary_html, summary_mimebundle, summary_text
@@ -60,6 +61,8 @@ def test_summary_text_and_bundle() -> None:
     text = summary_text(state)
     assert text.startswith("demo: completed, step 100 / 100")
     assert "took 12 s" in text
+    # the sidebar says the same words: status.json's took_text
+    assert status_words(state, None)["took_text"] == "took 12 s"
     assert text.endswith(
         "\nbest evaluation (step 100): validation label accuracy=0.9123, validation loss=0.4"
     )

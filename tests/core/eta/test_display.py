@@ -1,6 +1,7 @@
 import datetime as dt
 
-from ludwig_nb.core.eta.display import WARMING_UP, format_estimate
+from ludwig_nb.core.early_stop import StopForecast, format_forecast
+from ludwig_nb.core.eta.display import WARMING_UP, eta_sentence, format_estimate
 from ludwig_nb.core.eta.plan import Estimate
 
 UTC = dt.timezone.utc
@@ -34,3 +35,26 @@ def test_negative_remaining_never_shows():
     text = format_estimate(e, NOW, tz=UTC)
     assert "-" not in text
     assert text.startswith("≈ 0 s")
+
+
+def test_a_bound_reads_at_most_never_at_most_about():
+    """Under early stopping the total is a bound: "≤", and "warming up… ≤", never "≤ ≈"."""
+    e = _estimate(750, 710, 800)
+    assert format_estimate(e, NOW, tz=UTC, bound=True) == (
+        "≤ 12 min 30 s (11 min 50 s – 13 min 20 s) · done ≈ 14:05"
+    )
+    warm = _estimate(19, 10, 30, state="warming_up")
+    assert format_estimate(warm, NOW, tz=UTC, bound=True) == "warming up… ≤ 19 s"
+    assert format_estimate(None, NOW, tz=UTC, bound=True) == WARMING_UP
+
+
+def test_the_sentence_is_the_bound_then_the_forecast():
+    e = _estimate(750, 710, 800)
+    assert eta_sentence(e, None, NOW, tz=UTC) == format_estimate(e, NOW, tz=UTC)
+    forecast = StopForecast(step=2900, earliest=2400, latest=11000, remaining_s=45.0)
+    text = eta_sentence(e, forecast, NOW, bounded_total=11000, tz=UTC)
+    assert text == (
+        "≤ 12 min 30 s (11 min 50 s – 13 min 20 s) · done ≈ 14:05 · at most 11,000 steps"
+        " (early stopping); likely stops near step 2,900 (not before 2,400), ≈ 45 s from now"
+    )
+    assert text.endswith(format_forecast(forecast, 11000))
