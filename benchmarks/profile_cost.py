@@ -73,7 +73,7 @@ def _snapshot(gpus: int, t: float) -> Snapshot:
 
 
 class _FakeRun:
-    """What ResourceProfile reads from a run: state, device, events, directory."""
+    """What ResourceProfile reads from a run: state, device, events, steps, directory."""
 
     def __init__(self, directory: Path) -> None:
         self.id = "bench"
@@ -81,6 +81,7 @@ class _FakeRun:
         self.device_index = 0
         self.state = SimpleNamespace(is_final=False, status="training", step=123)
         self.events = [ev.PhaseChanged(time=0.0, phase="training")]
+        self.steps_trained = (123, 123 * 32)  # (steps, samples), as Run.steps_trained
 
 
 def callback_cost(gpus: int, ticks: int = 2000) -> float:

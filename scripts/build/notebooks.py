@@ -314,18 +314,15 @@ print(
     ),
     code("run.status"),
     md(
-        "The notebook's check: the run trained every planned step, its time is within the "
-        "pre-flight's interval with each side's distance from the prediction doubled (an 80 % "
-        "interval misses one run in five by design, and a busy machine slows a run the pilot did "
-        "not see), and "
-        "the model beats the trivial baseline."
+        "The notebook's check: the run trained every step the pre-flight planned, and the model "
+        "beats the trivial baseline. The time itself is compared above, not asserted: an 80 % "
+        "interval misses one run in five by design, and a machine busy with other work slows a "
+        "run the pilot did not see."
     ),
     code("""
 accuracy = run.state.best_metrics["test"]["churn"]["accuracy"]
 always_no = run.state.baseline["test"]["churn"]["accuracy"]
 assert run.status == "completed" and run.step == run.total_steps == prediction.schedule.total_steps
-low, high = prediction.low_s, prediction.high_s
-assert low - (prediction.total_s - low) <= elapsed <= high + (high - prediction.total_s), (low, elapsed, high)
 assert accuracy > always_no, (accuracy, always_no)
 """),
 ]
@@ -386,9 +383,12 @@ round(test, 3), round(always, 3)
 """,
         ignore=True,
     ),
-    md("Predictions for new files take paths the same way (relative to the CSV they come in):"),
+    md(
+        "Predictions take paths the same way (relative to the CSV they come in); here five "
+        "rows of the run's test split, which it never trained on:"
+    ),
     code("""
-new = pd.read_csv(csv).tail(5)
+new = digits.splits["test"].tail(5).copy()
 new["image"] = [str(csv.parent / p) for p in new["image"]]
 digits.model.predict(new)[["label_predictions", "label_probability"]].shape
 """),

@@ -178,8 +178,8 @@ MUTATIONS = [
         "M15",
         "alarm: raised only above the level, not at it",
         "core/alarms.py",
-        "wants_change = value < low if state.active else value >= high",
-        "wants_change = value < low if state.active else value > high",
+        "return value > high if strict else value >= high",
+        "return value > high if strict else value > high",
         "tests/core/test_alarms.py",
     ),
     _m(

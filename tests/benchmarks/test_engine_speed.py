@@ -17,8 +17,8 @@ def test_hand_loop_with_the_engines_weights_gives_the_engines_loss():
     data, vocabs = _hand_inputs(config, frame)
     hand = HandModel(data, vocabs)
     with torch.no_grad():
-        hand.out.weight.copy_(module.decoders[0].project.weight)
-        hand.out.bias.copy_(module.decoders[0].project.bias)
+        hand.out.weight.copy_(module.decoders[0].decoder.dense.weight)
+        hand.out.bias.copy_(module.decoders[0].decoder.dense.bias)
     index = torch.arange(0, 200, 3)
     batch = splits["training"].gather(index)
     engine_loss, _ = objective(module(batch), batch)

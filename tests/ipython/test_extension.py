@@ -40,6 +40,9 @@ def test_unload_keeps_the_alarm_watching_a_running_run_then_stops_the_sampler(ip
     run = train(CONFIG, frame, results_dir=tmp_path / "r", registry_dir=tmp_path / "reg", threads=1)
     try:
         until(lambda: run.status == "training")
+        # the run trains on the watched card (CUDA is the seam this machine lacks): a kernel's
+        # alarm acts only on runs known to train on a GPU
+        run._ledger.uses_gpu = True
         ip.run_line_magic("unload_ext", "ludwig_nb")
         assert sampler.running and run.is_active  # still watched: the run has an alarm
         hot[0] = True  # the card overheats after the unload
