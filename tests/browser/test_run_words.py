@@ -1,7 +1,8 @@
 """The sidebar says what the dashboard says, in a real JupyterLab in Debian's Chromium.
 
 Two real runs (built-in engine, CPU) in one notebook, on a fake GPU that heats past
-its slowdown point - 5 °C (tests/fixtures/nvml):
+its slowdown point - 5 °C (tests/fixtures/nvml); the hot run is marked as training on that
+GPU (CUDA is the seam this machine lacks), as a GPU's alarm acts only on GPU runs:
 
 - ``early-stop`` (``trainer.early_stop: 5``): its sidebar row says the planned total is
   an upper bound and where the run will likely stop (``"at most 42,000 steps (early
@@ -57,7 +58,16 @@ gpu_watch:
 '''
 results = tempfile.mkdtemp()"""
 EARLY_CELL = 'early = train(EARLY, df, name="early-stop", results_dir=results)\nshow_run(early)'
-HOT_CELL = 'hot = train(HOT, df, name="alarm-pause", results_dir=results)\nshow_run(hot)'
+HOT_CELL = """\
+hot = train(HOT, df, name="alarm-pause", results_dir=results)
+show_run(hot)
+import time
+deadline = time.monotonic() + 120
+while hot.status != "training" and not hot.is_done and time.monotonic() < deadline:
+    time.sleep(0.1)
+# the run trains on the fake GPU 0 (CUDA is the seam this machine lacks): a GPU's alarm acts
+# only on runs known to train on a GPU
+hot._ledger.uses_gpu = True"""
 PAUSE_WORDS = re.compile(  # the fake GPU reports its thermal margin: "2 °C to slowdown"
     r"^paused: GPU 0 at \d+ °C, (\d+ °C (to|past) slowdown|at its slowdown point); "
     r"resumes below \d+ °C$"
