@@ -650,6 +650,15 @@ class RayDriver:
         self, exc: BaseException, errors: list[dict[str, Any]], beats: Any = None
     ) -> None:
         logs = self.storage_dir / WORKER_LOGS  # rank 0 writes the run folder there
+        who = _dead_rank(beats)  # a rank whose process died is the cause; the others' errors
+        if errors and who:  # (a collective that lost its peer) are what followed from it
+            first = errors[0]
+            failed = WorkerFailed(
+                f"the Ray job failed{who}; rank {first['rank']} then stopped with "
+                f"{first['error_type']} (worker logs: {logs})"
+            )
+            failed.add_note(f"rank {first['rank']}'s traceback:\n{first['traceback']}")
+            raise failed from None
         if errors:
             first = errors[0]
             failed = WorkerFailed(
@@ -661,7 +670,6 @@ class RayDriver:
             raise failed from None
         text = str(exc).strip().splitlines()
         summary = next((line for line in reversed(text) if line.strip()), type(exc).__name__)
-        who = _dead_rank(beats)
         failed = WorkerFailed(
             f"the Ray job failed ({type(exc).__name__}){who}: {summary} (worker logs: {logs})"
         )
