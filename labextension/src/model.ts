@@ -11,14 +11,12 @@ import { ControlAction, GpusReply, RunsReply } from './types';
 import {
   DEFAULT_RUN_LIST,
   DEFAULT_VIEW_OPTIONS,
-  RunGroupKey,
   RunListOptions,
   ViewOptions,
   ViewState,
   gpuSection,
-  runGroup,
-  runRow,
-  runSections
+  runList,
+  runRow
 } from './view_state';
 
 /** How the model reaches the server (ServerConnection in the app, a fake in tests). */
@@ -139,24 +137,9 @@ export class SidebarModel {
 
   private _derive(): ViewState {
     const now = this._clock();
-    const sections = runSections(this._runs?.runs ?? [], this._runList);
-    const runGroups = sections.map(section =>
-      runGroup(
-        section,
-        section.runs.map(r => runRow(r, now, this._pending.get(r.run_id))),
-        this._collapsed
-      )
-    );
-    const runs = runGroups.flatMap(group => group.rows);
-    return { ...gpuSection(this._gpus, this._viewOptions), runs, runGroups, error: this._error };
-  }
-
-  /** Fold or unfold a group of the run list (other processes' live runs start folded). */
-  toggleGroup(key: RunGroupKey): void {
-    if (!this._collapsed.delete(key)) {
-      this._collapsed.add(key);
-    }
-    this._publish();
+    const listed = runList(this._runs?.runs ?? [], this._runList);
+    const runs = listed.map(r => runRow(r, now, this._pending.get(r.run_id)));
+    return { ...gpuSection(this._gpus, this._viewOptions), runs, error: this._error };
   }
 
   /** Which runs to list and in what order (filter, hide finished, the focused notebook). */
@@ -170,7 +153,6 @@ export class SidebarModel {
   }
 
   private _runList: RunListOptions = DEFAULT_RUN_LIST;
-  private _collapsed = new Set<RunGroupKey>(['other-live']);
   private _api: SidebarApi;
   private _clock: () => number;
   private _viewOptions: ViewOptions;
