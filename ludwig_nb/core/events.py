@@ -197,7 +197,7 @@ class PhaseChanged(Event):
 
 @dataclasses.dataclass(frozen=True)
 class DataProgress(Event):
-    """How far the data is before the first step (additive, issue 12).
+    """How far the data is before the first step (additive).
 
     ``stage``: "reading" (the dataset ``source`` is being read), "read" (it holds ``rows``
     rows and ``columns`` columns, every split together), "preprocessing" (feature ``index``

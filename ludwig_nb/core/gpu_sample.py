@@ -95,7 +95,7 @@ class GpuSample:
     lost: bool = False
     time: float = 0.0  # wall-clock seconds
     mig_index: int | None = None  # set for a MIG instance
-    # counters and profiling metrics (issue 16); None where NVML does not offer them
+    # counters and profiling metrics; None where NVML does not offer them
     energy_consumed: float | None = None  # J since the driver loaded (a counter)
     # time the clocks were held down, per cause: counters in seconds since the driver loaded
     throttled_power_s: float | None = None  # by the power cap (SW power capping)

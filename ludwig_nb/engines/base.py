@@ -85,7 +85,7 @@ class TrainJob:
     clock: Callable[[], float] | None = None
     seed: int | None = None
     threads: int | None = None
-    profile_steps: int = 0  # > 0: torch.profiler records this many steps (issue 16)
+    profile_steps: int = 0  # > 0: torch.profiler records this many steps
     #: where an engine whose devices are on other machines (``gpus_on_workers``: Ray) sends
     #: the GPU snapshots its workers' nodes read; None: nobody watches them
     gpu_feed: Callable[[Snapshot], None] | None = None
