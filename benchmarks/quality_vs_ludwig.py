@@ -46,7 +46,7 @@ from quality_cases import CASES, SETS, SPLIT, Case
 FIXED_BATCH = 32
 GOAL = 0.01
 #: ``--seeds N`` runs the first N of these: the two of earlier figures, then 1, 2, 3, ...
-SEED_ORDER = (42, 7, *range(1, 1000))
+SEED_ORDER = (42, 7, *(seed for seed in range(1, 1000) if seed not in (7, 42)))
 
 
 def score(case: Case, truth: pd.Series, predictions: pd.DataFrame) -> float:
