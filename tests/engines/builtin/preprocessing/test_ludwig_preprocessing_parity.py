@@ -1,10 +1,10 @@
 """The built-in engine fits the preprocessing Ludwig 0.11 fits, from one config and one table.
 
 Number normalisation with missing cells (Ludwig fills them first, then fits the statistics on
-the filled column) and category vocabularies with missing cells (the fill value is counted as a
-value). The table is all training rows, so that Ludwig's fit on the whole table and the
-built-in engine's fit on the training split see the same rows. Runs in the Ludwig env
-(``scripts/ci/test_ludwig.sh``).
+the filled column), category vocabularies with missing cells (the fill value is counted as a
+value), and which of two unconventional binary labels is true. The table is all training
+rows, so that Ludwig's fit on the whole table and the built-in engine's fit on the training
+split see the same rows. Runs in the Ludwig env (``scripts/ci/test_ludwig.sh``).
 """
 
 from __future__ import annotations
@@ -94,3 +94,23 @@ def test_a_filled_category_counts_its_fill_value() -> None:
     theirs, ours = _fitted({"normalization": "zscore"})
     assert ours["colour"]["idx2str"] == list(theirs["colour"]["idx2str"])
     assert "<UNK>" in ours["colour"]["idx2str"]
+
+
+def test_two_unconventional_binary_labels_map_as_ludwig_maps_them() -> None:
+    from ludwig.api import LudwigModel
+
+    from ludwig_nb.data.values import fit_binary
+
+    frame = _frame().assign(sex=np.where(np.arange(ROWS) % 3, "Male", "Female"))
+    config = {
+        "input_features": [{"name": "sex", "type": "binary"}],
+        "output_features": [{"name": "y", "type": "category"}],
+        "preprocessing": {"split": {"type": "fixed", "column": "split"}},
+    }
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ludwig = LudwigModel(config, backend="local", logging_level=logging.ERROR)
+        theirs = ludwig.preprocess(dataset=frame, skip_save_processed_input=True)
+    ours = fit_binary(frame["sex"], {}, "sex", say=False)
+    assert ours["str2bool"] == theirs.training_set_metadata["sex"]["str2bool"]
+    assert ours["bool2str"] == theirs.training_set_metadata["sex"]["bool2str"]
