@@ -202,6 +202,8 @@ export interface DataProgress extends EventBase {
   /** 1-based feature number, of total */
   index: number;
   total: number;
+  /** on "read": the table's content fingerprint ("" when not known) */
+  fingerprint: string;
 }
 
 /** A GPU started (active) or stopped losing much of its time to throttling. */
