@@ -202,6 +202,8 @@ export interface DataProgress extends EventBase {
   /** 1-based feature number, of total */
   index: number;
   total: number;
+  /** on "read": the table's content fingerprint ("" when not known) */
+  fingerprint: string;
 }
 
 /** A GPU started (active) or stopped losing much of its time to throttling. */
@@ -344,6 +346,8 @@ export interface RunSummary {
   directory: string;
   started_at: number | null;
   status: RunStatus;
+  /** started by one of this server's kernels (one running now or seen running earlier) */
+  this_server: boolean;
   step: number | null;
   total_steps: number | null;
   epoch: number | null;

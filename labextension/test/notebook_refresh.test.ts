@@ -5,6 +5,7 @@
 import { describe, expect, it } from 'vitest';
 
 import {
+  LiveWidgets,
   NotebookLike,
   OutputLike,
   OutputsLike,
@@ -172,5 +173,114 @@ describe('the refresher', () => {
     now = 31_000;
     await refresher.refresh([nb]);
     expect(missing.asked).toEqual(['gone', 'gone']);
+  });
+});
+
+/** A saved live snapshot that names its dashboard's widget model. */
+function liveSnapshot(runId: string, modelId: string, text = `${runId}: training`): OutputLike {
+  const out = snapshotOutput(runId, 'training', text);
+  (out.metadata.ludwig_nb as Record<string, unknown>).model_id = modelId;
+  return out;
+}
+
+function kernelHolds(ids: string[] | null): LiveWidgets & { asked: number } {
+  const fn = async () => {
+    fn.asked += 1;
+    return ids === null ? null : new Set(ids);
+  };
+  fn.asked = 0;
+  return fn;
+}
+
+describe('a reloaded page whose kernel still runs the run', () => {
+  const training = reply('a', 'training', 'a: training, step 40');
+
+  it('gets the live dashboard back in place of the snapshot', async () => {
+    const { nb, outputs } = notebook([liveSnapshot('a', 'model-1')]);
+    const live = kernelHolds(['model-1', 'other']);
+    const refresher = new SnapshotRefresher({ api: api({ a: training }), liveWidgets: live });
+    await refresher.refresh([nb]);
+    const out = outputs[0].get(0);
+    expect(out.data[WIDGET_MIMETYPE]).toEqual({
+      version_major: 2,
+      version_minor: 0,
+      model_id: 'model-1'
+    });
+    expect(out.data['text/html']).toContain('a: training'); // the fallback stays beside it
+    expect((out.metadata.ludwig_nb as Record<string, unknown>).reattached).toBe(true);
+    expect(refresher.reattached).toBe(1);
+    // still live: the widget is left to update itself
+    await refresher.refresh([nb]);
+    expect(outputs[0].get(0)).toBe(out);
+    expect(refresher.reattached).toBe(1);
+    expect(refresher.replaced).toBe(0);
+  });
+
+  it('keeps the snapshot when the kernel does not hold the model (restarted) or is unknown', async () => {
+    for (const ids of [['someone-else'], null]) {
+      const { nb, outputs } = notebook([liveSnapshot('a', 'model-1', 'a: training, step 40')]);
+      const refresher = new SnapshotRefresher({
+        api: api({ a: training }),
+        liveWidgets: kernelHolds(ids)
+      });
+      await refresher.refresh([nb]);
+      expect(outputs[0].get(0).data[WIDGET_MIMETYPE]).toBeUndefined();
+      expect(refresher.reattached).toBe(0);
+    }
+  });
+
+  it('never puts back a widget whose run has ended, nor one without a recorded model', async () => {
+    const done = reply('a', 'completed', 'a: completed, step 100 / 100');
+    const { nb, outputs } = notebook(
+      [liveSnapshot('a', 'model-1')],
+      [snapshotOutput('b', 'training')]
+    );
+    const refresher = new SnapshotRefresher({
+      api: api({ a: done, b: reply('b', 'training', 'b: training, step 3') }),
+      liveWidgets: kernelHolds(['model-1'])
+    });
+    await refresher.refresh([nb]);
+    expect(outputs[0].get(0).data['text/plain']).toBe('a: completed, step 100 / 100');
+    expect(outputs[0].get(0).data[WIDGET_MIMETYPE]).toBeUndefined();
+    expect(outputs[1].get(0).data[WIDGET_MIMETYPE]).toBeUndefined();
+    expect(refresher.reattached).toBe(0);
+  });
+
+  it('gives the widget back to the snapshot when its run ends or its model is gone', async () => {
+    const replies: Record<string, SnapshotReply> = { a: training, b: training };
+    const { nb, outputs } = notebook(
+      [liveSnapshot('a', 'model-a')],
+      [liveSnapshot('b', 'model-b')]
+    );
+    let ids = ['model-a', 'model-b'];
+    const refresher = new SnapshotRefresher({
+      api: api(replies),
+      liveWidgets: async () => new Set(ids)
+    });
+    await refresher.refresh([nb]);
+    expect(refresher.reattached).toBe(2);
+    replies.a = reply('a', 'completed', 'a: completed, step 100 / 100');
+    // a's run ended (its model is still held); b trains on
+    replies.b = reply('b', 'training', 'b: training, step 50');
+    await refresher.refresh([nb]);
+    const a = outputs[0].get(0);
+    expect(a.data[WIDGET_MIMETYPE]).toBeUndefined();
+    expect(a.data['text/plain']).toBe('a: completed, step 100 / 100');
+    expect(a.metadata.ludwig_nb).not.toHaveProperty('reattached');
+    expect(outputs[1].get(0).data[WIDGET_MIMETYPE]).toBeDefined(); // b's model is still held
+    ids = []; // b's model is gone from the kernel (restarted) before the server says so
+    await refresher.refresh([nb]);
+    expect(outputs[1].get(0).data['text/plain']).toBe('b: training, step 50');
+    expect(outputs[1].get(0).data[WIDGET_MIMETYPE]).toBeUndefined();
+  });
+
+  it('asks the kernel only about notebooks with a recorded model', async () => {
+    const { nb } = notebook([snapshotOutput('b', 'training')]);
+    const live = kernelHolds(['x']);
+    await new SnapshotRefresher({
+      api: api({ b: reply('b', 'training', 'b: training') }),
+      liveWidgets: live
+    }).refresh([nb]);
+    expect(live.asked).toBe(0);
   });
 });

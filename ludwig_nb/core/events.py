@@ -203,8 +203,10 @@ class DataProgress(Event):
     rows and ``columns`` columns, every split together), "preprocessing" (feature ``index``
     of ``total``, 1-based, named ``feature``, fitted on ``rows`` training rows), "loading"
     (the engine's libraries, ``source`` names them: "torch") or "building" (the model).
-    Emitted on the training thread; the reducer words it into ``RunState.phase_detail``
-    (``core/progress_text.py``), so status.json, the sidebar and the CLI show it too.
+    On "read", ``fingerprint`` is the table's content fingerprint (``data/fingerprint.py``;
+    "" when the engine read it in another process). Emitted on the training thread; the
+    reducer words it into ``RunState.phase_detail`` (``core/progress_text.py``), so
+    status.json, the sidebar and the CLI show it too.
     """
 
     type: ClassVar[str] = "data_progress"
@@ -215,6 +217,7 @@ class DataProgress(Event):
     feature: str = ""
     index: int = 0
     total: int = 0
+    fingerprint: str = ""
 
 
 @dataclasses.dataclass(frozen=True)

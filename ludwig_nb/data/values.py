@@ -83,9 +83,10 @@ def fit_binary(
 ) -> dict[str, Any]:
     """Metadata for a binary feature: ``str2bool`` mapping and ``bool2str`` labels.
 
-    Two labels that are not a known true/false pair make the later one (sorted) the true
-    value, as Ludwig does; ``say`` logs that choice and how to make another (the data check
-    says it; the engine's preprocessing, which fits again, passes False: once per run).
+    Two labels that are not a known true/false pair make the first one (sorted) the true
+    value, as Ludwig 0.11 does ("Female" of "Female"/"Male"); ``say`` logs that choice and
+    how to make another (the data check says it; the engine's preprocessing, which fits
+    again, passes False: once per run).
     Raises ``DataError`` for numbers other than 0 and 1, or more than two labels.
     """
     missing = is_missing(series)
@@ -110,11 +111,12 @@ def fit_binary(
             shown = ", ".join(map(repr, labels[:5]))
             raise DataError(f"binary column {column!r} has more than two values ({shown}, ...)")
         if true_label is None:
-            true_label = sorted(labels)[-1]
+            true_label = sorted(labels)[0]
             if say:
                 log.warning(
-                    "binary column %r: %r taken as the true value (the later of its two "
-                    "values); to choose, give its feature preprocessing: "
+                    "binary column %r: %r taken as the true value (the first of its two "
+                    "values, sorted, as Ludwig takes it); to choose, give its feature "
+                    "preprocessing: "
                     "{fallback_true_label: <the true value>}",
                     column,
                     true_label,

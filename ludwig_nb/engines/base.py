@@ -108,6 +108,7 @@ class PreparedDataset(Protocol):
     rows: int
     columns: int
     seed: int  # the seed its splits were cut with
+    fingerprint: str  # the table's content fingerprint (data/fingerprint.py); "" if none
 
     def baseline(self) -> tuple[dict[str, Any], dict[str, Any]] | None:
         """``trivial_baseline``'s (metrics, predictors) on its splits; None without one."""

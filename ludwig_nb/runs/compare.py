@@ -10,9 +10,10 @@ comparison shows as a static panel that survives saving the notebook.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from ludwig_nb.runs.compare_data import dataset_label, datasets_differ
 from ludwig_nb.runs.compare_sources import Curve, RunRecord, load_source
 
 if TYPE_CHECKING:
@@ -205,9 +206,8 @@ class Comparison:
         out = []
         diff = self.config_diff
         facts = [r.facts for r in self.records]
-        datasets = [f.get("dataset") for f in facts]
-        if len({_key(v) for v in datasets if v is not None}) > 1:
-            out.append("different datasets: " + _pairs(self.names, datasets))
+        if datasets_differ(facts):
+            out.append("different datasets: " + _pairs(self.names, map(dataset_label, facts)))
         split = sorted(p for p in diff if p.startswith("preprocessing.split"))
         if split:
             out.append("different splits: " + ", ".join(split))
@@ -355,5 +355,5 @@ def _key(value: object) -> str:
     return repr(value)
 
 
-def _pairs(names: Sequence[str], values: Sequence[object]) -> str:
+def _pairs(names: Sequence[str], values: Iterable[object]) -> str:
     return ", ".join(f"{n}={v}" for n, v in zip(names, values, strict=True))

@@ -15,7 +15,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -61,7 +61,7 @@ class RunRecord:
     metrics: dict[tuple[str, str, str], float]
     curves: dict[tuple[str, str, str], Curve]
     profile: dict[str, object]
-    facts: dict[str, Any]  # status, device, gpus, dataset, seed, steps, duration_s
+    facts: dict[str, Any]  # status, device, gpus, dataset, fingerprint, seed, steps, duration_s
 
     @property
     def hardware(self) -> str:
@@ -204,6 +204,7 @@ def _from_directory(path: Path, name: str | None, events: list[ev.Event] | None)
         "device": started.device if started else status.get("device"),
         "gpus": _gpu_names(profile.get("gpus")),
         "dataset": description.get("dataset") or description.get("training_set"),
+        "fingerprint": _data_fingerprint(events),
         "seed": description.get("random_seed"),
         "steps": status.get("step"),
         "duration_s": _duration(status),
@@ -212,6 +213,14 @@ def _from_directory(path: Path, name: str | None, events: list[ev.Event] | None)
     return RunRecord(
         name or label or path.name, path, "ludwig_nb", config, metrics, curves, profile, facts
     )
+
+
+def _data_fingerprint(events: Sequence[ev.Event]) -> str | None:
+    """The content fingerprint of the dataset the run read (None: not recorded)."""
+    for event in reversed(events):
+        if isinstance(event, ev.DataProgress) and event.stage == "read" and event.fingerprint:
+            return event.fingerprint
+    return None
 
 
 def _gpu_names(gpus: object) -> list[str]:

@@ -68,6 +68,15 @@ def _table_shape(data: Any) -> tuple[int | None, int | None]:
     return sum(len(f) for f in frames), len(frames[0].columns)
 
 
+def _fingerprint(data: Any) -> str:
+    """The read dataset's content fingerprint (the reading process's, for one read elsewhere)."""
+    if isinstance(data, PreparedDataset):
+        return str(getattr(data, "fingerprint", "") or "")
+    from ludwig_nb.data.fingerprint import table_fingerprint
+
+    return table_fingerprint(data)
+
+
 def _failure_message(exc: BaseException, directory: Path) -> str:
     """What ``RunFailed.message`` says.
 
@@ -214,7 +223,12 @@ class Run:
         rows, columns = _table_shape(data)
         self.emit(
             ev.DataProgress(
-                time=self._clock(), stage="read", source=label, rows=rows, columns=columns
+                time=self._clock(),
+                stage="read",
+                source=label,
+                rows=rows,
+                columns=columns,
+                fingerprint=_fingerprint(data),
             )
         )
         self._data_read.set()

@@ -14,7 +14,9 @@ The snapshot's display metadata records the status it shows (``{"ludwig_nb": {"r
 notebook is reopened the sidebar extension (``labextension/src/notebook_refresh.ts``)
 asks ``GET /ludwig-nb/runs/<id>/snapshot`` (:func:`read_snapshot`) for every snapshot
 whose status was not final and puts the run's current snapshot in its place, until the
-run has ended: a run that ends while its tab is closed still leaves its summary.
+run has ended: a run that ends while its tab is closed still leaves its summary. While the
+notebook's kernel still holds the dashboard's widget (the metadata's ``model_id``), it puts
+the live widget back instead: a page reloaded mid-run shows the dashboard again.
 """
 
 from __future__ import annotations

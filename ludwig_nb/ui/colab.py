@@ -28,10 +28,12 @@ import threading
 from collections.abc import Callable, Iterator, Mapping
 
 __all__ = [
+    "BQPLOT_MISSING",
     "CHARTS",
     "StopOnInterrupt",
     "blocking_notice_bundle",
     "blocking_notice_html",
+    "bqplot_installed",
     "custom_widget_manager_active",
     "enable_custom_widget_manager",
     "graceful_interrupt",
@@ -106,17 +108,38 @@ def enable_custom_widget_manager() -> bool:
     return True
 
 
-def resolve_charts(charts: str = "auto", colab: bool | None = None) -> str:
+#: how to get bqplot where it is missing (it is the ``lab`` extra: bqplot 0.13 needs ipywidgets
+#: 8, which Colab does not have; bqplot 0.12 is the one that runs there)
+BQPLOT_MISSING = (
+    "charts='bqplot' needs bqplot, which is not installed: pip install 'ludwig_nb[lab]' "
+    "(in Colab: %pip install 'bqplot>=0.12.47,<0.13', as bqplot 0.13 needs ipywidgets 8)"
+)
+
+
+def bqplot_installed() -> bool:
+    """Whether bqplot can be imported here (found, not imported)."""
+    return importlib.util.find_spec("bqplot") is not None
+
+
+def resolve_charts(
+    charts: str = "auto", colab: bool | None = None, bqplot: bool | None = None
+) -> str:
     """``"svg"`` or ``"bqplot"`` for ``charts`` (one of :data:`CHARTS`).
 
-    In Colab, ``"bqplot"`` enables the custom widget manager (its code loads from
+    ``"auto"`` picks SVG where bqplot is not installed (``bqplot``: whether it is; None:
+    look). In Colab, ``"bqplot"`` enables the custom widget manager (its code loads from
     Google's CDN), and ``"auto"`` picks bqplot only if the manager is already active.
-    Raises ``ValueError`` for anything else than :data:`CHARTS`.
+    Raises ``ValueError`` for anything else than :data:`CHARTS`, and for ``"bqplot"``
+    without bqplot installed (saying how to install it).
     """
     if charts not in CHARTS:
         raise ValueError(f"charts must be one of {', '.join(CHARTS)}, not {charts!r}")
     colab = in_colab() if colab is None else colab
     if charts == "svg":
+        return "svg"
+    if not (bqplot_installed() if bqplot is None else bqplot):
+        if charts == "bqplot":
+            raise ValueError(BQPLOT_MISSING)
         return "svg"
     if not colab:
         return "bqplot"

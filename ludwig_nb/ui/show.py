@@ -198,15 +198,22 @@ def _display(obj: object, metadata: dict[str, object] | None = None) -> Any:
     return display(obj, display_id=True)
 
 
-def run_metadata(run: Any) -> dict[str, object]:
-    """The display metadata naming ``run``.
+def run_metadata(run: Any, model_id: str = "") -> dict[str, object]:
+    """The display metadata naming ``run`` (and ``model_id``, its dashboard widget's model).
 
     Read by the notebook pre-save hook (``server/notebook_fallback.py``) to save a snapshot in place
-    of the widget.
+    of the widget, and by the sidebar extension (``labextension/src/notebook_refresh.ts``), which
+    puts the widget back in a reloaded page while the kernel still holds its model.
     """
     from ludwig_nb.core.status_html import METADATA_KEY
 
-    return {METADATA_KEY: {"run_id": run.id, "directory": str(getattr(run, "directory", "") or "")}}
+    meta: dict[str, object] = {
+        "run_id": run.id,
+        "directory": str(getattr(run, "directory", "") or ""),
+    }
+    if model_id:
+        meta["model_id"] = model_id
+    return {METADATA_KEY: meta}
 
 
 def _widget_bundle(widget: Any, label: str, fallback_html: str = "") -> dict[str, Any]:
@@ -282,7 +289,7 @@ def _dashboard(run: Any, sampler: object, chart: Any) -> object:
     bundle = _widget_bundle(
         dashboard.widget, f"ludwig_nb dashboard: {run.name}", _fallback_html(run)
     )
-    handle = _display(bundle, metadata=run_metadata(run))
+    handle = _display(bundle, metadata=run_metadata(run, dashboard.widget.model_id))
     dashboard.display_handle = handle
     dashboard.on_final(_final_summary(handle))
     return dashboard

@@ -45,8 +45,9 @@ What is different in Colab, and why:
   below upgrades none of them (no runtime restart).
 * **Core widgets only.** Colab renders the built-in ipywidgets 7 widgets; custom widgets need
   its CDN widget manager. So the charts are drawn in the kernel as SVG. To use bqplot
-  instead, run `%config LudwigMagics.charts = "bqplot"` (this enables Colab's custom widget
-  manager, which loads widget code from Google's CDN).
+  instead, run `%pip install 'bqplot>=0.12.47,<0.13'` (bqplot 0.13 needs ipywidgets 8) and
+  `%config LudwigMagics.charts = "bqplot"` (this enables Colab's custom widget manager,
+  which loads widget code from Google's CDN).
 * **A training cell blocks.** Colab draws widget updates only while a cell runs, so the
   training cell stays busy while the model trains (in its own thread) and keeps the
   dashboard live; *Interrupt* stops the run gracefully, and the cell ends with a static

@@ -176,7 +176,7 @@ def test_a_data_error_and_the_binary_label_note_are_each_said_once(files, capfd,
     assert main(["train", "-c", str(config), "-d", str(data), "-o", str(out), "--no-progress"]) == 0
     # said in this process's log, or on stderr by the process that read the data
     said = capfd.readouterr().err + "\n".join(r.getMessage() for r in caplog.records)
-    assert said.count("binary column 'y': 'lo' taken as the true value") == 1, said
+    assert said.count("binary column 'y': 'hi' taken as the true value") == 1, said
     assert "to choose, give its feature preprocessing: {fallback_true_label:" in said
     caplog.clear()
     frame["a"] = frame["a"].astype(object)

@@ -39,3 +39,9 @@ def test_the_value_checks_read_number_and_binary_columns_by_these_rules(frame, c
     frame.loc[3, "member"] = "maybe"
     with pytest.raises(DataError, match="binary column 'member' has more than two values"):
         check_values(config, frame)
+
+
+def test_two_unconventional_labels_make_the_first_sorted_one_true_as_ludwig():
+    meta = fit_binary(pd.Series(["Male", "Female", "Male"]), {}, "sex", say=False)
+    assert meta["str2bool"] == {"Male": False, "Female": True}
+    assert meta["bool2str"] == ["Male", "Female"]

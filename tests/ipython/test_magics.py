@@ -132,6 +132,16 @@ def test_ludwig_compare_takes_run_names_and_directories(ip, tmp_path):
     assert comparison.names == ["cmp_a", "cmp_b"] and first.is_done
     assert comparison.config_diff == {"trainer.batch_size": (8, 16)}
     assert "ludwig-nb-compare" in comparison._repr_html_()
+    # the same rows from a CSV file are the same dataset; changed rows are not, and say so
+    df.to_csv(tmp_path / "same.csv", index=False)
+    train(config, str(tmp_path / "same.csv"), name="cmp_csv", **common)
+    changed = df.assign(y=1 - df.y)
+    train(config, changed, name="cmp_changed", **common)
+    same = ip.run_line_magic("ludwig_compare", "cmp_a cmp_csv")
+    assert not any("different datasets" in w for w in same.warnings)
+    other = ip.run_line_magic("ludwig_compare", "cmp_csv cmp_changed")
+    assert any(w.startswith("different datasets: cmp_csv=") for w in other.warnings)
+    assert "different datasets" in other._repr_html_()
     with pytest.raises(UsageError, match="is not a run of this kernel"):
         ip.run_line_magic("ludwig_compare", "cmp_a no_such_run")
 

@@ -202,3 +202,37 @@ def test_an_underfit_regression_is_named_in_every_record_of_the_run(tmp_path):
     lines = (run.directory / rundir.EVENTS_FILE).read_text().splitlines()
     finished = json.loads(lines[-1])
     assert finished["type"] == "run_finished" and finished["warnings"] == [warning]
+
+
+def test_a_kept_model_that_predicts_one_class_is_named_at_the_end_of_the_run(tmp_path):
+    """Binary output, Ludwig's default roc_auc: the ranking is right (or exactly wrong) from the
+    first evaluation, so roc_auc never improves and the kept model is the first one, whose
+    untrained bias puts every row on one side of the threshold (the inputs are all positive
+    and not normalised, so the sign of the one weight decides the side for every row)."""
+    import numpy as np
+    import pandas as pd
+
+    rng = np.random.default_rng(0)
+    positive = rng.random(300) < 0.2
+    x = np.where(positive, rng.uniform(3.0, 4.0, 300), rng.uniform(1.0, 2.0, 300))
+    frame = pd.DataFrame({"x": x, "fraud": positive})
+    config = (
+        "input_features: [{name: x, type: number, preprocessing: {normalization: null}}]\n"
+        "output_features: [{name: fraud, type: binary}]\n"
+        "trainer: {epochs: 12, batch_size: 32, eval_batch_size: 256}\n"
+    )
+    run = train(
+        config,
+        frame,
+        results_dir=tmp_path / "results",
+        registry_dir=tmp_path / "registry",
+        threads=1,
+        random_seed=3,
+    ).wait(120)
+    assert run.status == "completed", run.traceback_text
+    one_class = [w for w in run.state.warnings if "for every validation row" in w]
+    assert len(one_class) == 1, run.state.warnings
+    assert one_class[0].startswith("fraud: the model kept (epoch 1) predicts")
+    assert "trainer.validation_metric: loss" in one_class[0]
+    status = rundir.read_json(run.directory / rundir.STATUS_FILE)
+    assert one_class[0] in status["warnings"]

@@ -73,6 +73,7 @@ class _Prepared:
 
     def __init__(self, source, seed, baseline):
         self.source, self.seed, self.rows, self.columns = source, seed, 300, 2
+        self.fingerprint = ""
         self._baseline = baseline
         self.asked = 0
 

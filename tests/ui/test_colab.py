@@ -43,6 +43,10 @@ def test_charts_svg_in_colab_until_the_widget_manager_is_active(fake_colab: Any)
 def test_charts_outside_colab_and_a_bad_value() -> None:
     assert colab.resolve_charts("auto", colab=False) == "bqplot"
     assert colab.resolve_charts("svg", colab=False) == "svg"
+    # bqplot is an extra: without it the dashboard draws SVG, and asking for it says how
+    assert colab.resolve_charts("auto", colab=False, bqplot=False) == "svg"
+    with pytest.raises(ValueError, match=r"pip install 'ludwig_nb\[lab\]'"):
+        colab.resolve_charts("bqplot", colab=False, bqplot=False)
     with pytest.raises(ValueError, match="charts must be one of auto, svg, bqplot, not 'png'"):
         colab.resolve_charts("png")
 

@@ -75,7 +75,14 @@ def test_widgets_mode_replaces_the_dashboard_with_the_summary(
     assert manual_pump.views == [dash]
     fallback = handles[0].shown["text/html"]  # readable where the widget cannot render
     assert "ludwig-nb-snapshot" in fallback and str(run.directory) in fallback
-    assert handles[0].metadata == {"ludwig_nb": {"run_id": run.id, "directory": str(run.directory)}}
+    # the model id lets a reloaded page put the live widget back (labextension notebook_refresh)
+    assert handles[0].metadata == {
+        "ludwig_nb": {
+            "run_id": run.id,
+            "directory": str(run.directory),
+            "model_id": dash.widget.model_id,
+        }
+    }
     run.emit(started(run), *steps(0, 10, T0))
     manual_pump.frame(1.0)
     assert handles[0].updates == []

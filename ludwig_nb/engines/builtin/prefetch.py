@@ -8,11 +8,11 @@ threads shared them. So while this process imports torch, a child process (this 
 baseline and preprocesses every split (``splits.prepare_arrays``), and the training process
 never imports pandas at all.
 
-Its messages come back over a pipe as pickles, in this order: ``checked`` (rows, columns, the
-``DataWarning`` texts and warning log lines of the check), ``baseline``, one ``feature`` per
-feature fitted, ``arrays`` (the metadata and each split's arrays); or ``error`` at the first
-exception, which is the one the same call raises in-process (a ``DataError``, word for word),
-raised again here.
+Its messages come back over a pipe as pickles, in this order: ``checked`` (rows, columns,
+the content fingerprint, the ``DataWarning`` texts and warning log lines of the check),
+``baseline``, one ``feature`` per feature fitted, ``arrays`` (the metadata and each split's
+arrays); or ``error`` at the first exception, which is the one the same call raises
+in-process (a ``DataError``, word for word), raised again here.
 
 Used by ``BuiltinEngine.prepare_data`` (:func:`wanted`) for a dataset that is a file (a path or
 a demo name) while the engine's torch modules are not loaded yet (a fresh process: the CLI, a
@@ -120,6 +120,7 @@ class Prefetch:
         self.seed = seed
         self.rows = 0
         self.columns = 0
+        self.fingerprint = ""
         self._lock = threading.Lock()
         self._baseline: tuple[dict[str, Any], dict[str, Any]] | None = None
         self._features: list[tuple[int, int, str, int]] = []  # read, not yet relayed
@@ -166,6 +167,7 @@ class Prefetch:
             from ludwig_nb.data.errors import DataWarning
 
             self.rows, self.columns = payload["rows"], payload["columns"]
+            self.fingerprint = str(payload.get("fingerprint") or "")
             for message in payload["warnings"]:
                 warnings.warn(message, DataWarning, stacklevel=2)
             for name, level, text in payload["logs"]:
@@ -270,6 +272,7 @@ def _prepare(request: Mapping[str, Any], send: Callable[[str, Any], None]) -> No
     """The run's data path, as the training process would take it, each result sent."""
     from ludwig_nb.data import DataWarning, check_dataset
     from ludwig_nb.data.baseline import table_baseline
+    from ludwig_nb.data.fingerprint import table_fingerprint
     from ludwig_nb.engines.builtin.splits import prepare_arrays
 
     config, seed = request["config"], request["seed"]
@@ -284,6 +287,7 @@ def _prepare(request: Mapping[str, Any], send: Callable[[str, Any], None]) -> No
         {
             "rows": len(table),
             "columns": len(table.columns),
+            "fingerprint": table_fingerprint(loaded),
             "warnings": [str(w.message) for w in caught if issubclass(w.category, DataWarning)],
             "logs": records.lines,
         },

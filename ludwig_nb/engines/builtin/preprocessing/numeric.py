@@ -41,17 +41,26 @@ def _normalisation(values: np.ndarray, method: str | None, column: str) -> dict[
 
 
 def fit_number(series: pd.Series, preprocessing: Mapping[str, Any], column: str) -> dict[str, Any]:
-    """Metadata for a number feature: fill value and normalisation parameters."""
+    """Metadata for a number feature: fill value and normalisation parameters.
+
+    The normalisation is fitted on the column as filled, as Ludwig fits it: with the default
+    ``fill_with_const`` 0, the filled zeros count in the mean and standard deviation (and the
+    minimum, the quartiles), so the same config scales the values as Ludwig does.
+    Raises ``DataError`` for cells that are not numbers or an unknown normalisation.
+    """
     values = parse_numbers(series, column)
     present = values.dropna().to_numpy(dtype=float)
     mean = float(present.mean()) if present.size else 0.0
     fill = fit_fill(values, preprocessing, mean=mean)
+    strategy = preprocessing.get("missing_value_strategy", "fill_with_const")
+    filled = pd.to_numeric(apply_fill(values, strategy, fill), errors="coerce").dropna()
+    fitted = filled.to_numpy(dtype=float)
     method = preprocessing.get("normalization")
     return {
-        "missing_value_strategy": preprocessing.get("missing_value_strategy", "fill_with_const"),
+        "missing_value_strategy": strategy,
         "fill_value": None if fill is None else float(fill),
         "normalization": method,
-        **_normalisation(present if present.size else np.zeros(1), method, column),
+        **_normalisation(fitted if fitted.size else np.zeros(1), method, column),
     }
 
 

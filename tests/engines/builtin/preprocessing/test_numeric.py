@@ -1,4 +1,4 @@
-"""Number normalisation (fitted on training only) and binary value mapping."""
+"""Number normalisation (fitted on training only, filled cells counted) and binary mapping."""
 
 from __future__ import annotations
 
@@ -40,6 +40,23 @@ def test_missing_numbers_fill_with_const_or_mean():
     assert transform_number(TRAIN, const, "n")[-1] == 7.0
     mean = fit_number(TRAIN, {"missing_value_strategy": "fill_with_mean"}, "n")
     assert transform_number(TRAIN, mean, "n")[-1] == pytest.approx(2.5)
+
+
+@pytest.mark.parametrize(
+    ("prep", "counted"),
+    [
+        ({"fill_value": 0.0}, [1.0, 2.0, 3.0, 4.0, 0.0]),
+        ({"missing_value_strategy": "fill_with_mean"}, [1.0, 2.0, 3.0, 4.0, 2.5]),
+        ({"missing_value_strategy": "bfill"}, [1.0, 2.0, 3.0, 4.0, 4.0]),
+    ],
+)
+def test_normalisation_counts_the_filled_cells_as_ludwig_does(prep, counted):
+    # Ludwig fills the missing cells, then fits the normalisation on the filled column
+    meta = fit_number(TRAIN, {**prep, "normalization": "zscore"}, "n")
+    assert meta["mean"] == pytest.approx(np.mean(counted))
+    assert meta["std"] == pytest.approx(np.std(counted, ddof=1))
+    minmax = fit_number(TRAIN, {**prep, "normalization": "minmax"}, "n")
+    assert (minmax["min"], minmax["max"]) == (min(counted), max(counted))
 
 
 def test_binary_strings_and_fallback_true_label():
