@@ -109,6 +109,7 @@ def geometry_of(meta: Mapping[str, Any]) -> Geometry:
         channels=int(meta["num_channels"]),
         resize_method=str(meta.get("resize_method") or "interpolate"),
         shorter_side=meta.get("shorter_side"),
+        interpolation=str(meta.get("interpolation") or "bilinear"),
     )
 
 

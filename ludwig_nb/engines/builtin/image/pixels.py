@@ -3,13 +3,15 @@
 Worker processes decode with this module alone. The rules are Ludwig 0.11's:
 
 * **channels**: an image is read in the mode its channel count names (1 gray, 2 gray + alpha,
-  3 RGB, 4 RGBA); an array with more channels than wanted keeps the first ones (grayscale from
-  RGB for 1), one with fewer is padded with zero channels.
+  3 RGB, 4 RGBA); a colour PNG read as gray takes libpng's weights, as torchvision's decoder
+  does; an array with more channels than wanted keeps the first ones (for 1, grayscale from RGB
+  by torchvision's ``rgb_to_grayscale``, truncated), one with fewer is padded with zero channels.
 * **resize_method** ``interpolate``: bilinear with antialiasing (Pillow's filter, the one
   torchvision's antialiased resize matches); ``crop_or_pad``: edge-replicate padding of the short
   sides, then a centre crop.
 * **torchvision presets** (:attr:`Geometry.shorter_side`): the shorter side resized to that many
-  pixels (bilinear), then centre-cropped to ``height x width``, 3 channels.
+  pixels (with the preset's filter, bilinear or bicubic), then centre-cropped to ``height x
+  width``, 3 channels.
 
 16-bit images are scaled to 8 bits; arrays hold pixel values 0-255 (others are clipped).
 """
@@ -29,6 +31,10 @@ __all__ = ["Geometry", "UnreadableImage", "decode", "open_image", "read_pixels",
 
 _MODES = {1: "L", 2: "LA", 3: "RGB", 4: "RGBA"}
 _GRAY = np.array([0.2989, 0.587, 0.114], dtype=np.float32)  # torchvision's rgb_to_grayscale
+#: libpng's fixed-point weights (of 2**15) for torchvision's 0.2989 / 0.587 when it reads a PNG
+#: as gray: ``(9794 R + 19234 G + 3740 B) >> 15``
+_PNG_GRAY = np.array([9794, 19234, 3740], dtype=np.int64)
+_COLOUR_MODES = ("RGB", "RGBA", "P", "PA", "RGBX")
 
 
 class UnreadableImage(ValueError):
@@ -46,6 +52,7 @@ class Geometry:
         resize_method: ``interpolate`` or ``crop_or_pad``.
         shorter_side: For a torchvision preset: the shorter side is resized to this many pixels,
             then the centre ``height x width`` is cropped; None for Ludwig's own encoders.
+        interpolation: The preset's resize filter, ``bilinear`` or ``bicubic`` (antialiased).
     """
 
     height: int
@@ -53,6 +60,7 @@ class Geometry:
     channels: int
     resize_method: str = "interpolate"
     shorter_side: int | None = None
+    interpolation: str = "bilinear"
 
     @property
     def row_bytes(self) -> int:
@@ -142,9 +150,9 @@ def _array_channels(array: np.ndarray, channels: int) -> np.ndarray:
     have = array.shape[2]
     if have == channels:
         return array
-    if channels == 1 and have >= 3:
+    if channels == 1 and have >= 3:  # torchvision's rgb_to_grayscale, truncated to uint8
         gray: np.ndarray = array[:, :, :3].astype(np.float32) @ _GRAY
-        single: np.ndarray = np.clip(gray.round(), 0, 255).astype(np.uint8)[:, :, None]
+        single: np.ndarray = np.clip(gray, 0, 255).astype(np.uint8)[:, :, None]
         return single
     if have > channels:
         kept: np.ndarray = np.ascontiguousarray(array[:, :, :channels])
@@ -157,11 +165,19 @@ def _pil_channels(image: Any, channels: int) -> np.ndarray:
     if image.mode in ("I;16", "I;16B", "I;16L", "I", "F"):
         image.load()
         return _array_channels(_as_uint8(_sixteen_bit(image)), channels)
+    if channels == 1 and image.format == "PNG" and image.mode in _COLOUR_MODES:
+        return _png_gray(np.asarray(image.convert("RGB")))
     mode = _MODES.get(channels)
     if mode is None:  # more than 4 channels: read as it is, pad with zero channels
         return _array_channels(_as_uint8(np.asarray(image.convert("RGBA"))), channels)
     array: np.ndarray = np.asarray(image.convert(mode))
     return array[:, :, None] if array.ndim == 2 else array
+
+
+def _png_gray(rgb: np.ndarray) -> np.ndarray:
+    """``H x W x 1`` gray of ``H x W x 3`` uint8 RGB, as libpng makes it (Ludwig reads PNGs so)."""
+    weighted = rgb.astype(np.int64) @ _PNG_GRAY
+    return (weighted >> 15).astype(np.uint8)[:, :, None]
 
 
 def _sixteen_bit(image: Any) -> np.ndarray:
@@ -176,7 +192,8 @@ def reshape(pixels: np.ndarray, geometry: Geometry) -> np.ndarray:
     """``H x W x C`` uint8 resized as ``geometry`` says, returned ``C x H x W`` (contiguous)."""
     target = (geometry.height, geometry.width)
     if geometry.shorter_side is not None:
-        pixels = _center_crop(_resize_shorter(pixels, geometry.shorter_side), target)
+        resized = _resize_shorter(pixels, geometry.shorter_side, geometry.interpolation)
+        pixels = _center_crop(resized, target)
     elif pixels.shape[:2] != target:
         if geometry.resize_method == "crop_or_pad":
             pixels = _center_crop(_pad_edges(pixels, target), target)
@@ -185,31 +202,32 @@ def reshape(pixels: np.ndarray, geometry: Geometry) -> np.ndarray:
     return np.ascontiguousarray(pixels.transpose(2, 0, 1))
 
 
-def _interpolate(pixels: np.ndarray, size: tuple[int, int]) -> np.ndarray:
+def _interpolate(
+    pixels: np.ndarray, size: tuple[int, int], interpolation: str = "bilinear"
+) -> np.ndarray:
     from PIL import Image
 
     height, width = size
     channels = pixels.shape[2]
+    resample = Image.Resampling.BICUBIC if interpolation == "bicubic" else Image.Resampling.BILINEAR
     if channels in (1, 3, 4):
         image = Image.fromarray(pixels[:, :, 0] if channels == 1 else pixels)
-        out = np.asarray(image.resize((width, height), Image.Resampling.BILINEAR))
+        out = np.asarray(image.resize((width, height), resample))
         return out[:, :, None] if out.ndim == 2 else out
     planes = [
-        np.asarray(
-            Image.fromarray(pixels[:, :, c]).resize((width, height), Image.Resampling.BILINEAR)
-        )
+        np.asarray(Image.fromarray(pixels[:, :, c]).resize((width, height), resample))
         for c in range(channels)
     ]
     return np.stack(planes, axis=2)
 
 
-def _resize_shorter(pixels: np.ndarray, side: int) -> np.ndarray:
+def _resize_shorter(pixels: np.ndarray, side: int, interpolation: str) -> np.ndarray:
     height, width = pixels.shape[:2]
     if height <= width:
         size = (side, int(side * width / height))
     else:
         size = (int(side * height / width), side)
-    return pixels if size == (height, width) else _interpolate(pixels, size)
+    return pixels if size == (height, width) else _interpolate(pixels, size, interpolation)
 
 
 def _pad_edges(pixels: np.ndarray, size: tuple[int, int]) -> np.ndarray:

@@ -3,7 +3,8 @@
 Ludwig 0.11's families and variants (``type: resnet``, ``model_variant: 50``, ...), their
 classifier head replaced by the identity, as Ludwig does. Each trains on its weights' preset
 preprocessing whether pretrained or not (Ludwig's rule): 3 channels, the shorter side resized
-to the preset's resize size, the centre crop, the preset's mean and deviation.
+to the preset's resize size with the preset's filter (bilinear, or bicubic for some), the
+centre crop, the preset's mean and deviation.
 
 ``use_pretrained: true`` loads the weights from the torch hub cache (``model_cache_dir``/hub/
 checkpoints, else ``torch.hub.get_dir()``/checkpoints); a file that is not there is downloaded
@@ -81,6 +82,7 @@ def preset_metadata(family: str, variant: Any) -> dict[str, Any]:
         "width": int(preset.crop_size[0]),
         "num_channels": 3,
         "shorter_side": int(preset.resize_size[0]),
+        "interpolation": str(getattr(preset.interpolation, "value", "bilinear")),
         "standardize_image": "torchvision",
         "mean": [float(v) for v in preset.mean],
         "std": [float(v) for v in preset.std],

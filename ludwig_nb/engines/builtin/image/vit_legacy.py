@@ -4,8 +4,10 @@ The network of Hugging Face's ``ViTModel`` built from a config (``use_pretrained
 patches of ``patch_size`` embedded to ``hidden_size``, a class token and learned positions,
 ``num_hidden_layers`` pre-norm layers (``num_attention_heads``, ``intermediate_size``,
 ``hidden_act``, dropouts), a final layer norm and the pooler (dense + tanh on the class token),
-whose output is the encoding, as Ludwig's. Weights start as Hugging Face's do (truncated normal
-of ``initializer_range``). Pretrained weights (``use_pretrained: true``, the default) come from
+whose output is the encoding, as Ludwig's. The parameters are Hugging Face's, in its order
+(separate query, key, value and output projections), so weights move between the two; they start
+as Hugging Face's do (normal of ``initializer_range``, the class token and positions truncated
+normal). Pretrained weights (``use_pretrained: true``, the default) come from
 the Hugging Face hub and are refused by the built-in engine's capabilities before this is built.
 """
 
@@ -23,31 +25,59 @@ from ludwig_nb.engines.builtin.layers import activation
 __all__ = ["ViTLegacy"]
 
 
-class _Layer(nn.Module):
-    def __init__(self, params: Mapping[str, Any], hidden: int, eps: float):
+class _Attention(nn.Module):
+    """Multi-head self-attention with separate query, key, value and output projections."""
+
+    def __init__(self, hidden: int, heads: int, dropout: float):
         super().__init__()
-        dropout = float(params.get("hidden_dropout_prob", 0.1) or 0.0)
-        self.layernorm_before = nn.LayerNorm(hidden, eps=eps)
-        self.attention = nn.MultiheadAttention(
-            hidden,
-            int(params.get("num_attention_heads") or 12),
-            dropout=float(params.get("attention_probs_dropout_prob", 0.1) or 0.0),
-            batch_first=True,
-        )
-        self.attention_dropout = nn.Dropout(dropout)
-        self.layernorm_after = nn.LayerNorm(hidden, eps=eps)
-        size = int(params.get("intermediate_size") or 3072)
-        self.intermediate = nn.Sequential(
-            nn.Linear(hidden, size), activation(params.get("hidden_act") or "gelu")
-        )
-        self.output = nn.Sequential(nn.Linear(size, hidden), nn.Dropout(dropout))
+        self.heads = heads
+        self.dropout = dropout
+        self.q_proj = nn.Linear(hidden, hidden)
+        self.k_proj = nn.Linear(hidden, hidden)
+        self.v_proj = nn.Linear(hidden, hidden)
+        self.o_proj = nn.Linear(hidden, hidden)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        """One pre-norm layer: attention then the MLP, each with its residual."""
-        normed = self.layernorm_before(x)
-        attended, _ = self.attention(normed, normed, normed, need_weights=False)
-        x = x + self.attention_dropout(attended)
-        result: torch.Tensor = x + self.output(self.intermediate(self.layernorm_after(x)))
+        """``[B, T, hidden]`` attended over all ``T`` positions (no mask)."""
+        batch, length, _ = x.shape
+
+        def split(t: torch.Tensor) -> torch.Tensor:
+            return t.view(batch, length, self.heads, -1).transpose(1, 2)
+
+        attended = nn.functional.scaled_dot_product_attention(
+            split(self.q_proj(x)),
+            split(self.k_proj(x)),
+            split(self.v_proj(x)),
+            dropout_p=self.dropout if self.training else 0.0,
+        )
+        result: torch.Tensor = self.o_proj(attended.transpose(1, 2).reshape(batch, length, -1))
+        return result
+
+
+class _Layer(nn.Module):
+    """One pre-norm layer, its parameters in Hugging Face's order (attention, norms, MLP)."""
+
+    def __init__(self, params: Mapping[str, Any], hidden: int, eps: float):
+        super().__init__()
+        self.attention = _Attention(
+            hidden,
+            int(params.get("num_attention_heads") or 12),
+            float(params.get("attention_probs_dropout_prob", 0.1) or 0.0),
+        )
+        self.layernorm_before = nn.LayerNorm(hidden, eps=eps)
+        self.layernorm_after = nn.LayerNorm(hidden, eps=eps)
+        size = int(params.get("intermediate_size") or 3072)
+        self.mlp = nn.Sequential(
+            nn.Linear(hidden, size),
+            activation(params.get("hidden_act") or "gelu"),
+            nn.Linear(size, hidden),
+        )
+        self.dropout = nn.Dropout(float(params.get("hidden_dropout_prob", 0.1) or 0.0))
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        """Attention then the MLP, each after its layer norm, each with dropout and residual."""
+        x = x + self.dropout(self.attention(self.layernorm_before(x)))
+        result: torch.Tensor = x + self.dropout(self.mlp(self.layernorm_after(x)))
         return result
 
 
@@ -71,6 +101,12 @@ class ViTLegacy(nn.Module):
                 f"not {height} x {width}; set the image size or encoder.patch_size"
             )
         hidden = int(params.get("hidden_size") or 768)
+        heads = int(params.get("num_attention_heads") or 12)
+        if hidden % heads:
+            raise ValueError(
+                f"_vit_legacy: hidden_size {hidden} must be a multiple of num_attention_heads "
+                f"{heads}; set one of them so that it is"
+            )
         eps = float(params.get("layer_norm_eps") or 1e-12)
         patches = (height // patch) ** 2
         self.patch_embeddings = nn.Conv2d(channels, hidden, patch, stride=patch)
@@ -89,15 +125,12 @@ class ViTLegacy(nn.Module):
         self.output_size = hidden
 
     def _initialise(self, std: float) -> None:
+        """Hugging Face's ViT initialisation: normal weights of ``std``, zero biases."""
         for module in self.modules():
             if isinstance(module, nn.Linear | nn.Conv2d):
-                nn.init.trunc_normal_(module.weight, std=std)
+                nn.init.normal_(module.weight, std=std)
                 if module.bias is not None:
                     nn.init.zeros_(module.bias)
-        for module in self.modules():
-            if isinstance(module, nn.MultiheadAttention) and module.in_proj_weight is not None:
-                nn.init.trunc_normal_(module.in_proj_weight, std=std)
-                nn.init.zeros_(module.in_proj_bias)
         nn.init.trunc_normal_(self.position_embeddings, std=std)
         nn.init.trunc_normal_(self.cls_token, std=std)
 

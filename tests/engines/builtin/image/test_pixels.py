@@ -85,6 +85,31 @@ def test_crop_or_pad_pads_edges_then_crops_the_centre():
     assert cropped[0].tolist() == [[13, 14, 15, 16], [19, 20, 21, 22]]
 
 
+def test_a_colour_png_read_as_gray_takes_libpngs_fixed_point_weights(png):
+    rgb = np.random.default_rng(3).integers(0, 256, size=(16, 16, 3), dtype=np.uint8)
+    pixels = read_pixels(str(png(rgb)), 1)[:, :, 0].astype(np.int64)
+    r, g, b = (rgb[:, :, i].astype(np.int64) for i in range(3))
+    # what torchvision's PNG decoder (libpng, weights 0.2989 and 0.587) gives Ludwig
+    assert (pixels == (9794 * r + 19234 * g + 3740 * b) >> 15).all()
+
+
+def test_an_rgb_array_read_as_gray_is_truncated_as_torchvisions_rgb_to_grayscale():
+    rgb = np.zeros((1, 1, 3), np.uint8)
+    rgb[..., 0] = 200  # 0.2989 * 200 = 59.78: torchvision's uint8 cast keeps 59
+    assert int(read_pixels(rgb, 1)[0, 0, 0]) == 59
+
+
+def test_a_bicubic_preset_resizes_bicubically():
+    from PIL import Image
+
+    pixels = np.random.default_rng(4).integers(0, 256, size=(8, 8, 3), dtype=np.uint8)
+    out = reshape(pixels, Geometry(16, 16, 3, shorter_side=16, interpolation="bicubic"))
+    wanted = np.asarray(Image.fromarray(pixels).resize((16, 16), Image.Resampling.BICUBIC))
+    assert (out.transpose(1, 2, 0) == wanted).all()
+    bilinear = reshape(pixels, Geometry(16, 16, 3, shorter_side=16))
+    assert not (bilinear == out).all()
+
+
 def test_torchvision_preset_resizes_the_shorter_side_then_crops():
     pixels = np.zeros((40, 80, 3), np.uint8)
     pixels[:, 38:42] = 255  # a bright bar in the middle survives the centre crop

@@ -84,6 +84,8 @@ def test_the_preset_is_the_weights_transforms():
     )
     assert meta["mean"] == pytest.approx([0.485, 0.456, 0.406])
     assert meta["torchvision"] == {"type": "resnet", "variant": "18"}
+    assert meta["interpolation"] == "bilinear"
+    assert preset_metadata("swin_transformer", "t")["interpolation"] == "bicubic"
 
 
 @pytest.mark.torchvision
