@@ -131,8 +131,19 @@ class _RayHost:
         _RayHost.release.wait()  # keep the node processes' parent thread alive
 
 
+#: ``ray.init``'s address that starts a new local Ray. Without an address Ray joins the
+#: cluster named in ``/tmp/ray/ray_current_cluster`` (the last ``ray start`` or test cluster
+#: on the machine, anyone's), and with ``~/.ray/auth_token`` present it turns token
+#: authentication on for this driver alone: that cluster's GCS and raylet, which send no
+#: token, are refused, and Ray destroys every actor this driver creates before it runs
+#: ("all references to the actor were removed ... cancelled before it started running").
+_LOCAL = "local"
+
+
 def _init(target: str | None) -> None:
     """``ray.init`` once, retried when a loaded machine misses the raylet's wait.
+
+    ``target`` None starts a new local Ray (never another one found on the machine).
 
     Raises ``RayNotStarted`` (what Ray said, and what to do) when a local Ray does not start
     in ``_START_ATTEMPTS`` tries or the cluster at ``target`` cannot be reached.
@@ -146,7 +157,7 @@ def _init(target: str | None) -> None:
         before = _child_pids()
         try:
             ray.init(
-                address=target,
+                address=_LOCAL if target is None else target,
                 ignore_reinit_error=True,
                 log_to_driver=False,
                 logging_level=logging.WARNING,

@@ -149,6 +149,36 @@ class _FailingRay:
         self.shutdowns += 1
 
 
+class _RecordingRay:
+    """``ray.init`` that starts nothing and keeps what it was asked."""
+
+    def __init__(self) -> None:
+        self.calls: list[dict[str, object]] = []
+
+    def init(self, **options: object) -> None:
+        self.calls.append(options)
+
+
+def test_no_address_starts_a_new_local_ray_and_never_joins_one_found_on_the_machine(monkeypatch):
+    """Without an address ``ray.init`` joins the cluster in ``/tmp/ray/ray_current_cluster``
+    (anyone's ``ray start`` or test cluster) and turns token authentication on for this driver
+    alone, so that cluster destroys every actor the run creates before it runs. No address is
+    Ray's "local": a Ray of this process's own. An address (or RAY_ADDRESS) is joined as given."""
+    import sys
+
+    from ludwig_nb.engines.ray import driver
+
+    ray = _RecordingRay()
+    monkeypatch.setitem(sys.modules, "ray", ray)
+    monkeypatch.setattr(driver, "dashboard_port", lambda: 8265)
+    driver._init(None)
+    driver._init("10.0.0.9:6379")
+    assert [(call["address"], call.get("dashboard_port")) for call in ray.calls] == [
+        ("local", 8265),
+        ("10.0.0.9:6379", None),
+    ]
+
+
 def test_a_local_ray_that_never_starts_is_said_plainly_after_its_tries(monkeypatch):
     import sys
 
@@ -221,3 +251,4 @@ def test_a_start_that_timed_out_leaves_no_ray_process_before_the_next_try(monkey
         for child in started:
             child.kill()
             child.wait()
+
