@@ -11,12 +11,14 @@ import { ControlAction, GpusReply, RunsReply } from './types';
 import {
   DEFAULT_RUN_LIST,
   DEFAULT_VIEW_OPTIONS,
+  RunGroupKey,
   RunListOptions,
   ViewOptions,
   ViewState,
   gpuSection,
-  runList,
-  runRow
+  runGroup,
+  runRow,
+  runSections
 } from './view_state';
 
 /** How the model reaches the server (ServerConnection in the app, a fake in tests). */
@@ -137,9 +139,24 @@ export class SidebarModel {
 
   private _derive(): ViewState {
     const now = this._clock();
-    const listed = runList(this._runs?.runs ?? [], this._runList);
-    const runs = listed.map(r => runRow(r, now, this._pending.get(r.run_id)));
-    return { ...gpuSection(this._gpus, this._viewOptions), runs, error: this._error };
+    const sections = runSections(this._runs?.runs ?? [], this._runList);
+    const runGroups = sections.map(section =>
+      runGroup(
+        section,
+        section.runs.map(r => runRow(r, now, this._pending.get(r.run_id))),
+        this._collapsed
+      )
+    );
+    const runs = runGroups.flatMap(group => group.rows);
+    return { ...gpuSection(this._gpus, this._viewOptions), runs, runGroups, error: this._error };
+  }
+
+  /** Fold or unfold a group of the run list (other processes' live runs start folded). */
+  toggleGroup(key: RunGroupKey): void {
+    if (!this._collapsed.delete(key)) {
+      this._collapsed.add(key);
+    }
+    this._publish();
   }
 
   /** Which runs to list and in what order (filter, hide finished, the focused notebook). */
@@ -153,6 +170,7 @@ export class SidebarModel {
   }
 
   private _runList: RunListOptions = DEFAULT_RUN_LIST;
+  private _collapsed = new Set<RunGroupKey>(['other-live']);
   private _api: SidebarApi;
   private _clock: () => number;
   private _viewOptions: ViewOptions;

@@ -9,7 +9,7 @@ import { Widget } from '@lumino/widgets';
 
 import { SidebarModel } from './model';
 import { ControlAction } from './types';
-import { Card, Meter, RunFilter, RunRow, ViewState } from './view_state';
+import { Card, Meter, RunFilter, RunGroup, RunGroupKey, RunRow, ViewState } from './view_state';
 
 export const PANEL_ID = 'ludwig-nb-sidebar';
 const ACTIONS: ControlAction[] = ['pause', 'resume', 'stop'];
@@ -130,8 +130,8 @@ export class SidebarPanel extends Widget {
     this._cards.replaceChildren(
       ...cards.map(card => renderCard(card, existing.get(card.key) ?? el('section', '')))
     );
-    this._noRuns.hidden = view.runs.length > 0;
-    this._syncRuns(view.runs);
+    this._noRuns.hidden = view.runGroups.length > 0;
+    this._syncRuns(view.runGroups);
   }
 
   dispose(): void {
@@ -148,9 +148,10 @@ export class SidebarPanel extends Widget {
     const box = el('div', 'jp-LudwigNb-filters');
     const select = el('select', 'jp-LudwigNb-filter');
     for (const [value, label] of [
-      ['all', 'all runs'],
+      ['server', "this server's runs"],
       ['live', 'live runs'],
-      ['notebook', 'this notebook']
+      ['notebook', 'this notebook'],
+      ['all', 'all runs']
     ]) {
       const option = el('option', '', label);
       option.value = value;
@@ -176,9 +177,9 @@ export class SidebarPanel extends Widget {
     return box;
   }
 
-  private _syncRuns(rows: RunRow[]): void {
+  private _syncRuns(groups: RunGroup[]): void {
     // keyed by run id so that buttons keep their identity (and focus) across refreshes;
-    // a heading goes before the first run of each notebook (or kernel)
+    // a heading (a button that folds the group) goes before each group's runs
     const existing = new Map<string, HTMLLIElement>();
     for (const child of Array.from(this._runs.children) as HTMLLIElement[]) {
       if (child.dataset.runId) {
@@ -186,15 +187,19 @@ export class SidebarPanel extends Widget {
       }
     }
     const ordered: HTMLLIElement[] = [];
-    let group: string | null = null;
-    for (const row of rows) {
-      if (row.group !== group) {
-        group = row.group;
-        ordered.push(el('li', 'jp-LudwigNb-group', group));
+    for (const group of groups) {
+      ordered.push(groupHeading(group));
+      if (group.collapsed) {
+        continue;
       }
-      const item = existing.get(row.id) ?? this._newRunItem(row.id);
-      updateRunItem(item, row);
-      ordered.push(item);
+      for (const row of group.rows) {
+        const item = existing.get(row.id) ?? this._newRunItem(row.id);
+        updateRunItem(item, row);
+        ordered.push(item);
+      }
+      if (group.hiddenText) {
+        ordered.push(el('li', 'jp-LudwigNb-hiddenRuns', group.hiddenText));
+      }
     }
     this._runs.replaceChildren(...ordered);
   }
@@ -227,6 +232,11 @@ export class SidebarPanel extends Widget {
 
   private _onClick = (event: MouseEvent): void => {
     const button = (event.target as HTMLElement).closest('button');
+    const group = button?.dataset.group as RunGroupKey | undefined;
+    if (group) {
+      this._model.toggleGroup(group);
+      return;
+    }
     const item = button?.closest('li');
     const action = button?.dataset.action as ControlAction | undefined;
     const id = item?.dataset.runId;
@@ -242,6 +252,23 @@ export class SidebarPanel extends Widget {
   private _runs: HTMLUListElement;
   private _filters: HTMLElement;
   private _noRuns: HTMLElement;
+}
+
+/** A group's heading: a button that folds or unfolds the group's runs. */
+function groupHeading(group: RunGroup): HTMLLIElement {
+  const item = el('li', 'jp-LudwigNb-group');
+  item.dataset.group = group.key;
+  const toggle = el(
+    'button',
+    'jp-LudwigNb-groupToggle',
+    `${group.collapsed ? '▸' : '▾'} ${group.heading}`
+  );
+  toggle.type = 'button';
+  toggle.dataset.group = group.key;
+  toggle.setAttribute('aria-expanded', String(!group.collapsed));
+  toggle.title = group.collapsed ? 'Show these runs' : 'Hide these runs';
+  item.appendChild(toggle);
+  return item;
 }
 
 function setText(item: HTMLElement, part: string, text: string): void {

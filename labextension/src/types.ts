@@ -344,6 +344,8 @@ export interface RunSummary {
   directory: string;
   started_at: number | null;
   status: RunStatus;
+  /** started by one of this server's kernels (one running now or seen running earlier) */
+  this_server: boolean;
   step: number | null;
   total_steps: number | null;
   epoch: number | null;

@@ -49,9 +49,7 @@ export interface Card {
 export interface RunRow {
   id: string;
   name: string;
-  /** the group heading the row sits under: its notebook, its kernel, or "other processes" */
-  group: string;
-  /** the notebook's file name (or the kernel id) */
+  /** the notebook's file name (or the kernel id, or "script"), and a live run's process */
   where: string;
   /** the notebook's full path, for the tooltip */
   whereTitle: string;
@@ -75,13 +73,45 @@ export interface RunRow {
   actions: Record<ControlAction, boolean>;
 }
 
+/** A heading of the run list: the group, how many runs it lists, whether it is folded. */
+export interface RunGroup {
+  key: RunGroupKey;
+  title: string;
+  /** "other processes: live (3)" */
+  heading: string;
+  collapsed: boolean;
+  rows: RunRow[];
+  /** "12 older finished runs not listed (ludwig-nb runs lists them)", or "" */
+  hiddenText: string;
+}
+
 export interface ViewState {
   gpuCards: Card[];
   /** the host card, shown when there is no GPU */
   hostCard: Card | null;
   gpuMessage: string;
+  /** every row the list holds, folded groups' rows included, in display order */
   runs: RunRow[];
+  runGroups: RunGroup[];
   error: string;
+}
+
+/** A section as the panel shows it (``collapsed``: the keys of the folded groups). */
+export function runGroup(
+  section: RunSection,
+  rows: RunRow[],
+  collapsed: ReadonlySet<RunGroupKey>
+): RunGroup {
+  const hidden = section.hidden;
+  const plural = hidden === 1 ? 'run' : 'runs';
+  return {
+    key: section.key,
+    title: section.title,
+    heading: `${section.title} (${rows.length})`,
+    collapsed: collapsed.has(section.key),
+    rows,
+    hiddenText: hidden > 0 ? `${grouped(hidden)} older finished ${plural} not listed` : ''
+  };
 }
 
 export interface ViewOptions {
@@ -449,6 +479,16 @@ function runLevel(level: Level, run: RunSummary, final: boolean): Level {
   return worst([level, late || slowed || noted ? 'warn' : 'ok']);
 }
 
+/** "a.ipynb · process 4242": where the run is, and the process a live one runs in. */
+function whereText(run: RunSummary, final: boolean): string {
+  const place = run.notebook
+    ? basename(run.notebook)
+    : run.kernel
+      ? `kernel ${run.kernel}`
+      : 'a script or the CLI';
+  return !final && run.pid > 0 ? `${place} · process ${run.pid}` : place;
+}
+
 const PAUSABLE = new Set(['training', 'evaluating', 'preprocessing', 'queued']);
 
 export function runRow(
@@ -471,8 +511,7 @@ export function runRow(
   return {
     id: run.run_id,
     name: run.name,
-    group: groupName(run),
-    where: run.notebook ? basename(run.notebook) : run.kernel ? `kernel ${run.kernel}` : '',
+    where: whereText(run, final),
     whereTitle: run.notebook ?? '',
     status: run.status,
     progress: run.status === 'completed' ? 1 : fraction(run.progress),
@@ -508,20 +547,45 @@ export function gpuSection(
   return { gpuCards, hostCard: hostCardValue, gpuMessage };
 }
 
-/** Which runs the list shows: live ones, this notebook's, or all. */
-export type RunFilter = 'live' | 'notebook' | 'all';
+/**
+ * Which runs the list shows: this server's kernels' (and other processes' live runs, folded
+ * away), live ones, this notebook's, or all (other processes' finished runs too).
+ */
+export type RunFilter = 'server' | 'live' | 'notebook' | 'all';
+
+/** The groups of the run list, in the order they are shown. */
+export type RunGroupKey = 'server' | 'notebook' | 'other-live' | 'other-finished';
 
 export interface RunListOptions {
   filter: RunFilter;
   hideFinished: boolean;
   /** path of the notebook in focus (relative to the server root), for the "notebook" filter */
   notebook: string | null;
+  /** the most finished runs a group lists (newest first); the rest are counted */
+  finishedLimit: number;
 }
 
 export const DEFAULT_RUN_LIST: RunListOptions = {
-  filter: 'all',
+  filter: 'server',
   hideFinished: false,
-  notebook: null
+  notebook: null,
+  finishedLimit: 20
+};
+
+/** One group of the run list: its runs in display order and how many the limit left out. */
+export interface RunSection {
+  key: RunGroupKey;
+  title: string;
+  runs: RunSummary[];
+  /** finished runs beyond ``finishedLimit``, not listed */
+  hidden: number;
+}
+
+const GROUP_TITLES: Record<RunGroupKey, string> = {
+  server: "this server's notebooks",
+  notebook: 'this notebook',
+  'other-live': 'other processes: live',
+  'other-finished': 'other processes: finished'
 };
 
 /**
@@ -541,44 +605,63 @@ export function isLive(run: RunSummary): boolean {
   return run.alive && !FINAL_STATUSES.has(run.status);
 }
 
-function groupKey(run: RunSummary): string {
-  return run.notebook ?? (run.kernel ? `kernel ${run.kernel}` : '');
+/** Live runs first, then newest first (by start time, then id, so rows never swap places). */
+function ordered(runs: RunSummary[]): RunSummary[] {
+  const rank = (run: RunSummary) => (isLive(run) ? 0 : 1);
+  return [...runs].sort(
+    (a, b) =>
+      rank(a) - rank(b) ||
+      (b.started_at ?? 0) - (a.started_at ?? 0) ||
+      a.run_id.localeCompare(b.run_id)
+  );
 }
 
-function groupName(run: RunSummary): string {
-  return run.notebook
-    ? basename(run.notebook)
-    : run.kernel
-      ? `kernel ${run.kernel}`
-      : 'other processes';
+/** A group of ``runs``: every live one, the newest ``limit`` finished ones, the rest counted. */
+function section(key: RunGroupKey, runs: RunSummary[], limit: number): RunSection {
+  const sorted = ordered(runs);
+  const live = sorted.filter(isLive);
+  const finished = sorted.filter(run => !isLive(run));
+  const kept = finished.slice(0, Math.max(0, limit));
+  return {
+    key,
+    title: GROUP_TITLES[key],
+    runs: [...live, ...kept],
+    hidden: finished.length - kept.length
+  };
 }
 
 /**
- * The runs to list, in a stable order: live runs first, then by notebook (grouped), then
- * by start time and id, so that rows never swap places between refreshes.
+ * The run list, grouped. Runs of this server's kernels come first (live, then finished,
+ * newest first); other processes' live runs follow in their own group; their finished runs
+ * only under "all". Each group lists at most ``finishedLimit`` finished runs and counts the
+ * rest. Empty groups are left out.
  */
-export function runList(
+export function runSections(
   runs: RunSummary[],
   options: RunListOptions = DEFAULT_RUN_LIST
-): RunSummary[] {
-  const kept = runs.filter(run => {
-    if (options.hideFinished && !isLive(run)) {
-      return false;
-    }
-    if (options.filter === 'live') {
-      return isLive(run);
-    }
-    if (options.filter === 'notebook') {
-      return options.notebook !== null && sameNotebook(run.notebook, options.notebook);
-    }
-    return true;
-  });
-  const rank = (run: RunSummary) => (isLive(run) ? 0 : 1);
-  return kept.sort(
-    (a, b) =>
-      rank(a) - rank(b) ||
-      groupKey(a).localeCompare(groupKey(b)) ||
-      (a.started_at ?? 0) - (b.started_at ?? 0) ||
-      a.run_id.localeCompare(b.run_id)
-  );
+): RunSection[] {
+  const shown = options.hideFinished ? runs.filter(isLive) : runs;
+  const limit = options.finishedLimit;
+  if (options.filter === 'notebook') {
+    const notebook = options.notebook;
+    const mine = shown.filter(run => notebook !== null && sameNotebook(run.notebook, notebook));
+    return [section('notebook', mine, limit)].filter(s => s.runs.length + s.hidden > 0);
+  }
+  const live = options.filter === 'live';
+  const mine = shown.filter(run => run.this_server && (!live || isLive(run)));
+  const others = shown.filter(run => !run.this_server);
+  const sections = [
+    section('server', mine, limit),
+    section('other-live', others.filter(isLive), limit)
+  ];
+  if (options.filter === 'all') {
+    sections.push(
+      section(
+        'other-finished',
+        others.filter(run => !isLive(run)),
+        limit
+      )
+    );
+  }
+  return sections.filter(s => s.runs.length + s.hidden > 0);
 }

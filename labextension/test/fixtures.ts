@@ -43,6 +43,7 @@ export function run(overrides: Partial<RunSummary> = {}): RunSummary {
     directory: '/tmp/results/demo',
     started_at: 900,
     status: 'training',
+    this_server: true,
     step: 25,
     total_steps: 100,
     epoch: 0,

@@ -138,3 +138,26 @@ describe('SidebarModel polling', () => {
     model.dispose();
   });
 });
+
+describe('SidebarModel run groups', () => {
+  it("folds other processes' live runs until asked, and keeps their controls", async () => {
+    const api = new FakeApi();
+    const script = run({ run_id: 'script', notebook: null, kernel: null, this_server: false });
+    api.runReplies.push({ runs: [run({ run_id: 'mine' }), script] });
+    const model = new SidebarModel({ api, clock: () => 1000 });
+    await model.refresh();
+    const folded = () => model.view.runGroups.map(g => [g.key, g.collapsed]);
+    expect(folded()).toEqual([
+      ['server', false],
+      ['other-live', true]
+    ]);
+    expect(model.view.runGroups[1].rows[0].actions.stop).toBe(true);
+    model.toggleGroup('other-live');
+    expect(folded()).toEqual([
+      ['server', false],
+      ['other-live', false]
+    ]);
+    model.toggleGroup('other-live');
+    expect(folded()[1]).toEqual(['other-live', true]);
+  });
+});

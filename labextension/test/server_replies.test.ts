@@ -97,15 +97,19 @@ describe('recorded server replies', () => {
     expect(runRow(byId.get('disk-full')!, 1000).noteText).toContain('No space left');
   });
 
-  it('the model shows every run of the recorded list', async () => {
+  it('the model shows every run of the recorded list under "all"', async () => {
     const api: SidebarApi = {
       gpus: async (): Promise<GpusReply> => gpusReply(),
       runs: async (): Promise<RunsReply> => replies.runs,
       control: async () => undefined
     };
     const model = new SidebarModel({ api, clock: () => 1000 });
+    model.runListOptions = { ...model.runListOptions, filter: 'all' };
     await model.refresh();
     expect(model.view.error).toBe('');
     expect(model.view.runs.map(r => r.id).sort()).toEqual([...byId.keys()].sort());
+    // none was started by a kernel of the recording server: by default only the live ones show
+    model.runListOptions = { ...model.runListOptions, filter: 'server' };
+    expect(model.view.runGroups.map(g => g.key)).toEqual(['other-live']);
   });
 });

@@ -4,8 +4,12 @@ import { formatNumber } from '../src/format';
 import {
   ACTIVITY_TOOLTIP,
   baselineText,
+  DEFAULT_RUN_LIST,
+  RunGroupKey,
   RunListOptions,
-  runList,
+  RunSection,
+  runGroup,
+  runSections,
   pauseText,
   bestMetric,
   etaText,
@@ -249,12 +253,12 @@ describe('formatting', () => {
 describe('where a run comes from', () => {
   it('shows the notebook file name and keeps the full path for the tooltip', () => {
     const row = runRow(run({ notebook: '/home/me/projects/train.ipynb' }), 0);
-    expect(row.where).toBe('train.ipynb');
+    expect(row.where).toBe('train.ipynb · process 42');
     expect(row.whereTitle).toBe('/home/me/projects/train.ipynb');
   });
 
   it('falls back to the kernel id', () => {
-    expect(runRow(run({ notebook: null, kernel: 'abc' }), 0).where).toBe('kernel abc');
+    expect(runRow(run({ notebook: null, kernel: 'abc' }), 0).where).toBe('kernel abc · process 42');
   });
 });
 
@@ -270,36 +274,97 @@ describe('run list', () => {
       status: 'interrupted',
       alive: false,
       started_at: 50
-    })
+    }),
+    run({ run_id: 'e', name: 'newest', notebook: 'a.ipynb', status: 'failed', started_at: 500 }),
+    // other processes: a live script, a live run of another server's kernel, finished ones
+    run({ run_id: 's1', notebook: null, kernel: null, this_server: false, started_at: 10 }),
+    run({ run_id: 's2', kernel: 'k-9', this_server: false, started_at: 20 }),
+    ...[1, 2, 3, 4, 5].map(i =>
+      run({
+        run_id: `f${i}`,
+        notebook: null,
+        kernel: null,
+        this_server: false,
+        status: 'completed',
+        started_at: i
+      })
+    )
   ];
+  const options = (more: Partial<RunListOptions> = {}): RunListOptions => ({
+    ...DEFAULT_RUN_LIST,
+    ...more
+  });
+  const ids = (more: Partial<RunListOptions> = {}) =>
+    runSections([...runs], options(more)).map(s => [s.key, s.runs.map(r => r.run_id), s.hidden]);
 
-  it('puts live runs first, grouped by notebook, in a stable order', () => {
-    const ids = runList([...runs]).map(r => r.run_id);
-    expect(ids).toEqual(['a', 'b', 'd', 'c']);
-    expect(runList([...runs].reverse()).map(r => r.run_id)).toEqual(ids); // order-independent
-    expect(runRow(runs[2], 1000).group).toBe('a.ipynb');
+  it("lists this server's runs first, live first then newest first, others' live runs after", () => {
+    expect(DEFAULT_RUN_LIST.filter).toBe('server');
+    expect(ids()).toEqual([
+      ['server', ['a', 'b', 'e', 'c', 'd'], 0],
+      ['other-live', ['s2', 's1'], 0]
+    ]);
+    // the order does not depend on the server's
+    expect(runSections([...runs].reverse(), options())).toEqual(runSections([...runs], options()));
   });
 
-  it('filters live / this notebook / all and hides finished runs', () => {
-    const ids = (options: Partial<RunListOptions>) =>
-      runList([...runs], { filter: 'all', hideFinished: false, notebook: null, ...options }).map(
-        r => r.run_id
-      );
-    expect(ids({ filter: 'live' })).toEqual(['a', 'b']);
-    expect(ids({ filter: 'notebook', notebook: 'b.ipynb' })).toEqual(['b', 'c']);
-    expect(ids({ filter: 'notebook', notebook: 'b.ipynb', hideFinished: true })).toEqual(['b']);
-    expect(ids({ hideFinished: true })).toEqual(['a', 'b']);
+  it('lists the finished runs of other processes only under "all", newest first, limited', () => {
+    expect(ids({ filter: 'all', finishedLimit: 3 })).toEqual([
+      ['server', ['a', 'b', 'e', 'c', 'd'], 0],
+      ['other-live', ['s2', 's1'], 0],
+      ['other-finished', ['f5', 'f4', 'f3'], 2]
+    ]);
+    // the limit counts this server's finished runs too, never its live ones
+    expect(ids({ finishedLimit: 1 })[0]).toEqual(['server', ['a', 'b', 'e'], 2]);
+    expect(ids({ finishedLimit: 0 })[0]).toEqual(['server', ['a', 'b'], 3]);
+  });
+
+  it('filters live / this notebook and hides finished runs', () => {
+    expect(ids({ filter: 'live' })).toEqual([
+      ['server', ['a', 'b'], 0],
+      ['other-live', ['s2', 's1'], 0]
+    ]);
+    expect(ids({ filter: 'notebook', notebook: 'b.ipynb' })).toEqual([['notebook', ['b', 'c'], 0]]);
+    expect(ids({ filter: 'notebook', notebook: 'b.ipynb', hideFinished: true })).toEqual([
+      ['notebook', ['b'], 0]
+    ]);
+    expect(ids({ filter: 'all', hideFinished: true })).toEqual([
+      ['server', ['a', 'b'], 0],
+      ['other-live', ['s2', 's1'], 0]
+    ]);
     expect(ids({ filter: 'notebook' })).toEqual([]);
     const absolute = [run({ run_id: 'x', notebook: '/srv/root/work/a.ipynb' })];
-    expect(
-      runList(absolute, { filter: 'notebook', hideFinished: false, notebook: 'work/a.ipynb' })
-    ).toHaveLength(1);
-    expect(
-      runList(absolute, { filter: 'notebook', hideFinished: false, notebook: 'a.ipynb' })
-    ).toHaveLength(1);
-    expect(
-      runList(absolute, { filter: 'notebook', hideFinished: false, notebook: 'b/a.ipynb' })
-    ).toHaveLength(0);
+    const notebook = (path: string) =>
+      runSections(absolute, options({ filter: 'notebook', notebook: path })).length;
+    expect(notebook('work/a.ipynb')).toBe(1);
+    expect(notebook('a.ipynb')).toBe(1);
+    expect(notebook('b/a.ipynb')).toBe(0);
+  });
+
+  it('heads each group with its count and says how many runs the limit left out', () => {
+    const [server, others, finished] = runSections(
+      [...runs],
+      options({ filter: 'all', finishedLimit: 1 })
+    );
+    const rows = (section: RunSection) => section.runs.map(r => runRow(r, 1000));
+    const collapsed = new Set<RunGroupKey>(['other-live']);
+    const head = runGroup(server, rows(server), collapsed);
+    expect(head.heading).toBe("this server's notebooks (3)");
+    expect(head.hiddenText).toBe('2 older finished runs not listed');
+    expect(head.collapsed).toBe(false);
+    expect(runGroup(others, rows(others), collapsed).collapsed).toBe(true);
+    expect(runGroup(finished, rows(finished), collapsed).hiddenText).toBe(
+      '4 older finished runs not listed'
+    );
+  });
+
+  it('names the process and notebook of every live run', () => {
+    const [, others] = runSections([...runs], options());
+    expect(others.runs.map(r => runRow(r, 1000).where)).toEqual([
+      'train.ipynb · process 42',
+      'a script or the CLI · process 42'
+    ]);
+    expect(others.runs.map(r => runRow(r, 1000).actions.stop)).toEqual([true, true]);
+    expect(runRow(runs[0], 1000).where).toBe('b.ipynb'); // finished: no process any more
   });
 });
 

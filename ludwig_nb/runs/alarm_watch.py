@@ -248,6 +248,11 @@ class AlarmWatch:
             threshold=0.0 if levels is None else levels[0],
             action=rule.action,
             message=f"GPU {device}: {rule.name} alarm already up when the run started",
+            # as a fresh alarm carries them, so the run words its pause the same way
+            margin=sample.temperature_margin
+            if sample is not None and rule.metric == "temperature"
+            else None,
+            clear="" if rule.clear_below is None else str(rule.clear_below),
         )
 
     def _cleared_event(self, change: AlarmTransition) -> AlarmCleared:

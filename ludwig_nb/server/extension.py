@@ -13,7 +13,7 @@ from typing import Any
 from jupyter_core.paths import jupyter_runtime_dir
 
 from ludwig_nb.server.gpu_feed import GpuFeed
-from ludwig_nb.server.handlers import FEED_KEY, REGISTRY_KEY, route_table
+from ludwig_nb.server.handlers import FEED_KEY, KERNELS_KEY, REGISTRY_KEY, route_table
 from ludwig_nb.server.notebook_fallback import strip_live_widgets
 from ludwig_nb.store.registry import registry_dir
 
@@ -25,6 +25,7 @@ def load(server_app: Any) -> None:
     web_app = server_app.web_app
     web_app.settings[REGISTRY_KEY] = registry_dir(Path(jupyter_runtime_dir()))
     web_app.settings[FEED_KEY] = GpuFeed()
+    web_app.settings[KERNELS_KEY] = set()
     web_app.add_handlers(".*$", route_table(web_app.settings["base_url"]))
     _register_save_hook(server_app)
     _stop_with_server(server_app)

@@ -1,7 +1,9 @@
 """The REST routes of the sidebar, all under the server's ``base_url``.
 
 ``GET  /ludwig-nb/gpus``                       latest GPU + host sample (cached, never NVML here)
-``GET  /ludwig-nb/runs``                       every run in the registry
+``GET  /ludwig-nb/runs``                       every run in the registry, each marked
+                                               ``this_server`` when one of this server's
+                                               kernels started it
 ``GET  /ludwig-nb/runs/<id>?offset=N``         one run, events from byte N (<= 1 MiB a page)
 ``GET  /ludwig-nb/runs/<id>/snapshot``         the run's readable snapshot (for a reopened
                                                notebook's saved output)
@@ -27,11 +29,12 @@ from ludwig_nb.core import strict_json
 from ludwig_nb.server import runs_view
 from ludwig_nb.server.gpu_feed import GpuFeed
 from ludwig_nb.server.notebook_fallback import read_snapshot
-from ludwig_nb.store import rundir
+from ludwig_nb.store import registry, rundir
 
 __all__ = [
     "AUTH_RESOURCE",
     "FEED_KEY",
+    "KERNELS_KEY",
     "REGISTRY_KEY",
     "ControlHandler",
     "GpusHandler",
@@ -46,6 +49,8 @@ AUTH_RESOURCE = "ludwig_nb"
 #: keys in ``web_app.settings``
 REGISTRY_KEY = "ludwig_nb_registry_dir"
 FEED_KEY = "ludwig_nb_gpu_feed"
+#: the kernel ids this server has been seen running (a set, grown by every ``/runs`` request)
+KERNELS_KEY = "ludwig_nb_kernel_ids"
 
 _T = TypeVar("_T")
 
@@ -88,14 +93,28 @@ class GpusHandler(_LudwigHandler):
 
 
 class RunsHandler(_LudwigHandler):
-    """``GET <base_url>/ludwig-nb/runs``: every registered run, as the sidebar lists them."""
+    """``GET <base_url>/ludwig-nb/runs``: every registered run, as the sidebar lists them.
+
+    A run is ``this_server``'s when its registry entry names a kernel this server runs now or
+    was seen running by an earlier request: a kernel shut down since keeps its runs here.
+    """
 
     @web.authenticated
     @authorized
     async def get(self) -> None:
-        """Reply with every registered run."""
-        runs = await self._off_loop(runs_view.list_runs, self.registry_dir)
+        """Reply with every registered run, each marked ``this_server`` or not."""
+        kernel_ids = self._seen_kernel_ids()
+        runs = await self._off_loop(
+            runs_view.list_runs, self.registry_dir, registry.pid_alive, kernel_ids
+        )
         self._reply({"runs": runs})
+
+    def _seen_kernel_ids(self) -> frozenset[str]:
+        seen: set[str] = self.settings.setdefault(KERNELS_KEY, set())
+        manager = self.settings.get("kernel_manager")
+        if manager is not None:
+            seen.update(str(kernel_id) for kernel_id in manager.list_kernel_ids())
+        return frozenset(seen)
 
 
 class RunHandler(_LudwigHandler):

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -296,6 +296,7 @@ def run_summary(
         "directory": raw_dir,
         "started_at": started,
         "status": _status_name(status, alive, problems),
+        "this_server": False,
     }
     for key in _NUMBER_FIELDS:
         value = status.get(key)
@@ -338,6 +339,7 @@ def _broken_summary(entry: Mapping[str, object], err: Exception) -> dict[str, ob
         "directory": "",
         "started_at": None,
         "status": INTERRUPTED,
+        "this_server": False,
         **dict.fromkeys(_NUMBER_FIELDS),
         **dict.fromkeys(_TEXT_FIELDS),
         "latest_metrics": {},
@@ -366,10 +368,19 @@ def holds_run(directory: Path, run_id: str) -> bool:
 
 
 def list_runs(
-    registry_dir: Path, pid_alive: Callable[[int], bool] = registry.pid_alive
+    registry_dir: Path,
+    pid_alive: Callable[[int], bool] = registry.pid_alive,
+    kernel_ids: Collection[str] = (),
 ) -> list[dict[str, object]]:
-    """Every run in the registry, newest first; a bad entry marks only itself."""
-    return [safe_summary(entry, pid_alive) for entry in registry.iter_registry(registry_dir)]
+    """Every run in the registry, newest first; a bad entry marks only itself.
+
+    ``this_server`` is true for a run whose registry entry names one of ``kernel_ids`` (the
+    Jupyter kernel ids this server runs or has run): the sidebar lists those runs first.
+    """
+    runs = [safe_summary(entry, pid_alive) for entry in registry.iter_registry(registry_dir)]
+    for run in runs:
+        run["this_server"] = run["kernel"] is not None and run["kernel"] in kernel_ids
+    return runs
 
 
 def safe_summary(

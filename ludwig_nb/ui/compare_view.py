@@ -16,7 +16,7 @@ from ludwig_nb.core.formatting import format_bytes, format_duration
 from ludwig_nb.runs.compare import Comparison
 from ludwig_nb.runs.compare import compare as _compare
 from ludwig_nb.ui.charts.svg import svg_line_chart
-from ludwig_nb.ui.formatting import format_metric
+from ludwig_nb.ui.formatting import format_metric, metric_bounds
 
 __all__ = ["compare", "comparison_html"]
 
@@ -136,6 +136,8 @@ def _charts(c: Comparison, x: str) -> str:
                     curves,
                     title=f"{split} {feature} {metric}",
                     x_label="elapsed s" if x == "elapsed" else x,
+                    y_label=metric,
+                    y_bounds=metric_bounds(metric),
                 )
             )
     return "<div style='display:flex;flex-wrap:wrap;gap:8px'>" + "".join(charts) + "</div>"

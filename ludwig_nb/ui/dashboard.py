@@ -339,7 +339,8 @@ class Dashboard(RunView):
             return writes
         x_mode = self._x_requested
         _merge(writes, self.loss_chart.scale_writes(self._log_requested))
-        _merge(writes, self.loss_chart.writes(self.curves.loss_curves(x_mode), x_mode=x_mode))
+        loss_curves = self.curves.loss_curves(x_mode)
+        _merge(writes, self.loss_chart.writes(loss_curves, x_mode=x_mode, y_bounds=(0.0, None)))
         _merge(
             writes,
             self.metric_chart.writes(

@@ -189,10 +189,13 @@ def summary_html(
         )
     parts.append(
         '<div style="display:flex;flex-wrap:wrap;gap:8px">'
-        + svg_line_chart(curves.loss_curves(), title="loss")
+        + svg_line_chart(curves.loss_curves(), title="loss", y_label="loss", y_bounds=(0.0, None))
         + (
             svg_line_chart(
-                curves.metric_curves(), title=curves.metric_label, y_bounds=curves.metric_bounds
+                curves.metric_curves(),
+                title=curves.metric_label,
+                y_label=curves.metric_name,
+                y_bounds=curves.metric_bounds,
             )
             if curves.metric_curves()
             else ""

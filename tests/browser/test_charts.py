@@ -4,16 +4,17 @@ One run, checked the way a picture can fail: every tick label of both charts is 
 number inside its chart's box, the legend's box does not overlap the plot area, the log
 scale works and switching back repairs the axis (no ``NaN`` in the console), a pause
 reads in words with its estimate frozen, a notebook saved while the run is live holds a
-readable fallback for every widget output, the sidebar lists the run under its notebook
-and its filters (live / this notebook / all, hide finished) keep and drop it, and the time
-from running the cell to the dashboard in the DOM is printed (first and second run;
-measured, not asserted).
+readable fallback for every widget output, the sidebar lists the run first among this
+server's notebooks' runs, named by its notebook and process, and its filters (live / this
+notebook / all, hide finished) keep and drop it, and the time from running the cell to the
+dashboard in the DOM is printed (first and second run; measured, not asserted).
 """
 
 from __future__ import annotations
 
 import itertools
 import math
+import re
 import time
 from pathlib import Path
 from typing import Any
@@ -160,16 +161,26 @@ def test_charts_pause_and_saved_fallback_in_the_browser(
         assert "text/html" in data or "text/plain" in data
     assert any("ludwig-nb-snapshot" in o["data"].get("text/html", "") for o in outputs)
 
-    # the sidebar: this notebook's live run under its notebook's heading, and the filters
+    # the sidebar: this notebook's live run first, under this server's notebooks, named by
+    # its notebook and its process; the filters keep it under their own headings
     page.evaluate("() => window.jupyterapp.shell.activateById('ludwig-nb-sidebar')")
     sidebar = page.locator("#ludwig-nb-sidebar")
     item = sidebar.locator("li.jp-LudwigNb-run")
+    groups = sidebar.locator("li.jp-LudwigNb-group")
     expect(item).to_have_count(1, timeout=30_000)
-    expect(sidebar.locator("li.jp-LudwigNb-group")).to_have_text(["charts.ipynb"])
+    expect(groups).to_have_text(["▾ this server's notebooks (1)"])
+    where = item.locator(".jp-LudwigNb-run-where")
+    expect(where).to_have_text(re.compile(rf"^{re.escape(name)} · process \d+$"))
+    assert (where.get_attribute("title") or "").endswith(name), where.get_attribute("title")
     expect(item.locator(".jp-LudwigNb-run-eta")).to_have_text("paused by you")
-    for choice, count in (("live", 1), ("notebook", 1), ("all", 1)):
+    for choice, heading in (
+        ("live", "this server's notebooks"),
+        ("notebook", "this notebook"),
+        ("all", "this server's notebooks"),
+    ):
         sidebar.locator("select.jp-LudwigNb-filter").select_option(choice)
-        expect(item).to_have_count(count, timeout=10_000)
+        expect(groups).to_have_text([f"▾ {heading} (1)"], timeout=10_000)
+        expect(item).to_have_count(1, timeout=10_000)
     page.screenshot(path=str(artifacts_dir / "sidebar_grouped.png"), full_page=True)
 
     page.locator("button.lnb-resume").click()
@@ -185,6 +196,7 @@ def test_charts_pause_and_saved_fallback_in_the_browser(
     page.locator(".ludwig-nb-summary").scroll_into_view_if_needed()
     page.screenshot(path=str(artifacts_dir / "summary_axes.png"), full_page=True)
     expect(item.locator(".jp-LudwigNb-run-status")).to_have_text("stopped", timeout=30_000)
+    expect(where).to_have_text(name)  # finished: its notebook, no process any more
     sidebar.locator("input.jp-LudwigNb-hideFinished-input").check()  # the stopped run goes
     expect(item).to_have_count(0, timeout=10_000)
     sidebar.locator("select.jp-LudwigNb-filter").select_option("live")

@@ -81,16 +81,21 @@ STOPPED_EARLY = re.compile(
 )
 
 
-_ONE_FRAME = """row => {
+#: the early-stop row in one frame: its forecast and ETA, its status, its bar's and tick's
+#: boxes (null when absent) and how many ticks; null until the row forecasts a likely stop
+_FORECAST_FRAME = """row => {
   const box = el => {
+    if (!el) return null;
     const r = el.getBoundingClientRect();
     return {x: r.x, y: r.y, width: r.width, height: r.height};
   };
-  const text = row.querySelector('.jp-LudwigNb-run-earlyStop');
-  const bar = row.querySelector('.jp-LudwigNb-progress');
-  const tick = row.querySelector('.jp-LudwigNb-barMarker');
-  if (!text || !bar || !tick) return null;
-  return {text: text.textContent.trim(), bar: box(bar), tick: box(tick)};
+  const text = row.querySelector('.jp-LudwigNb-run-earlyStop').textContent.trim();
+  if (!/likely stops (near|at) step/.test(text)) return null;
+  return {text, status: row.dataset.status,
+          eta: row.querySelector('.jp-LudwigNb-run-eta').textContent.trim(),
+          ticks: row.querySelectorAll('.jp-LudwigNb-barMarker').length,
+          bar: box(row.querySelector('.jp-LudwigNb-progress')),
+          tick: box(row.querySelector('.jp-LudwigNb-barMarker'))};
 }"""
 
 
@@ -150,17 +155,17 @@ def test_sidebar_words_early_stop_and_alarm_pause(
     # (a) early stopping: the total is a bound, the likely stop is forecast and marked
     early = _row(page, "early-stop")
     forecast = early.locator(".jp-LudwigNb-run-earlyStop")
-    expect(forecast).to_have_text(re.compile(r"likely stops (near|at) step"), timeout=240_000)
-    # The sidebar redraws every 0.5 s: read the forecast, the bar and its tick in one frame.
-    seen = early.evaluate(_ONE_FRAME)
-    assert seen is not None, "the early-stop row lost its bar or tick"
+    # The sidebar redraws every 0.5 s and the run may stop soon after its forecast: read the
+    # forecast, the bar and its tick in one frame, the first that shows the forecast.
+    seen = page.wait_for_function(
+        f"row => ({_FORECAST_FRAME})(row)", arg=early.element_handle(), timeout=240_000
+    ).json_value()
+    assert seen["bar"] is not None and seen["ticks"] == 1, seen  # the bar marks it, once
     text = seen["text"]
     assert FORECAST.match(text), text
     bound, likely = (int(n.replace(",", "")) for n in re.findall(r"[\d,]+", text)[:2])
     assert 0 < likely < bound
-    eta = early.locator(".jp-LudwigNb-run-eta").inner_text()
-    assert eta.startswith(("ETA ≤ ", "ETA warming up… ≤ ")), eta
-    expect(early.locator(".jp-LudwigNb-barMarker")).to_have_count(1)
+    assert seen["eta"].startswith(("ETA ≤ ", "ETA warming up… ≤ ")), seen
     bar, tick = seen["bar"], seen["tick"]
     assert _inside(tick, bar), (tick, bar)
     where = (tick["x"] + tick["width"] / 2 - bar["x"]) / bar["width"]

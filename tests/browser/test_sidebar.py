@@ -66,12 +66,15 @@ class StandinRun:
         self.step_seconds = step_seconds
         self.state = RunState()
         self.started = now
+        from ipykernel import get_connection_file
+
         entry = registry.registry_entry(
             self.run_id,
             name,
             self.directory,
             os.getpid(),
             now,
+            kernel=Path(get_connection_file()).stem.removeprefix("kernel-"),  # as a run does
             notebook=os.environ.get("JPY_SESSION_NAME"),
         )
         registry.register_run(registry.registry_dir(Path(jupyter_runtime_dir())), entry)
@@ -167,10 +170,11 @@ def _standin_module() -> str:
     header = (
         "from __future__ import annotations\n"
         "import os, time\nfrom pathlib import Path\n"
-        "from ludwig_nb.core import events as ev, rundir\n"
+        "from ludwig_nb.core import events as ev\n"
+        "from ludwig_nb.store import registry, rundir\n"
         "from ludwig_nb.core.state import RunState, reduce_state\n\n"
     )
-    return header + inspect.getsource(StandinRun)
+    return header + inspect.getsource(_eta_words) + "\n\n" + inspect.getsource(StandinRun)
 
 
 def _real_train_available() -> bool:
@@ -269,6 +273,22 @@ def sidebar_lab(lab_server_factory, fake_gpu_env, tmp_path_factory):
     return server, ("real" if real else "standin"), fake_gpu_env is not None
 
 
+def _register_script_run(runtime_dir: Path, root: Path, run_id: str, status: str) -> None:
+    """A run another process (a script, the CLI) registered with this user's registry: no kernel.
+
+    Its pid is this test's process, so it is alive; ``status`` says whether it has ended.
+    """
+    directory = root / "script-results" / run_id
+    directory.mkdir(parents=True)
+    now = time.time()
+    rundir.write_json_atomic(
+        directory / rundir.STATUS_FILE,
+        {"run_id": run_id, "name": run_id, "status": status, "step": 3, "total_steps": 10},
+    )
+    entry = registry.registry_entry(run_id, run_id, directory, os.getpid(), now)
+    registry.register_run(registry.registry_dir(runtime_dir), entry)
+
+
 def _run_text(item: Any, part: str) -> str:
     return str(item.locator(f".jp-LudwigNb-run-{part}").inner_text())
 
@@ -278,6 +298,8 @@ def test_sidebar_shows_gpu_and_run_and_stops_it(sidebar_lab, lab_page, artifacts
 
     server, mode, has_gpu = sidebar_lab
     print(f"run mode: {mode}; fake GPU: {has_gpu}")
+    _register_script_run(server.runtime_dir, server.root_dir, "script-live-1", "training")
+    _register_script_run(server.runtime_dir, server.root_dir, "script-done-1", "completed")
     page = lab_page
     page.goto(f"{server.url}/lab/tree/run.ipynb")
     page.wait_for_selector(".jp-Notebook", timeout=60_000)
@@ -323,12 +345,29 @@ def test_sidebar_shows_gpu_and_run_and_stops_it(sidebar_lab, lab_page, artifacts
             path=str(artifacts_dir / f"sidebar_gpu_card_{mode}.png")
         )
 
+    # by default this server's notebook runs come first; another process's live run waits in a
+    # folded group, with its process named and Stop kept; its finished run shows only under "all"
+    groups = sidebar.locator("li.jp-LudwigNb-group")
+    expect(groups).to_have_text(["▾ this server's notebooks (1)", "▸ other processes: live (1)"])
+    script_rows = sidebar.locator("li.jp-LudwigNb-run", has_text="script-")
+    expect(script_rows).to_have_count(0)
+    groups.nth(1).locator("button").click()
+    expect(script_rows).to_have_count(1)
+    expect(script_rows.locator(".jp-LudwigNb-run-where")).to_have_text(
+        f"a script or the CLI · process {os.getpid()}"
+    )
+    expect(script_rows.locator("button[data-action=stop]")).to_be_enabled()
+    page.screenshot(path=str(artifacts_dir / f"sidebar_groups_{mode}.png"))
+
     # "this notebook" lists the run: the sidebar follows the document in focus (JupyterLab's
     # shell names it); with no document known the filter would list nothing
     run_filter = sidebar.locator("select.jp-LudwigNb-filter")
     run_filter.select_option("notebook")
     expect(item.locator(".jp-LudwigNb-run-name")).to_have_text(XSS_NAME)
     run_filter.select_option("all")
+    expect(groups.nth(2)).to_have_text("▾ other processes: finished (1)")
+    expect(script_rows).to_have_count(2)
+    expect(item.locator(".jp-LudwigNb-run-name")).to_have_text(XSS_NAME)  # still listed first
 
     item.locator("button[data-action=pause]").click()
     expect(item.locator(".jp-LudwigNb-run-status")).to_have_text("paused", timeout=30_000)
@@ -345,7 +384,7 @@ def test_sidebar_shows_gpu_and_run_and_stops_it(sidebar_lab, lab_page, artifacts
     errors = [m for m in page.console_messages if "ludwig-nb" in m.lower() and "error" in m.lower()]
     assert errors == []
     folder = registry.registry_dir(server.runtime_dir)
-    [entry] = list(registry.iter_registry(folder))
+    [entry] = [e for e in registry.iter_registry(folder) if e["name"] == XSS_NAME]
     status = rundir.read_json(Path(entry["directory"]) / rundir.STATUS_FILE)
     assert status is not None and status["status"] == "stopped"
 

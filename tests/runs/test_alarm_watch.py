@@ -137,6 +137,25 @@ def test_inactive_runs_are_left_alone_and_late_runs_are_caught_up() -> None:
     assert not late.control.paused
 
 
+def test_a_late_run_hears_the_gpus_own_margin_as_a_fresh_alarm_gives_it() -> None:
+    """A run that starts while the alarm is up words its pause from the same facts (the
+    GPU's thermal margin), not from the threshold alone."""
+    early, late = Target(0), Target(0)
+    targets = [early]
+    watch = watch_for("pause", targets)
+    margin = Snapshot(
+        time=0.0, gpus=(GpuSample(index=0, temperature=88.0, temperature_margin=-1.0),)
+    )
+    watch.on_snapshot(margin)
+    targets.append(late)
+    watch.on_snapshot(margin)
+    (fresh,) = early.events
+    (caught_up,) = late.events
+    assert isinstance(fresh, AlarmRaised) and isinstance(caught_up, AlarmRaised)
+    assert fresh.margin == caught_up.margin == -1.0
+    assert fresh.clear == caught_up.clear
+
+
 @pytest.mark.parametrize("action", ["pause", "stop", "throttle"])
 def test_a_gpus_alarm_never_acts_on_a_run_on_the_cpu(action: str) -> None:
     on_cpu, on_gpu = Target(None), Target(0)

@@ -58,7 +58,9 @@ class FakeRun:
     apply it (stop -> ``RunFinished(stopped)`` event + final status.json).
     """
 
-    def __init__(self, registry: Path, root: Path, run_id: str, name: str, pid: int) -> None:
+    def __init__(
+        self, registry: Path, root: Path, run_id: str, name: str, pid: int, kernel: str = "k-1"
+    ) -> None:
         self.run_id = run_id
         self.directory = root / run_id
         self.directory.mkdir(parents=True)
@@ -77,7 +79,7 @@ class FakeRun:
             "directory": str(self.directory),
         }
         entry = registry_entry(
-            run_id, name, self.directory, pid, time.time(), kernel="k-1", notebook="nb.ipynb"
+            run_id, name, self.directory, pid, time.time(), kernel=kernel, notebook="nb.ipynb"
         )
         register_run(registry, entry)
         self.write_status()
@@ -114,8 +116,12 @@ class FakeRun:
 @pytest.fixture
 def make_run(registry: Path, tmp_path: Path) -> Iterator[Callable[..., FakeRun]]:
     def make(
-        run_id: str = "demo-20261130-080000-abc123", name: str = "demo", pid: int = 0
+        run_id: str = "demo-20261130-080000-abc123",
+        name: str = "demo",
+        pid: int = 0,
+        kernel: str = "k-1",
     ) -> FakeRun:
-        return FakeRun(registry, tmp_path / "results", run_id, name, pid or os.getpid())
+        root = tmp_path / "results"
+        return FakeRun(registry, root, run_id, name, pid or os.getpid(), kernel)
 
     yield make

@@ -107,6 +107,23 @@ async def test_runs_lists_registered_runs(jp_fetch, make_run):
     assert run["notebook"] == "nb.ipynb" and run["total_steps"] == 100
 
 
+async def test_runs_of_this_servers_kernels_are_marked(jp_fetch, make_run):
+    # a real kernel of this server: its id is what a run in it writes into its registry entry
+    kernel = _json(await jp_fetch("api", "kernels", method="POST", body=b"{}"))
+    make_run("mine-20261130-080000-abc123", kernel=kernel["id"])
+    make_run("script-20261130-080000-abc123", kernel="")  # a script or the CLI: no kernel
+    make_run("elsewhere-20261130-080000-abc123", kernel="kernel-of-another-server")
+
+    async def marks() -> dict[str, bool]:
+        runs = _json(await jp_fetch("ludwig-nb", "runs"))["runs"]
+        return {r["run_id"].split("-")[0]: r["this_server"] for r in runs}
+
+    assert await marks() == {"mine": True, "script": False, "elsewhere": False}
+    await jp_fetch("api", "kernels", kernel["id"], method="DELETE")
+    # the kernel is gone, its runs stay this server's (it was seen running here)
+    assert await marks() == {"mine": True, "script": False, "elsewhere": False}
+
+
 async def test_snapshot_is_the_runs_readable_state(jp_fetch, make_run, dead_pid):
     run = make_run(RUN_ID)
     run.write_status(

@@ -44,6 +44,19 @@ def test_missing_status_is_queued_while_alive(tmp_path):
     assert run_summary(entry, pid_alive=lambda pid: False)["status"] == "interrupted"
 
 
+def test_list_runs_marks_the_runs_of_the_given_kernels(tmp_path):
+    registry = tmp_path / "registry"
+    for run_id, kernel in (("mine", "k-1"), ("other", "k-2"), ("script", None)):
+        register_run(registry, registry_entry(run_id, run_id, tmp_path, 1, 1.0, kernel=kernel))
+    runs = list_runs(registry, pid_alive=lambda pid: True, kernel_ids={"k-1"})
+    assert {r["run_id"]: r["this_server"] for r in runs} == {
+        "mine": True,
+        "other": False,
+        "script": False,
+    }
+    assert not any(r["this_server"] for r in list_runs(registry, pid_alive=lambda pid: True))
+
+
 def test_list_runs_is_newest_first(tmp_path):
     registry = tmp_path / "registry"
     for run_id, started in (("old", 1.0), ("new", 2.0)):

@@ -43,6 +43,32 @@ def test_summary_has_metrics_svg_and_eta_comparison() -> None:
         ET.fromstring("<svg" + svg.split("</svg>")[0] + "</svg>")
 
 
+def test_summary_charts_name_their_metric_on_the_y_axis() -> None:
+    """Each chart's y axis says what it shows (the metric's name), its title names the output
+    feature, its legend the splits; both are drawn at the live charts' size."""
+    events, curves = _finished_run()
+    html = summary_html(reduce_all(events), curves)
+    ns = "{http://www.w3.org/2000/svg}"
+    charts = [
+        ET.fromstring("<svg" + s.split("</svg>")[0] + "</svg>") for s in html.split("<svg")[1:]
+    ]
+
+    def texts(root: ET.Element, cls: str) -> list[str]:
+        return [t.text or "" for t in root.iter(f"{ns}text") if cls in (t.get("class") or "")]
+
+    (loss, metric) = charts
+    assert texts(loss, "lnb-y-label") == ["loss"] and texts(loss, "lnb-title") == ["loss"]
+    assert texts(metric, "lnb-y-label") == ["accuracy"]
+    assert texts(metric, "lnb-title") == [curves.metric_label] and "accuracy" in curves.metric_label
+    legend = [g.find(f"{ns}text") for g in metric.iter(f"{ns}g")]
+    assert "validation" in [t.text for t in legend if t is not None]
+    for chart in charts:
+        assert float(chart.get("width") or 0) >= 440 and float(chart.get("height") or 0) >= 260
+        assert float(chart.get("font-size") or 0) >= 12
+        (label,) = [t for t in chart.iter(f"{ns}text") if t.get("class") == "lnb-y-label"]
+        assert "rotate(-90" in (label.get("transform") or "")
+
+
 def test_failed_summary_is_red_with_traceback() -> None:
     events, curves = _finished_run()
     failed = [

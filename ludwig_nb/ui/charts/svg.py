@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 
 from ludwig_nb.core.ticks import bounded_ticks, log_ticks, nice_ticks, tick_label
 
-__all__ = ["CURVE_COLORS", "svg_line_chart"]
+__all__ = ["CURVE_COLORS", "FONT_SIZE", "HEIGHT", "WIDTH", "svg_line_chart"]
 
 #: curve name -> stroke colour (train blue, validation orange, test green)
 CURVE_COLORS = {
@@ -44,35 +44,53 @@ def _y_axis(
     return bounded_ticks(min(ys), max(ys), bounds, max_ticks=5)
 
 
+#: the chart's size in px, about the live dashboard's charts (a summary replaces them), two
+#: side by side in a notebook's output
+WIDTH, HEIGHT = 440, 270
+#: tick labels, axis labels and legend (px); the title is one px larger
+FONT_SIZE = 12
+
+
 def svg_line_chart(
     curves: Mapping[str, tuple[Sequence[float], Sequence[float]]],
     *,
     title: str = "",
     x_label: str = "step",
-    width: int = 380,
-    height: int = 230,
+    y_label: str = "",
+    width: int = WIDTH,
+    height: int = HEIGHT,
     log: bool = False,
     y_bounds: tuple[float | None, float | None] = (None, None),
 ) -> str:
     """An ``<svg>`` element drawing ``curves`` ({name: (xs, ys)}) on real axes.
 
-    Round ticks and grid lines on both, the x axis from 0, axis labels, and the legend in a row
-    under the plot (never on the data). ``log`` = log10 y axis; ``y_bounds``: the least and
-    most the values can be (a metric's range: r2's axis stops at 1). The raw ``train`` curve is
-    drawn faint under the others. Returns an SVG saying "no data" when nothing is drawable.
+    Round ticks and grid lines on both, the x axis from 0, axis labels (``y_label``: what the
+    values are, the metric's name; written up the left side), and the legend in a row under
+    the plot (never on the data). ``width`` and ``height`` in px. ``log`` = log10 y axis;
+    ``y_bounds``: the least and most the values can be (a metric's range: r2's axis stops at
+    1). The raw ``train`` curve is drawn faint under the others. Returns an SVG saying
+    "no data" when nothing is drawable.
     """
     series = {name: _finite_points(xs, ys, log) for name, (xs, ys) in curves.items()}
     series = {name: pts for name, pts in series.items() if pts}
-    left, right, top = 52, 16, 22
-    legend_h = 16 * ((len(series) + 2) // 3) if series else 0
-    bottom = 42 + legend_h
+    left, right, top = 72, 18, 26
+    legend_h = 18 * ((len(series) + 2) // 3) if series else 0
+    bottom = 48 + legend_h
     plot_w, plot_h = width - left - right, height - top - bottom
     head = (
         f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
-        f'viewBox="0 0 {width} {height}" font-family="sans-serif" font-size="10" '
+        f'viewBox="0 0 {width} {height}" font-family="sans-serif" font-size="{FONT_SIZE}" '
         'class="lnb-svg-chart">'
-        f'<text x="{left}" y="13" font-size="11" font-weight="bold">{html.escape(title)}</text>'
+        f'<text class="lnb-title" x="{left}" y="16" font-size="{FONT_SIZE + 1}" '
+        f'font-weight="bold">{html.escape(title)}</text>'
     )
+    if y_label:
+        middle = top + plot_h / 2
+        head += (
+            f'<text class="lnb-y-label" x="13" y="{middle:.1f}" text-anchor="middle" '
+            f'transform="rotate(-90 13 {middle:.1f})">'
+            f"{html.escape(y_label)}{' (log)' if log else ''}</text>"
+        )
     if not series:
         return head + f'<text x="{left + 10}" y="{top + plot_h / 2}">no data</text></svg>'
     all_x = [p[0] for pts in series.values() for p in pts]
@@ -97,7 +115,7 @@ def svg_line_chart(
         parts.append(
             f'<line x1="{left}" x2="{left + plot_w}" y1="{sy(y):.1f}" y2="{sy(y):.1f}" '
             'stroke="#eee"/>'
-            f'<text class="lnb-tick lnb-y-tick" x="{left - 4}" y="{sy(y) + 3:.1f}" '
+            f'<text class="lnb-tick lnb-y-tick" x="{left - 5}" y="{sy(y) + 4:.1f}" '
             f'text-anchor="end">{tick_label(y, y_step, log=log)}</text>'
         )
     for x in x_ticks:
@@ -105,14 +123,15 @@ def svg_line_chart(
         parts.append(
             f'<line x1="{sx(x):.1f}" x2="{sx(x):.1f}" y1="{top + plot_h}" '
             f'y2="{top + plot_h + 3}" stroke="#999"/>'
-            f'<text class="lnb-tick lnb-x-tick" x="{sx(x):.1f}" y="{top + plot_h + 13}" '
+            f'<text class="lnb-tick lnb-x-tick" x="{sx(x):.1f}" y="{top + plot_h + 16}" '
             f'text-anchor="{anchor}">{tick_label(x, x_step)}</text>'
         )
     parts.append(
         f'<rect x="{left}" y="{top}" width="{plot_w}" height="{plot_h}" fill="none" '
         'stroke="#bbb" class="lnb-plot-area"/>'
-        f'<text x="{left + plot_w / 2}" y="{top + plot_h + 26}" text-anchor="middle">'
-        f"{html.escape(x_label)}{' (log y)' if log else ''}</text>"
+        f'<text class="lnb-x-label" x="{left + plot_w / 2}" y="{top + plot_h + 32}" '
+        'text-anchor="middle">'
+        f"{html.escape(x_label)}{' (log y)' if log and not y_label else ''}</text>"
     )
     for i, (name, pts) in enumerate(series.items()):
         color = CURVE_COLORS.get(
@@ -129,7 +148,7 @@ def svg_line_chart(
                 f'points="{coords}"/>'
             )
         lx = left + (i % 3) * (plot_w / 3)
-        ly = top + plot_h + 44 + 16 * (i // 3)
+        ly = top + plot_h + 50 + 18 * (i // 3)
         label = "train (raw)" if name == "train" else name
         fill_opacity = ' fill-opacity="0.3"' if name == "train" else ""
         parts.append(

@@ -66,7 +66,7 @@ class SvgCurveChart:
         self._drawn_at: float | None = None
         self._y_bounds: tuple[float | None, float | None] = (None, None)
         self.figure = widgets.HTML(
-            _wrap(svg_line_chart({}, title=title, x_label=x_label)),
+            _wrap(svg_line_chart({}, title=title, x_label=x_label, y_label=y_label)),
             layout=widgets.Layout(width="50%", min_width="280px"),
         )
         self.figure.add_class("lnb-chart")
@@ -104,6 +104,7 @@ class SvgCurveChart:
             self.x_label = _X_LABELS.get(x_mode, x_mode)
         key = (
             self.title,
+            self.y_label,
             self.is_log,
             self.x_label,
             tuple(
@@ -114,13 +115,18 @@ class SvgCurveChart:
         if key == self._drawn_key:
             return {}
         now = self._clock()
-        scale_changed = self._drawn_key is not None and self._drawn_key[:3] != key[:3]
+        scale_changed = self._drawn_key is not None and self._drawn_key[:4] != key[:4]
         recent = self._drawn_at is not None and now - self._drawn_at < self._min_interval
         if recent and not scale_changed:
             return {}
         self._drawn_key, self._drawn_at = key, now
         svg = svg_line_chart(
-            curves, title=self.title, x_label=self.x_label, log=self.is_log, y_bounds=self._y_bounds
+            curves,
+            title=self.title,
+            x_label=self.x_label,
+            y_label=self.y_label,
+            log=self.is_log,
+            y_bounds=self._y_bounds,
         )
         return {self.figure: {"value": _wrap(svg)}}
 

@@ -47,8 +47,11 @@ def test_log_scale_and_title_redraw_at_once() -> None:
     chart.writes(curve)
     assert chart.scale_writes(True) == {}
     svg = chart.writes(curve)[chart.figure]["value"]  # no interval wait for a scale switch
-    assert "(log y)" in svg
+    assert 'class="lnb-y-label"' in svg and ">loss (log)</text>" in svg  # the y axis says so
     assert "accuracy" in chart.writes(curve, title="accuracy")[chart.figure]["value"]
+    # a new metric name relabels the y axis at once
+    relabelled = chart.writes(curve, y_label="r2")[chart.figure]["value"]
+    assert ">r2 (log)</text>" in relabelled
 
 
 class _History:
