@@ -131,8 +131,19 @@ class _RayHost:
         _RayHost.release.wait()  # keep the node processes' parent thread alive
 
 
+#: ``ray.init``'s address that starts a new local Ray. Without an address Ray joins the
+#: cluster named in ``/tmp/ray/ray_current_cluster`` (the last ``ray start`` or test cluster
+#: on the machine, anyone's), and with ``~/.ray/auth_token`` present it turns token
+#: authentication on for this driver alone: that cluster's GCS and raylet, which send no
+#: token, are refused, and Ray destroys every actor this driver creates before it runs
+#: ("all references to the actor were removed ... cancelled before it started running").
+_LOCAL = "local"
+
+
 def _init(target: str | None) -> None:
     """``ray.init`` once, retried when a loaded machine misses the raylet's wait.
+
+    ``target`` None starts a new local Ray (never another one found on the machine).
 
     Raises ``RayNotStarted`` (what Ray said, and what to do) when a local Ray does not start
     in ``_START_ATTEMPTS`` tries or the cluster at ``target`` cannot be reached.
@@ -146,7 +157,7 @@ def _init(target: str | None) -> None:
         before = _child_pids()
         try:
             ray.init(
-                address=target,
+                address=_LOCAL if target is None else target,
                 ignore_reinit_error=True,
                 log_to_driver=False,
                 logging_level=logging.WARNING,
@@ -261,26 +272,84 @@ def _watch_settings(config: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def _dead_rank(beats: Any) -> str:
-    """``": rank 1 on <host> (pid N) is gone"``: the rank whose process died.
+def _dead_rank(beats: Any, errors: list[dict[str, Any]], exc: BaseException | None) -> str:
+    """``": rank 1 on <host> (pid N) is gone"``: the rank whose process died first, or "".
 
-    From its last heartbeat (a killed process reports nothing itself); "" when none is known
-    to be gone.
+    Read after the job ended, when its teardown has ended the other ranks too, so a process
+    that is gone is not enough: see :func:`_first_dead`. ``errors`` are the ranks' own reports,
+    ``exc`` is what the job raised (Ray Train names the ranks whose actor it found dead).
     """
     import psutil
+    from ray.exceptions import RayActorError
 
-    if beats is None:
-        return ""
-    try:
-        reports = beats()
-    except Exception:  # the channel went with the job
-        return ""
+    reports: list[dict[str, Any]] = []
+    if beats is not None:
+        with contextlib.suppress(Exception):  # the channel went with the job
+            reports = list(beats())
     here = socket.gethostname()
-    for report in reports:
-        pid, host = report.get("pid"), report.get("host")
-        if host == here and isinstance(pid, int) and not psutil.pid_exists(pid):
-            return f": rank {report.get('rank')} on {host} (pid {pid}) is gone"
-    return ""
+
+    def gone(report: dict[str, Any]) -> bool:
+        pid = report.get("pid")
+        return report.get("host") == here and isinstance(pid, int) and not psutil.pid_exists(pid)
+
+    lost = _ranks_ray_lost(exc, RayActorError)
+    first = _first_dead(reports, {e.get("rank") for e in errors}, lost, gone)
+    if first is None:
+        return f": rank {min(lost)} is gone" if lost else ""
+    return f": rank {first.get('rank')} on {first.get('host')} (pid {first.get('pid')}) is gone"
+
+
+def _ranks_ray_lost(exc: BaseException | None, actor_error: type[BaseException]) -> set[int]:
+    """The ranks whose actor Ray Train found dead when the job failed: their process died.
+
+    Ray Train polls every rank; a rank whose poll failed with ``actor_error`` (Ray's
+    ``RayActorError``, kept as the failure's ``health_check_failure``) lost its process. Its
+    ``WorkerGroupError`` maps each failed rank to its failure; ``exc`` is that error or Ray's
+    task error around it (``cause``). Empty when ``exc`` names no rank.
+    """
+    for _ in range(3):  # the task error, the training error, at most one more wrapper
+        failures = getattr(exc, "worker_failures", None)
+        if isinstance(failures, dict):
+            return {
+                int(rank)
+                for rank, failure in failures.items()
+                if isinstance(getattr(failure, "health_check_failure", failure), actor_error)
+            }
+        exc = getattr(exc, "cause", None) or getattr(exc, "__cause__", None)
+    return set()
+
+
+def _first_dead(
+    reports: list[dict[str, Any]],
+    reported: set[Any],
+    lost: set[int],
+    gone: Any,
+) -> dict[str, Any] | None:
+    """The last heartbeat of the rank whose process died first, or None.
+
+    The job's teardown ends every rank once one has failed, so which processes are gone
+    afterwards does not say which died first. A rank Ray found dead (``lost``) comes first;
+    then a rank whose process is ``gone`` and that did not report an error itself
+    (``reported``): a rank that reported its error was alive after it, and ended with the
+    teardown. Among several, the one whose last heartbeat is oldest (it stopped first).
+
+    Args:
+        reports: Each rank's last heartbeat (``rank``, ``host``, ``pid``, ``time`` in s).
+        reported: The ranks that reported their own error to the channel.
+        lost: The ranks Ray found dead (:func:`_ranks_ray_lost`).
+        gone: Whether a heartbeat's process no longer exists.
+    """
+    dead = [
+        report
+        for report in reports
+        if report.get("rank") in lost or (report.get("rank") not in reported and gone(report))
+    ]
+    if not dead:
+        return None
+    return min(
+        dead,
+        key=lambda r: (r.get("rank") not in lost, float(r.get("time") or 0.0), r.get("rank")),
+    )
 
 
 def _fit(loop: dict[str, Any], scaling: dict[str, Any], run: dict[str, Any]) -> None:
@@ -650,8 +719,8 @@ class RayDriver:
         self, exc: BaseException, errors: list[dict[str, Any]], beats: Any = None
     ) -> None:
         logs = self.storage_dir / WORKER_LOGS  # rank 0 writes the run folder there
-        who = _dead_rank(beats)  # a rank whose process died is the cause; the others' errors
-        if errors and who:  # (a collective that lost its peer) are what followed from it
+        who = _dead_rank(beats, errors, exc)  # a rank whose process died is the cause; the
+        if errors and who:  # others' errors (a collective that lost its peer) followed it
             first = errors[0]
             failed = WorkerFailed(
                 f"the Ray job failed{who}; rank {first['rank']} then stopped with "

@@ -149,6 +149,36 @@ class _FailingRay:
         self.shutdowns += 1
 
 
+class _RecordingRay:
+    """``ray.init`` that starts nothing and keeps what it was asked."""
+
+    def __init__(self) -> None:
+        self.calls: list[dict[str, object]] = []
+
+    def init(self, **options: object) -> None:
+        self.calls.append(options)
+
+
+def test_no_address_starts_a_new_local_ray_and_never_joins_one_found_on_the_machine(monkeypatch):
+    """Without an address ``ray.init`` joins the cluster in ``/tmp/ray/ray_current_cluster``
+    (anyone's ``ray start`` or test cluster) and turns token authentication on for this driver
+    alone, so that cluster destroys every actor the run creates before it runs. No address is
+    Ray's "local": a Ray of this process's own. An address (or RAY_ADDRESS) is joined as given."""
+    import sys
+
+    from ludwig_nb.engines.ray import driver
+
+    ray = _RecordingRay()
+    monkeypatch.setitem(sys.modules, "ray", ray)
+    monkeypatch.setattr(driver, "dashboard_port", lambda: 8265)
+    driver._init(None)
+    driver._init("10.0.0.9:6379")
+    assert [(call["address"], call.get("dashboard_port")) for call in ray.calls] == [
+        ("local", 8265),
+        ("10.0.0.9:6379", None),
+    ]
+
+
 def test_a_local_ray_that_never_starts_is_said_plainly_after_its_tries(monkeypatch):
     import sys
 
@@ -221,3 +251,89 @@ def test_a_start_that_timed_out_leaves_no_ray_process_before_the_next_try(monkey
         for child in started:
             child.kill()
             child.wait()
+
+
+def _beat(rank: int, pid: int, time: float) -> dict[str, object]:
+    return {"rank": rank, "host": "node-a", "pid": pid, "time": time}
+
+
+def test_the_rank_killed_first_is_named_though_the_teardown_ended_its_peer_too():
+    """Rank 1 is killed; rank 0's collective fails, it reports its error and the job's teardown
+    ends it: both processes are gone when the driver looks. Rank 0 reported its own error, so it
+    was alive after rank 1 died (its heartbeat even stopped earlier: it was stuck waiting)."""
+    from ludwig_nb.engines.ray.driver import _first_dead
+
+    reports = [_beat(0, 100, 9.5), _beat(1, 101, 10.0)]
+    first = _first_dead(reports, reported={0}, lost=set(), gone=lambda report: True)
+    assert first is not None and (first["rank"], first["pid"]) == (1, 101)
+
+
+def test_a_rank_ray_found_dead_comes_before_any_gone_by_the_teardown():
+    from ludwig_nb.engines.ray.driver import _first_dead
+
+    reports = [_beat(0, 100, 5.0), _beat(1, 101, 10.0)]  # neither reported (both killed)
+    first = _first_dead(reports, reported=set(), lost={1}, gone=lambda report: True)
+    assert first is not None and first["rank"] == 1
+
+
+def test_among_several_silent_dead_ranks_the_one_that_stopped_beating_first_is_named():
+    """Three ranks: rank 2 killed, rank 0 failed in the collective and reported it, rank 1 was
+    ended by the teardown before it noticed (silent too, but it beat on until then)."""
+    from ludwig_nb.engines.ray.driver import _first_dead
+
+    reports = [_beat(0, 100, 9.8), _beat(1, 101, 10.4), _beat(2, 102, 9.1)]
+    first = _first_dead(reports, reported={0}, lost=set(), gone=lambda report: True)
+    assert first is not None and first["rank"] == 2
+
+
+def test_no_rank_is_named_gone_when_every_rank_failed_on_its_own():
+    """A training error in every rank, then the teardown: the processes are gone, but each
+    reported its error first. Nothing was killed: the error shown is the ranks' own."""
+    from ludwig_nb.engines.ray.driver import _first_dead
+
+    reports = [_beat(0, 100, 9.0), _beat(1, 101, 9.0)]
+    assert _first_dead(reports, reported={0, 1}, lost=set(), gone=lambda report: True) is None
+    alive = _first_dead(reports, reported=set(), lost=set(), gone=lambda report: False)
+    assert alive is None  # nothing gone, nothing lost
+
+
+class _ActorDied(Exception):
+    """Ray's ``RayActorError`` at the seam."""
+
+
+class _HealthCheckFailed(Exception):
+    """Ray Train's failed poll of a rank: Ray's error kept as ``health_check_failure``."""
+
+    def __init__(self, failure: BaseException) -> None:
+        super().__init__("A worker health check failed.")
+        self.health_check_failure = failure
+
+
+class _WorkerGroupError(Exception):
+    def __init__(self, worker_failures: dict[int, BaseException]) -> None:
+        super().__init__("Training failed due to worker errors")
+        self.worker_failures = worker_failures
+
+
+class _TaskError(Exception):
+    """Ray's task error around what the task raised (``cause``)."""
+
+    def __init__(self, cause: BaseException) -> None:
+        super().__init__(str(cause))
+        self.cause = cause
+
+
+def test_the_ranks_ray_found_dead_are_read_from_the_error_the_job_raised():
+    from ludwig_nb.engines.ray.driver import _ranks_ray_lost
+
+    group = _WorkerGroupError(
+        {
+            0: RuntimeError("gloo: connection closed by peer"),  # the peer's own failure
+            1: _HealthCheckFailed(_ActorDied("The actor died unexpectedly")),
+            2: _HealthCheckFailed(TimeoutError("hanging")),  # hung, not known dead
+        }
+    )
+    assert _ranks_ray_lost(_TaskError(group), _ActorDied) == {1}
+    assert _ranks_ray_lost(group, _ActorDied) == {1}  # Ray's error class that is the cause too
+    assert _ranks_ray_lost(_TaskError(RuntimeError("no ranks here")), _ActorDied) == set()
+    assert _ranks_ray_lost(None, _ActorDied) == set()
