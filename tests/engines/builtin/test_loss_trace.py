@@ -8,7 +8,9 @@ when a change is *meant* to alter training results. One was: ``tabtransformer_co
 was rewritten when dropout (attention weights included) moved to each run's own generator
 (issue 11), so that runs training at once reproduce their solo losses. All were rewritten when
 the built-in model became Ludwig 0.11's network layer for layer (initialisers, embedding sizes,
-special symbols, the standard deviation of ``zscore``).
+special symbols, the standard deviation of ``zscore``). The three cases with a ``pos``/``neg``
+binary output were rewritten when two unconventional labels took Ludwig 0.11's meaning (the
+first in sorted order, ``neg``, is true); the two without one did not move.
 """
 
 from __future__ import annotations
