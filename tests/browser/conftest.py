@@ -25,7 +25,7 @@ import subprocess
 import sys
 import time
 import urllib.request
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -248,3 +248,18 @@ def wait_for_kernel_idle(page: Any, timeout_ms: int = 60_000) -> None:
 def kernel_idle() -> Callable[..., None]:
     """``kernel_idle(page)``: wait until the open notebook's kernel is idle."""
     return wait_for_kernel_idle
+
+
+def write_notebook(path: Path, cells: Iterable[str]) -> Path:
+    """Write ``cells`` (code) as a notebook on the plain ``python3`` kernel at ``path``."""
+    import nbformat
+
+    nb = nbformat.v4.new_notebook()
+    nb.metadata["kernelspec"] = {
+        "name": "python3",
+        "display_name": "Python 3",
+        "language": "python",
+    }
+    nb.cells = [nbformat.v4.new_code_cell(cell) for cell in cells]
+    nbformat.write(nb, path)
+    return path

@@ -22,7 +22,7 @@ from typing import Any
 import nbformat
 import pytest
 
-from tests.browser.conftest import wait_for_kernel_idle
+from tests.browser.conftest import wait_for_kernel_idle, write_notebook
 from tests.browser.test_dashboard import SETUP, _step, _text, _wait_step_above
 
 pytestmark = pytest.mark.slow
@@ -82,14 +82,7 @@ def _check_charts(page: Any) -> list[dict[str, Any]]:
 
 
 def _notebook(root: Path) -> str:
-    nb = nbformat.v4.new_notebook()
-    nb.metadata["kernelspec"] = {
-        "name": "python3",
-        "display_name": "Python 3",
-        "language": "python",
-    }
-    nb.cells = [nbformat.v4.new_code_cell(SETUP), nbformat.v4.new_code_cell(TRAIN)]
-    nbformat.write(nb, root / "charts.ipynb")
+    write_notebook(root / "charts.ipynb", [SETUP, TRAIN])
     return "charts.ipynb"
 
 

@@ -20,7 +20,7 @@ from typing import Any
 import nbformat
 import pytest
 
-from tests.browser.conftest import wait_for_kernel_idle
+from tests.browser.conftest import wait_for_kernel_idle, write_notebook
 
 pytestmark = pytest.mark.slow
 
@@ -62,14 +62,7 @@ def _notebook(root: Path) -> str:
         target = root / Path(source).name
         target.write_bytes(Path(source).read_bytes())
         return target.name
-    nb = nbformat.v4.new_notebook()
-    nb.metadata["kernelspec"] = {
-        "name": "python3",
-        "display_name": "Python 3",
-        "language": "python",
-    }
-    nb.cells = [nbformat.v4.new_code_cell(SETUP), nbformat.v4.new_code_cell(TRAIN)]
-    nbformat.write(nb, root / "dashboard.ipynb")
+    write_notebook(root / "dashboard.ipynb", [SETUP, TRAIN])
     return "dashboard.ipynb"
 
 

@@ -15,10 +15,9 @@ import re
 from pathlib import Path
 from typing import Any
 
-import nbformat
 import pytest
 
-from tests.browser.conftest import wait_for_kernel_idle
+from tests.browser.conftest import wait_for_kernel_idle, write_notebook
 from tests.browser.test_sidebar import fake_gpu_env  # noqa: F401 - a fixture
 
 pytestmark = pytest.mark.slow
@@ -93,14 +92,7 @@ def test_the_gpu_watch_timeline_and_gauges_read_true(
         pytest.skip("the fake NVML could not be built (no C compiler)")
     root = tmp_path / "root"
     root.mkdir()
-    nb = nbformat.v4.new_notebook()
-    nb.metadata["kernelspec"] = {
-        "name": "python3",
-        "display_name": "Python 3",
-        "language": "python",
-    }
-    nb.cells = [nbformat.v4.new_code_cell(WATCH)]
-    nbformat.write(nb, root / "watch.ipynb")
+    write_notebook(root / "watch.ipynb", [WATCH])
     server = lab_server_factory(root, env=fake_gpu_env, name="gpu-watch")
     page = lab_page
     page.goto(f"{server.url}/lab/tree/watch.ipynb?reset")

@@ -20,10 +20,9 @@ import re
 from pathlib import Path
 from typing import Any
 
-import nbformat
 import pytest
 
-from tests.browser.conftest import wait_for_kernel_idle
+from tests.browser.conftest import wait_for_kernel_idle, write_notebook
 
 pytestmark = pytest.mark.slow
 
@@ -110,14 +109,7 @@ def _y_values(chart: dict[str, Any]) -> tuple[str | None, list[float]]:
 
 
 def _notebook(root: Path) -> str:
-    nb = nbformat.v4.new_notebook()
-    nb.metadata["kernelspec"] = {
-        "name": "python3",
-        "display_name": "Python 3",
-        "language": "python",
-    }
-    nb.cells = [nbformat.v4.new_code_cell(c) for c in (SETUP, *CELLS.values())]
-    nbformat.write(nb, root / "metrics.ipynb")
+    write_notebook(root / "metrics.ipynb", (SETUP, *CELLS.values()))
     return "metrics.ipynb"
 
 

@@ -17,7 +17,7 @@ from typing import Any
 import nbformat
 import pytest
 
-from tests.browser.conftest import wait_for_kernel_idle
+from tests.browser.conftest import wait_for_kernel_idle, write_notebook
 
 pytestmark = pytest.mark.slow
 
@@ -88,15 +88,7 @@ def test_reloaded_page_gets_the_live_dashboard_back(
 
     root = tmp_path / "root"
     root.mkdir()
-    nb = nbformat.v4.new_notebook()
-    nb.metadata["kernelspec"] = {
-        "name": "python3",
-        "display_name": "Python 3",
-        "language": "python",
-    }
-    nb.cells = [nbformat.v4.new_code_cell(SETUP), nbformat.v4.new_code_cell(TRAIN)]
-    path = root / "reattach.ipynb"
-    nbformat.write(nb, path)
+    path = write_notebook(root / "reattach.ipynb", [SETUP, TRAIN])
     server = lab_server_factory(root, name="reattach")
     page = lab_page
     _open(page, f"{server.url}/lab/tree/reattach.ipynb?reset")

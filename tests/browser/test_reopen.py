@@ -22,7 +22,7 @@ import nbformat
 import pytest
 
 from ludwig_nb.store import registry, rundir
-from tests.browser.conftest import wait_for_kernel_idle
+from tests.browser.conftest import wait_for_kernel_idle, write_notebook
 
 pytestmark = pytest.mark.slow
 
@@ -96,15 +96,7 @@ def test_reopened_notebook_shows_the_runs_final_state(
 
     root = tmp_path / "root"
     root.mkdir()
-    nb = nbformat.v4.new_notebook()
-    nb.metadata["kernelspec"] = {
-        "name": "python3",
-        "display_name": "Python 3",
-        "language": "python",
-    }
-    nb.cells = [nbformat.v4.new_code_cell(c) for c in (SETUP, ENDS, DIES)]
-    path = root / "reopen.ipynb"
-    nbformat.write(nb, path)
+    path = write_notebook(root / "reopen.ipynb", (SETUP, ENDS, DIES))
     server = lab_server_factory(root, name="reopen")
     page = lab_page
     page.goto(f"{server.url}/lab/tree/reopen.ipynb?reset")

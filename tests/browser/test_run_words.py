@@ -25,10 +25,9 @@ import re
 from pathlib import Path
 from typing import Any
 
-import nbformat
 import pytest
 
-from tests.browser.conftest import wait_for_kernel_idle
+from tests.browser.conftest import wait_for_kernel_idle, write_notebook
 from tests.browser.test_sidebar import fake_gpu_env  # noqa: F401 - a fixture
 
 pytestmark = pytest.mark.slow
@@ -119,14 +118,7 @@ def words_lab(lab_server_factory: Any, fake_gpu_env: Any, tmp_path: Path) -> Any
         pytest.skip("the fake NVML could not be built (no C compiler)")
     root = tmp_path / "root"
     root.mkdir()
-    nb = nbformat.v4.new_notebook()
-    nb.metadata["kernelspec"] = {
-        "name": "python3",
-        "display_name": "Python 3",
-        "language": "python",
-    }
-    nb.cells = [nbformat.v4.new_code_cell(c) for c in (SETUP, EARLY_CELL, HOT_CELL)]
-    nbformat.write(nb, root / "words.ipynb")
+    write_notebook(root / "words.ipynb", (SETUP, EARLY_CELL, HOT_CELL))
     settings = {"ludwig-nb/plugin": {"refreshInterval": 0.5}}
     return lab_server_factory(root, env=fake_gpu_env, settings=settings, name="words")
 

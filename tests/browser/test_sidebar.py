@@ -22,12 +22,12 @@ import time
 from pathlib import Path
 from typing import Any
 
-import nbformat
 import pytest
 
 from ludwig_nb.core import events as ev
 from ludwig_nb.core.state import RunState, reduce_state
 from ludwig_nb.store import registry, rundir
+from tests.browser.conftest import write_notebook
 
 XSS_NAME = "<img src=x onerror=alert(1)>"
 SIDEBAR = "#ludwig-nb-sidebar"
@@ -255,14 +255,7 @@ def fake_gpu_env(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str] | N
 def sidebar_lab(lab_server_factory, fake_gpu_env, tmp_path_factory):
     root = tmp_path_factory.mktemp("sidebar-root")
     real = _real_train_available()
-    nb = nbformat.v4.new_notebook()
-    nb.metadata["kernelspec"] = {
-        "name": "python3",
-        "display_name": "Python 3",
-        "language": "python",
-    }
-    nb.cells = [nbformat.v4.new_code_cell(REAL_CELL if real else STANDIN_CELL)]
-    nbformat.write(nb, root / "run.ipynb")
+    write_notebook(root / "run.ipynb", [REAL_CELL if real else STANDIN_CELL])
     (root / "standin_run.py").write_text(_standin_module(), encoding="utf-8")
     server = lab_server_factory(
         root,
