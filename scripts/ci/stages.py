@@ -41,6 +41,17 @@ STAGES: tuple[Step, ...] = (
     ),
     # (--durations: the slowest tests of each long stage are listed in its log, for the next trim)
     Stage("pytest", (*_PYTEST, "-m", "not browser and not ludwig and not ray", "--durations=15")),
+    # Ray Train in its own venv (ray[default,train] beside CPU torch 2.13.0), beside the stages
+    # after pytest: its 11 minutes are mostly Ray start-ups waiting (about 2 CPU minutes), so in
+    # the foreground at the end it was a third of CI's time. Each test has a hard timeout and
+    # the stage ends with no ray:: process of its own left behind
+    Stage(
+        "ray",
+        ("bash", "scripts/ci/test_ray.sh", "--durations=10"),
+        env_build="ray",
+        background=True,
+        runtime_dir=True,
+    ),
     # Playwright's sync API keeps an event loop running in the main thread for the whole
     # session, which breaks pytest-jupyter's loop fixtures: the browser tests get their own run
     Stage("browser", (*_PYTEST, "-m", "browser", "tests/browser", "--durations=10")),
@@ -67,7 +78,5 @@ STAGES: tuple[Step, ...] = (
     # stay put when ludwig_nb installs, and tests/ui + the Colab profile run there
     Stage("colab", ("bash", "scripts/ci/test_colab.sh"), env_build="colab"),
     Join("ludwig"),
-    # Ray Train in its own venv (ray[default,train] beside CPU torch 2.13.0); each test has a
-    # hard timeout and the run ends with no ray:: process of its own left behind
-    Stage("ray", ("bash", "scripts/ci/test_ray.sh", "--durations=10"), env_build="ray"),
+    Join("ray"),
 )

@@ -26,12 +26,18 @@ import pytest
 RAY_CPUS = 2
 
 
-def ray_children() -> list[psutil.Process]:
-    """This process's descendants that are Ray workers (``ray::...``)."""
+def ray_children(named: str = "ray::") -> list[psutil.Process]:
+    """This process's live descendants whose command line holds ``named`` (Ray workers by
+    default; ``"RayTrainWorker"`` for a job's training workers).
+
+    A process that is gone, or a zombie its parent has not reaped yet (a killed worker), is
+    not listed: psutil raises for it, and it no longer runs.
+    """
     found = []
     for child in psutil.Process().children(recursive=True):
         try:
-            if "ray::" in " ".join(child.cmdline()) or child.name().startswith("ray::"):
+            line = " ".join(child.cmdline())
+            if named in line or (named == "ray::" and child.name().startswith("ray::")):
                 found.append(child)
         except psutil.Error:
             continue

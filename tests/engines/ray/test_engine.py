@@ -217,7 +217,7 @@ def test_a_killed_worker_fails_the_run_with_the_error_shown_and_it_resumes(ray_s
     saved = wait_for(
         lambda: next((e for e in run.events if isinstance(e, ev.CheckpointSaved)), None)
     )
-    workers = [p for p in ray_children() if "RayTrainWorker" in " ".join(p.cmdline())]
+    workers = ray_children("RayTrainWorker")
     assert len(workers) == 2
     killed = workers[-1].pid
     os.kill(killed, signal.SIGKILL)  # a worker this test's Ray started
@@ -231,7 +231,7 @@ def test_a_killed_worker_fails_the_run_with_the_error_shown_and_it_resumes(ray_s
     assert f" on {socket.gethostname()} (pid {killed}) is gone" in failed.message
     wait_for(lambda: cpus_free(ray_session), timeout=120)
     # the run cancelled what it started: no worker of it outlives the failure
-    wait_for(lambda: not [p for p in ray_children() if "RayTrainWorker" in " ".join(p.cmdline())])
+    wait_for(lambda: not ray_children("RayTrainWorker"))
 
     again = ludwig_nb.train(
         config,
@@ -293,7 +293,7 @@ def test_with_max_failures_a_killed_worker_restarts_from_the_last_checkpoint(ray
         config, table(rows=400), results_dir=tmp_path, registry_dir=tmp_path / "reg"
     )
     wait_for(lambda: any(isinstance(e, ev.CheckpointSaved) for e in run.events))
-    workers = [p for p in ray_children() if "RayTrainWorker" in " ".join(p.cmdline())]
+    workers = ray_children("RayTrainWorker")
     os.kill(workers[-1].pid, signal.SIGKILL)
     run.wait(360)
     assert run.error is None, run.traceback_text
@@ -350,7 +350,7 @@ def test_stop_ends_a_run_whose_workers_wait_for_their_placement(cpus_taken, tmp_
     run.wait(120)
     assert run.is_done and run.status == "stopped" and run.error is None
     assert not steps_of(run)
-    assert not [p for p in ray_children() if "RayTrainWorker" in " ".join(p.cmdline())]
+    assert not ray_children("RayTrainWorker")
 
 
 def test_a_placement_that_cannot_be_met_in_time_fails_the_run_saying_what_is_missing(
@@ -370,7 +370,7 @@ def test_a_placement_that_cannot_be_met_in_time_fails_the_run_saying_what_is_mis
         f"each worker needs 1 CPU and the cluster has 0 free of {RAY_CPUS} "
         "(backend.trainer.num_workers); the job was cancelled"
     ) in message
-    assert not [p for p in ray_children() if "RayTrainWorker" in " ".join(p.cmdline())]
+    assert not ray_children("RayTrainWorker")
 
 
 def test_image_inputs_train_on_two_workers_from_a_csv_of_relative_paths(ray_session, tmp_path):
