@@ -30,8 +30,14 @@ _DEFAULT_METRIC = {
 }
 #: relative change below which two metric values count as the same
 _TOLERANCE = 1e-3
-#: relative fall of the held-out loss that counts as "still learning" (1 %)
-_STILL_LEARNING = 0.01
+#: relative fall of the held-out loss over the early-stopping patience that counts as "still
+#: learning" (5 %: a converged model's loss still drifts down 1-2 % over five evaluations)
+_STILL_LEARNING = 0.05
+#: how much better the last evaluation must be than the kept model, on both loss (relative)
+#: and accuracy (absolute), for "the kept model was passed over" to be worth a warning: a
+#: 1 % lower loss and one more validation row right is noise, not a lost model
+_PASSED_OVER_LOSS = 0.05
+_PASSED_OVER_ACCURACY = 0.01
 #: evaluations over which the training loss must still fall for "it underfit"
 _TAIL = 3
 
@@ -80,6 +86,7 @@ class Hindsight:
         self.history: list[_Evaluation] = []
         self.baseline: Mapping[str, Any] = {}
         self.predictors: Mapping[str, str] = {}
+        self.held_out_split = "validation"
 
     def observe(self, event: ev.Event) -> None:
         """Record an evaluation or the trivial baseline; other events are ignored."""
@@ -88,6 +95,7 @@ class Hindsight:
         elif isinstance(event, ev.EvaluationFinished):
             metrics = event.metrics
             split = next((s for s in ("validation", "test", "training") if s in metrics), "")
+            self.held_out_split = split or self.held_out_split
             self.history.append(
                 _Evaluation(
                     epoch=event.epoch + 1,
@@ -100,7 +108,7 @@ class Hindsight:
     @property
     def _split(self) -> str:
         """The held-out split the evaluations report (what the baseline is compared on)."""
-        return "validation" if "validation" in self.baseline else "test"
+        return self.held_out_split
 
     def warnings(self) -> tuple[str, ...]:
         """Each problem with the kept (best) model, as a sentence with what to change."""
@@ -146,7 +154,7 @@ class Hindsight:
         return f" It was kept for its {self.metric}; set `trainer.validation_metric: loss`."
 
     def _passed_over(self, kept: _Evaluation) -> list[str]:
-        """The kept model is worse on loss and accuracy than the last evaluation."""
+        """The kept model is clearly worse on loss and accuracy than the last evaluation."""
         feature, last = self.field, self.history[-1]
         if self.metric in ("loss", "accuracy") or last is kept:
             return []
@@ -158,7 +166,10 @@ class Hindsight:
             return []
         assert kept_loss is not None and last_loss is not None
         assert kept_acc is not None and last_acc is not None
-        if not (last_loss < kept_loss * (1 - _TOLERANCE) and last_acc > kept_acc + _TOLERANCE):
+        if not (
+            last_loss <= kept_loss * (1 - _PASSED_OVER_LOSS)
+            and last_acc >= kept_acc + _PASSED_OVER_ACCURACY
+        ):
             return []
         lowest = min(
             (e for e, v in zip(self.history, losses, strict=True) if v is not None),
