@@ -39,12 +39,10 @@ STAGES: tuple[Step, ...] = (
         background=True,
         runtime_dir=True,
     ),
-    # (--durations: the slowest tests of each long stage are listed in its log, for the next trim)
-    Stage("pytest", (*_PYTEST, "-m", "not browser and not ludwig and not ray", "--durations=15")),
-    # Ray Train in its own venv (ray[default,train] beside CPU torch 2.13.0), beside the stages
-    # after pytest: its 11 minutes are mostly Ray start-ups waiting (about 2 CPU minutes), so in
-    # the foreground at the end it was a third of CI's time. Each test has a hard timeout and
-    # the stage ends with no ray:: process of its own left behind
+    # Ray Train in its own venv (ray[default,train] beside CPU torch 2.13.0), in the background
+    # from the start as Ludwig's: its 11-18 minutes are mostly Ray start-ups waiting (about 2
+    # CPU minutes), so at the end, or started after pytest, it was CI's critical path. Each
+    # test has a hard timeout and the stage ends with no ray:: process of its own left behind
     Stage(
         "ray",
         ("bash", "scripts/ci/test_ray.sh", "--durations=10"),
@@ -52,6 +50,8 @@ STAGES: tuple[Step, ...] = (
         background=True,
         runtime_dir=True,
     ),
+    # (--durations: the slowest tests of each long stage are listed in its log, for the next trim)
+    Stage("pytest", (*_PYTEST, "-m", "not browser and not ludwig and not ray", "--durations=15")),
     # Playwright's sync API keeps an event loop running in the main thread for the whole
     # session, which breaks pytest-jupyter's loop fixtures: the browser tests get their own run
     Stage("browser", (*_PYTEST, "-m", "browser", "tests/browser", "--durations=10")),
