@@ -448,9 +448,14 @@ def _cases() -> dict[str, Case]:
 
 
 def _feature_names(name: str) -> list[str]:
+    """The dataset's feature columns, less those that (almost) never vary: Ludwig 0.11 refuses
+    to z-score a column whose training rows are all one value (digits' border pixels), so
+    a column enters only when at least 10 rows differ from its most common value."""
     from sklearn import datasets
 
-    return [_safe(c) for c in getattr(datasets, f"load_{name}")().feature_names]
+    frame = _sklearn(name)
+    columns = [_safe(c) for c in getattr(datasets, f"load_{name}")().feature_names]
+    return [c for c in columns if len(frame) - frame[c].value_counts().iloc[0] >= 10]
 
 
 CASES = _cases()

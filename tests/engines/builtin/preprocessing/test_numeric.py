@@ -35,6 +35,15 @@ def test_normalisation_uses_training_statistics(method, expected):
     assert denormalize(got.astype(np.float64), meta) == pytest.approx([10.0], rel=1e-5)
 
 
+def test_a_constant_column_trains_as_a_constant_zero_where_ludwig_refuses():
+    """Ludwig 0.11 refuses to z-score a column with a standard deviation of 0 (digits' border
+    pixels); the built-in engine keeps it as a constant 0 input (docs/guide/ludwig_parity.md)."""
+    constant = pd.Series([3.0] * 5)
+    meta = fit_number(constant, {"normalization": "zscore"}, "pixel_0_0")
+    assert meta["std"] == 1.0
+    assert np.array_equal(transform_number(constant, meta, "pixel_0_0"), np.zeros(5))
+
+
 def test_missing_numbers_fill_with_const_or_mean():
     const = fit_number(TRAIN, {"fill_value": 7.0, "normalization": None}, "n")
     assert transform_number(TRAIN, const, "n")[-1] == 7.0
