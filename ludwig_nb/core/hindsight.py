@@ -38,8 +38,11 @@ _STILL_LEARNING = 0.05
 #: 1 % lower loss and one more validation row right is noise, not a lost model
 _PASSED_OVER_LOSS = 0.05
 _PASSED_OVER_ACCURACY = 0.01
-#: evaluations over which the training loss must still fall for "it underfit"
+#: evaluations over which the loss must still fall for "it underfit"
 _TAIL = 3
+#: a regression's error, as a multiple of always predicting the mean, that is worth a warning
+#: however its loss moved (r2 of -1 or below)
+_FAR_WORSE = 2.0
 
 
 @dataclasses.dataclass(frozen=True)
@@ -210,22 +213,52 @@ class Hindsight:
         ]
 
     def _underfit(self, feature: str, kept: _Evaluation) -> list[str]:
-        """A regression worse than the mean baseline while its training loss still fell."""
+        """A regression worse than the mean baseline while its loss still fell.
+
+        Or far worse (twice the baseline's error), however its loss moved.
+        """
         mse = _metric(kept.held_out, feature, "mean_squared_error")
         base = _metric(self.baseline.get(self._split) or {}, feature, "mean_squared_error")
         r2 = _metric(kept.held_out, feature, "r2")
-        worse = mse > base if mse is not None and base is not None else (r2 is not None and r2 < 0)
-        train = [_metric(e.training, feature, "loss") for e in self.history[-_TAIL:]]
-        values = [v for v in train if v is not None]
-        falling = len(values) == _TAIL and values[-1] < values[0] * (1 - 0.01)
-        if not (worse and falling):
+        if mse is not None and base is not None:
+            worse, far = mse > base, mse >= _FAR_WORSE * base
+        else:
+            worse = r2 is not None and r2 < 0
+            far = r2 is not None and r2 <= 1 - _FAR_WORSE
+        if not worse:
             return []
         score = f"r2 {_fmt(r2)}" if r2 is not None else f"mean_squared_error {_fmt(mse or 0.0)}"
-        longer = f"trainer.epochs above {self.epochs}" if self.epochs else "more trainer.epochs"
+        scale = f"`preprocessing: {{normalization: zscore}}` on '{feature}'"
+        falling = self._falling(feature)
+        if falling is not None:
+            split, first, last = falling
+            longer = f"trainer.epochs above {self.epochs}" if self.epochs else "more trainer.epochs"
+            return [
+                f"{feature}: the model ends worse than always predicting the training mean "
+                f"({self._split} {score}) while its {split} loss was still falling "
+                f"({_fmt(first)} to {_fmt(last)} over its last {_TAIL} evaluations): it "
+                f"underfit. Train longer ({longer}), raise trainer.learning_rate, or scale the "
+                f"target: {scale}."
+            ]
+        if not far:
+            return []
         return [
-            f"{feature}: the model ends worse than always predicting the training mean "
-            f"({self._split} {score}) while its training loss was still falling "
-            f"({_fmt(values[0])} to {_fmt(values[-1])} over its last {_TAIL} evaluations): it "
-            f"underfit. Train longer ({longer}), raise trainer.learning_rate, or scale the "
-            f"target: `preprocessing: {{normalization: zscore}}` on '{feature}'."
+            f"{feature}: the model ends far worse than always predicting the training mean "
+            f"({self._split} {score}), and its loss had stopped falling: its predictions are "
+            f"off in scale, which more epochs at this learning rate will not fix. Scale the "
+            f"target: {scale}, or raise trainer.learning_rate."
         ]
+
+    def _falling(self, feature: str) -> tuple[str, float, float] | None:
+        """(split, first, last) of a loss that fell by 1 % or more over the last evaluations.
+
+        The held-out loss first (evaluated whole, so smooth), else the training loss (a mean
+        over the epoch's batches, which can wobble while the model still improves).
+        """
+        tail = self.history[-_TAIL:]
+        held_out, training = [e.held_out for e in tail], [e.training for e in tail]
+        for split, metrics in ((self._split, held_out), ("training", training)):
+            values = [v for v in (_metric(m, feature, "loss") for m in metrics) if v is not None]
+            if len(values) == _TAIL and values[-1] < values[0] * (1 - 0.01):
+                return split, values[0], values[-1]
+        return None

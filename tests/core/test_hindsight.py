@@ -155,6 +155,24 @@ def test_no_underfit_warning_when_the_loss_stopped_falling_or_the_model_beats_th
     assert _watch(_config("number"), _regression([90.0, 80.0, 70.0], 30.0)).warnings() == ()
 
 
+def test_a_regression_whose_validation_loss_falls_while_the_training_loss_wobbles_underfit():
+    """As on a real run (mpg, seed 42): the epoch's mean training loss wobbled (413.9, 412.9,
+    415.8) while the validation loss fell steadily; the model ended at r2 -6.6."""
+    events = _regression([413.9, 412.9, 415.8], 7.6 * 60)
+    for event, loss in zip(events[1:], (470.0, 465.0, 460.0), strict=True):
+        event.metrics["validation"]["y"]["loss"] = loss
+    (warning,) = _watch(_config("number"), events).warnings()
+    assert "while its validation loss was still falling (470 to 460" in warning
+    assert "it underfit" in warning
+
+
+def test_a_regression_far_worse_than_the_mean_is_named_even_when_its_loss_stood_still():
+    (warning,) = _watch(_config("number"), _regression([400.0, 400.0, 400.0], 7.6 * 60)).warnings()
+    assert warning.startswith("y: the model ends far worse than always predicting the training")
+    assert "(validation r2 -6.6)" in warning and "its loss had stopped falling" in warning
+    assert "`preprocessing: {normalization: zscore}` on 'y'" in warning
+
+
 def test_no_history_no_warnings():
     assert Hindsight(None).warnings() == ()
     assert Hindsight(_config("binary")).warnings() == ()
