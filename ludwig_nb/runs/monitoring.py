@@ -117,7 +117,7 @@ def _profile_run(run: Run, sampler: object) -> None:
     profile = run.resources = ResourceProfile(run, sampler, devices=devices).start()
 
     def write(_: Run) -> None:
-        profile.stop()
+        profile.close()
         profile.write()
 
     run.add_result_writer(write)

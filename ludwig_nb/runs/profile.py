@@ -23,11 +23,11 @@ import platform
 import threading
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import Any, Protocol
 
 from ludwig_nb.core import events as ev
 from ludwig_nb.core import resource_profile as rp
-from ludwig_nb.core.gpu_sample import GpuSample
+from ludwig_nb.core.gpu_sample import GpuSample, Snapshot
 from ludwig_nb.engines.devices import NO_DEVICE_FACTS, DeviceFacts
 from ludwig_nb.runs.handle import RunHandle
 from ludwig_nb.runs.profile_files import (
@@ -38,9 +38,6 @@ from ludwig_nb.runs.profile_files import (
     profile_frame,
 )
 from ludwig_nb.store.rundir import write_atomic
-
-if TYPE_CHECKING:
-    from ludwig_nb.core.gpu_sample import Snapshot
 
 __all__ = [
     "PROFILE_FILE",
@@ -130,6 +127,34 @@ class ResourceProfile:
         if self._unsubscribe is not None:
             self._unsubscribe()
             self._unsubscribe = None
+
+    def close(self) -> None:
+        """Stop; a run that ended before the sampler's first tick gets one reading now.
+
+        A run shorter than the sampler's period (or one that ran while a busy machine
+        delayed the tick) would otherwise have no sample, so no peak RSS or memory figure:
+        ``compare`` showed "–" beside a run that had one. The reading is the host's only
+        (its source has a lock of its own): GPU counters are read on the sampler's thread
+        alone, and a sub-second run has no GPU figure worth a second reader.
+        """
+        self.stop()
+        with self._lock:
+            empty = self._latest is None
+        host = getattr(self._sampler, "host_source", None)
+        if not empty or host is None:
+            return
+        sample = host.sample()
+        row: tuple[str, int, Snapshot, dict[str, int]] = (
+            "other",
+            self._run.state.step,
+            Snapshot(time=sample.time, host=sample),
+            {},
+        )
+        with self._lock:
+            if self._latest is None:
+                self._ticks += 1
+                self._latest = row
+                self._samples.append(row)
 
     def _on_snapshot(self, snapshot: Snapshot) -> None:
         """On the sampler thread, once a tick.

@@ -199,3 +199,32 @@ def test_a_long_run_keeps_bounded_memory_and_exact_counters(tmp_path):
     assert times == sorted(times) and all(t % 16 == 0 for t in times[:-1])
     summary = profile.to_dict()["summary"]
     assert summary["gpus"]["0"]["energy_j"] == 990.0  # counters: last - first, exact
+
+
+def test_a_run_that_ends_before_the_first_tick_gets_one_host_reading(tmp_path):
+    """A sub-second run (or one whose tick a busy machine delayed) still has its peak RSS:
+    ``compare`` showed "–" for it beside a run that had one."""
+    from types import SimpleNamespace
+
+    from ludwig_nb.core.gpu_sample import HostSample, Snapshot
+    from ludwig_nb.runs.profile import ResourceProfile
+
+    run = SimpleNamespace(
+        id="short",
+        directory=tmp_path,
+        device_index=None,
+        state=SimpleNamespace(is_final=True, status="completed", step=7),
+        steps_trained=(8, 32),
+        events=[],
+    )
+    host = SimpleNamespace(sample=lambda: HostSample(time=5.0, process_rss=300 * 2**20))
+    sampler = SimpleNamespace(interval=1.0, subscribe=lambda cb: lambda: None, host_source=host)
+    profile = ResourceProfile(run, sampler).start()
+    profile.close()
+    assert profile.to_dict()["summary"]["host"]["peak_rss"] == 300 * 2**20
+    # a run the sampler did tick on keeps its own samples; close adds nothing
+    ticked = ResourceProfile(run, sampler).start()
+    run.state.is_final = False
+    ticked._on_snapshot(Snapshot(time=1.0, host=HostSample(time=1.0, process_rss=2**20)))
+    ticked.close()
+    assert [s["host"]["process_rss"] for s in ticked.samples()] == [2**20]
