@@ -169,6 +169,21 @@ def test_a_run_on_the_fake_driver_profiles_energy_throttling_and_gpm(tmp_path):
     assert data["cuda_0_max_memory_used"] > 0  # Ludwig's key, in bytes
 
 
+def _profiled_run(directory, *, final: bool, events: list):
+    """What ResourceProfile reads of a run: its id, folder, state and events."""
+    from types import SimpleNamespace
+
+    state = SimpleNamespace(is_final=final, status="completed" if final else "training", step=0)
+    return SimpleNamespace(
+        id="run",
+        directory=directory,
+        device_index=None,
+        state=state,
+        steps_trained=(0, 0),
+        events=events,
+    )
+
+
 def test_a_long_run_keeps_bounded_memory_and_exact_counters(tmp_path):
     from types import SimpleNamespace
 
@@ -176,12 +191,9 @@ def test_a_long_run_keeps_bounded_memory_and_exact_counters(tmp_path):
     from ludwig_nb.core.gpu_sample import GpuSample, Snapshot
     from ludwig_nb.runs.profile import ResourceProfile
 
-    run = SimpleNamespace(
-        id="long",
-        directory=tmp_path,
-        device_index=None,
-        state=SimpleNamespace(is_final=False, status="training", step=0),
-        steps_trained=(0, 0),
+    run = _profiled_run(
+        tmp_path,
+        final=False,
         events=[
             ev.PhaseChanged(time=0.0, phase="training"),
             ev.RunFinished(time=100.0, status="completed", step=0),
@@ -209,14 +221,7 @@ def test_a_run_that_ends_before_the_first_tick_gets_one_host_reading(tmp_path):
     from ludwig_nb.core.gpu_sample import HostSample, Snapshot
     from ludwig_nb.runs.profile import ResourceProfile
 
-    run = SimpleNamespace(
-        id="short",
-        directory=tmp_path,
-        device_index=None,
-        state=SimpleNamespace(is_final=True, status="completed", step=7),
-        steps_trained=(8, 32),
-        events=[],
-    )
+    run = _profiled_run(tmp_path, final=True, events=[])
     host = SimpleNamespace(sample=lambda: HostSample(time=5.0, process_rss=300 * 2**20))
     sampler = SimpleNamespace(interval=1.0, subscribe=lambda cb: lambda: None, host_source=host)
     profile = ResourceProfile(run, sampler).start()
