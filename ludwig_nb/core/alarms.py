@@ -105,7 +105,7 @@ def parse_threshold(text: str | float | int, clear: bool = False) -> Threshold:
     margin reads ``"margin>10"`` (or ``>=``): the alarm clears once 10 °C of margin are back.
     Raises ``ValueError`` with a one-line message for anything else.
     """
-    if isinstance(text, bool):
+    if isinstance(text, bool) or not isinstance(text, str | int | float):
         raise ValueError(f"bad threshold {text!r}: {_HINT}")
     if isinstance(text, int | float):
         return Threshold(float(text), strict=clear, clear=clear)

@@ -39,17 +39,6 @@ STAGES: tuple[Step, ...] = (
         background=True,
         runtime_dir=True,
     ),
-    # Ray Train in its own venv (ray[default,train] beside CPU torch 2.13.0), in the background
-    # from the start as Ludwig's: its 11-18 minutes are mostly Ray start-ups waiting (about 2
-    # CPU minutes), so at the end, or started after pytest, it was CI's critical path. Each
-    # test has a hard timeout and the stage ends with no ray:: process of its own left behind
-    Stage(
-        "ray",
-        ("bash", "scripts/ci/test_ray.sh", "--durations=10"),
-        env_build="ray",
-        background=True,
-        runtime_dir=True,
-    ),
     # (--durations: the slowest tests of each long stage are listed in its log, for the next trim)
     Stage("pytest", (*_PYTEST, "-m", "not browser and not ludwig and not ray", "--durations=15")),
     # Playwright's sync API keeps an event loop running in the main thread for the whole
@@ -78,5 +67,7 @@ STAGES: tuple[Step, ...] = (
     # stay put when ludwig_nb installs, and tests/ui + the Colab profile run there
     Stage("colab", ("bash", "scripts/ci/test_colab.sh"), env_build="colab"),
     Join("ludwig"),
-    Join("ray"),
+    # Ray Train in its own venv (ray[default,train] beside CPU torch 2.13.0); each test has a
+    # hard timeout and the run ends with no ray:: process of its own left behind
+    Stage("ray", ("bash", "scripts/ci/test_ray.sh", "--durations=10"), env_build="ray"),
 )

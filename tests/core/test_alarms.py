@@ -40,7 +40,7 @@ def test_parse_threshold(text: str | int, expected: Threshold) -> None:
     assert parse_threshold(text) == expected
 
 
-@pytest.mark.parametrize("text", ["hot", "slowdown-", "85C", "", True])
+@pytest.mark.parametrize("text", ["hot", "slowdown-", "85C", "", True, [], [85], {"c": 85}, None])
 def test_parse_threshold_rejects_with_one_line(text: object) -> None:
     with pytest.raises(ValueError, match="bad threshold") as info:
         parse_threshold(text)  # type: ignore[arg-type]

@@ -42,23 +42,21 @@ def test_ci_runs_the_stages_it_always_ran_in_their_order() -> None:
         ]
 
     checks = ["ruff", "format", "mypy", "layers", "sidebar"]
-    notebooks = ["browser", "nbval", "colab-env", "colab"]
+    notebooks = ["pytest", "browser", "nbval", "colab-env", "colab"]
     assert shape(True) == [
         "setup",
         "system-deps",
         *checks,
         "ludwig (bg)",
-        "ray (bg)",
-        "pytest",
         *notebooks,
         "ludwig",
+        "ray-env",
         "ray",
     ]
     assert shape(False) == [
         "setup",
         "system-deps",
         *checks,
-        "pytest",
         *notebooks,
         "ludwig-env",
         "ludwig",
