@@ -22,11 +22,20 @@ so ten seeds or more (``--seeds 10``) are needed to tell a gap from noise.
 ``--ludwig-cache FILE`` reuses Ludwig's results from an earlier run of the same cases (a
 shortcut while working on the built-in engine; the figures to report come from a run without
 it).
+
+``--start ludwig`` is the diagnostic that takes the seeds' noise out: the built-in engine's
+model starts from the very weights Ludwig's run starts from (Ludwig's model for that seed,
+copied in part by part), and both take the same rows in the same batches. What differs is then
+the engines' training and preprocessing alone, so the seeds are paired: the difference is the
+mean of the per-seed differences, with a paired t interval. ``--start own`` (the default) is
+what each engine does by itself, and the figures of the goal.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
+import copy
 import json
 import logging
 import os
@@ -34,6 +43,7 @@ import sys
 import tempfile
 import time
 import warnings
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -41,6 +51,7 @@ import numpy as np
 import pandas as pd
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from ludwig_weights import copy_weights
 from quality_cases import CASES, SETS, SPLIT, Case
 
 FIXED_BATCH = 32
@@ -67,21 +78,78 @@ def _as_bool(values: pd.Series) -> np.ndarray:
     return np.array([str(v).strip().lower() in truthy for v in values])
 
 
-def train_one(
-    engine: str, case: Case, frame: pd.DataFrame, seed: int, batch: str
-) -> dict[str, Any]:
-    """Train ``case`` with ``engine``; returns its test score, batch size, epochs and seconds."""
-    from ludwig_nb.core import events as ev
-    from ludwig_nb.runs import train
-
+def case_config(case: Case, batch: str) -> dict[str, Any]:
+    """The case's config at a fixed batch size or with ``auto``."""
     config = case.config()
     trainer = config["trainer"]
     if batch == "fixed":
         trainer.update(batch_size=FIXED_BATCH, eval_batch_size=256)
     else:
         trainer.update(batch_size="auto", eval_batch_size="auto")
+    return config
+
+
+@contextlib.contextmanager
+def ludwigs_start(config: dict[str, Any], frame: pd.DataFrame, seed: int) -> Iterator[list[str]]:
+    """While open, the built-in engine's model starts from Ludwig's initial weights for ``seed``.
+
+    Ludwig builds its model after preprocessing, from the config filled in with the data's
+    metadata, with ``random_seed``; that model is rebuilt here and copied into ours as ours is
+    built (vocabulary rows reordered to ours). Yields a list that gets the reason when the two
+    cannot be matched (a category seen only outside the training rows widens Ludwig's
+    embedding), in which case the run fails.
+    """
+    from ludwig.api import LudwigModel
+    from ludwig.features.feature_registries import update_config_with_metadata
+
+    from ludwig_nb.config import load_config
+    from ludwig_nb.engines.builtin import setup
+
+    ludwig = LudwigModel(copy.deepcopy(config), backend="local", logging_level=logging.ERROR)
+    processed = ludwig.preprocess(dataset=frame, skip_save_processed_input=True)
+    ludwig_meta = processed.training_set_metadata
+    update_config_with_metadata(ludwig.config_obj, ludwig_meta)
+    theirs = LudwigModel.create_model(ludwig.config_obj, random_seed=seed)
+    rendered = load_config(copy.deepcopy(config)).to_dict()
+    build = setup._build_module
+
+    refused: list[str] = []
+
+    def from_ludwigs(cfg: dict[str, Any], metadata: dict[str, Any], seed_: int) -> Any:
+        module = build(cfg, metadata, seed_)
+        try:
+            copy_weights(rendered, metadata, ludwig_meta, theirs, module)
+        except ValueError as err:
+            refused.append(str(err))
+            raise
+        return module
+
+    setup._build_module = from_ludwigs  # type: ignore[assignment]
+    try:
+        yield refused
+    finally:
+        setup._build_module = build
+
+
+def train_one(
+    engine: str, case: Case, frame: pd.DataFrame, seed: int, batch: str, start: str = "own"
+) -> dict[str, Any]:
+    """Train ``case`` with ``engine``; returns its test score, batch size, epochs and seconds.
+
+    ``start="ludwig"`` starts the built-in engine from Ludwig's initial weights for ``seed``;
+    where they cannot be copied, returns ``{"refused": why}``.
+    """
+    from ludwig_nb.core import events as ev
+    from ludwig_nb.runs import train
+
+    config = case_config(case, batch)
     test = frame[frame[SPLIT] == 2]
-    with tempfile.TemporaryDirectory() as tmp:
+    starting: contextlib.AbstractContextManager[list[str]] = (
+        ludwigs_start(config, frame, seed)
+        if engine == "builtin" and start == "ludwig"
+        else contextlib.nullcontext([])
+    )
+    with tempfile.TemporaryDirectory() as tmp, starting as refused:
         began = time.perf_counter()
         run = train(
             config,
@@ -95,6 +163,8 @@ def train_one(
             wait=True,
         )
         seconds = time.perf_counter() - began
+        if refused:
+            return {"refused": refused[0]}
         if run.status != "completed" or run.model is None:
             raise RuntimeError(f"{case.name} on {engine}: {run.status}: {run.state.error}")
         predictions = run.model.predict(test.drop(columns=[case.target]))
@@ -128,7 +198,11 @@ def _load(path: str | None) -> dict[str, Any]:
 
 
 def run_cases(
-    names: list[str], batches: list[str], seeds: list[int], cache: str | None
+    names: list[str],
+    batches: list[str],
+    seeds: list[int],
+    cache: str | None,
+    start: str = "own",
 ) -> list[dict[str, Any]]:
     """Every (case, batch mode, seed) with both engines; prints a line per pair."""
     cached = _load(cache)
@@ -141,11 +215,15 @@ def run_cases(
                 key = f"{name}|{batch}|{seed}"
                 ludwig = cached.get(key) or train_one("ludwig", case, frame, seed, batch)
                 cached[key] = ludwig
-                ours = train_one("builtin", case, frame, seed, batch)
+                ours = train_one("builtin", case, frame, seed, batch, start)
+                if "refused" in ours:
+                    print(f"{name:14} seed {seed}: not from Ludwig's start: {ours['refused']}")
+                    continue
                 row = {
                     "case": name,
                     "kind": case.kind,
                     "batch": batch,
+                    "start": start,
                     "seed": seed,
                     "ours": ours,
                     "ludwig": ludwig,
@@ -175,6 +253,22 @@ def difference(ours: list[float], theirs: list[float]) -> tuple[float, float, fl
     return diff, float(low), float(high)
 
 
+def paired_difference(ours: list[float], theirs: list[float]) -> tuple[float, float, float]:
+    """Mean of the per-seed differences ``ours[i] - theirs[i]`` and its 95 % t interval.
+
+    For runs that start from the same weights (``--start ludwig``); with fewer than two seeds,
+    or the same difference on every seed, the interval is the point.
+    """
+    diffs = np.asarray(ours, dtype=float) - np.asarray(theirs, dtype=float)
+    diff = float(diffs.mean())
+    if len(diffs) < 2 or np.std(diffs) == 0:
+        return diff, diff, diff
+    from scipy import stats
+
+    low, high = stats.ttest_1samp(diffs, 0.0).confidence_interval(0.95)
+    return diff, float(low), float(high)
+
+
 def verdict(diff: float, high: float) -> str:
     """ "ok" within the goal on the mean; "BEHIND" when the whole interval is below it."""
     if diff >= -GOAL:
@@ -189,7 +283,11 @@ def summarize(rows: list[dict[str, Any]]) -> dict[str, tuple[int, int]]:
     """
     totals: dict[str, tuple[int, int]] = {}
     for batch in sorted({r["batch"] for r in rows}):
-        print(f"\n{batch} batch size: mean ± std over seeds; ours - ludwig [95 % interval]")
+        paired = any(r.get("start") == "ludwig" for r in rows)
+        print(
+            f"\n{batch} batch size: mean ± std over seeds; ours - ludwig [95 % interval"
+            + (", paired: ours started from Ludwig's weights]" if paired else "]")
+        )
         verdicts = []
         for name in dict.fromkeys(r["case"] for r in rows):
             mine = [r for r in rows if r["case"] == name and r["batch"] == batch]
@@ -213,7 +311,8 @@ def _spread(values: list[float]) -> str:
 def _case_line(name: str, rows: list[dict[str, Any]]) -> str:
     ours = [r["ours"]["score"] for r in rows]
     theirs = [r["ludwig"]["score"] for r in rows]
-    diff, low, high = difference(ours, theirs)
+    paired = rows[0].get("start") == "ludwig"
+    diff, low, high = (paired_difference if paired else difference)(ours, theirs)
     said = verdict(diff, high)
     metric = "R2" if rows[0]["kind"] == "number" else "accuracy"
     print(
@@ -228,11 +327,17 @@ def main() -> None:
     parser.add_argument("--set", choices=["dev", "holdout", "all"], default="dev")
     parser.add_argument("--cases", help="comma-separated case names (overrides --set)")
     parser.add_argument("--batch", choices=["fixed", "auto", "both"], default="both")
-    seeds = parser.add_mutually_exclusive_group()
-    seeds.add_argument("--seeds", type=int, default=2, help="how many seeds (42, 7, 1, 2, ...)")
-    seeds.add_argument("--seed-list", help="comma-separated seeds (instead of --seeds)")
+    how_many = parser.add_mutually_exclusive_group()
+    how_many.add_argument("--seeds", type=int, default=2, help="how many seeds (42, 7, 1, 2, ...)")
+    how_many.add_argument("--seed-list", help="comma-separated seeds (instead of --seeds)")
     parser.add_argument("--results", help="JSON file to write every run's result to")
     parser.add_argument("--ludwig-cache", help="JSON file of Ludwig's results to reuse and extend")
+    parser.add_argument(
+        "--start",
+        choices=["own", "ludwig"],
+        default="own",
+        help="the built-in engine's initial weights: its own draw, or Ludwig's for the seed",
+    )
     args = parser.parse_args()
     names = (
         args.cases.split(",")
@@ -250,9 +355,10 @@ def main() -> None:
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
     start_load = Path("/proc/loadavg").read_text().split()[:3]
     began = time.perf_counter()
-    print(f"cases: {', '.join(names)}; fixed batch {FIXED_BATCH}; seeds {seeds}")
+    start = "its own weights" if args.start == "own" else "Ludwig's weights"
+    print(f"cases: {', '.join(names)}; fixed batch {FIXED_BATCH}; seeds {seeds}; ours: {start}")
     print(f"load average {' '.join(start_load)}")
-    rows = run_cases(names, batches, seeds, args.ludwig_cache)
+    rows = run_cases(names, batches, seeds, args.ludwig_cache, args.start)
     summarize(rows)
     if args.results:
         Path(args.results).write_text(json.dumps(rows, indent=1))

@@ -14,4 +14,5 @@ exec "$venv/bin/python" -m pytest -q -p no:cacheprovider -p no:warnings -m "ludw
   tests/engines/ludwig tests/runs/test_ludwig_files.py tests/config/test_ludwig_parity.py \
   tests/engines/builtin/image/test_torchvision.py \
   tests/engines/builtin/test_ludwig_model_parity.py tests/engines/builtin/test_ludwig_training_parity.py \
+  tests/engines/builtin/test_ludwig_run_parity.py \
   tests/engines/builtin/preprocessing/test_ludwig_preprocessing_parity.py "$@"

@@ -96,15 +96,16 @@ class Precision:
 
 
 def batch_order(rows: int, seed: int, epoch: int, shuffle: bool) -> torch.Tensor:
-    """Row order of one epoch.
+    """Row order of one epoch: Ludwig's, so the same seed trains on the same batches in both.
 
-    A permutation fixed by ``(seed, epoch)`` so that a resumed run sees the same batches as an
+    Ludwig's sampler draws ``RandomState(seed + epoch).permutation(rows)`` (epochs from 0), a
+    permutation fixed by ``(seed, epoch)``: a resumed run sees the same batches as an
     uninterrupted one.
     """
     if not shuffle:
         return torch.arange(rows)
-    generator = torch.Generator().manual_seed(int(seed) * 100_003 + int(epoch))
-    return torch.randperm(rows, generator=generator)
+    state = np.random.RandomState((int(seed) + int(epoch)) % 2**32)
+    return torch.from_numpy(state.permutation(rows))
 
 
 class TensorData:

@@ -10,7 +10,9 @@ was rewritten when dropout (attention weights included) moved to each run's own 
 the built-in model became Ludwig 0.11's network layer for layer (initialisers, embedding sizes,
 special symbols, the standard deviation of ``zscore``). The three cases with a ``pos``/``neg``
 binary output were rewritten when two unconventional labels took Ludwig 0.11's meaning (the
-first in sorted order, ``neg``, is true); the two without one did not move.
+first in sorted order, ``neg``, is true); the two without one did not move. All were rewritten
+when each epoch's row order became Ludwig's sampler's (``RandomState(seed + epoch)``), so that the
+same seed takes the same batches in both engines.
 """
 
 from __future__ import annotations

@@ -28,6 +28,7 @@ pytest.importorskip("ludwig", reason="needs the Ludwig env (scripts/setup/ludwig
 import torch  # noqa: E402
 import yaml  # noqa: E402
 
+from benchmarks.ludwig_weights import copy_weights, parts, vocab_order  # noqa: E402
 from ludwig_nb.config import load_config  # noqa: E402
 from ludwig_nb.engines.builtin.capabilities import (  # noqa: E402
     BUILTIN_COMBINERS,
@@ -546,16 +547,7 @@ class _Built:
 
     def parts(self, theirs: Any, ours: ECD) -> list[tuple[str, Any, torch.nn.Module]]:
         """(component, Ludwig's module, ours) for every encoder, the combiner, every output."""
-        found = [
-            (f"encoder {f['name']}", theirs.input_features.get(f["name"]).encoder_obj, enc)
-            for f, enc in zip(self.config["input_features"], ours.encoders, strict=True)
-        ]
-        found.append(("combiner", theirs.combiner, ours.combiner))
-        found += [
-            (f"output {f['name']}", theirs.output_features.get(f["name"]), dec)
-            for f, dec in zip(self.config["output_features"], ours.decoders, strict=True)
-        ]
-        return found
+        return parts(self.config, theirs, ours)
 
 
 _BUILT: dict[str, _Built] = {}
@@ -628,47 +620,6 @@ def test_same_initial_distributions(name: str) -> None:
             _check_distribution(part, position, t, o)
 
 
-def _vocab_order(ours: dict[str, Any], theirs: dict[str, Any]) -> list[int] | None:
-    """For each of our vocabulary's entries, its index in Ludwig's (None: no vocabulary)."""
-    mine, other = ours.get("idx2str"), theirs.get("idx2str")
-    if not mine or not other:
-        return None
-    return [other.index(token) for token in mine]
-
-
-def _copy_weights(built: _Built, theirs: Any, ours: ECD) -> None:
-    """Ludwig's weights into ours, parameter by parameter (rows reordered to our vocabularies)."""
-    features = {
-        f["name"]: f for f in built.config["input_features"] + built.config["output_features"]
-    }
-    for part, their_part, our_part in built.parts(theirs, ours):
-        name = part.split(" ", 1)[-1]
-        order = (
-            _vocab_order(built.meta["features"][name], built.ludwig_meta[name])
-            if name in features
-            else None
-        )
-        pairs = zip(their_part.parameters(), our_part.parameters(), strict=True)
-        for position, (source, target) in enumerate(pairs):
-            value = source.detach().clone()
-            embedding = part.startswith("encoder") and value.dim() == 2 and position == 0
-            classes = part.startswith("output") and value.shape[0] == len(order or ())
-            if order is not None and (embedding or classes) and value.shape[0] == len(order):
-                value = value[order]
-            with torch.no_grad():
-                target.copy_(value)
-        # batch norms' running statistics (Ludwig's combiner runs a batch through itself, in
-        # training mode, to learn its output size: its statistics no longer start at 0 and 1)
-        stats = [_norm_stats(their_part), _norm_stats(our_part)]
-        for source, target in zip(*stats, strict=True):
-            target.copy_(source)
-
-
-def _norm_stats(module: torch.nn.Module) -> list[torch.Tensor]:
-    wanted = ("running_mean", "running_var", "num_batches_tracked")
-    return [b for n, b in module.named_buffers() if n.rsplit(".", 1)[-1] in wanted]
-
-
 def _same_images(built: _Built, theirs: dict[str, torch.Tensor]) -> dict[str, Any]:
     """Our batch with Ludwig's images in it (as floats in [0, 1]): the networks get one input.
 
@@ -699,7 +650,7 @@ def _column_tensor(column: Any) -> torch.Tensor:
 def test_same_outputs_with_the_same_weights(name: str) -> None:
     built = _built(name)
     theirs, ours = built.ludwig_model(7), built.our_model(7)
-    _copy_weights(built, theirs, ours)
+    copy_weights(built.config, built.meta, built.ludwig_meta, theirs, ours)
     theirs.eval()
     ours.eval()
     inputs = {
@@ -712,7 +663,7 @@ def test_same_outputs_with_the_same_weights(name: str) -> None:
     for feature in built.config["output_features"]:
         name_ = feature["name"]
         mine, other = got[name_], expected[f"{name_}::logits"]
-        order = _vocab_order(built.meta["features"][name_], built.ludwig_meta[name_])
+        order = vocab_order(built.meta["features"][name_], built.ludwig_meta[name_])
         if order is not None and mine.dim() == 2:
             other = other[:, order]
         torch.testing.assert_close(mine, other.reshape(mine.shape), rtol=1e-4, atol=1e-4)
