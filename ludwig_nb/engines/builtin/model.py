@@ -13,12 +13,13 @@ import numpy as np
 import torch
 from torch import nn
 
-from ludwig_nb.engines.builtin.combiners import Concat, build_combiner
+from ludwig_nb.engines.builtin.combiners import Concat, TabTransformer, build_combiner
 from ludwig_nb.engines.builtin.decoders import build_decoder
 from ludwig_nb.engines.builtin.device import Batch
 from ludwig_nb.engines.builtin.encoders import build_encoder
 from ludwig_nb.engines.builtin.losses import build_loss
 from ludwig_nb.engines.builtin.preprocessing.number_scale import denormalize
+from ludwig_nb.engines.builtin.seed_stream import probe_each
 from ludwig_nb.engines.builtin.stacks import STACKED, input_stacks, stackable_inputs
 
 __all__ = [
@@ -56,6 +57,8 @@ class ECD(nn.Module):
         sizes = [_width(enc) for enc in self.encoders]
         kinds = [f["type"] for f in inputs]
         self.combiner = build_combiner(config.get("combiner") or {}, sizes, kinds)
+        if not isinstance(self.combiner, TabTransformer):  # it knows its size without a probe
+            probe_each(self.combiner, sizes)  # Ludwig's, for the outputs' input size
         self.decoders = nn.ModuleList(
             build_decoder(f, meta[f["name"]], _width(self.combiner))
             for f in config["output_features"]

@@ -48,7 +48,7 @@ class BuiltinModel:
 
     Args:
         config: The rendered config it was trained with.
-        metadata: The preprocessing fitted on the training split.
+        metadata: The preprocessing fitted on the dataset (every split's rows).
         module: The trained network.
         timings: Seconds spent per activity during fit (setup, data_wait, steps, evaluation, ...).
     """

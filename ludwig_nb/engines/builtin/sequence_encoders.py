@@ -17,6 +17,7 @@ import torch
 from torch import nn
 
 from ludwig_nb.engines.builtin.layers import embedding_matrix, fc_stack
+from ludwig_nb.engines.builtin.seed_stream import probe
 from ludwig_nb.engines.builtin.sequence_layers import (
     ParallelConv1D,
     SequenceReducer,
@@ -126,6 +127,7 @@ class ParallelCNN(_Reduced):
             self.embed_sequence.output_size, length, layers, defaults
         )
         conv = self.parallel_conv1d
+        probe(conv, length, self.embed_sequence.output_size)  # Ludwig's size for its reducer
         self._finish(
             {"reduce_output": "sum", **params},
             conv.output_length,

@@ -17,6 +17,7 @@ from torch import nn
 from torch.nn import functional as F
 
 from ludwig_nb.engines.builtin.layers import activation
+from ludwig_nb.engines.builtin.seed_stream import probe
 
 __all__ = ["ParallelConv1D", "SequenceReducer", "TransformerStack", "reduce_sequence"]
 
@@ -289,7 +290,10 @@ class ParallelConv1D(nn.Module):
             {k: layer.get(k, defaults.get(k, v)) for k, v in _CONV_DEFAULTS.items()}
             for layer in layers
         ]
-        convs = [Conv1DLayer(in_channels, length, spec) for spec in full]
+        convs = []
+        for spec in full:
+            convs.append(Conv1DLayer(in_channels, length, spec))
+            probe(convs[-1], length, in_channels)  # as Ludwig logs each layer's output shape
         self.parallel_layers = nn.ModuleList(convs)
         self.output_length: int = convs[0].output_length
         self.output_channels: int = sum(conv.output_channels for conv in convs)

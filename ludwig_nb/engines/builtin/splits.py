@@ -137,7 +137,9 @@ def prepare_arrays(
 ) -> tuple[dict[str, Any], dict[str, Arrays]]:
     """Split, fit preprocessing and transform every split: metadata and arrays per split.
 
-    Preprocessing is fitted on the training split unless ``metadata`` is given (as on resume);
+    Preprocessing is fitted as Ludwig fits it, on the rows of every split (vocabularies,
+    normalisation, fill values: the same model as Ludwig's from the same config and seed),
+    unless ``metadata`` is given (as on resume);
     ``on_feature(index, total, name, rows)`` is told before each feature is fitted. The
     stackable inputs (stacks.py) come as one float32 matrix per split. Raises ``DataError``.
     """
@@ -146,14 +148,18 @@ def prepare_arrays(
     arrays: dict[str, Arrays] = {}
     if isinstance(loaded, pd.DataFrame) and _by_rows(config):
         rows = _split_rows(config, loaded, seed)
-        if metadata is None:
-            metadata = _fit_by_column(config, loaded, rows["training"], on_feature)
+        if metadata is None:  # on every split's rows, in the table's order, as Ludwig fits
+            every = np.sort(np.concatenate([np.asarray(r) for r in rows.values()]))
+            metadata = _fit_by_column(config, loaded, every, on_feature)
         for name, positions in rows.items():
             arrays[name] = _transform_rows(metadata, loaded, positions, stacks)
     else:
         frames = _frames(config, loaded, seed)
-        if metadata is None:
-            metadata = fit_features(config, frames["training"], on_feature)
+        if metadata is None:  # on every split, as Ludwig fits: one table's rows in its order
+            every = pd.concat(frames.values())
+            if not isinstance(loaded, dict):  # (split files: training, validation, test)
+                every = every.sort_index(kind="stable")
+            metadata = fit_features(config, every, on_feature)
         for name in list(frames):  # one split's frame at a time, released once transformed
             arrays[name] = _stacked(transform_features(metadata, frames.pop(name)), stacks)
     log.info("rows per split: %s", {k: _rows(v) for k, v in arrays.items()})

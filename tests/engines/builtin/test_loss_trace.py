@@ -12,7 +12,9 @@ special symbols, the standard deviation of ``zscore``). The three cases with a `
 binary output were rewritten when two unconventional labels took Ludwig 0.11's meaning (the
 first in sorted order, ``neg``, is true); the two without one did not move. All were rewritten
 when each epoch's row order became Ludwig's sampler's (``RandomState(seed + epoch)``), so that the
-same seed takes the same batches in both engines.
+same seed takes the same batches in both engines, and again when the model drew Ludwig's shape
+probes (``seed_stream.py``), so that the same seed starts from Ludwig's weights, and again when
+preprocessing was fitted on every split's rows, as Ludwig fits it.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""An image feature's preprocessing metadata, fitted on the training split (Ludwig 0.11's rules).
+"""An image feature's preprocessing metadata, fitted on every split's rows (Ludwig 0.11's rules).
 
 * **size**: ``height`` / ``width`` when given (``requires_equal_dimensions``: the smaller of the
   two for both); else, with ``infer_image_dimensions``, the rounded mean size of the first

@@ -2,9 +2,9 @@
 
 Number normalisation with missing cells (Ludwig fills them first, then fits the statistics on
 the filled column), category vocabularies with missing cells (the fill value is counted as a
-value), and which of two unconventional binary labels is true. The table is all training
-rows, so that Ludwig's fit on the whole table and the built-in engine's fit on the training
-split see the same rows. Runs in the Ludwig env (``scripts/ci/test_ludwig.sh``).
+value), and which of two unconventional binary labels is true. Both fit on every row of the
+table (the built-in engine fits on every split's rows, as Ludwig does). Runs in the Ludwig
+env (``scripts/ci/test_ludwig.sh``).
 """
 
 from __future__ import annotations

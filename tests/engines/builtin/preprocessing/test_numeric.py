@@ -1,4 +1,4 @@
-"""Number normalisation (fitted on training only, filled cells counted) and binary mapping."""
+"""Number normalisation (filled cells counted) and binary mapping."""
 
 from __future__ import annotations
 
