@@ -149,17 +149,17 @@ def prepare_arrays(
     if isinstance(loaded, pd.DataFrame) and _by_rows(config):
         rows = _split_rows(config, loaded, seed)
         if metadata is None:  # on every split's rows, in the table's order, as Ludwig fits
-            every = np.sort(np.concatenate([np.asarray(r) for r in rows.values()]))
-            metadata = _fit_by_column(config, loaded, every, on_feature)
+            positions = np.sort(np.concatenate([np.asarray(r) for r in rows.values()]))
+            metadata = _fit_by_column(config, loaded, positions, on_feature)
         for name, positions in rows.items():
             arrays[name] = _transform_rows(metadata, loaded, positions, stacks)
     else:
         frames = _frames(config, loaded, seed)
         if metadata is None:  # on every split, as Ludwig fits: one table's rows in its order
-            every = pd.concat(frames.values())
+            table = pd.concat(frames.values())
             if not isinstance(loaded, dict):  # (split files: training, validation, test)
-                every = every.sort_index(kind="stable")
-            metadata = fit_features(config, every, on_feature)
+                table = table.sort_index(kind="stable")
+            metadata = fit_features(config, table, on_feature)
         for name in list(frames):  # one split's frame at a time, released once transformed
             arrays[name] = _stacked(transform_features(metadata, frames.pop(name)), stacks)
     log.info("rows per split: %s", {k: _rows(v) for k, v in arrays.items()})
