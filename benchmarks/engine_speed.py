@@ -143,13 +143,14 @@ def engine_steps(config: dict[str, Any], frame: pd.DataFrame) -> tuple[list[floa
 
 
 def _hand_inputs(config: dict[str, Any], frame: pd.DataFrame) -> tuple[Any, dict[str, int]]:
-    """The training split as the data layer makes it (the engine's own split and seed)."""
+    """The training split as the data layer makes it (the engine's own split and seed, the
+    preprocessing fitted on every row, as the engine fits it)."""
     from benchmarks.hand_torch import HandData
     from ludwig_nb.data import split_dataset
     from ludwig_nb.engines.builtin.preprocessing.pipeline import fit_preprocessing, transform_frame
 
     train = split_dataset(frame, config.get("preprocessing") or {}, 42)["training"]
-    metadata = fit_preprocessing(config, train)
+    metadata = fit_preprocessing(config, frame)
     arrays = transform_frame(metadata, train)
     vocabs = {n: len(m.get("idx2str") or ()) for n, m in metadata["features"].items()}
     return HandData(config, arrays), vocabs
