@@ -10,7 +10,7 @@ input_features:
   - {name: b, type: category}
 output_features:
   - {name: y, type: binary}
-trainer: {epochs: 8, batch_size: 32, learning_rate: 0.01, eval_batch_size: 256}
+trainer: {epochs: 8, batch_size: 32, learning_rate: 0.01, eval_batch_size: 256, early_stop: -1}
 """
 
 

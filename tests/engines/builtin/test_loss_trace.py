@@ -14,7 +14,7 @@ first in sorted order, ``neg``, is true); the two without one did not move. All 
 when each epoch's row order became Ludwig's sampler's (``RandomState(seed + epoch)``), so that the
 same seed takes the same batches in both engines, and again when the model drew Ludwig's shape
 probes (``seed_stream.py``), so that the same seed starts from Ludwig's weights, and again when
-preprocessing was fitted on every split's rows, as Ludwig fits it.
+preprocessing was fitted on every split's rows and numbers normalised in float32, as Ludwig does.
 """
 
 from __future__ import annotations

@@ -69,17 +69,18 @@ def transform_number(series: pd.Series, meta: Mapping[str, Any], column: str) ->
     values = parse_numbers(series, column)
     values = apply_fill(values, meta["missing_value_strategy"], meta["fill_value"])
     array = pd.to_numeric(values, errors="coerce").to_numpy(dtype=np.float64)
-    array = np.nan_to_num(array, nan=0.0)
-    method = meta.get("normalization")
+    # float32 from here, as Ludwig casts the column before it normalises (the same bits)
+    array = np.nan_to_num(array, nan=0.0).astype(np.float32)
+    method, f32 = meta.get("normalization"), np.float32
     if method == "zscore":
-        array = (array - meta["mean"]) / meta["std"]
+        array = (array - f32(meta["mean"])) / f32(meta["std"])
     elif method == "minmax":
-        array = (array - meta["min"]) / (meta["max"] - meta["min"])
+        array = (array - f32(meta["min"])) / f32(meta["max"] - meta["min"])
     elif method == "iq":
-        array = (array - meta["q2"]) / meta["iqr"]
+        array = (array - f32(meta["q2"])) / f32(meta["iqr"])
     elif method == "log1p":
-        array = np.log1p(np.maximum(array, -1 + 1e-7))
-    result: np.ndarray = array.astype(np.float32)
+        array = np.log1p(np.maximum(array, f32(-1 + 1e-7)))
+    result: np.ndarray = array.astype(np.float32, copy=False)
     return result
 
 
