@@ -23,9 +23,8 @@ between the engines from one seed is their preprocessing (the built-in engine fi
 training rows, Ludwig on every split) and the order of floating-point sums; on the small cases
 that is enough for early stopping to end a run at another epoch, so ten seeds or more
 (``--seeds 10``) are needed to tell a gap from noise.
-``--ludwig-cache FILE`` reuses Ludwig's results from an earlier run of the same cases (a
-shortcut while working on the built-in engine; the figures to report come from a run without
-it).
+``--ludwig-cache FILE`` reuses Ludwig's results from an earlier run of the same cases (Ludwig's
+side does not change while the built-in engine does; a figure that used it says so).
 
 ``--start ludwig`` copies Ludwig's initial weights into the built-in model instead (vocabulary
 rows reordered to ours), for the encoders whose draws are not in step, or to check that the
